@@ -1,0 +1,21 @@
+import type { Token, TokenizerKind } from '../types';
+
+/** Ids of the special tokens DeBERTa's input layout uses. */
+export interface SpecialIds {
+  pad: number;
+  cls: number;
+  sep: number;
+  unk: number;
+  mask: number;
+}
+
+/** A loaded tokenizer. `encode` returns the text's tokens only (no [CLS]/[SEP]); offsets are [start, end)
+ *  in UTF-16 code units of `text`, so they map straight onto VS Code positions. */
+export interface Tokenizer {
+  readonly kind: TokenizerKind;
+  readonly special: SpecialIds;
+  readonly vocabSize: number;
+  encode(text: string): Token[];
+  /** The vocabulary piece of an id (for `--ids` input and display), or undefined when out of range. */
+  idToPiece(id: number): string | undefined;
+}
