@@ -39,7 +39,7 @@ export interface ModelSummary {
   terms: TermName[];
   position_buckets: number;
   max_relative_positions: number;
-  tokenizer: TokenizerKind;
+  tokenizer: TokenizerKind | 'none';
   weights: string[];
   is_default: boolean;
 }

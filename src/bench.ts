@@ -1,0 +1,132 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { EngineOptions } from './engine/api';
+import { forwardOnly } from './engine/explain';
+import { graphFlops } from './engine/graph/flops';
+import { GraphBuilder } from './engine/graph/graph-builder';
+import { encodeModel, OnnxType } from './engine/graph/onnx-proto';
+import { openModel, type OpenModel } from './engine/model';
+import { RuntimeSession } from './engine/runtime/session';
+
+export interface BenchOptions {
+  engine: EngineOptions;
+  lengths: number[];
+  runs: number;
+}
+
+export interface LengthReport {
+  tokens: number;
+  explain_ms_median: number;
+  explain_ms_min: number;
+  forward_ms_median: number;
+  forward_ms_min: number;
+  /** explain over forward, minus one: what the per-term outputs cost. */
+  term_overhead: number;
+  gflop: number;
+  explain_gflops: number;
+  /** explain's throughput as a share of the measured matrix-multiply throughput. */
+  matmul_efficiency: number;
+  output_mb: number;
+  peak_rss_mb: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const round = (x: number, digits = 1) => Number(x.toFixed(digits));
+const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
+
+/** Deterministic ids: [CLS] + pseudo-random ordinary pieces + [SEP]. */
+function sampleIds(model: OpenModel, n: number, seed: number): number[] {
+  const vocab = Math.min(model.checkpoint.spec.vocabSize, model.tokenizer?.vocabSize ?? Infinity);
+  let x = seed >>> 0;
+  const next = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) % (vocab - 10)) + 5;
+  return [1, ...Array.from({ length: n - 2 }, next), 2];
+}
+
+/** The machine's float32 matrix-multiply throughput through the same runtime (1024³ MatMul), GFLOP/s. */
+async function matmulGflops(threads: number, dir: string): Promise<number> {
+  const N = 1024;
+  const g = new GraphBuilder();
+  const a = g.input('a', OnnxType.FLOAT, [N, N]);
+  const b = g.input('b', OnnxType.FLOAT, [N, N]);
+  g.output(g.node('MatMul', [a, b]), 'c', OnnxType.FLOAT, [N, N]);
+  const file = path.join(dir, 'matmul.onnx');
+  fs.writeFileSync(file, encodeModel(g.build('matmul'), 20, 'deberta-lens-bench'));
+  const session = new RuntimeSession(file, ['cpu'], threads);
+  try {
+    const data = new Float32Array(N * N).map((_, k) => ((k * 7919) % 1000) / 1000 - 0.5);
+    const times: number[] = [];
+    for (let r = 0; r < 8; r++) {
+      const feeds = { a: { type: 'float32' as const, data: data.slice(), dims: [N, N] }, b: { type: 'float32' as const, data: data.slice(), dims: [N, N] } };
+      times.push((await session.run(feeds, ['c'])).ms);
+    }
+    return (2 * N ** 3) / (Math.min(...times.slice(1)) * 1e6);
+  } finally {
+    await session.terminate();
+  }
+}
+
+export async function runBench(modelArg: string, opts: BenchOptions) {
+  const threads = opts.engine.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  const engine = { ...opts.engine, threads };
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-bench-'));
+  try {
+    // Cold: an empty graph cache (build + session). Warm: the graph is cached, only the session starts.
+    const cold = await openModel(modelArg, { ...engine, cacheDir: tmp });
+    const coldMs = cold.loadTimings.total_ms;
+    await cold.dispose();
+    const model = await openModel(modelArg, { ...engine, cacheDir: tmp });
+    const warmMs = model.loadTimings.total_ms;
+    const matmul = await matmulGflops(threads, tmp);
+    const lengths: LengthReport[] = [];
+    try {
+      for (const n of opts.lengths) {
+        const ids = sampleIds(model, n, 1234 + n);
+        await model.explain({ ids }); // warm-up: first-run allocations
+        await forwardOnly(model, ids);
+        const ex: number[] = [];
+        const fw: number[] = [];
+        let outputBytes = 0;
+        for (let r = 0; r < opts.runs; r++) {
+          // Interleaved so both see the same machine state.
+          const res = await model.explain({ ids });
+          ex.push(res.timings!.run_ms);
+          outputBytes = res.layers.reduce((a, l) => a + (res.terms.length + 1) * res.tensor(l, 'probs').byteLength, 0);
+          fw.push((await forwardOnly(model, ids)).ms);
+        }
+        const flops = graphFlops(model.checkpoint.spec, n);
+        const gflops = flops / (median(ex) * 1e6);
+        lengths.push({
+          tokens: n,
+          explain_ms_median: round(median(ex)),
+          explain_ms_min: round(Math.min(...ex)),
+          forward_ms_median: round(median(fw)),
+          forward_ms_min: round(Math.min(...fw)),
+          term_overhead: round(median(ex) / median(fw) - 1, 3),
+          gflop: round(flops / 1e9, 2),
+          explain_gflops: round(gflops),
+          matmul_efficiency: round(gflops / matmul, 3),
+          output_mb: round(outputBytes / 2 ** 20),
+          peak_rss_mb: round(peakRssMb()),
+        });
+      }
+    } finally {
+      await model.dispose();
+    }
+    return {
+      model: { name: model.summary.name, path: model.summary.path, layers: model.summary.layers, heads: model.summary.heads, hidden_size: model.summary.hidden_size, vocab_size: model.summary.vocab_size, parameters: model.summary.parameters },
+      execution_provider: model.info.execution_provider,
+      threads,
+      runs: opts.runs,
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      load_ms: { cold: round(coldMs), warm: round(warmMs) },
+      matmul_gflops: round(matmul),
+      lengths,
+    };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}

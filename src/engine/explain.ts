@@ -1,0 +1,107 @@
+import type { ExplainInput } from './api';
+import { LensError } from './errors';
+import { LAST_HIDDEN, scaleOf, termOutput } from './graph/deberta-graph';
+import { graphInputs } from './graph/graph-inputs';
+import type { OpenModel } from './model';
+import { ExplainResult, type LayerTensors } from './result';
+import type { FeedTensor } from './runtime/messages';
+import type { Token } from './types';
+
+interface Prepared {
+  ids: number[];
+  tokens: Token[];
+}
+
+/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary. */
+export function prepareInput(model: Pick<OpenModel, 'tokenizer' | 'checkpoint'>, input: ExplainInput): Prepared {
+  const spec = model.checkpoint.spec;
+  const tok = model.tokenizer;
+  if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
+  if (input.ids !== undefined) {
+    if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
+    const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
+    const tokens = input.ids.map((id, k): Token => {
+      if (!Number.isInteger(id) || id < 0 || id >= spec.vocabSize) {
+        throw new LensError(`id ${id} at position ${k} is outside the model's vocabulary (0…${spec.vocabSize - 1})`);
+      }
+      return { id, text: tok?.idToPiece(id) ?? `#${id}`, start: 0, end: 0, special: specials.has(id) };
+    });
+    return { ids: input.ids, tokens };
+  }
+  if (!tok) throw new LensError(`${model.checkpoint.dir} has no tokenizer (spm.model, tokenizer.json or vocab.json + merges.txt): add one, or pass ids`, 'not-found');
+  const text = input.text!;
+  const body = tok.encode(text);
+  if (body.length === 0) throw new LensError('nothing to explain: the text is empty or only whitespace');
+  const cls: Token = { id: tok.special.cls, text: tok.idToPiece(tok.special.cls) ?? '[CLS]', start: 0, end: 0, special: true };
+  const sep: Token = { id: tok.special.sep, text: tok.idToPiece(tok.special.sep) ?? '[SEP]', start: text.length, end: text.length, special: true };
+  for (const t of body) {
+    if (t.id >= spec.vocabSize) throw new LensError(`the tokenizer produced id ${t.id} for "${t.text}", outside the model's vocabulary of ${spec.vocabSize}: the tokenizer files do not belong to this model`, 'corrupt');
+  }
+  const tokens = [cls, ...body, sep];
+  return { ids: tokens.map((t) => t.id), tokens };
+}
+
+function checkLength(model: OpenModel, n: number): void {
+  const spec = model.checkpoint.spec;
+  if (n > model.maxTokens) {
+    throw new LensError(`the input is ${n} tokens, over the limit of ${model.maxTokens} (maxTokens): select less text or raise the limit`, 'too-long');
+  }
+  if (spec.positionBiasedInput && n > spec.maxPositionEmbeddings) {
+    throw new LensError(`the input is ${n} tokens, but this model has absolute positions for only ${spec.maxPositionEmbeddings}: select less text`, 'too-long');
+  }
+}
+
+/** The requested layers, validated. */
+function layersOf(model: OpenModel, layers?: number[]): number[] {
+  const L = model.checkpoint.spec.numLayers;
+  const out = layers ?? Array.from({ length: L }, (_, l) => l);
+  for (const l of out) {
+    if (!Number.isInteger(l) || l < 0 || l >= L) throw new LensError(`layer ${l} does not exist: this model has layers 0…${L - 1}`);
+  }
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+function feedsFor(model: OpenModel, ids: number[]): Record<string, FeedTensor> {
+  const feeds: Record<string, FeedTensor> = {};
+  for (const [name, data] of Object.entries(graphInputs(model.checkpoint.spec, ids))) feeds[name] = { type: 'int64', data, dims: [data.length] };
+  return feeds;
+}
+
+export async function explainWith(model: OpenModel, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
+  const t0 = performance.now();
+  const { ids, tokens } = prepareInput(model, input);
+  checkLength(model, ids.length);
+  const layers = layersOf(model, input.layers);
+  const t1 = performance.now();
+  const kinds = ['c2c', ...model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
+  const fetches = layers.flatMap((l) => kinds.map((k) => termOutput(l, k)));
+  const { outputs, ms } = await model.session.run(feedsFor(model, ids), fetches, signal);
+  const tensors: LayerTensors[] = layers.map((l) => ({
+    layer: l,
+    c2c: outputs[termOutput(l, 'c2c')].data,
+    c2p: outputs[termOutput(l, 'c2p')]?.data,
+    p2c: outputs[termOutput(l, 'p2c')]?.data,
+    probs: outputs[termOutput(l, 'probs')].data,
+  }));
+  const info = { ...model.info, execution_provider: model.session.provider };
+  const total = performance.now() - t0;
+  return new ExplainResult(info, ids, tokens, scaleOf(model.checkpoint.spec), tensors, input.text, {
+    tokenize_ms: t1 - t0,
+    run_ms: ms,
+    total_ms: total,
+  });
+}
+
+/** The same graph without per-term outputs (only the last hidden state): the benchmark's baseline. */
+export async function forwardOnly(model: OpenModel, ids: number[], signal?: AbortSignal): Promise<{ ms: number; hidden: Float32Array }> {
+  checkLength(model, ids.length);
+  const { outputs, ms } = await model.session.run(feedsFor(model, ids), [LAST_HIDDEN], signal);
+  return { ms, hidden: outputs[LAST_HIDDEN].data };
+}
+
+/** All layers' terms plus the last hidden state (for parity tests against HF's outputs). */
+export async function explainWithHidden(model: OpenModel, ids: number[]): Promise<{ result: ExplainResult; hidden: Float32Array }> {
+  const result = await explainWith(model, { ids });
+  const { hidden } = await forwardOnly(model, ids);
+  return { result, hidden };
+}

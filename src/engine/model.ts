@@ -1,0 +1,144 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api';
+import { type Checkpoint, loadCheckpoint } from './checkpoint';
+import { LensError } from './errors';
+import { explainWith } from './explain';
+import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
+import { RuntimeSession } from './runtime/session';
+import { providerOrder } from './runtime/execution-providers';
+import type { ExplainResult } from './result';
+import { loadTokenizer, type Tokenizer } from './tokenizer';
+import type { ModelInfo } from './types';
+
+export const DEFAULT_MODEL = 'default';
+export const DEFAULT_MAX_TOKENS = 2048;
+
+/** `default` → the model shipped in models/default (found beside the bundle or the sources); else an absolute path. */
+export function resolveModelDir(arg: string): string {
+  if (arg !== DEFAULT_MODEL) return path.resolve(arg);
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'models', 'default');
+    if (fs.existsSync(path.join(candidate, 'config.json'))) return candidate;
+    if (path.dirname(dir) === dir) throw new LensError('the default model (models/default) is missing from this installation: reinstall DeBERTa Lens or pass --model DIR', 'not-found');
+  }
+}
+
+function isDefaultDir(dir: string): boolean {
+  try {
+    return resolveModelDir(DEFAULT_MODEL) === dir;
+  } catch {
+    return false;
+  }
+}
+
+const HEAD_PREFIXES = ['lm_predictions.', 'cls.', 'classifier.', 'pooler.', 'qa_outputs.', 'lm_head.', 'mask_predictions.'];
+
+/** Parameters of the encoder (task heads and buffers excluded). */
+export function encoderParameters(ck: Checkpoint): number {
+  let total = 0;
+  for (const [name, t] of ck.weights) {
+    if (HEAD_PREFIXES.some((p) => name.startsWith(p)) || name.endsWith('position_ids')) continue;
+    if (name === 'embeddings.position_embeddings.weight' && !ck.spec.positionBiasedInput) continue;
+    total += t.shape.reduce((a, b) => a * b, 1);
+  }
+  return total;
+}
+
+function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSummary {
+  const s = ck.spec;
+  return {
+    path: ck.dir,
+    name: ck.name,
+    type: s.modelType,
+    layers: s.numLayers,
+    heads: s.numHeads,
+    head_dim: s.headDim,
+    hidden_size: s.hiddenSize,
+    intermediate_size: s.intermediateSize,
+    vocab_size: s.vocabSize,
+    parameters: encoderParameters(ck),
+    terms: ['c2c', ...s.posAttType.slice().sort()],
+    position_buckets: s.positionBuckets,
+    max_relative_positions: s.maxRelativePositions,
+    tokenizer: tokenizer?.kind ?? 'none',
+    weights: ck.weightFiles.map((f) => path.basename(f)),
+    is_default: isDefaultDir(ck.dir),
+  };
+}
+
+async function tryTokenizer(dir: string): Promise<Tokenizer | undefined> {
+  try {
+    return await loadTokenizer(dir);
+  } catch (e) {
+    // A folder without tokenizer files still explains `--ids`; text input reports the missing tokenizer then.
+    if (e instanceof LensError && e.code === 'not-found') return undefined;
+    throw e;
+  }
+}
+
+/** Reads config, weights index and tokenizer: what Select Model and `deberta-lens info` need, no graph build. */
+export async function inspectModel(dirArg: string): Promise<ModelSummary> {
+  const dir = resolveModelDir(dirArg);
+  const ck = await loadCheckpoint(dir);
+  return summarize(ck, await tryTokenizer(dir));
+}
+
+export interface LoadTimings {
+  build_ms: number;
+  session_ms: number;
+  total_ms: number;
+  graph_cached: boolean;
+}
+
+class OpenModel implements LensModel {
+  constructor(
+    readonly info: ModelInfo,
+    readonly summary: ModelSummary,
+    readonly checkpoint: Checkpoint,
+    readonly tokenizer: Tokenizer | undefined,
+    readonly session: RuntimeSession,
+    readonly maxTokens: number,
+    readonly loadTimings: LoadTimings,
+  ) {}
+
+  explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
+    return explainWith(this, input, signal);
+  }
+
+  dispose(): Promise<void> {
+    return this.session.terminate();
+  }
+}
+export type { OpenModel };
+
+/** Loads a checkpoint, builds (or reuses) its ONNX graph and starts a runtime session in a worker. */
+export async function openModel(dirArg: string, opts: EngineOptions = {}): Promise<OpenModel> {
+  const t0 = performance.now();
+  const dir = resolveModelDir(dirArg);
+  const ck = await loadCheckpoint(dir);
+  const tokenizer = await tryTokenizer(dir);
+  const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log);
+  const t1 = performance.now();
+  const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  const session = new RuntimeSession(graph.modelPath, providerOrder(opts.executionProvider ?? 'auto'), threads);
+  await session.start();
+  for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
+  opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
+  const summary = summarize(ck, tokenizer);
+  const info: ModelInfo = {
+    path: ck.dir,
+    name: ck.name,
+    type: ck.spec.modelType,
+    layers: ck.spec.numLayers,
+    heads: ck.spec.numHeads,
+    head_dim: ck.spec.headDim,
+    terms: summary.terms,
+    execution_provider: session.provider,
+    checkpoint_hash: ck.hash,
+  };
+  const t2 = performance.now();
+  const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
+  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings);
+}
