@@ -6,9 +6,9 @@ import { runBench } from './bench';
 import type { EngineOptions } from './engine/api';
 import { isLensError, LensError } from './engine/errors';
 import { inspectModel, openModel } from './engine/model';
-import { writeResultJson } from './engine/result-json';
 import { EXECUTION_PROVIDERS } from './engine/runtime/execution-providers';
 import type { ExecutionProviderSetting } from './engine/types';
+import { jsonChunks } from './analysis/export/json';
 import { toNpz } from './analysis/export/npz';
 
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'max-tokens'];
@@ -110,7 +110,8 @@ async function explainCommand(flags: Map<string, string>): Promise<void> {
     }
     const fd = out ? fs.openSync(out, 'w') : 1;
     const w = fdWriter(fd);
-    writeResultJson(result, w.write);
+    for (const chunk of jsonChunks(result)) w.write(chunk);
+    w.write('\n');
     w.end();
     if (out) fs.closeSync(fd);
   } finally {

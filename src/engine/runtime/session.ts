@@ -37,7 +37,8 @@ export class RuntimeSession {
   /** Starts the worker and creates the session (first provider that works). */
   start(): Promise<void> {
     this.loading ??= new Promise<void>((resolve, reject) => {
-      const worker = new Worker(workerScript());
+      // onnxruntime's session creation needs more native stack than a worker's default 4 MB: it segfaulted there.
+      const worker = new Worker(workerScript(), { resourceLimits: { stackSizeMb: 32 } });
       this.worker = worker;
       // Each worker has its own pending runs, so a terminated worker's exit cannot fail its successor's runs.
       const pending = (this.pending = new Map());

@@ -1,0 +1,99 @@
+// A self-contained HTML report of a result: every byte inline (data as base64 float32, script, CSS), a CSP
+// that forbids any network fetch, so it opens from a file:// URL on an offline machine.
+import { LensError } from '../../engine/errors';
+import type { ExplainResult } from '../../engine/result';
+import { TERM_NAMES, type MatrixKind } from '../../engine/types';
+import { REPORT_SCRIPT } from './html-report-script';
+
+export interface HtmlReportOptions {
+  title?: string;
+  /** Layers to embed (default: all in the result). */
+  layers?: number[];
+  /** Kinds to embed (default: the model's terms and probs). */
+  kinds?: MatrixKind[];
+  /** What the page shows first. */
+  initial?: { layer?: number; head?: number; kind?: MatrixKind };
+  /** Refuse to build a page whose embedded data exceeds this (default 64 MiB of float32). */
+  maxDataBytes?: number;
+}
+
+const CSS = `
+body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;background:#fff}
+h1{font-size:18px;margin:0 0 8px}
+.controls select{margin-right:8px}
+#strip{margin:12px 0;line-height:2;max-width:960px}
+.tok{padding:2px 3px;margin:1px;border:1px solid #ccc;border-radius:3px;white-space:pre;cursor:default}
+.tok.special{color:#777;font-style:italic}
+.tok.query{outline:2px solid #333}
+#heat{image-rendering:pixelated;border:1px solid #999;max-width:100%}
+#readout{min-height:2.8em;font-family:ui-monospace,monospace;font-size:13px}
+#legend{color:#555;font-size:12px}
+`;
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON that is safe inside <script>: no "</script>", no "<!--". */
+function scriptJson(v: unknown): string {
+  return JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function base64(t: Float32Array): string {
+  return Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('base64');
+}
+
+export function toHtmlReport(result: ExplainResult, opts: HtmlReportOptions = {}): string {
+  const layers = opts.layers ?? result.layers;
+  const kinds = opts.kinds ?? [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
+  for (const l of layers) {
+    if (!result.layers.includes(l)) throw new LensError(`report: layer ${l} is not in this result (have ${result.layers.join(',')}); pick from those`);
+  }
+  for (const k of kinds) if (!result.has(k)) throw new LensError(`report: this model has no ${k} term; leave it out of kinds`);
+  if (layers.length === 0 || kinds.length === 0) throw new LensError('report: nothing to show; pick at least one layer and one kind');
+  const bytes = layers.length * kinds.length * result.heads * result.n * result.n * 4;
+  const max = opts.maxDataBytes ?? 64 * 2 ** 20;
+  if (bytes > max) {
+    throw new LensError(`report: ${(bytes / 2 ** 20).toFixed(0)} MiB of matrices is too much for one HTML page (limit ${(max / 2 ** 20).toFixed(0)} MiB); choose fewer layers or kinds, or use --format npz`);
+  }
+  const data: Record<string, string> = {};
+  for (const l of layers) for (const k of kinds) data[`${l}/${k}`] = base64(result.tensor(l, k));
+  const initialKind = opts.initial?.kind && kinds.includes(opts.initial.kind) ? opts.initial.kind : kinds.includes('probs') ? 'probs' : kinds[0];
+  const meta = {
+    n: result.n,
+    heads: result.heads,
+    layers,
+    kinds,
+    scale: result.scale,
+    model: { name: result.model.name, type: result.model.type, checkpoint_hash: result.model.checkpoint_hash },
+    tokens: result.tokens.map((t) => ({ text: t.text, start: t.start, end: t.end, special: t.special })),
+    initial: {
+      layer: opts.initial?.layer !== undefined && layers.includes(opts.initial.layer) ? opts.initial.layer : layers[0],
+      head: Math.min(Math.max(opts.initial?.head ?? 0, 0), result.heads - 1),
+      kind: initialKind,
+    },
+  };
+  const title = opts.title ?? `DeBERTa Lens — ${result.model.name}`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">
+<title>${escapeHtml(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(`${result.model.name} (${result.model.type}), ${result.n} tokens, ${result.heads} heads, scale ${result.scale}`)}</p>
+${result.text !== undefined ? `<p><code>${escapeHtml(result.text)}</code></p>` : ''}
+<div class="controls"><label>Layer <select id="layer"></select></label><label>Head <select id="head"></select></label><label>Term <select id="kind"></select></label></div>
+<div id="strip" aria-label="tokens; focus or hover one to shade the others by its attention"></div>
+<canvas id="heat" aria-label="heatmap: rows are query tokens, columns are key tokens"></canvas>
+<div id="legend"></div>
+<div id="readout" aria-live="polite"></div>
+<script type="application/json" id="lens-data">${scriptJson({ meta, data })}</script>
+<script>${REPORT_SCRIPT}</script>
+</body>
+</html>
+`;
+}

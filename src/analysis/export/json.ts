@@ -1,0 +1,95 @@
+// The CLI's JSON (DESIGN.md §4) plus `text`, the model's name and checkpoint_hash, and token offsets.
+// Numbers are written with the fewest digits that read back as the same float32, and the text is produced in
+// chunks so a large result can be streamed to a file instead of being built as one string (V8 caps strings
+// at ~512 MiB; v3-base at 512 tokens is ~0.4 GiB of float32, several GiB as JSON).
+import type { ExplainResult } from '../../engine/result';
+import { TERM_NAMES, type MatrixKind } from '../../engine/types';
+
+/** Shortest decimal that rounds back to the same float32. NaN/±Infinity have no JSON form: null. */
+export function float32ForJson(x: number): number | null {
+  if (!Number.isFinite(x)) return null;
+  for (let p = 6; p < 9; p++) {
+    const v = Number(x.toPrecision(p));
+    if (Math.fround(v) === x) return v;
+  }
+  return Number(x.toPrecision(9));
+}
+
+function kindsOf(result: ExplainResult): MatrixKind[] {
+  // §4's order: c2c, c2p, p2c (those present), probs.
+  return [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
+}
+
+function header(result: ExplainResult) {
+  const m = result.model;
+  return {
+    model: {
+      path: m.path,
+      name: m.name,
+      type: m.type,
+      layers: m.layers,
+      heads: m.heads,
+      head_dim: m.head_dim,
+      terms: m.terms,
+      execution_provider: m.execution_provider,
+      checkpoint_hash: m.checkpoint_hash,
+    },
+    ...(result.text !== undefined ? { text: result.text } : {}),
+    input_ids: result.inputIds,
+    tokens: result.tokens.map((t) => ({ id: t.id, text: t.text, start: t.start, end: t.end, special: t.special })),
+    scale: result.scale,
+  };
+}
+
+function nested(t: Float32Array, heads: number, n: number): (number | null)[][][] {
+  const out: (number | null)[][][] = [];
+  for (let h = 0; h < heads; h++) {
+    const rows: (number | null)[][] = [];
+    for (let i = 0; i < n; i++) {
+      const row: (number | null)[] = new Array(n);
+      for (let j = 0; j < n; j++) row[j] = float32ForJson(t[(h * n + i) * n + j]);
+      rows.push(row);
+    }
+    out.push(rows);
+  }
+  return out;
+}
+
+/** The JSON object (for results small enough to hold as JS arrays). */
+export function toJson(result: ExplainResult): Record<string, unknown> {
+  const layers = result.layers.map((layer) => {
+    const o: Record<string, unknown> = { layer };
+    for (const k of kindsOf(result)) o[k] = nested(result.tensor(layer, k), result.heads, result.n);
+    return o;
+  });
+  return { ...header(result), layers };
+}
+
+/** The same JSON as text, one chunk per matrix row; join or stream the chunks. */
+export function* jsonChunks(result: ExplainResult): Generator<string> {
+  const head = JSON.stringify(header(result));
+  yield head.slice(0, -1) + ',"layers":[';
+  const { n, heads } = result;
+  const layers = result.layers;
+  for (let li = 0; li < layers.length; li++) {
+    yield `${li ? ',' : ''}{"layer":${layers[li]}`;
+    for (const k of kindsOf(result)) {
+      const t = result.tensor(layers[li], k);
+      yield `,"${k}":[`;
+      for (let h = 0; h < heads; h++) {
+        for (let i = 0; i < n; i++) {
+          const row = new Array<string>(n);
+          for (let j = 0; j < n; j++) row[j] = String(float32ForJson(t[(h * n + i) * n + j]));
+          yield `${i === 0 ? (h ? ',[' : '[') : ','}[${row.join(',')}]${i === n - 1 ? ']' : ''}`;
+        }
+      }
+      yield ']';
+    }
+    yield '}';
+  }
+  yield ']}';
+}
+
+export function toJsonText(result: ExplainResult): string {
+  return [...jsonChunks(result)].join('');
+}

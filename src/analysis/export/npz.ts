@@ -1,0 +1,87 @@
+// .npz export of a result and its reader (the CLI's --format npz, and round-trip tests).
+// Layout: layer{L}_{kind}.npy float32 [H,n,n] for each present term and probs; input_ids.npy int32 [n];
+// meta.json (model info, scale, tokens with offsets, text, layers). np.load(path) reads the arrays;
+// meta.json comes back as bytes from np.load(path)['meta.json'] or via zipfile.
+import { LensError } from '../../engine/errors';
+import { ExplainResult, type LayerTensors } from '../../engine/result';
+import type { ModelInfo, Token } from '../../engine/types';
+import { decodeNpy, encodeNpy } from './npy';
+import { readZip, writeZip, type ZipEntry } from './zip';
+
+const FORMAT = 'deberta-lens-npz';
+
+interface NpzMeta {
+  format: typeof FORMAT;
+  version: 1;
+  model: ModelInfo;
+  scale: number;
+  n: number;
+  heads: number;
+  layers: number[];
+  tokens: Token[];
+  text?: string;
+}
+
+const KINDS = ['c2c', 'c2p', 'p2c', 'probs'] as const;
+
+export function toNpz(result: ExplainResult): Uint8Array {
+  const { n, heads } = result;
+  const entries: ZipEntry[] = [{ name: 'input_ids.npy', data: encodeNpy(Int32Array.from(result.inputIds), [n]) }];
+  for (const layer of result.layers) {
+    for (const kind of KINDS) {
+      if (!result.has(kind)) continue;
+      entries.push({ name: `layer${layer}_${kind}.npy`, data: encodeNpy(result.tensor(layer, kind), [heads, n, n]) });
+    }
+  }
+  const meta: NpzMeta = {
+    format: FORMAT,
+    version: 1,
+    model: result.model,
+    scale: result.scale,
+    n,
+    heads,
+    layers: result.layers,
+    tokens: result.tokens,
+    ...(result.text !== undefined ? { text: result.text } : {}),
+  };
+  entries.push({ name: 'meta.json', data: new TextEncoder().encode(JSON.stringify(meta)) });
+  return writeZip(entries);
+}
+
+/** Parse what toNpz wrote back into an ExplainResult. `source` (a file path) names the file in errors. */
+export function readNpz(bytes: Uint8Array, source = 'the .npz file'): ExplainResult {
+  const entries = readZip(bytes, source);
+  const bad = (why: string) => new LensError(`${source}: ${why}; it was not written by deberta-lens --format npz`, 'corrupt');
+  const metaBytes = entries.get('meta.json');
+  if (!metaBytes) throw bad('no meta.json inside');
+  let meta: NpzMeta;
+  try {
+    meta = JSON.parse(new TextDecoder().decode(metaBytes)) as NpzMeta;
+  } catch {
+    throw bad('meta.json is not valid JSON');
+  }
+  if (meta.format !== FORMAT || meta.version !== 1) throw bad(`meta.json has format ${String(meta.format)} v${String(meta.version)}`);
+  const get = (name: string, dtype: 'float32' | 'int32', shape: number[]) => {
+    const b = entries.get(name);
+    if (!b) throw bad(`${name} is missing`);
+    const arr = decodeNpy(b, `${source}:${name}`);
+    if (arr.dtype !== dtype || arr.shape.join(',') !== shape.join(',')) {
+      throw bad(`${name} is ${arr.dtype} [${arr.shape.join(',')}], expected ${dtype} [${shape.join(',')}]`);
+    }
+    return arr.data;
+  };
+  const { n, heads } = meta;
+  const ids = Array.from(get('input_ids.npy', 'int32', [n]));
+  const layers: LayerTensors[] = meta.layers.map((layer) => {
+    const t: LayerTensors = {
+      layer,
+      c2c: get(`layer${layer}_c2c.npy`, 'float32', [heads, n, n]) as Float32Array,
+      probs: get(`layer${layer}_probs.npy`, 'float32', [heads, n, n]) as Float32Array,
+    };
+    for (const term of ['c2p', 'p2c'] as const) {
+      if (meta.model.terms.includes(term)) t[term] = get(`layer${layer}_${term}.npy`, 'float32', [heads, n, n]) as Float32Array;
+    }
+    return t;
+  });
+  return new ExplainResult(meta.model, ids, meta.tokens, meta.scale, layers, meta.text);
+}

@@ -1,0 +1,27 @@
+// Public surface of the analysis layer: pure functions over ExplainResult or plain float32 matrices
+// (`[n,n]` one head, `[H,n,n]` one layer, row-major). No vscode, no DOM: the CLI, the host and tests share it.
+export type { PositionSpec } from './matrix';
+export { cellShares, headShares, labelHead, termShareGrid, layerTerms, DEFAULT_THRESHOLDS } from './term-shares';
+export type { TermSet, CellShares, ShareWeighting, HeadLabel, LabelThresholds, ShareGrid } from './term-shares';
+export { keptTerms, ablatedProbs, ablateTerms, ablateLayer } from './ablation';
+export type { AblationPreset, AblationResult, MaskOptions } from './ablation';
+export { distanceProfile, rowProfile, tableRowScores, rowDeltaRanges } from './distance-profile';
+export type { DistanceProfile, RowProfile } from './distance-profile';
+export { bucketLens } from './bucket-lens';
+export type { BucketLens, BucketGroup, BucketZone } from './bucket-lens';
+export { residualAttention, rollout, rolloutResult } from './rollout';
+export { reduceMatrices, reduceHeads, aggregate, spanRows, tokensInRange, discountSpecialColumns } from './aggregate';
+export type { ReduceOp } from './aggregate';
+export { groupWords, poolGroups } from './words';
+export type { MergeMode, WordGroup } from './words';
+export { matchTokens, diffMatched, diffResults } from './selection-diff';
+export type { TokenMatch, SelectionDiff } from './selection-diff';
+export { toNpz, readNpz } from './export/npz';
+export { encodeNpy, decodeNpy } from './export/npy';
+export type { NpyArray } from './export/npy';
+export { writeZip, readZip } from './export/zip';
+export type { ZipEntry } from './export/zip';
+export { crc32 } from './export/crc32';
+export { toJson, toJsonText, jsonChunks, float32ForJson } from './export/json';
+export { toHtmlReport } from './export/html-report';
+export type { HtmlReportOptions } from './export/html-report';

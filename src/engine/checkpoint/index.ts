@@ -1,0 +1,133 @@
+// A checkpoint folder → its ModelSpec and lazily read weights (safetensors or PyTorch .bin, single or sharded).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LensError } from '../errors';
+import type { ModelSpec, TensorData } from '../types';
+import { parseConfig } from './config';
+import { checkpointName, findWeights, resolveSnapshot } from './files';
+import { hashFiles } from './hash';
+import { readSafetensors } from './safetensors';
+import type { FileTensors, SkippedTensor, SourcedTensor } from './tensor';
+import { readTorchBin } from './torch-bin';
+
+export { parseConfig } from './config';
+export type { SkippedTensor } from './tensor';
+
+export interface Checkpoint {
+  dir: string; // absolute
+  name: string; // folder name, or the HF cache repo name (models--org--name/snapshots/x → org/name)
+  spec: ModelSpec; // from config.json
+  weights: Map<string, TensorData>; // names with any `deberta.` prefix stripped; ALL float tensors kept (graph picks)
+  weightFiles: string[]; // absolute paths of the weight files read
+  hash: string; // sha256 hex of config.json + weight file bytes (streamed; memoised per path+size+mtime)
+  /** Non-float tensors (integer buffers such as `embeddings.position_ids`): not weights, listed for messages. */
+  skipped: Map<string, SkippedTensor>;
+}
+
+const PREFIX = 'deberta.';
+
+export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
+  const abs = resolveSnapshot(path.resolve(dir));
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    throw new LensError(`${abs}: model folder not found; check the path (it should hold config.json and the weights).`, 'not-found');
+  }
+  if (!st.isDirectory()) {
+    throw new LensError(`${abs}: is a file; pass the model folder that holds config.json and the weights.`, 'invalid-input');
+  }
+  const configFile = path.join(abs, 'config.json');
+  const spec = parseConfig(readJson(configFile), configFile);
+
+  const layout = findWeights(abs);
+  const weights = new Map<string, TensorData>();
+  const skipped = new Map<string, SkippedTensor>();
+  const origin = new Map<string, string>(); // stripped name → original name, to report collisions
+  for (const file of layout.files) {
+    const found: FileTensors = layout.format === 'safetensors' ? readSafetensors(file) : readTorchBin(file);
+    if (layout.weightMap) checkShard(file, found, layout.weightMap);
+    for (const t of found.tensors) {
+      const name = stripPrefix(t.name);
+      claim(origin, name, t.name, file);
+      weights.set(name, { ...t, name });
+    }
+    for (const s of found.skipped) {
+      const name = stripPrefix(s.name);
+      claim(origin, name, s.name, file);
+      skipped.set(name, { ...s, name });
+    }
+  }
+  const hash = await hashFiles([configFile, ...layout.files]);
+  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, skipped };
+}
+
+/**
+ * The named weight with the expected shape, or a LensError naming the weight file, the tensor and both shapes.
+ * `name` is without the `deberta.` prefix.
+ */
+export function requireWeight(ck: Checkpoint, name: string, shape: number[]): TensorData {
+  const t = ck.weights.get(name);
+  if (t === undefined) {
+    const skip = ck.skipped.get(name);
+    if (skip) {
+      throw new LensError(
+        `${skip.source}: tensor '${name}' is ${skip.dtype}; a weight must be float32, float16 or bfloat16 — re-save the checkpoint as float32.`,
+        'unsupported',
+      );
+    }
+    const where = ck.weightFiles.length === 1 ? ck.weightFiles[0] : `${ck.dir} (${ck.weightFiles.length} weight files)`;
+    throw new LensError(
+      `${where}: tensor '${name}' [${shape.join(', ')}] is missing; the weights do not match config.json (${ck.spec.modelType}).`,
+      'invalid-input',
+    );
+  }
+  if (t.shape.length !== shape.length || t.shape.some((s, k) => s !== shape[k])) {
+    const source = (t as Partial<SourcedTensor>).source ?? t.file ?? ck.dir;
+    throw new LensError(
+      `${source}: tensor '${name}' has shape [${t.shape.join(', ')}], but config.json implies [${shape.join(', ')}]; ` +
+        `the weights and config.json do not belong together.`,
+      'invalid-input',
+    );
+  }
+  return t;
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new LensError(`${file}: not found; a model folder needs the config.json that came with the weights.`, 'not-found');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new LensError(`${file}: not valid JSON (${(e as Error).message}); re-download it.`, 'corrupt');
+  }
+}
+
+function stripPrefix(name: string): string {
+  return name.startsWith(PREFIX) ? name.slice(PREFIX.length) : name;
+}
+
+function claim(origin: Map<string, string>, name: string, original: string, file: string): void {
+  const before = origin.get(name);
+  if (before !== undefined) {
+    throw new LensError(
+      `${file}: tensors '${before}' and '${original}' both become '${name}' once the '${PREFIX}' prefix is dropped; keep only one.`,
+      'corrupt',
+    );
+  }
+  origin.set(name, original);
+}
+
+/** Every tensor the shard index places in `file` must be there. */
+function checkShard(file: string, found: FileTensors, weightMap: Map<string, string>): void {
+  const present = new Set([...found.tensors.map((t) => t.name), ...found.skipped.map((s) => s.name)]);
+  for (const [name, shard] of weightMap) {
+    if (shard === file && !present.has(name)) {
+      throw new LensError(`${file}: tensor '${name}' is listed for this shard in the index but is not in it; re-download the shards.`, 'corrupt');
+    }
+  }
+}

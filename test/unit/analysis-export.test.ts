@@ -1,0 +1,165 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as vm from 'node:vm';
+import { crc32 } from '../../src/analysis/export/crc32';
+import { decodeNpy, encodeNpy } from '../../src/analysis/export/npy';
+import { readZip, writeZip } from '../../src/analysis/export/zip';
+import { readNpz, toNpz } from '../../src/analysis/export/npz';
+import { float32ForJson, toJson, toJsonText } from '../../src/analysis/export/json';
+import { toHtmlReport } from '../../src/analysis/export/html-report';
+import { ExplainResult } from '../../src/engine/result';
+import { isLensError } from '../../src/engine/errors';
+import { fixtureResult } from './analysis-fixture';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+test('CRC-32 check values', () => {
+  assert.equal(crc32(bytes('123456789')), 0xcbf43926);
+  assert.equal(crc32(new Uint8Array(0)), 0);
+  assert.equal(crc32(bytes('The quick brown fox jumps over the lazy dog')), 0x414fa339);
+});
+
+test('npy: header layout and round trip', () => {
+  const f = Float32Array.from([1.5, -2, 3.25, 0, 7, 8]);
+  const b = encodeNpy(f, [2, 3]);
+  assert.deepEqual(Array.from(b.subarray(0, 8)), [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
+  const headerLen = b[8] | (b[9] << 8);
+  assert.equal((10 + headerLen) % 64, 0);
+  const header = new TextDecoder().decode(b.subarray(10, 10 + headerLen));
+  assert.equal(header, `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.padEnd(headerLen - 1) + '\n');
+  assert.equal(b.length, 10 + headerLen + 24);
+  const back = decodeNpy(b);
+  assert.deepEqual(back.shape, [2, 3]);
+  assert.deepEqual(Array.from(back.data), Array.from(f));
+  const ids = decodeNpy(encodeNpy(Int32Array.from([1, 2, 3]), [3]));
+  assert.equal(ids.dtype, 'int32');
+  assert.deepEqual(Array.from(ids.data), [1, 2, 3]);
+  assert.throws(() => encodeNpy(f, [4]), isLensError);
+  assert.throws(() => decodeNpy(b.subarray(0, b.length - 4)), isLensError);
+});
+
+test('zip: stored entries round trip; a flipped byte is caught by the CRC', () => {
+  const z = writeZip([{ name: 'a.txt', data: bytes('hello') }, { name: 'dir/b.bin', data: Uint8Array.from([0, 255, 7]) }]);
+  // local header signature, then the end record at the very end
+  assert.deepEqual(Array.from(z.subarray(0, 4)), [0x50, 0x4b, 0x03, 0x04]);
+  assert.deepEqual(Array.from(z.subarray(z.length - 22, z.length - 18)), [0x50, 0x4b, 0x05, 0x06]);
+  const m = readZip(z);
+  assert.deepEqual([...m.keys()], ['a.txt', 'dir/b.bin']);
+  assert.equal(new TextDecoder().decode(m.get('a.txt')), 'hello');
+  const bad = Uint8Array.from(z);
+  bad[30 + 5] ^= 1; // first byte of a.txt's data
+  assert.throws(() => readZip(bad, 'x.npz'), (e: unknown) => isLensError(e) && /x\.npz.*CRC/.test((e as Error).message));
+  assert.throws(() => readZip(bytes('not a zip at all, no end record here')), isLensError);
+});
+
+test('npz round trip equals the in-memory result', () => {
+  const r = fixtureResult('text0');
+  const z = toNpz(r);
+  const names = [...readZip(z).keys()];
+  assert.ok(names.includes('input_ids.npy') && names.includes('meta.json') && names.includes('layer1_p2c.npy') && names.includes('layer0_probs.npy'));
+  const back = readNpz(z);
+  assert.deepEqual(back.inputIds, r.inputIds);
+  assert.deepEqual(back.tokens, r.tokens);
+  assert.deepEqual(back.model, r.model);
+  assert.equal(back.scale, r.scale);
+  assert.equal(back.text, r.text);
+  assert.deepEqual(back.layers, r.layers);
+  for (const l of r.layers) for (const k of ['c2c', 'c2p', 'p2c', 'probs'] as const) assert.deepEqual(back.tensor(l, k), r.tensor(l, k));
+  // writing is deterministic
+  assert.deepEqual(toNpz(back), z);
+});
+
+test('npz of a model without p2c has no p2c arrays and reads back', () => {
+  const r = fixtureResult('short5');
+  const noP2c = new ExplainResult({ ...r.model, terms: ['c2c', 'c2p'] }, r.inputIds, r.tokens, r.scale, r.layers.map((layer) => ({ layer, c2c: r.tensor(layer, 'c2c'), c2p: r.tensor(layer, 'c2p'), probs: r.tensor(layer, 'probs') })));
+  const z = toNpz(noP2c);
+  assert.ok(![...readZip(z).keys()].some((n) => n.includes('p2c')));
+  assert.equal(readNpz(z).has('p2c'), false);
+});
+
+test('JSON matches DESIGN §4 and the text form parses to the same object', () => {
+  assert.equal(float32ForJson(Math.fround(0.1)), 0.1);
+  assert.equal(float32ForJson(Math.fround(1 / 3)), 0.33333334);
+  assert.equal(float32ForJson(NaN), null);
+  const r = fixtureResult('short5');
+  const j = toJson(r) as { model: Record<string, unknown>; input_ids: number[]; tokens: unknown[]; scale: number; layers: Record<string, unknown>[] };
+  assert.deepEqual(Object.keys(j), ['model', 'input_ids', 'tokens', 'scale', 'layers']);
+  assert.deepEqual(Object.keys(j.model), ['path', 'name', 'type', 'layers', 'heads', 'head_dim', 'terms', 'execution_provider', 'checkpoint_hash']);
+  assert.deepEqual(Object.keys(j.layers[0]), ['layer', 'c2c', 'c2p', 'p2c', 'probs']);
+  const p2c = j.layers[1].p2c as number[][][];
+  assert.equal(p2c.length, r.heads);
+  assert.equal(p2c[3][4].length, r.n);
+  assert.equal(Math.fround(p2c[3][4][2]), r.value(1, 3, 'p2c', 4, 2));
+  assert.deepEqual(JSON.parse(toJsonText(r)), j);
+  const withText = fixtureResult('text0');
+  assert.equal((JSON.parse(toJsonText(withText)) as { text: string }).text, withText.text);
+});
+
+/** Extract the inline script and the JSON payload of a report. */
+function parts(html: string) {
+  const data = /<script type="application\/json" id="lens-data">([\s\S]*?)<\/script>/.exec(html)![1];
+  const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1];
+  return { data, script };
+}
+
+test('HTML report is self-contained: no network references, data decodes to the tensors', () => {
+  const r = fixtureResult('text0');
+  const html = toHtmlReport(r);
+  assert.ok(!/https?:\/\//i.test(html), 'no http(s) references');
+  assert.ok(!/\b(src|href)\s*=/i.test(html), 'no src/href attributes');
+  assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
+  const { data, script } = parts(html);
+  new vm.Script(script); // compiles
+  const payload = JSON.parse(data) as { meta: { n: number; kinds: string[] }; data: Record<string, string> };
+  assert.deepEqual(payload.meta.kinds, ['c2c', 'c2p', 'p2c', 'probs']);
+  const buf = Buffer.from(payload.data['1/p2c'], 'base64');
+  assert.deepEqual(new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4), r.tensor(1, 'p2c'));
+});
+
+test('HTML report escapes token text and enforces the size limit', () => {
+  const r = fixtureResult('short5');
+  const evil = new ExplainResult(r.model, r.inputIds, r.tokens.map((t, i) => (i === 1 ? { ...t, text: '</script><img src=x>' } : t)), r.scale, r.layers.map((layer) => ({ layer, c2c: r.tensor(layer, 'c2c'), c2p: r.tensor(layer, 'c2p'), p2c: r.tensor(layer, 'p2c'), probs: r.tensor(layer, 'probs') })), '<b>&</b>');
+  const html = toHtmlReport(evil, { layers: [1], kinds: ['probs'], title: 'a <title>' });
+  assert.equal(html.match(/<\/script>/g)!.length, 2);
+  assert.ok(!html.includes('<img'));
+  assert.ok(!html.includes('<b>&'));
+  assert.throws(() => toHtmlReport(r, { maxDataBytes: 100 }), isLensError);
+  assert.throws(() => toHtmlReport(r, { layers: [7] }), isLensError);
+});
+
+test('HTML report script runs against a minimal DOM and shows a readout on hover', () => {
+  const r = fixtureResult('short5');
+  const { data, script } = parts(toHtmlReport(r, { initial: { layer: 1, head: 2, kind: 'c2p' } }));
+  type El = Record<string, unknown> & { children: El[]; listeners: Record<string, (e: unknown) => void> };
+  const el = (): El => {
+    const e: El = {
+      children: [],
+      listeners: {},
+      style: {},
+      textContent: '',
+      value: '',
+      width: 0,
+      height: 0,
+      classList: { toggle() {} },
+      appendChild(c: El) { e.children.push(c); return c; },
+      addEventListener(name: string, f: (ev: unknown) => void) { e.listeners[name] = f; },
+      getBoundingClientRect: () => ({ left: 0, top: 0, width: e.width as number, height: e.height as number }),
+      getContext: () => ({ fillRect() {}, fillStyle: '' }),
+    };
+    return e;
+  };
+  const byId: Record<string, El> = {};
+  for (const id of ['layer', 'head', 'kind', 'heat', 'strip', 'readout', 'legend']) byId[id] = el();
+  byId['lens-data'] = Object.assign(el(), { textContent: data });
+  const document = { getElementById: (id: string) => byId[id], createElement: () => el() };
+  vm.runInNewContext(script, { document, atob, JSON, Math, Float32Array, Uint8Array, String, Number });
+  assert.equal(byId.strip.children.length, r.n);
+  assert.equal(byId.layer.value, '1');
+  assert.equal(byId.kind.value, 'c2p');
+  assert.match(byId.legend.textContent as string, /^c2p \(raw/);
+  const cell = (byId.heat.width as number) / r.n;
+  byId.heat.listeners.mousemove({ clientX: 2.5 * cell, clientY: 4.5 * cell });
+  const text = byId.readout.textContent as string;
+  assert.match(text, /query 4 .* key 2 .*δ = 2/);
+  assert.ok(text.includes(`c2p = ${r.value(1, 2, 'c2p', 4, 2).toPrecision(5)}`), text);
+});

@@ -1,0 +1,121 @@
+// The `deberta-lens` command line as users run it: the bundled dist/cli.js (built by `npm test`'s pretest).
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { readNpz } from '../../src/analysis/export/npz';
+import { FIXTURES, REPO_ROOT } from './helpers';
+
+const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
+const V1 = path.join(FIXTURES, 'deberta', 'v1_tiny');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-cli-'));
+const env = { ...process.env, XDG_CACHE_HOME: path.join(tmp, 'cache') };
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env, timeout: 60_000, maxBuffer: 1 << 28 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A failure is one line on stderr that names the problem, a non-zero exit, and no stack trace. */
+function assertCleanError(r: ReturnType<typeof cli>, pattern: RegExp) {
+  assert.notEqual(r.code, 0, 'exit code');
+  assert.equal(r.stdout, '');
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line, got:\n${r.stderr}`);
+  assert.match(lines[0], /^deberta-lens: /);
+  assert.match(lines[0], pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+}
+
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('deberta-lens explain', () => {
+  it('prints DESIGN.md §4 JSON for --text with offsets, scale and [H][n][n] terms', () => {
+    const r = cli('explain', '--model', V3, '--text', 'the quick brown fox');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.model.type, 'deberta-v2');
+    assert.deepEqual(out.model.terms, ['c2c', 'c2p', 'p2c']);
+    assert.equal(out.model.execution_provider, 'cpu');
+    const n = out.input_ids.length;
+    assert.equal(out.tokens.length, n);
+    assert.deepEqual(out.tokens[0], { id: 1, text: '[CLS]', start: 0, end: 0, special: true });
+    assert.equal(out.tokens[n - 1].special, true);
+    for (const t of out.tokens.filter((t: { special: boolean }) => !t.special)) {
+      assert.ok('the quick brown fox'.slice(t.start, t.end).length > 0 || t.text === '▁');
+    }
+    assert.ok(Math.abs(out.scale - Math.sqrt(8 * 3)) < 1e-5);
+    assert.equal(out.layers.length, 2);
+    for (const kind of ['c2c', 'c2p', 'p2c', 'probs']) {
+      assert.equal(out.layers[0][kind].length, 4);
+      assert.equal(out.layers[0][kind][0].length, n);
+      assert.equal(out.layers[0][kind][0][0].length, n);
+    }
+    // The identity the contract promises: probs = softmax((c2c + c2p + p2c) / scale).
+    const L = out.layers[1], h = 2, i = 3;
+    const s = L.c2c[h][i].map((c: number, j: number) => (c + L.c2p[h][i][j] + L.p2c[h][i][j]) / out.scale);
+    const z = s.reduce((a: number, x: number) => a + Math.exp(x), 0);
+    s.forEach((x: number, j: number) => assert.ok(Math.abs(Math.exp(x) / z - L.probs[h][i][j]) < 1e-5));
+  });
+
+  it('--ids bypasses the tokenizer, --layers selects layers, --file reads text', () => {
+    const r = cli('explain', '--model', V3, '--ids', '1,9,17,33,2', '--layers', '1');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(out.input_ids, [1, 9, 17, 33, 2]);
+    assert.deepEqual(out.layers.map((l: { layer: number }) => l.layer), [1]);
+    const file = path.join(tmp, 'in.txt');
+    fs.writeFileSync(file, 'over the lazy dog');
+    const f = JSON.parse(cli('explain', '--model', V3, '--file', file, '--layers', '0').stdout);
+    assert.equal(f.text, 'over the lazy dog');
+  });
+
+  it('v1 (GPT-2 BPE tokenizer) explains text', () => {
+    const r = cli('explain', '--model', V1, '--text', 'the cat sat', '--layers', '0');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).model.type, 'deberta');
+  });
+
+  it('--format npz --out writes arrays equal to the JSON output', () => {
+    const file = path.join(tmp, 'out.npz');
+    assert.equal(cli('explain', '--model', V3, '--ids', '1,9,17,33,2', '--format', 'npz', '--out', file).code, 0);
+    const json = JSON.parse(cli('explain', '--model', V3, '--ids', '1,9,17,33,2').stdout);
+    const npz = readNpz(new Uint8Array(fs.readFileSync(file)));
+    assert.deepEqual([...npz.inputIds], [1, 9, 17, 33, 2]);
+    for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) {
+      assert.ok(Math.abs(npz.value(1, 2, kind, 3, 1) - json.layers[1][kind][2][3][1]) < 1e-6, kind);
+    }
+  });
+});
+
+describe('deberta-lens info', () => {
+  it('summarises config, parameters and tokenizer kind', () => {
+    const r = cli('info', '--model', V3, '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout);
+    assert.equal(s.layers, 2);
+    assert.equal(s.heads, 4);
+    assert.equal(s.tokenizer, 'spm');
+    assert.ok(s.parameters > 10_000);
+    assert.match(cli('info', '--model', V1).stdout, /tokenizer: bpe/);
+  });
+});
+
+describe('deberta-lens errors: one clear line, non-zero exit, no stack trace', () => {
+  it('missing model folder', () => assertCleanError(cli('explain', '--model', path.join(tmp, 'nope'), '--text', 'x'), /nope.*not found/));
+  it('missing --model', () => assertCleanError(cli('explain', '--text', 'x'), /--model is required/));
+  it('unknown flag', () => assertCleanError(cli('explain', '--model', V3, '--txt', 'x'), /unknown flag --txt/));
+  it('unknown command', () => assertCleanError(cli('explian'), /unknown command/));
+  it('two inputs', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a', '--ids', '1'), /exactly one of/));
+  it('ids out of vocabulary', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1,99999,2'), /99999.*vocabulary/));
+  it('malformed ids', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1,x'), /--ids takes comma-separated integers/));
+  it('empty text', () => assertCleanError(cli('explain', '--model', V3, '--text', '   '), /empty/));
+  it('text beyond the token limit', () => assertCleanError(cli('explain', '--model', V3, '--text', 'word '.repeat(3000)), /over the limit/));
+  it('layer out of range', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a b', '--layers', '7'), /layer 7/));
+  it('missing --file', () => assertCleanError(cli('explain', '--model', V3, '--file', path.join(tmp, 'missing.txt')), /missing\.txt/));
+  it('bad --ep', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a', '--ep', 'tpu'), /--ep must be one of/));
+  it('npz without --out', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a', '--format', 'npz'), /--out/));
+});
