@@ -1,0 +1,34 @@
+// Reading tokenizer files with errors the user can act on.
+import * as fs from 'node:fs';
+import { LensError } from '../errors';
+
+export function readFileOrThrow(file: string, what: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new LensError(`${what} not found: ${file} — check the model folder.`, 'not-found');
+    throw new LensError(`Cannot read ${what} ${file} (${code ?? String(e)}) — check its permissions.`, 'invalid-input');
+  }
+}
+
+export function readJsonOrThrow(file: string, what: string): unknown {
+  const text = readFileOrThrow(file, what).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new LensError(`${what} ${file} is not valid JSON (${(e as Error).message}) — replace it with the model's original file.`, 'corrupt');
+  }
+}
+
+export function exists(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

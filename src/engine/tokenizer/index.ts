@@ -1,0 +1,31 @@
+// loadTokenizer: picks spm.model, else tokenizer.json, else vocab.json + merges.txt.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LensError } from '../errors';
+import { exists } from './files';
+import { loadBpeTokenizer } from './loadBpe';
+import { loadHfJsonTokenizer } from './loadHfJson';
+import { loadSpmTokenizer } from './loadSpm';
+import type { Tokenizer } from './types';
+
+export type { SpecialIds, Tokenizer } from './types';
+
+export async function loadTokenizer(dir: string): Promise<Tokenizer> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw new LensError(`Model folder not found: ${dir} — check the model path.`, 'not-found');
+  }
+  if (!stat.isDirectory()) throw new LensError(`Model path ${dir} is not a folder — point it at the folder that holds the tokenizer files.`, 'invalid-input');
+  if (exists(path.join(dir, 'spm.model'))) return loadSpmTokenizer(dir);
+  if (exists(path.join(dir, 'tokenizer.json'))) return loadHfJsonTokenizer(dir);
+  const hasVocab = exists(path.join(dir, 'vocab.json'));
+  const hasMerges = exists(path.join(dir, 'merges.txt'));
+  if (hasVocab && hasMerges) return loadBpeTokenizer(dir);
+  if (hasVocab !== hasMerges) {
+    const missing = path.join(dir, hasVocab ? 'merges.txt' : 'vocab.json');
+    throw new LensError(`${missing} not found: a BPE tokenizer needs both vocab.json and merges.txt.`, 'invalid-input');
+  }
+  throw new LensError(`No tokenizer in ${dir}: expected spm.model, tokenizer.json, or vocab.json + merges.txt.`, 'not-found');
+}

@@ -1,0 +1,70 @@
+// Which ids DeBERTa's specials have: names from special_tokens_map.json / tokenizer_config.json (defaults
+// [PAD] [CLS] [SEP] [UNK] [MASK]), ids from added tokens or the vocabulary.
+import * as path from 'node:path';
+import { LensError } from '../errors';
+import { exists, isRecord, readJsonOrThrow } from './files';
+import type { SpecialIds } from './types';
+
+type Role = keyof SpecialIds;
+const ROLES: Role[] = ['pad', 'cls', 'sep', 'unk', 'mask'];
+const DEFAULT_NAMES: Record<Role, string> = { pad: '[PAD]', cls: '[CLS]', sep: '[SEP]', unk: '[UNK]', mask: '[MASK]' };
+
+export interface SpecialInfo {
+  names: Record<Role, string>;
+  /** Added tokens (content → id) from added_tokens.json and tokenizer_config.json's added_tokens_decoder. */
+  added: Map<string, number>;
+}
+
+function tokenContent(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (isRecord(v) && typeof v.content === 'string') return v.content;
+  return undefined;
+}
+
+export function readSpecialInfo(dir: string): SpecialInfo {
+  const names = { ...DEFAULT_NAMES };
+  const added = new Map<string, number>();
+  for (const file of ['tokenizer_config.json', 'special_tokens_map.json']) {
+    const p = path.join(dir, file);
+    if (!exists(p)) continue;
+    const json = readJsonOrThrow(p, file);
+    if (!isRecord(json)) throw new LensError(`${p} must hold a JSON object — replace it with the model's original file.`, 'corrupt');
+    for (const role of ROLES) {
+      const c = tokenContent(json[`${role}_token`]);
+      if (c !== undefined) names[role] = c;
+    }
+    const dec = json.added_tokens_decoder;
+    if (isRecord(dec)) {
+      for (const [id, v] of Object.entries(dec)) {
+        const c = tokenContent(v);
+        if (c !== undefined && /^\d+$/.test(id)) added.set(c, Number(id));
+      }
+    }
+  }
+  const addedFile = path.join(dir, 'added_tokens.json');
+  if (exists(addedFile)) {
+    const json = readJsonOrThrow(addedFile, 'added_tokens.json');
+    if (!isRecord(json)) throw new LensError(`${addedFile} must map token strings to ids — replace it with the model's original file.`, 'corrupt');
+    for (const [c, id] of Object.entries(json)) if (Number.isInteger(id)) added.set(c, id as number);
+  }
+  return { names, added };
+}
+
+/** Resolves every role; `fallback` may supply an id the vocabulary lacks (spm: [MASK] after the pieces). */
+export function resolveSpecials(
+  info: SpecialInfo,
+  lookup: (piece: string) => number | undefined,
+  fallback: Partial<Record<Role, number>>,
+  file: string,
+): SpecialIds {
+  const out = {} as SpecialIds;
+  for (const role of ROLES) {
+    const name = info.names[role];
+    const id = info.added.get(name) ?? lookup(name) ?? fallback[role];
+    if (id === undefined) {
+      throw new LensError(`${file} has no ${name} token (the ${role} token) — use the tokenizer files that came with the model.`, 'invalid-input');
+    }
+    out[role] = id;
+  }
+  return out;
+}
