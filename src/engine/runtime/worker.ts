@@ -1,19 +1,27 @@
-// The runtime worker: owns the onnxruntime session so a long run never blocks the caller's thread.
-import { parentPort } from 'node:worker_threads';
+// The runtime process: owns the onnxruntime session, so a long run never blocks the caller and a native crash
+// (or a kill to cancel a run) cannot take the caller — the VS Code extension host — down with it.
+import * as fs from 'node:fs';
 import type * as Ort from 'onnxruntime-node';
-import type { FromWorker, OutTensor, ToWorker } from './messages';
+import type { FromWorker, SpilledTensor, ToWorker } from './messages';
 
 // Loaded lazily so a missing native binary becomes an error message, not a crash at import.
 let ort: typeof Ort | undefined;
 let session: Ort.InferenceSession | undefined;
+// Runs are serialised: one session, one run at a time, in arrival order.
+let queue: Promise<void> = Promise.resolve();
 
-const port = parentPort;
-if (!port) throw new Error('runtime worker must run in a worker thread');
-const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+if (!process.send) throw new Error('the runtime worker must be started with an IPC channel');
+const post = (m: FromWorker) => process.send!(m);
 
-port.on('message', (msg: ToWorker) => {
-  handle(msg).catch((e: unknown) => post({ type: 'error', id: msg.type === 'run' ? msg.id : undefined, message: String((e as Error)?.message ?? e) }));
+process.on('message', (msg: ToWorker) => {
+  queue = queue.then(() =>
+    handle(msg).catch((e: unknown) => {
+      post({ type: 'error', id: msg.type === 'run' ? msg.id : undefined, message: String((e as Error)?.message ?? e) });
+    }),
+  );
 });
+// The parent went away: nothing left to serve.
+process.on('disconnect', () => process.exit(0));
 
 async function handle(msg: ToWorker): Promise<void> {
   if (msg.type === 'load') {
@@ -44,16 +52,25 @@ async function handle(msg: ToWorker): Promise<void> {
   if (!ort || !session) throw new Error('model not loaded');
   const feeds: Record<string, Ort.Tensor> = {};
   for (const [name, t] of Object.entries(msg.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+  // Pre-allocated outputs: onnxruntime writes into them, saving the copy it makes for outputs it allocates.
+  const fetches: Record<string, Ort.Tensor> = {};
+  for (const f of msg.fetches) fetches[f.name] = new ort.Tensor('float32', new Float32Array(f.dims.reduce((a, b) => a * b, 1)), f.dims);
   const t0 = performance.now();
-  const result = await session.run(feeds, msg.fetches);
+  const result = await session.run(feeds, fetches);
   const ms = performance.now() - t0;
-  const outputs: Record<string, OutTensor> = {};
-  const transfer: ArrayBuffer[] = [];
-  for (const name of msg.fetches) {
-    const t = result[name];
-    const data = t.data as Float32Array;
-    outputs[name] = { data, dims: [...t.dims] };
-    if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) transfer.push(data.buffer as ArrayBuffer);
+  const tensors: SpilledTensor[] = [];
+  const fd = fs.openSync(msg.spill, 'w', 0o600);
+  try {
+    let offset = 0;
+    for (const f of msg.fetches) {
+      const data = result[f.name].data as Float32Array;
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, offset + done);
+      tensors.push({ name: f.name, dims: [...result[f.name].dims], offset, length: bytes.length });
+      offset += bytes.length;
+    }
+  } finally {
+    fs.closeSync(fd);
   }
-  post({ type: 'result', id: msg.id, outputs, ms }, transfer);
+  post({ type: 'result', id: msg.id, spill: msg.spill, tensors, ms });
 }
