@@ -1,0 +1,155 @@
+// While the panel shows a result, the editor it came from shows attention too: the cursor (or mouse) on a
+// token lights up the tokens it attends to (a few decoration types bucketed by strength) and a hover lists
+// the per-term numbers. Read-only: the document is never edited.
+import * as vscode from 'vscode';
+import type { ExplainResult } from '../engine/result';
+import type { MatrixKind } from '../engine/types';
+import type { HoverInfo } from '../protocol';
+import { formatValue } from '../../webview/colors';
+import { rankByMagnitude, strengthBucket, topK } from '../../webview/hover';
+import { tokenAtOffset } from '../../webview/layout';
+import { protocolTokens } from './slices';
+
+const BUCKETS = 4;
+const TOP_K = 8;
+
+export interface Attachment {
+  document: vscode.TextDocument;
+  version: number;
+  /** Document offset of the explained text's first character (token offsets are relative to it). */
+  base: number;
+  result: ExplainResult;
+  resultId: number;
+}
+
+export class EditorLens implements vscode.HoverProvider {
+  private att: Attachment | undefined;
+  private view = { layer: 0, head: 0, kind: 'probs' as MatrixKind };
+  private readonly levels: vscode.TextEditorDecorationType[];
+  private readonly query: vscode.TextEditorDecorationType;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly onFocus: (i: number | null) => void) {
+    this.levels = Array.from({ length: BUCKETS }, (_, k) =>
+      vscode.window.createTextEditorDecorationType({
+        backgroundColor: `rgba(255, 150, 30, ${(0.12 + (0.6 * (k + 1)) / BUCKETS).toFixed(2)})`,
+        borderRadius: '2px',
+      }),
+    );
+    this.query = vscode.window.createTextEditorDecorationType({
+      borderStyle: 'solid',
+      borderWidth: '1px',
+      borderColor: new vscode.ThemeColor('focusBorder'),
+      borderRadius: '2px',
+    });
+    this.disposables.push(
+      vscode.languages.registerHoverProvider('*', this), // any document; provideHover filters to the explained one
+      vscode.window.onDidChangeTextEditorSelection((e) => this.onSelection(e)),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (this.att && e.document === this.att.document && e.contentChanges.length) this.detach();
+      }),
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (this.att && d === this.att.document) this.detach();
+      }),
+    );
+  }
+
+  attach(a: Attachment, view: { layer: number; head: number; kind: MatrixKind }): void {
+    this.clear();
+    this.att = a;
+    this.view = view;
+  }
+
+  /** Forget the result (panel closed, document edited): offsets no longer line up. */
+  detach(): void {
+    this.clear();
+    this.att = undefined;
+  }
+
+  /** The panel's hover: mirror it in the editor (same layer, head and term). */
+  fromPanel(resultId: number, h: HoverInfo): void {
+    if (!this.att || this.att.resultId !== resultId) return;
+    this.view = { layer: h.layer, head: h.head, kind: h.kind };
+    if (h.i === null) this.clear();
+    else this.decorate(h.i);
+  }
+
+  provideHover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
+    const i = this.tokenAt(doc, pos);
+    const a = this.att;
+    if (i === null || !a) return undefined;
+    this.decorate(i);
+    const r = a.result;
+    const { layer, head, kind } = this.view;
+    const n = r.n;
+    const row = r.slice(layer, head, kind).subarray(i * n, (i + 1) * n);
+    const kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter((k) => r.has(k));
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = false;
+    md.appendMarkdown(`**DeBERTa Lens** · token “${escapeMd(r.tokens[i].text)}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}\n\n`);
+    md.appendMarkdown(`| key | ${kinds.join(' | ')} |\n|---|${kinds.map(() => '---:').join('|')}|\n`);
+    for (const nb of topK(row, 5, rankByMagnitude(kind))) {
+      const cells = kinds.map((k) => formatValue(r.value(layer, head, k, i, nb.j)));
+      md.appendMarkdown(`| “${escapeMd(r.tokens[nb.j].text)}” #${nb.j} | ${cells.join(' | ')} |\n`);
+    }
+    md.appendMarkdown(`\nscale = ${formatValue(r.scale)}; scores = (c2c + c2p + p2c) / scale`);
+    const t = r.tokens[i];
+    const range = new vscode.Range(doc.positionAt(a.base + t.start), doc.positionAt(a.base + t.end));
+    return new vscode.Hover(md, range);
+  }
+
+  dispose(): void {
+    this.clear();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    for (const t of [...this.levels, this.query]) t.dispose();
+  }
+
+  private onSelection(e: vscode.TextEditorSelectionChangeEvent): void {
+    if (!this.att || e.textEditor.document !== this.att.document) return;
+    const i = this.tokenAt(e.textEditor.document, e.selections[0].active);
+    if (i === null) this.clear();
+    else this.decorate(i);
+    this.onFocus(i);
+  }
+
+  private tokenAt(doc: vscode.TextDocument, pos: vscode.Position): number | null {
+    const a = this.att;
+    if (!a || doc !== a.document || doc.version !== a.version) return null;
+    return tokenAtOffset(protocolTokens(a.result), doc.offsetAt(pos) - a.base);
+  }
+
+  private editors(): vscode.TextEditor[] {
+    const a = this.att;
+    return a ? vscode.window.visibleTextEditors.filter((ed) => ed.document === a.document) : [];
+  }
+
+  private decorate(i: number): void {
+    const a = this.att;
+    if (!a) return;
+    const r = a.result;
+    const { layer, head, kind } = this.view;
+    if (!r.layers.includes(layer) || !r.has(kind)) return;
+    const n = r.n;
+    const row = r.slice(layer, head, kind).subarray(i * n, (i + 1) * n);
+    const byLevel: vscode.Range[][] = this.levels.map(() => []);
+    const doc = a.document;
+    const toRange = (k: number) => new vscode.Range(doc.positionAt(a.base + r.tokens[k].start), doc.positionAt(a.base + r.tokens[k].end));
+    // Specials have no source text to decorate.
+    for (const nb of topK(row, TOP_K, rankByMagnitude(kind), (j) => r.tokens[j].special)) {
+      const b = strengthBucket(nb.strength, BUCKETS);
+      if (b > 0) byLevel[b - 1].push(toRange(nb.j));
+    }
+    for (const ed of this.editors()) {
+      this.levels.forEach((t, k) => ed.setDecorations(t, byLevel[k]));
+      ed.setDecorations(this.query, r.tokens[i].special ? [] : [toRange(i)]);
+    }
+  }
+
+  private clear(): void {
+    for (const ed of this.editors()) for (const t of [...this.levels, this.query]) ed.setDecorations(t, []);
+  }
+}
+
+function escapeMd(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,194 @@
+// VS Code entry point: wires commands, settings, the panel, the editor lens and the status bar together.
+// The engine does the work; this file only moves text in and results out.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { inspectModel, openModel } from '../engine/model';
+import { isLensError, LensError } from '../engine/errors';
+import type { ViewName } from '../protocol';
+import { EditorLens } from './editor-lens';
+import { ModelHost } from './model-host';
+import { LensPanel, VIEW_TYPE } from './panel';
+import { selectModel } from './select-model';
+import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './settings';
+import { explainError, modelOpenError } from './messages';
+import { LensStatus } from './status-bar';
+import { paragraphAround } from './text-range';
+
+/** What `debertaLens.explain` resolves to; the integration tests read it. */
+export type ExplainOutcome =
+  | { ok: true; tokens: number; layers: number; heads: number; terms: string[]; ms: number; executionProvider: string }
+  | { ok: false; error: string; code: string };
+
+/** Optional argument of the explain commands (tests and keybindings may pass it). */
+export interface ExplainArgs {
+  /** Aborts the run after this many milliseconds, as the progress notification's Cancel button does. */
+  cancelAfterMs?: number;
+  view?: ViewName;
+}
+
+/** Menus pass a Uri as the first argument and keybindings may pass anything: keep only what we know. */
+function explainArgs(raw: unknown): ExplainArgs {
+  if (!raw || typeof raw !== 'object' || raw instanceof vscode.Uri) return {};
+  const a = raw as Record<string, unknown>;
+  return {
+    cancelAfterMs: typeof a.cancelAfterMs === 'number' && a.cancelAfterMs >= 0 ? a.cancelAfterMs : undefined,
+    view: a.view === 'heads' || a.view === 'heatmap' ? a.view : undefined,
+  };
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  const out = vscode.window.createOutputChannel('DeBERTa Lens');
+  const log = (line: string) => out.appendLine(`[${new Date().toISOString()}] ${line}`);
+  const defaultDir = path.join(context.extensionPath, 'models', 'default');
+  const settings = (): LensSettings => {
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    return readSettings((k) => cfg.get(k));
+  };
+  const models = new ModelHost(openModel, defaultDir, log);
+  const status = new LensStatus();
+
+  const showError = (e: unknown) => {
+    const message = isLensError(e) ? e.message : `DeBERTa Lens failed: ${e instanceof Error ? e.message : String(e)}`;
+    log(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    void vscode.window.showErrorMessage(message, 'Select Model…', 'Open Settings', 'Show Log').then((action) => {
+      if (action === 'Select Model…') void vscode.commands.executeCommand('debertaLens.selectModel');
+      else if (action === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', SECTION);
+      else if (action === 'Show Log') out.show(true);
+    });
+  };
+
+  let lens: EditorLens;
+  const panel = new LensPanel(
+    context.extensionUri,
+    () => {
+      const s = settings();
+      return { term: s.defaultTerm, view: s.defaultView, colorScale: s.colorScale };
+    },
+    {
+      onHover: (id, h) => lens.fromPanel(id, h),
+      onDispose: () => lens.detach(),
+      log,
+    },
+  );
+  lens = new EditorLens((i) => panel.focusToken(i));
+
+  const explain = async (raw?: unknown): Promise<ExplainOutcome> => {
+    try {
+      return await runExplain(explainArgs(raw));
+    } catch (e) {
+      if (isLensError(e) && e.code === 'cancelled') {
+        log('explain cancelled');
+        status.idle('cancelled');
+      } else {
+        showError(e);
+        status.idle('last run failed');
+      }
+      return { ok: false, error: e instanceof Error ? e.message : String(e), code: isLensError(e) ? e.code : 'runtime' };
+    }
+  };
+
+  const runExplain = async (args: ExplainArgs): Promise<ExplainOutcome> => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) throw new LensError('Open a text editor and select the text to explain (DeBERTa Lens: Explain Attention).');
+    const doc = editor.document;
+    let range: vscode.Range = editor.selection;
+    if (editor.selection.isEmpty) {
+      const lines = Array.from({ length: doc.lineCount }, (_, k) => doc.lineAt(k).text);
+      const p = paragraphAround(lines, editor.selection.active.line);
+      range = new vscode.Range(p.start, 0, p.end, doc.lineAt(p.end).text.length);
+    }
+    const text = doc.getText(range);
+    if (!text.trim()) throw new LensError('Nothing to explain: select some text, or put the cursor on a non-empty line.');
+    const s = settings();
+    const version = doc.version;
+    const base = doc.offsetAt(range.start);
+
+    const controller = new AbortController();
+    const run = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'DeBERTa Lens', cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => controller.abort());
+        if (args.cancelAfterMs !== undefined) setTimeout(() => controller.abort(), args.cancelAfterMs);
+        const cancelled = () => new LensError('Explain was cancelled.', 'cancelled');
+        if (!models.matches(s)) {
+          progress.report({ message: `loading ${path.basename(models.modelDir(s))}…` });
+          status.busy('loading the model');
+        }
+        const model = await models.get(s).catch((e: unknown) => {
+          throw modelOpenError(e, s.modelPath);
+        });
+        if (controller.signal.aborted) throw cancelled();
+        progress.report({ message: `explaining ${text.length} characters…` });
+        status.busy('explaining');
+        const t0 = performance.now();
+        const result = await model.explain({ text }, controller.signal).catch((e: unknown) => {
+          throw explainError(e, s.maxTokens);
+        });
+        // The engine may finish just as the user cancels: a cancelled run shows nothing.
+        if (controller.signal.aborted) throw cancelled();
+        return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };
+      },
+    );
+    const { result, ms } = run;
+    const ep = result.model.execution_provider;
+    log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
+    status.ready(result.model.name, ep, ms);
+    const id = panel.show({ result, text, ms }, args.view);
+    lens.attach(
+      { document: doc, version, base, result, resultId: id },
+      { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
+    );
+    return {
+      ok: true,
+      tokens: result.n,
+      layers: result.layers.length,
+      heads: result.heads,
+      terms: result.terms,
+      ms,
+      executionProvider: ep,
+    };
+  };
+
+  context.subscriptions.push(
+    out,
+    status,
+    lens,
+    { dispose: () => panel.dispose() },
+    { dispose: () => void models.dispose() },
+    vscode.commands.registerCommand('debertaLens.explain', (args?: unknown) => explain(args)),
+    vscode.commands.registerCommand('debertaLens.compareHeads', async (args?: unknown) => {
+      if (panel.result && panel.isOpen) {
+        panel.showView('heads');
+        return undefined;
+      }
+      return explain({ ...explainArgs(args), view: 'heads' });
+    }),
+    vscode.commands.registerCommand('debertaLens.selectModel', () =>
+      selectModel({
+        context,
+        defaultDir,
+        currentDir: () => models.modelDir(settings()),
+        inspect: (dir) => inspectModel(dir),
+        log,
+        showError,
+      }),
+    ),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (MODEL_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
+        // The next Explain reopens with the new settings; the old model's memory is freed now.
+        void models.dispose();
+        status.idle(`${path.basename(models.modelDir(settings()))} (not loaded)`);
+      }
+    }),
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      async deserializeWebviewPanel(webviewPanel: vscode.WebviewPanel) {
+        panel.restore(webviewPanel);
+      },
+    }),
+  );
+  log(`activated; default model folder ${defaultDir}`);
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

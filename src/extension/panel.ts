@@ -1,0 +1,233 @@
+// The one DeBERTa Lens webview panel: created on the first Explain, reused by the next ones, restored after
+// a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
+import * as vscode from 'vscode';
+import type { ExplainResult } from '../engine/result';
+import {
+  parseWebviewMessage,
+  type HostToWebview,
+  type HoverInfo,
+  type ViewDefaults,
+  type ViewInit,
+  type ViewName,
+} from '../protocol';
+import { answerRequest, protocolTokens } from './slices';
+
+export const VIEW_TYPE = 'debertaLens.view';
+
+export interface PanelResult {
+  result: ExplainResult;
+  text: string;
+  ms: number;
+}
+
+export interface PanelEvents {
+  onHover(resultId: number, hover: HoverInfo): void;
+  onDispose(): void;
+  log(line: string): void;
+}
+
+export class LensPanel {
+  private panel: vscode.WebviewPanel | undefined;
+  private current: (PanelResult & { id: number }) | undefined;
+  private nextId = 1;
+  private pendingView: ViewName | undefined;
+  private ready = false;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly defaults: () => ViewDefaults,
+    private readonly events: PanelEvents,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  get resultId(): number | undefined {
+    return this.current?.id;
+  }
+
+  get result(): ExplainResult | undefined {
+    return this.current?.result;
+  }
+
+  /** Shows a new result (creating or revealing the panel); returns its id. */
+  show(r: PanelResult, view?: ViewName): number {
+    const id = this.nextId++;
+    this.current = { ...r, id };
+    this.pendingView = view;
+    if (!this.panel) this.attach(this.create());
+    else {
+      this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
+      if (this.ready) this.sendInit();
+    }
+    return id;
+  }
+
+  /** Opens a view (heatmap or heads) in the panel that shows the current result. */
+  showView(view: ViewName): void {
+    if (!this.panel) return;
+    this.panel.reveal(undefined, false);
+    if (this.ready) this.post({ type: 'show', view });
+    else this.pendingView = view;
+  }
+
+  /** Editor cursor moved onto token `i` (or off every token). */
+  focusToken(i: number | null): void {
+    if (this.current && this.ready) this.post({ type: 'focus', resultId: this.current.id, i });
+  }
+
+  /** Called by the serializer after a window reload: the result is gone, the view's own state is not. */
+  restore(panel: vscode.WebviewPanel): void {
+    this.panel?.dispose();
+    this.attach(panel);
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+  }
+
+  private create(): vscode.WebviewPanel {
+    return vscode.window.createWebviewPanel(
+      VIEW_TYPE,
+      'DeBERTa Lens',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      this.options(),
+    );
+  }
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: false, // state lives in getState/setState; hidden panels cost nothing
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    this.panel = panel;
+    this.ready = false;
+    panel.webview.options = this.options();
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
+    panel.webview.html = renderHtml(panel.webview, this.extensionUri);
+    const own = [
+      panel.webview.onDidReceiveMessage((m: unknown) => {
+        if (this.panel === panel) this.receive(m);
+      }),
+      panel.onDidChangeViewState((e) => {
+        // A hidden panel's page is torn down; it sends `ready` again when shown.
+        if (this.panel === panel && !e.webviewPanel.visible) this.ready = false;
+      }),
+    ];
+    panel.onDidDispose(() => {
+      for (const d of own) d.dispose();
+      if (this.panel !== panel) return; // an older panel replaced by restore()
+      this.panel = undefined;
+      // Results can be hundreds of MB (all layers × heads × n²): free them with the view.
+      this.current = undefined;
+      this.ready = false;
+      this.events.onDispose();
+    });
+  }
+
+  private receive(raw: unknown): void {
+    const m = parseWebviewMessage(raw);
+    if (!m) {
+      this.events.log(`ignored a malformed message from the view`);
+      return;
+    }
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        if (this.current) this.sendInit();
+        else this.post({ type: 'empty', message: 'Select text in an editor and run “DeBERTa Lens: Explain Attention” (Ctrl+Alt+E).' });
+        return;
+      case 'request': {
+        const cur = this.current;
+        if (!cur || cur.id !== m.resultId) {
+          this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: 'this result has been replaced' });
+          return;
+        }
+        try {
+          const body = answerRequest(cur.result, m.body);
+          this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body });
+        } catch (e) {
+          this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) });
+        }
+        return;
+      }
+      case 'hover':
+        if (this.current && m.resultId === this.current.id) this.events.onHover(m.resultId, m.hover);
+        return;
+      case 'log':
+        this.events.log(`view ${m.level}: ${m.message}`);
+        return;
+    }
+  }
+
+  private sendInit(): void {
+    const cur = this.current;
+    if (!cur) return;
+    const r = cur.result;
+    const defaults = this.defaults();
+    if (this.pendingView) defaults.view = this.pendingView;
+    this.pendingView = undefined;
+    const init: ViewInit = {
+      resultId: cur.id,
+      text: cur.text,
+      tokens: protocolTokens(r),
+      model: {
+        name: r.model.name,
+        type: r.model.type,
+        layers: r.layers,
+        heads: r.heads,
+        headDim: r.model.head_dim,
+        terms: r.terms,
+        executionProvider: r.model.execution_provider,
+        scale: r.scale,
+      },
+      defaults,
+      ms: cur.ms,
+    };
+    this.post({ type: 'init', init });
+    if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+  }
+
+  private post(m: HostToWebview): void {
+    void this.panel?.webview.postMessage(m);
+  }
+}
+
+export function nonce(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let s = '';
+  for (let k = 0; k < 32; k++) s += chars[Math.floor(Math.random() * chars.length)];
+  return s;
+}
+
+function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const n = nonce();
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'lens.css'));
+  const csp = [
+    `default-src 'none'`,
+    `img-src ${webview.cspSource} data: blob:`,
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${n}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>DeBERTa Lens</title>
+</head>
+<body>
+<div id="app" data-state="loading"><p id="empty" class="empty">Loading…</p></div>
+<script nonce="${n}" src="${script}"></script>
+</body>
+</html>`;
+}

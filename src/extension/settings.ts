@@ -1,0 +1,56 @@
+// The extension's settings: their types, defaults and validation, defined once. `readSettings` is the one
+// place that reads them (extension.ts passes VS Code's configuration getter).
+import type { ExecutionProviderSetting, MatrixKind } from '../engine/types';
+import type { ColorScaleName, ViewName } from '../protocol';
+
+export const SECTION = 'debertaLens';
+
+export interface LensSettings {
+  /** Empty = the embedded default model. */
+  modelPath: string;
+  executionProvider: ExecutionProviderSetting;
+  maxTokens: number;
+  defaultTerm: MatrixKind;
+  defaultView: ViewName;
+  colorScale: ColorScaleName;
+}
+
+export const DEFAULTS: LensSettings = {
+  modelPath: '',
+  executionProvider: 'auto',
+  maxTokens: 512,
+  defaultTerm: 'probs',
+  defaultView: 'heatmap',
+  colorScale: 'diverging',
+};
+
+const EPS: readonly ExecutionProviderSetting[] = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
+const TERMS: readonly MatrixKind[] = ['c2c', 'c2p', 'p2c', 'scores', 'probs'];
+const VIEWS: readonly ViewName[] = ['heatmap', 'heads'];
+const SCALES: readonly ColorScaleName[] = ['diverging', 'viridis'];
+
+/** Settings that, when changed, invalidate the open model. */
+export const MODEL_KEYS = ['modelPath', 'executionProvider', 'maxTokens'] as const;
+
+function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+}
+
+/** Reads and sanitises the settings; a malformed value falls back to its default rather than throwing. */
+export function readSettings(get: (key: keyof LensSettings) => unknown): LensSettings {
+  const path = get('modelPath');
+  const max = get('maxTokens');
+  return {
+    modelPath: typeof path === 'string' ? path.trim() : DEFAULTS.modelPath,
+    executionProvider: oneOf(get('executionProvider'), EPS, DEFAULTS.executionProvider),
+    maxTokens: typeof max === 'number' && Number.isInteger(max) && max >= 3 ? max : DEFAULTS.maxTokens,
+    defaultTerm: oneOf(get('defaultTerm'), TERMS, DEFAULTS.defaultTerm),
+    defaultView: oneOf(get('defaultView'), VIEWS, DEFAULTS.defaultView),
+    colorScale: oneOf(get('colorScale'), SCALES, DEFAULTS.colorScale),
+  };
+}
+
+/** The key that a model is opened with: a change of any of these means reopening. */
+export function modelKey(s: LensSettings): string {
+  return JSON.stringify([s.modelPath, s.executionProvider, s.maxTokens]);
+}

@@ -1,0 +1,22 @@
+// What Explain runs on when nothing is selected: the paragraph around the cursor (lines up to the nearest
+// blank lines), or the current line when that paragraph is too long. Pure, so it is unit-tested.
+
+export interface LineRange {
+  /** First and last line, inclusive. */
+  start: number;
+  end: number;
+}
+
+const blank = (s: string) => s.trim().length === 0;
+
+/** Lines of the paragraph containing `line`; a blank line gives itself. `maxChars` caps the paragraph's size. */
+export function paragraphAround(lines: readonly string[], line: number, maxChars = 20000): LineRange {
+  if (line < 0 || line >= lines.length || blank(lines[line])) return { start: line, end: line };
+  let start = line;
+  let end = line;
+  while (start > 0 && !blank(lines[start - 1])) start--;
+  while (end < lines.length - 1 && !blank(lines[end + 1])) end++;
+  let chars = 0;
+  for (let k = start; k <= end; k++) chars += lines[k].length + 1;
+  return chars > maxChars ? { start: line, end: line } : { start, end };
+}

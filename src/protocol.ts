@@ -1,0 +1,270 @@
+// Messages between the extension host and the DeBERTa Lens webview. Imported by both builds, so it holds
+// types and tiny pure helpers only (no `vscode`, no DOM, no Node APIs).
+//
+// Shape of the conversation:
+//   webview → host  `ready`                      (once per page load)
+//   host → webview  `init`                       (tokens, model shape, defaults)
+//   webview → host  `request` {id, body}         (a slice, a layer of heads, the overview, one query row)
+//   host → webview  `response` {id, ok, body}    (matrices as ArrayBuffers of float32, never number arrays)
+//   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
+//   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
+import type { MatrixKind, TermName } from './engine/types';
+
+export const PROTOCOL_VERSION = 1;
+
+export type ViewName = 'heatmap' | 'heads';
+export type ColorScaleName = 'diverging' | 'viridis';
+
+export interface ProtocolToken {
+  i: number;
+  text: string;
+  /** [start, end) in UTF-16 units of `ViewInit.text`; specials have start === end. */
+  start: number;
+  end: number;
+  special: boolean;
+}
+
+export interface ModelShape {
+  name: string;
+  type: string;
+  layers: number[];
+  heads: number;
+  headDim: number;
+  terms: TermName[];
+  executionProvider: string;
+  scale: number;
+}
+
+export interface ViewDefaults {
+  term: MatrixKind;
+  view: ViewName;
+  colorScale: ColorScaleName;
+}
+
+export interface ViewInit {
+  /** Increases with every Explain: responses for an older result are ignored. */
+  resultId: number;
+  text: string;
+  tokens: ProtocolToken[];
+  model: ModelShape;
+  defaults: ViewDefaults;
+  ms: number;
+}
+
+// ---- requests (webview → host) and their response bodies ----
+
+/** One head's `[n, n]` matrix. */
+export interface SliceRequest {
+  type: 'slice';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+}
+/** Every head of a layer, block-averaged down to at most `maxSize` × `maxSize` each: `[heads, m, m]`. */
+export interface HeadsRequest {
+  type: 'heads';
+  layer: number;
+  kind: MatrixKind;
+  maxSize: number;
+}
+/** One number per (layer, head): `[layers, heads]` (see OverviewMetric). */
+export interface OverviewRequest {
+  type: 'overview';
+  kind: MatrixKind;
+}
+/** Query row `i` of every kind the model has, for the exact hover readout. */
+export interface RowRequest {
+  type: 'row';
+  layer: number;
+  head: number;
+  i: number;
+}
+export type RequestBody = SliceRequest | HeadsRequest | OverviewRequest | RowRequest;
+
+export interface SliceResponse {
+  type: 'slice';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+  n: number;
+  data: ArrayBuffer; // float32 [n, n]
+}
+export interface HeadsResponse {
+  type: 'heads';
+  layer: number;
+  kind: MatrixKind;
+  heads: number;
+  size: number; // m
+  data: ArrayBuffer; // float32 [heads, m, m]
+}
+/** probs: mean row entropy in nats (low = focused head); other kinds: mean |value|. */
+export type OverviewMetric = 'entropy' | 'mean-abs';
+export interface OverviewResponse {
+  type: 'overview';
+  kind: MatrixKind;
+  metric: OverviewMetric;
+  layers: number[];
+  heads: number;
+  data: ArrayBuffer; // float32 [layers.length, heads]
+}
+export interface RowResponse {
+  type: 'row';
+  layer: number;
+  head: number;
+  i: number;
+  n: number;
+  /** One float32 [n] buffer per kind the model has. */
+  rows: Partial<Record<MatrixKind, ArrayBuffer>>;
+}
+export type ResponseBody = SliceResponse | HeadsResponse | OverviewResponse | RowResponse;
+
+export interface HoverInfo {
+  /** Query token (row) being inspected, or null when nothing is hovered or pinned. */
+  i: number | null;
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+  pinned: boolean;
+}
+
+export type WebviewToHost =
+  | { type: 'ready'; version: number }
+  | { type: 'request'; id: number; resultId: number; body: RequestBody }
+  | { type: 'hover'; resultId: number; hover: HoverInfo }
+  | { type: 'log'; level: 'info' | 'error'; message: string };
+
+export type HostToWebview =
+  | { type: 'init'; init: ViewInit }
+  | { type: 'empty'; message: string }
+  | { type: 'response'; id: number; resultId: number; ok: true; body: ResponseBody }
+  | { type: 'response'; id: number; resultId: number; ok: false; error: string }
+  | { type: 'focus'; resultId: number; i: number | null }
+  | { type: 'show'; view: ViewName };
+
+/** What the webview keeps in `setState` and the serializer gets back after a reload. */
+export interface PersistedState {
+  version: number;
+  view: ViewName;
+  term: MatrixKind;
+  layer: number;
+  head: number;
+  pinned: number | null;
+  compare: number[];
+  colorScale: ColorScaleName;
+  /** The result the state was saved for (a pin only makes sense for that text). */
+  resultId?: number;
+}
+
+// ---- helpers shared by both sides ----
+
+const KINDS: readonly MatrixKind[] = ['c2c', 'c2p', 'p2c', 'scores', 'probs'];
+
+export function isMatrixKind(x: unknown): x is MatrixKind {
+  return typeof x === 'string' && (KINDS as readonly string[]).includes(x);
+}
+
+/** Copies a float32 view into a fresh, exactly-sized ArrayBuffer (a subarray's buffer is the whole tensor). */
+export function toBuffer(values: Float32Array): ArrayBuffer {
+  const copy = new Float32Array(values.length);
+  copy.set(values);
+  return copy.buffer;
+}
+
+/** Reads a float32 payload back, checking that its size is what the header promised. */
+export function fromBuffer(buf: ArrayBuffer | ArrayBufferView, expectedLength: number): Float32Array {
+  // Some transports hand typed arrays (or Node Buffers) instead of bare ArrayBuffers.
+  const view = ArrayBuffer.isView(buf)
+    ? new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength))
+    : new Float32Array(buf);
+  if (view.length !== expectedLength) {
+    throw new RangeError(`payload has ${view.length} floats, expected ${expectedLength}`);
+  }
+  return view;
+}
+
+const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
+
+/** Validates a request body coming from the webview (it is untrusted input for the host). */
+export function parseRequestBody(x: unknown): RequestBody | undefined {
+  if (!x || typeof x !== 'object') return undefined;
+  const b = x as Record<string, unknown>;
+  switch (b.type) {
+    case 'slice':
+      return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind)
+        ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind }
+        : undefined;
+    case 'heads':
+      return isInt(b.layer) && isMatrixKind(b.kind) && isInt(b.maxSize) && b.maxSize > 0
+        ? { type: 'heads', layer: b.layer, kind: b.kind, maxSize: b.maxSize }
+        : undefined;
+    case 'overview':
+      return isMatrixKind(b.kind) ? { type: 'overview', kind: b.kind } : undefined;
+    case 'row':
+      return isInt(b.layer) && isInt(b.head) && isInt(b.i)
+        ? { type: 'row', layer: b.layer, head: b.head, i: b.i }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Validates any message from the webview; unknown or malformed messages give undefined. */
+export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
+  if (!x || typeof x !== 'object') return undefined;
+  const m = x as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+      return isInt(m.version) ? { type: 'ready', version: m.version } : undefined;
+    case 'request': {
+      const body = parseRequestBody(m.body);
+      return body && isInt(m.id) && isInt(m.resultId) ? { type: 'request', id: m.id, resultId: m.resultId, body } : undefined;
+    }
+    case 'hover': {
+      const h = m.hover as Record<string, unknown> | undefined;
+      if (!h || !isInt(m.resultId)) return undefined;
+      if (!(h.i === null || isInt(h.i)) || !isInt(h.layer) || !isInt(h.head) || !isMatrixKind(h.kind)) return undefined;
+      return {
+        type: 'hover',
+        resultId: m.resultId,
+        hover: { i: h.i as number | null, layer: h.layer, head: h.head, kind: h.kind, pinned: h.pinned === true },
+      };
+    }
+    case 'log':
+      return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
+        ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Correlates requests with responses by id; the webview's only async primitive. */
+export class RequestTracker<T> {
+  private next = 1;
+  private readonly pending = new Map<number, { resolve(v: T): void; reject(e: Error): void }>();
+
+  open(): { id: number; promise: Promise<T> } {
+    const id = this.next++;
+    const promise = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    return { id, promise };
+  }
+
+  settle(id: number, ok: boolean, value: T | undefined, error?: string): boolean {
+    const p = this.pending.get(id);
+    if (!p) return false;
+    this.pending.delete(id);
+    if (ok) p.resolve(value as T);
+    else p.reject(new Error(error ?? 'request failed'));
+    return true;
+  }
+
+  /** Rejects everything in flight (a new result replaced the old one). */
+  rejectAll(reason: string): void {
+    for (const p of this.pending.values()) p.reject(new Error(reason));
+    this.pending.clear();
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+}

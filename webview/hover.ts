@@ -1,0 +1,66 @@
+// Hover maths: which keys a query attends to most, how strongly, and the numbers for one pair. Pure.
+import type { MatrixKind } from '../src/engine/types';
+
+export interface Neighbour {
+  j: number;
+  value: number;
+  /** 0..1: |value| relative to the strongest of the top-k (drives opacity). */
+  strength: number;
+}
+
+/** Probabilities and scores rank by value (what softmax favours); raw terms by magnitude (either sign). */
+export function rankByMagnitude(kind: MatrixKind): boolean {
+  return kind === 'c2c' || kind === 'c2p' || kind === 'p2c';
+}
+
+/** Top-k entries of a row, strongest first; ties keep the lower index first. Skips non-finite values. */
+export function topK(row: Float32Array, k: number, byMagnitude: boolean, exclude?: (j: number) => boolean): Neighbour[] {
+  const key = (v: number) => (byMagnitude ? Math.abs(v) : v);
+  const picked: number[] = [];
+  // Partial selection: k is small (≤ 16), n ≤ a few thousand, so an insertion-sorted list is cheapest.
+  for (let j = 0; j < row.length; j++) {
+    const v = row[j];
+    if (!Number.isFinite(v) || exclude?.(j)) continue;
+    const kv = key(v);
+    if (picked.length === k && kv <= key(row[picked[k - 1]])) continue;
+    let pos = picked.length;
+    while (pos > 0 && key(row[picked[pos - 1]]) < kv) pos--;
+    picked.splice(pos, 0, j);
+    if (picked.length > k) picked.pop();
+  }
+  const top = picked.length ? Math.abs(row[picked[0]]) : 0;
+  const rel = (v: number) => (byMagnitude ? Math.abs(v) : Math.max(0, v));
+  const norm = byMagnitude ? top : Math.max(0, row[picked[0]] ?? 0);
+  return picked.map((j) => ({ j, value: row[j], strength: norm > 0 ? rel(row[j]) / norm : 0 }));
+}
+
+/** Strength 0..1 → one of `buckets` decoration levels (1..buckets); 0 means "too weak to show". */
+export function strengthBucket(strength: number, buckets: number): number {
+  if (!(strength > 0)) return 0;
+  return Math.max(1, Math.min(buckets, Math.ceil(strength * buckets)));
+}
+
+export interface PairValues {
+  c2c?: number;
+  c2p?: number;
+  p2c?: number;
+  scores?: number;
+  probs?: number;
+}
+
+/** Values for the pair (i, j) from per-kind rows of query i. */
+export function pairValues(rows: Partial<Record<MatrixKind, Float32Array>>, j: number): PairValues {
+  const out: PairValues = {};
+  for (const kind of ['c2c', 'c2p', 'p2c', 'scores', 'probs'] as const) {
+    const r = rows[kind];
+    if (r && j >= 0 && j < r.length) out[kind] = r[j];
+  }
+  return out;
+}
+
+/** Heatmap geometry: the cell (i = row/query, j = column/key) under a point, or null outside. */
+export function cellAt(x: number, y: number, size: number, n: number): { i: number; j: number } | null {
+  if (n <= 0 || size <= 0 || x < 0 || y < 0 || x >= size || y >= size) return null;
+  const cell = size / n;
+  return { i: Math.min(n - 1, Math.floor(y / cell)), j: Math.min(n - 1, Math.floor(x / cell)) };
+}

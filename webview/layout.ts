@@ -1,0 +1,71 @@
+// Lays the tokens out like the source text: the gaps between tokens keep their spaces and line breaks, and
+// special tokens ([CLS], [SEP]) appear as marked pieces. Pure: the DOM code only renders what this returns.
+import type { ProtocolToken } from '../src/protocol';
+
+export type Segment =
+  | { kind: 'token'; i: number; text: string; special: boolean }
+  | { kind: 'gap'; text: string };
+
+/** One visual line of the strip. */
+export type Line = Segment[];
+
+/** Strips the tokenizer's word-boundary markers for display when a token has no source text of its own. */
+export function pieceLabel(piece: string): string {
+  const s = piece.replace(/^[▁Ġ]+/u, '');
+  return s.length ? s : piece;
+}
+
+/** Splits a run of source text on line breaks (\r\n, \n, \r): the pieces between breaks. */
+function splitLines(s: string): string[] {
+  return s.split(/\r\n|\n|\r/);
+}
+
+export function layoutTokens(text: string, tokens: readonly ProtocolToken[]): Line[] {
+  const lines: Line[] = [[]];
+  const push = (seg: Segment) => lines[lines.length - 1].push(seg);
+  // Text with line breaks becomes several segments on consecutive lines.
+  const pushText = (s: string, make: (part: string) => Segment) => {
+    splitLines(s).forEach((part, k) => {
+      if (k > 0) lines.push([]);
+      if (part.length) push(make(part));
+    });
+  };
+  let cursor = 0;
+  for (const t of tokens) {
+    if (t.special) {
+      push({ kind: 'token', i: t.i, text: t.text, special: true });
+      continue;
+    }
+    const start = Math.max(t.start, cursor);
+    if (start > cursor) pushText(text.slice(cursor, start), (part) => ({ kind: 'gap', text: part }));
+    const own = text.slice(start, Math.max(start, t.end));
+    if (/[\r\n]/.test(own)) {
+      // A token spanning a line break keeps the break; a break-only token shows as ↵ where the line ends.
+      const parts = splitLines(own);
+      const visible = parts.some((p) => p.trim().length);
+      parts.forEach((part, k) => {
+        if (k > 0) lines.push([]);
+        if (part.length && visible) push({ kind: 'token', i: t.i, text: part, special: false });
+        else if (!visible && k === 0) push({ kind: 'token', i: t.i, text: part + '↵', special: false });
+      });
+    } else {
+      // Tokens that share source characters (byte fallback) or carry only spaces still need a visible piece.
+      push({ kind: 'token', i: t.i, text: own.trim().length ? own : pieceLabel(t.text), special: false });
+    }
+    cursor = Math.max(cursor, t.end);
+  }
+  if (cursor < text.length) pushText(text.slice(cursor), (part) => ({ kind: 'gap', text: part }));
+  return lines;
+}
+
+/** For each source UTF-16 offset inside a token, the token index (the editor's cursor → token map). */
+export function tokenAtOffset(tokens: readonly ProtocolToken[], offset: number): number | null {
+  let best: number | null = null;
+  for (const t of tokens) {
+    if (t.special || t.end <= t.start) continue;
+    if (offset >= t.start && offset < t.end) return t.i;
+    // A cursor just after a token's last character still belongs to it (the caret sits at the end).
+    if (offset === t.end) best = t.i;
+  }
+  return best;
+}

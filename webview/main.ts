@@ -1,0 +1,811 @@
+// The DeBERTa Lens view: token strip, heatmap with hover readout, head grid and side-by-side compare.
+// The maths lives in the pure modules beside this file; this one owns the DOM and the message loop.
+import type { MatrixKind } from '../src/engine/types';
+import {
+  fromBuffer,
+  PROTOCOL_VERSION,
+  RequestTracker,
+  type HeadsResponse,
+  type HostToWebview,
+  type OverviewResponse,
+  type PersistedState,
+  type RequestBody,
+  type ResponseBody,
+  type RowResponse,
+  type SliceResponse,
+  type ViewInit,
+  type ViewName,
+  type WebviewToHost,
+} from '../src/protocol';
+import { LruCache } from './cache';
+import { colorOf, cssRgb, formatValue, isSignedKind, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from './hover';
+import { layoutTokens } from './layout';
+import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
+
+interface VsCodeApi {
+  postMessage(message: WebviewToHost): void;
+  getState(): unknown;
+  setState(state: PersistedState): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const KIND_LABEL: Record<MatrixKind, string> = {
+  c2c: 'c2c (content→content)',
+  c2p: 'c2p (content→position)',
+  p2c: 'p2c (position→content)',
+  scores: 'scores ((c2c+c2p+p2c)/scale)',
+  probs: 'probs (softmax)',
+};
+const TOP_K = 8;
+const LABELLED = 3;
+const GRID_SIZE = 96; // small multiples are block-averaged to at most this many cells a side
+
+// ---------- state ----------
+let init: ViewInit | undefined;
+let kinds: MatrixKind[] = [];
+let state: ViewState | undefined;
+/** Query row under the pointer or keyboard cursor (strip, heatmap or editor); `pinned` overrides it. */
+let hoverI: number | null = null;
+let hoverJ: number | null = null;
+let current: { values: Float32Array; range: Range; n: number; key: string } | undefined;
+let sentHover = '';
+const tracker = new RequestTracker<ResponseBody>();
+const cache = new LruCache<string, ResponseBody>(48);
+
+// ---------- DOM helpers ----------
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<Record<string, string>> = {},
+  children: (Node | string)[] = [],
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) if (v !== undefined) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+const $ = <T extends HTMLElement>(sel: string): T => {
+  const e = document.querySelector<T>(sel);
+  if (!e) throw new Error(`missing ${sel}`);
+  return e;
+};
+const app = $('#app');
+
+function post(m: WebviewToHost): void {
+  vscode.postMessage(m);
+}
+
+function save(): void {
+  if (state) vscode.setState(state);
+}
+
+// ---------- requests ----------
+function keyOf(b: RequestBody): string {
+  return JSON.stringify(b);
+}
+
+async function request<T extends ResponseBody>(body: RequestBody): Promise<T> {
+  const k = keyOf(body);
+  const hit = cache.get(k);
+  if (hit) return hit as T;
+  if (!init) throw new Error('no result');
+  const { id, promise } = tracker.open();
+  post({ type: 'request', id, resultId: init.resultId, body });
+  const res = (await promise) as T;
+  cache.set(k, res);
+  return res;
+}
+
+async function getSlice(layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
+  const r = await request<SliceResponse>({ type: 'slice', layer, head, kind });
+  return fromBuffer(r.data, r.n * r.n);
+}
+
+async function getRow(layer: number, head: number, i: number): Promise<Partial<Record<MatrixKind, Float32Array>>> {
+  const r = await request<RowResponse>({ type: 'row', layer, head, i });
+  const out: Partial<Record<MatrixKind, Float32Array>> = {};
+  for (const [k, buf] of Object.entries(r.rows)) if (buf) out[k as MatrixKind] = fromBuffer(buf, r.n);
+  rowCache.set(`${layer}/${head}/${i}`, out);
+  return out;
+}
+
+function reportError(e: unknown): void {
+  const message = e instanceof Error ? e.message : String(e);
+  if (message === 'this result has been replaced' || message === 'superseded') return;
+  $('#status').textContent = message;
+  post({ type: 'log', level: 'error', message });
+}
+
+// ---------- layout ----------
+function buildShell(): void {
+  if (!init || !state) return;
+  const m = init.model;
+  const option = (value: string, label: string) => el('option', { value }, [label]);
+  const term = el('select', { id: 'term', 'aria-label': 'Term' }, kinds.map((k) => option(k, KIND_LABEL[k])));
+  const layer = el('select', { id: 'layer', 'aria-label': 'Layer' }, m.layers.map((l) => option(String(l), `Layer ${l}`)));
+  const head = el(
+    'select',
+    { id: 'head', 'aria-label': 'Head' },
+    Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)),
+  );
+  const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale' }, [
+    option('diverging', 'Blue–red'),
+    option('viridis', 'Viridis'),
+  ]);
+  const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
+  const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'View controls' }, [
+    el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'View' }, [
+      el('button', { id: 'view-heatmap', type: 'button', role: 'tab', 'aria-controls': 'heatmap-view' }, ['Heatmap']),
+      el('button', { id: 'view-heads', type: 'button', role: 'tab', 'aria-controls': 'heads-view' }, ['Compare heads']),
+    ]),
+    el('label', {}, ['Term ', term]),
+    el('span', { class: 'group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
+    el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
+    el('label', {}, ['Colours ', scale]),
+    el('span', { id: 'meta', class: 'meta' }, [
+      `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`,
+    ]),
+  ]);
+
+  const tokens = el('div', { id: 'tokens', role: 'listbox', tabindex: '0', 'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)' });
+  for (const line of layoutTokens(init.text, init.tokens)) {
+    const row = el('div', { class: 'line' });
+    for (const seg of line) {
+      if (seg.kind === 'gap') row.append(el('span', { class: 'gap' }, [seg.text]));
+      else {
+        const t = init.tokens[seg.i];
+        row.append(
+          el(
+            'span',
+            {
+              class: seg.special ? 'tok special' : 'tok',
+              'data-i': String(seg.i),
+              role: 'option',
+              'aria-selected': 'false',
+              title: `#${seg.i} ${t.text}`,
+            },
+            [seg.text],
+          ),
+        );
+      }
+    }
+    tokens.append(row);
+  }
+
+  const heatmapView = el('section', { id: 'heatmap-view', role: 'tabpanel', 'aria-label': 'Heatmap' }, [
+    el('div', { class: 'heatmap-wrap' }, [
+      el('canvas', { id: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention heatmap: rows are queries, columns are keys. Arrow keys move, Enter pins.' }),
+      el('canvas', { id: 'heatmap-overlay', 'aria-hidden': 'true' }),
+    ]),
+    el('div', { id: 'legend', class: 'legend' }, [
+      el('span', { id: 'legend-min' }),
+      el('canvas', { id: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' }),
+      el('span', { id: 'legend-max' }),
+      el('span', { id: 'legend-label', class: 'meta' }),
+    ]),
+  ]);
+  const headsView = el('section', { id: 'heads-view', role: 'tabpanel', 'aria-label': 'Compare heads', hidden: '' }, [
+    el('h2', {}, ['Layer × head overview']),
+    el('p', { id: 'overview-caption', class: 'meta' }),
+    el('canvas', { id: 'overview', tabindex: '0', role: 'img', 'aria-label': 'Overview: rows are layers, columns are heads. Arrow keys move, Enter opens.' }),
+    el('h2', { id: 'grid-title' }, ['Heads']),
+    el('div', { id: 'head-grid', class: 'head-grid' }),
+    el('h2', {}, ['Side by side']),
+    el('p', { id: 'compare-hint', class: 'meta' }, ['Tick “compare” on two or more heads to see them side by side; hover is linked.']),
+    el('div', { id: 'compare', class: 'compare' }),
+  ]);
+
+  app.replaceChildren(
+    toolbar,
+    tokens,
+    el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
+    el('div', { id: 'status', class: 'status', role: 'alert' }),
+    heatmapView,
+    headsView,
+    el('p', { class: 'keys meta' }, ['Keys: [ ] layer · , . head · 1–5 term · h heatmap · g heads · Esc clear']),
+  );
+  app.dataset.state = 'ready';
+  wireControls();
+  const legend = $<HTMLCanvasElement>('#legend-bar');
+  legend.style.width = '160px';
+  legend.style.height = '10px';
+}
+
+// ---------- control wiring ----------
+function wireControls(): void {
+  const term = $<HTMLSelectElement>('#term');
+  const layer = $<HTMLSelectElement>('#layer');
+  const head = $<HTMLSelectElement>('#head');
+  const scale = $<HTMLSelectElement>('#color-scale');
+  term.addEventListener('change', () => update({ term: term.value as MatrixKind }));
+  layer.addEventListener('change', () => update({ layer: Number(layer.value) }));
+  head.addEventListener('change', () => update({ head: Number(head.value) }));
+  scale.addEventListener('change', () => update({ colorScale: scale.value as ViewState['colorScale'] }));
+  $('#layer-prev').addEventListener('click', () => act({ type: 'layer', delta: -1 }));
+  $('#layer-next').addEventListener('click', () => act({ type: 'layer', delta: 1 }));
+  $('#head-prev').addEventListener('click', () => act({ type: 'head', delta: -1 }));
+  $('#head-next').addEventListener('click', () => act({ type: 'head', delta: 1 }));
+  $('#view-heatmap').addEventListener('click', () => update({ view: 'heatmap' }));
+  $('#view-heads').addEventListener('click', () => update({ view: 'heads' }));
+
+  const tokens = $('#tokens');
+  tokens.addEventListener('mouseover', (e) => {
+    const i = tokenIndex(e.target);
+    if (i !== null) setHover(i, null);
+  });
+  tokens.addEventListener('mouseleave', () => setHover(null, null));
+  tokens.addEventListener('click', (e) => {
+    const i = tokenIndex(e.target);
+    if (i !== null) pin(state?.pinned === i ? null : i);
+  });
+  tokens.addEventListener('keydown', (e) => {
+    if (!init) return;
+    const n = init.tokens.length;
+    const at = state?.pinned ?? hoverI ?? -1;
+    let next: number | null = null;
+    if (e.key === 'ArrowRight' || e.key === 'ArrowDown') next = Math.min(n - 1, at + 1);
+    else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') next = Math.max(0, at - 1);
+    else if (e.key === 'Home') next = 0;
+    else if (e.key === 'End') next = n - 1;
+    else if (e.key === 'Enter' || e.key === ' ') {
+      if (hoverI !== null) pin(state?.pinned === hoverI ? null : hoverI);
+      e.preventDefault();
+      return;
+    }
+    if (next === null) return;
+    e.preventDefault();
+    if (state?.pinned !== null && state?.pinned !== undefined) pin(next);
+    else setHover(next, null);
+    document.querySelector(`#tokens .tok[data-i="${next}"]`)?.scrollIntoView({ block: 'nearest' });
+  });
+
+  const canvas = $<HTMLCanvasElement>('#heatmap');
+  canvas.addEventListener('mousemove', (e) => {
+    if (!current) return;
+    const rect = canvas.getBoundingClientRect();
+    const c = cellAt(e.clientX - rect.left, e.clientY - rect.top, rect.width, current.n);
+    if (c) setHover(c.i, c.j);
+  });
+  canvas.addEventListener('mouseleave', () => setHover(null, null));
+  canvas.addEventListener('click', () => {
+    if (hoverI !== null) pin(state?.pinned === hoverI ? null : hoverI, hoverJ);
+  });
+  canvas.addEventListener('keydown', (e) => {
+    if (!init) return;
+    const n = init.tokens.length;
+    let i = hoverI ?? state?.pinned ?? 0;
+    let j = hoverJ ?? 0;
+    if (e.key === 'ArrowDown') i = Math.min(n - 1, i + 1);
+    else if (e.key === 'ArrowUp') i = Math.max(0, i - 1);
+    else if (e.key === 'ArrowRight') j = Math.min(n - 1, j + 1);
+    else if (e.key === 'ArrowLeft') j = Math.max(0, j - 1);
+    else if (e.key === 'Enter' || e.key === ' ') {
+      pin(state?.pinned === i ? null : i, j);
+      e.preventDefault();
+      return;
+    } else return;
+    e.preventDefault();
+    if (state?.pinned !== null && state?.pinned !== undefined) pin(i, j);
+    else setHover(i, j);
+  });
+
+  const overview = $<HTMLCanvasElement>('#overview');
+  overview.addEventListener('click', (e) => {
+    if (!init || !state) return;
+    const rect = overview.getBoundingClientRect();
+    const li = Math.floor(((e.clientY - rect.top) / rect.height) * init.model.layers.length);
+    const h = Math.floor(((e.clientX - rect.left) / rect.width) * init.model.heads);
+    const layerAt = init.model.layers[li];
+    if (layerAt !== undefined && h >= 0 && h < init.model.heads) update({ layer: layerAt, head: h, view: 'heatmap' });
+  });
+  overview.addEventListener('keydown', (e) => {
+    if (!init || !state) return;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      act({ type: 'layer', delta: e.key === 'ArrowDown' ? 1 : -1 });
+      e.preventDefault();
+    } else if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+      act({ type: 'head', delta: e.key === 'ArrowRight' ? 1 : -1 });
+      e.preventDefault();
+    } else if (e.key === 'Enter') update({ view: 'heatmap' });
+  });
+}
+
+function tokenIndex(target: EventTarget | null): number | null {
+  const t = target instanceof HTMLElement ? target.closest<HTMLElement>('.tok') : null;
+  return t?.dataset.i !== undefined ? Number(t.dataset.i) : null;
+}
+
+// Global shortcuts, unless the user is typing into a control that uses the key itself.
+document.addEventListener('keydown', (e) => {
+  if (!state || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.target instanceof HTMLSelectElement && e.key.length === 1 && !'[],.'.includes(e.key)) return;
+  const a = keyToAction(e.key, kinds);
+  if (!a) return;
+  e.preventDefault();
+  if (a.type === 'clear') {
+    hoverI = null;
+    hoverJ = null;
+  }
+  act(a);
+});
+
+function act(a: Parameters<typeof applyAction>[1]): void {
+  if (!state || !init) return;
+  const next = applyAction(state, a, init.model.layers, init.model.heads);
+  update(next);
+}
+
+// ---------- state transitions ----------
+function update(patch: Partial<ViewState>): void {
+  if (!state) return;
+  const prev = state;
+  state = { ...state, ...patch };
+  save();
+  syncControls();
+  const matrixChanged = prev.layer !== state.layer || prev.head !== state.head || prev.term !== state.term || prev.colorScale !== state.colorScale;
+  if (prev.view !== state.view || matrixChanged || patch.view !== undefined) void renderView();
+  else refreshHover();
+}
+
+function syncControls(): void {
+  if (!state) return;
+  $<HTMLSelectElement>('#term').value = state.term;
+  $<HTMLSelectElement>('#layer').value = String(state.layer);
+  $<HTMLSelectElement>('#head').value = String(state.head);
+  $<HTMLSelectElement>('#color-scale').value = state.colorScale;
+  const heat = state.view === 'heatmap';
+  $('#heatmap-view').hidden = !heat;
+  $('#heads-view').hidden = heat;
+  $('#view-heatmap').setAttribute('aria-selected', String(heat));
+  $('#view-heads').setAttribute('aria-selected', String(!heat));
+  app.dataset.view = state.view;
+}
+
+function pin(i: number | null, j: number | null = null): void {
+  if (!state) return;
+  state = { ...state, pinned: i };
+  save();
+  hoverI = i;
+  hoverJ = j;
+  refreshHover();
+}
+
+function setHover(i: number | null, j: number | null): void {
+  // While a token is pinned, pointer movement only moves the key (column) under inspection.
+  if (state?.pinned !== null && state?.pinned !== undefined) {
+    hoverI = state.pinned;
+    hoverJ = j;
+  } else {
+    hoverI = i;
+    hoverJ = j;
+  }
+  refreshHover();
+}
+
+// ---------- rendering ----------
+let renderSeq = 0;
+
+async function renderView(): Promise<void> {
+  if (!state || !init) return;
+  const seq = ++renderSeq;
+  readThemeColors();
+  try {
+    $('#status').textContent = '';
+    if (state.view === 'heatmap') await renderHeatmap(seq);
+    else await renderHeads(seq);
+    if (seq === renderSeq) refreshHover();
+  } catch (e) {
+    reportError(e);
+  }
+}
+
+function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
+  canvas.style.width = `${px}px`;
+  canvas.style.height = `${px}px`;
+}
+
+function paintInto(canvas: HTMLCanvasElement, values: Float32Array, n: number, range: Range, lut: Uint8ClampedArray): void {
+  // One canvas pixel per cell; CSS scales it up with `image-rendering: pixelated`. One putImageData per matrix.
+  canvas.width = n;
+  canvas.height = n;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  const img = ctx.createImageData(n, n);
+  paintMatrix(values, range, lut, img.data);
+  ctx.putImageData(img, 0, 0);
+}
+
+function heatmapPx(n: number): number {
+  const avail = Math.max(200, Math.min(document.body.clientWidth - 48, 760));
+  return Math.max(n, Math.floor(avail / n) * n || avail);
+}
+
+async function renderHeatmap(seq: number): Promise<void> {
+  if (!state || !init) return;
+  const { layer, head, term } = state;
+  const values = await getSlice(layer, head, term);
+  if (seq !== renderSeq) return;
+  const n = init.tokens.length;
+  const signed = isSignedKind(term);
+  const range = valueRange(values, signed);
+  const lut = makeLut(state.colorScale, signed);
+  current = { values, range, n, key: `${layer}/${head}/${term}` };
+  const canvas = $<HTMLCanvasElement>('#heatmap');
+  paintInto(canvas, values, n, range, lut);
+  const px = heatmapPx(n);
+  sizeCanvasCss(canvas, px);
+  const overlay = $<HTMLCanvasElement>('#heatmap-overlay');
+  const dpr = window.devicePixelRatio || 1;
+  overlay.width = Math.round(px * dpr);
+  overlay.height = Math.round(px * dpr);
+  sizeCanvasCss(overlay, px);
+  canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, head ${head}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
+  renderLegend(range, lut, term);
+}
+
+function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
+  const bar = $<HTMLCanvasElement>('#legend-bar');
+  const ctx = bar.getContext('2d');
+  if (ctx) {
+    const img = ctx.createImageData(256, 1);
+    img.data.set(lut);
+    ctx.putImageData(img, 0, 0);
+  }
+  $('#legend-min').textContent = formatValue(range.min);
+  $('#legend-max').textContent = formatValue(range.max);
+  $('#legend-label').textContent = range.signed ? `${kind}, centred at 0` : `${kind}, 0 to max`;
+}
+
+async function renderHeads(seq: number): Promise<void> {
+  if (!state || !init) return;
+  const { layer, term } = state;
+  const [grid, ov] = await Promise.all([
+    request<HeadsResponse>({ type: 'heads', layer, kind: term, maxSize: GRID_SIZE }),
+    request<OverviewResponse>({ type: 'overview', kind: term }),
+  ]);
+  if (seq !== renderSeq) return;
+  renderOverview(ov);
+  const m = grid.size;
+  const all = fromBuffer(grid.data, grid.heads * m * m);
+  const signed = isSignedKind(term);
+  const range = valueRange(all, signed); // one range for the layer: heads are comparable
+  const lut = makeLut(state.colorScale, signed);
+  renderLegend(range, lut, term);
+  $('#grid-title').textContent = `Heads of layer ${layer} (${term}; click to open, tick to compare)`;
+  const box = $('#head-grid');
+  const cells: HTMLElement[] = [];
+  for (let h = 0; h < grid.heads; h++) {
+    const canvas = el('canvas', { class: 'thumb', 'aria-hidden': 'true' });
+    paintInto(canvas, all.subarray(h * m * m, (h + 1) * m * m), m, range, lut);
+    sizeCanvasCss(canvas, 112);
+    const open = el('button', { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` }, [canvas, el('span', {}, [`Head ${h}`])]);
+    open.addEventListener('click', () => update({ head: h, view: 'heatmap' }));
+    const box2 = el('input', { type: 'checkbox', class: 'cmp', 'data-head': String(h), 'aria-label': `Compare head ${h}` });
+    box2.checked = state.compare.includes(h);
+    box2.addEventListener('change', () => {
+      if (!state) return;
+      state = { ...state, compare: toggleCompare(state.compare, h) };
+      save();
+      for (const c of document.querySelectorAll<HTMLInputElement>('#head-grid input.cmp')) c.checked = state.compare.includes(Number(c.dataset.head));
+      void renderCompare();
+    });
+    const cell = el('div', { class: h === state.head ? 'head-cell current' : 'head-cell', 'data-head': String(h) }, [
+      open,
+      el('label', { class: 'meta' }, [box2, ' compare']),
+    ]);
+    cells.push(cell);
+  }
+  box.replaceChildren(...cells);
+  await renderCompare();
+}
+
+function renderOverview(ov: OverviewResponse): void {
+  if (!state || !init) return;
+  const L = ov.layers.length;
+  const H = ov.heads;
+  const values = fromBuffer(ov.data, L * H);
+  const range = valueRange(values, false);
+  const lut = makeLut('viridis', false);
+  const canvas = $<HTMLCanvasElement>('#overview');
+  canvas.width = H;
+  canvas.height = L;
+  const ctx = canvas.getContext('2d');
+  if (ctx) {
+    const img = ctx.createImageData(H, L);
+    paintMatrix(values, range, lut, img.data);
+    ctx.putImageData(img, 0, 0);
+  }
+  const cell = Math.max(8, Math.min(28, Math.floor(520 / Math.max(H, 1))));
+  canvas.style.width = `${H * cell}px`;
+  canvas.style.height = `${L * cell}px`;
+  const li = ov.layers.indexOf(state.layer);
+  const what = ov.metric === 'entropy' ? 'mean attention entropy (nats; dark = focused heads)' : `mean |${ov.kind}|`;
+  $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head]) : '–'}.`;
+}
+
+const comparePanes: { head: number; canvas: HTMLCanvasElement; overlay: HTMLCanvasElement; values: Float32Array; px: number }[] = [];
+
+async function renderCompare(): Promise<void> {
+  if (!state || !init) return;
+  const heads = [...state.compare].sort((a, b) => a - b);
+  const box = $('#compare');
+  comparePanes.length = 0;
+  if (heads.length < 2) {
+    box.replaceChildren();
+    $('#compare-hint').hidden = false;
+    return;
+  }
+  $('#compare-hint').hidden = true;
+  const { layer, term } = state;
+  const slices = await Promise.all(heads.map((h) => getSlice(layer, h, term)));
+  if (!state || state.layer !== layer || state.term !== term) return;
+  const n = init.tokens.length;
+  const signed = isSignedKind(term);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of slices) {
+    const r = valueRange(s, signed);
+    lo = Math.min(lo, r.min);
+    hi = Math.max(hi, r.max);
+  }
+  const range: Range = signed ? { min: -Math.max(-lo, hi), max: Math.max(-lo, hi), signed } : { min: 0, max: hi, signed };
+  const lut = makeLut(state.colorScale, signed);
+  const px = Math.max(n, Math.floor(Math.min(360, (document.body.clientWidth - 48) / Math.min(heads.length, 3))));
+  const dpr = window.devicePixelRatio || 1;
+  const panes = heads.map((h, k) => {
+    const canvas = el('canvas', { class: 'compare-canvas', 'data-head': String(h), 'aria-label': `Layer ${layer} head ${h} ${term}`, role: 'img' });
+    paintInto(canvas, slices[k], n, range, lut);
+    sizeCanvasCss(canvas, px);
+    const overlay = el('canvas', { class: 'compare-overlay', 'aria-hidden': 'true' });
+    overlay.width = Math.round(px * dpr);
+    overlay.height = Math.round(px * dpr);
+    sizeCanvasCss(overlay, px);
+    canvas.addEventListener('mousemove', (e) => {
+      const rect = canvas.getBoundingClientRect();
+      const c = cellAt(e.clientX - rect.left, e.clientY - rect.top, rect.width, n);
+      if (c) setHover(c.i, c.j);
+    });
+    canvas.addEventListener('mouseleave', () => setHover(null, null));
+    canvas.addEventListener('click', () => {
+      if (hoverI !== null) pin(state?.pinned === hoverI ? null : hoverI, hoverJ);
+    });
+    comparePanes.push({ head: h, canvas, overlay, values: slices[k], px });
+    return el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
+      el('div', { class: 'heatmap-wrap' }, [canvas, overlay]),
+      el('figcaption', { class: 'meta' }, [`Head ${h}`]),
+    ]);
+  });
+  box.replaceChildren(...panes);
+  refreshHover();
+}
+
+// ---------- hover: strip highlights, overlays, readout ----------
+let lit: HTMLElement[] = [];
+let hoverSeq = 0;
+
+function refreshHover(): void {
+  if (!state || !init) return;
+  const i = hoverI;
+  const j = hoverJ;
+  drawOverlay($<HTMLCanvasElement>('#heatmap-overlay'), current?.n ?? 0, i, j);
+  for (const p of comparePanes) drawOverlay(p.overlay, init.tokens.length, i, j);
+  const msg = `${state.pinned ?? ''}|${i ?? ''}|${state.layer}|${state.head}|${state.term}`;
+  if (msg !== sentHover) {
+    sentHover = msg;
+    post({ type: 'hover', resultId: init.resultId, hover: { i, layer: state.layer, head: state.head, kind: state.term, pinned: state.pinned !== null } });
+  }
+  if (i === null) {
+    unlight();
+    $('#readout').textContent = 'Hover a token or a heatmap cell (click pins, Escape clears).';
+    return;
+  }
+  const seq = ++hoverSeq;
+  const { layer, head, term } = state;
+  const show = (rows: Partial<Record<MatrixKind, Float32Array>>) => {
+    if (seq !== hoverSeq || !init) return;
+    const row = rows[term];
+    if (!row) return;
+    const top = topK(row, TOP_K, rankByMagnitude(term));
+    // Moving along one row only moves the key marker: the strip's neighbours stay as they are.
+    const key = `${msg}|${state?.colorScale}`;
+    if (key !== litKey) {
+      unlight();
+      litKey = key;
+      lightStrip(i, top, row);
+    }
+    markKey(j);
+    renderReadout(i, j, top, rows);
+  };
+  const cached = rowCache.get(`${layer}/${head}/${i}`);
+  if (cached) return show(cached);
+  // The strip can light up at once from the slice on screen; the exact readout follows the host's row.
+  if (current && current.key === `${layer}/${head}/${term}`) {
+    const n = current.n;
+    const row = current.values.subarray(i * n, (i + 1) * n);
+    const key = `${msg}|${state.colorScale}`;
+    if (key !== litKey) {
+      unlight();
+      litKey = key;
+      lightStrip(i, topK(row, TOP_K, rankByMagnitude(term)), row);
+    }
+    markKey(j);
+  }
+  void getRow(layer, head, i).then(show).catch(reportError);
+}
+
+let litKey = '';
+let keyEl: HTMLElement | null = null;
+const rowCache = new LruCache<string, Partial<Record<MatrixKind, Float32Array>>>(256);
+
+function unlight(): void {
+  for (const t of lit) {
+    t.classList.remove('query', 'key', 'neighbour', 'pinned');
+    t.style.backgroundColor = '';
+    t.removeAttribute('data-value');
+    t.title = `#${t.dataset.i} ${init?.tokens[Number(t.dataset.i)]?.text ?? ''}`;
+    t.setAttribute('aria-selected', 'false');
+  }
+  lit = [];
+  litKey = '';
+  markKey(null);
+}
+
+function markKey(j: number | null): void {
+  const next = j === null ? null : tokEl(j);
+  if (next === keyEl) return;
+  keyEl?.classList.remove('key');
+  next?.classList.add('key');
+  keyEl = next;
+}
+
+function tokEl(k: number): HTMLElement | null {
+  return document.querySelector<HTMLElement>(`#tokens .tok[data-i="${k}"]`);
+}
+
+function lightStrip(i: number, top: Neighbour[], row: Float32Array): void {
+  if (!state) return;
+  const signed = isSignedKind(state.term);
+  const lut = makeLut(state.colorScale, signed);
+  const range = valueRange(row, signed);
+  top.forEach((nb, rank) => {
+    const t = tokEl(nb.j);
+    if (!t) return;
+    t.classList.add('neighbour');
+    t.style.backgroundColor = cssRgb(colorOf(nb.value, range, lut), 0.25 + 0.65 * nb.strength);
+    // Value labels above the strongest few only: adjacent short tokens would overprint each other.
+    if (rank < LABELLED) t.dataset.value = formatValue(nb.value);
+    t.title = `#${nb.j} ${init?.tokens[nb.j]?.text ?? ''}: ${state?.term} = ${formatValue(nb.value)}`;
+    lit.push(t);
+  });
+  const q = tokEl(i);
+  if (q) {
+    q.classList.add('query');
+    if (state.pinned === i) q.classList.add('pinned');
+    q.setAttribute('aria-selected', 'true');
+    lit.push(q);
+  }
+}
+
+function tokenName(k: number): string {
+  const t = init?.tokens[k];
+  return t ? `“${t.text}” #${k}` : `#${k}`;
+}
+
+function renderReadout(i: number, j: number | null, top: Neighbour[], rows: Partial<Record<MatrixKind, Float32Array>>): void {
+  if (!state) return;
+  const box = $('#readout');
+  const parts: (Node | string)[] = [];
+  const head = `Layer ${state.layer}, head ${state.head}${state.pinned === i ? ' (pinned)' : ''}: query ${tokenName(i)}`;
+  const target = j ?? top[0]?.j;
+  if (target !== undefined) {
+    const v = pairValues(rows, target);
+    const dl = el('dl', { class: 'pair' });
+    for (const k of kinds) {
+      const x = v[k];
+      if (x === undefined) continue;
+      dl.append(el('dt', {}, [k === 'scores' ? 'score' : k === 'probs' ? 'prob' : k]), el('dd', { 'data-kind': k }, [formatValue(x)]));
+    }
+    parts.push(el('div', {}, [`${head} → key ${tokenName(target)}${j === null ? ' (strongest)' : ''}`]), dl);
+  } else parts.push(head);
+  if (comparePanes.length && j !== null && state.view === 'heads' && init) {
+    const n = init.tokens.length;
+    const per = comparePanes.map((p) => `head ${p.head}: ${formatValue(p.values[i * n + j])}`).join(' · ');
+    parts.push(el('div', { class: 'meta' }, [`${state.term} across compared heads: ${per}`]));
+  }
+  parts.push(
+    el('div', { class: 'meta' }, [`Top ${top.length} by ${state.term}: ` + top.map((nb) => `${tokenName(nb.j)} ${formatValue(nb.value)}`).join(', ')]),
+  );
+  box.replaceChildren(...parts);
+}
+
+/** Theme colours for the overlays, read once per render (getComputedStyle on every mouse move is costly). */
+let overlayColors = { focus: '#007fd4', fg: '#ffffff' };
+function readThemeColors(): void {
+  const style = getComputedStyle(document.body);
+  overlayColors = {
+    focus: style.getPropertyValue('--vscode-focusBorder').trim() || '#007fd4',
+    fg: style.getPropertyValue('--vscode-editor-foreground').trim() || '#ffffff',
+  };
+}
+
+function drawOverlay(overlay: HTMLCanvasElement, n: number, i: number | null, j: number | null): void {
+  const ctx = overlay.getContext('2d');
+  if (!ctx) return;
+  ctx.clearRect(0, 0, overlay.width, overlay.height);
+  if (i === null || n === 0) return;
+  const cell = overlay.width / n;
+  const { focus, fg } = overlayColors;
+  ctx.lineWidth = Math.max(1, window.devicePixelRatio || 1);
+  ctx.strokeStyle = focus;
+  ctx.strokeRect(0.5, i * cell + 0.5, overlay.width - 1, Math.max(1, cell - 1));
+  if (j !== null) {
+    ctx.setLineDash([4, 3]);
+    ctx.strokeRect(j * cell + 0.5, 0.5, Math.max(1, cell - 1), overlay.height - 1);
+    ctx.setLineDash([]);
+    ctx.lineWidth = Math.max(2, 2 * (window.devicePixelRatio || 1));
+    ctx.strokeStyle = fg;
+    ctx.strokeRect(j * cell, i * cell, Math.max(2, cell), Math.max(2, cell));
+  }
+}
+
+// ---------- messages ----------
+window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
+  const m = event.data;
+  switch (m.type) {
+    case 'init':
+      start(m.init);
+      return;
+    case 'empty':
+      init = undefined;
+      app.dataset.state = 'empty';
+      app.replaceChildren(el('p', { id: 'empty', class: 'empty' }, [m.message]));
+      return;
+    case 'response':
+      if (!init || m.resultId !== init.resultId) return;
+      if (m.ok) tracker.settle(m.id, true, m.body);
+      else tracker.settle(m.id, false, undefined, m.error);
+      return;
+    case 'focus':
+      if (!init || m.resultId !== init.resultId || !state) return;
+      if (state.pinned === null) {
+        hoverI = m.i;
+        hoverJ = null;
+        refreshHover();
+        if (m.i !== null) tokEl(m.i)?.scrollIntoView({ block: 'nearest' });
+      }
+      return;
+    case 'show':
+      update({ view: m.view });
+      return;
+  }
+});
+
+function start(next: ViewInit): void {
+  const sameResult = init?.resultId === next.resultId;
+  tracker.rejectAll('superseded');
+  cache.clear();
+  rowCache.clear();
+  lit = [];
+  litKey = '';
+  keyEl = null;
+  init = next;
+  kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter(
+    (k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k),
+  );
+  const saved = (state ?? vscode.getState()) as Partial<PersistedState> | undefined;
+  state = reconcileState(saved, next.defaults, kinds, next.model.layers, next.model.heads, next.tokens.length);
+  // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.
+  if (!sameResult && saved?.resultId !== next.resultId) state.pinned = null;
+  state.resultId = next.resultId;
+  hoverI = state.pinned;
+  hoverJ = null;
+  sentHover = '';
+  current = undefined;
+  buildShell();
+  syncControls();
+  save();
+  void renderView();
+}
+
+post({ type: 'ready', version: PROTOCOL_VERSION });
