@@ -12,7 +12,17 @@ import type { MatrixKind, TermName } from './engine/types';
 
 export const PROTOCOL_VERSION = 1;
 
-export type ViewName = 'heatmap' | 'heads';
+export type ViewName = 'heatmap' | 'heads' | AnalysisView;
+/** The analysis views of issue 5 (tabs beside the heatmap and the head grid). */
+export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout';
+export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout'];
+/** Term subsets the ablation and rollout views offer ('all' = the real model). Same names as analysis/ablation.ts. */
+export type AblationPresetName = 'all' | 'content-only' | 'position-only' | 'no-c2c' | 'no-c2p' | 'no-p2c';
+export const ABLATION_PRESETS: readonly AblationPresetName[] = ['all', 'content-only', 'position-only', 'no-c2c', 'no-c2p', 'no-p2c'];
+/** A head picker entry: one head, or the mean / max over all heads. */
+export type HeadPick = number | 'mean' | 'max';
+export type ExportFormat = 'png' | 'svg' | 'npz' | 'json' | 'html';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['png', 'svg', 'npz', 'json', 'html'];
 export type ColorScaleName = 'diverging' | 'viridis';
 
 export interface ProtocolToken {
@@ -79,7 +89,56 @@ export interface RowRequest {
   head: number;
   i: number;
 }
-export type RequestBody = SliceRequest | HeadsRequest | OverviewRequest | RowRequest;
+/**
+ * `[n, n]` reduced over heads (`head` 'mean' | 'max', or one head) of one layer, or of every layer
+ * (`layer` 'all'); `discountSpecial` zeroes the [CLS]/[SEP] key columns and renormalises rows (probs only).
+ */
+export interface AggregateRequest {
+  type: 'aggregate';
+  layer: number | 'all';
+  head: HeadPick;
+  kind: MatrixKind;
+  discountSpecial: boolean;
+}
+/** Layer × head content/position shares of the attention scores. */
+export interface SharesRequest {
+  type: 'shares';
+  weighting: 'uniform' | 'probs';
+}
+/** Softmax of a subset of the terms for one head, beside the real probs. */
+export interface AblationRequest {
+  type: 'ablation';
+  layer: number;
+  head: number;
+  preset: AblationPresetName;
+}
+/** c2p, p2c and probs of one head collapsed onto δ = i − j (all rows, or query row `query`). */
+export interface DistanceRequest {
+  type: 'distance';
+  layer: number;
+  head: number;
+  query: number | null;
+}
+/** Which (query, key) pairs see their exact distance and which share a log bucket. */
+export interface BucketsRequest {
+  type: 'buckets';
+}
+/** Attention rollout over all layers, of the real probs or of an ablation preset. */
+export interface RolloutRequest {
+  type: 'rollout';
+  preset: AblationPresetName;
+}
+export type RequestBody =
+  | SliceRequest
+  | HeadsRequest
+  | OverviewRequest
+  | RowRequest
+  | AggregateRequest
+  | SharesRequest
+  | AblationRequest
+  | DistanceRequest
+  | BucketsRequest
+  | RolloutRequest;
 
 export interface SliceResponse {
   type: 'slice';
@@ -116,7 +175,99 @@ export interface RowResponse {
   /** One float32 [n] buffer per kind the model has. */
   rows: Partial<Record<MatrixKind, ArrayBuffer>>;
 }
-export type ResponseBody = SliceResponse | HeadsResponse | OverviewResponse | RowResponse;
+export interface AggregateResponse {
+  type: 'aggregate';
+  layer: number | 'all';
+  head: HeadPick;
+  kind: MatrixKind;
+  discountSpecial: boolean;
+  n: number;
+  data: ArrayBuffer; // float32 [n, n]
+}
+export type ShareLabel = 'content' | 'positional' | 'mixed';
+export interface SharesResponse {
+  type: 'shares';
+  weighting: 'uniform' | 'probs';
+  layers: number[];
+  heads: number;
+  /** float32 [layers, heads]: mean |c2c| / (|c2c|+|c2p|+|p2c|); position share is 1 − content. */
+  content: ArrayBuffer;
+  c2p?: ArrayBuffer;
+  p2c?: ArrayBuffer;
+  labels: ShareLabel[];
+  thresholds: { content: number; positional: number };
+}
+export interface AblationResponse {
+  type: 'ablation';
+  layer: number;
+  head: number;
+  preset: AblationPresetName;
+  kept: TermName[];
+  n: number;
+  real: ArrayBuffer; // float32 [n, n]
+  probs: ArrayBuffer; // float32 [n, n] ablated
+  diff: ArrayBuffer; // float32 [n, n] ablated − real
+  kl: ArrayBuffer; // float32 [n] KL(real ‖ ablated) per query row, nats
+  tv: ArrayBuffer; // float32 [n] total variation per query row
+}
+export interface ProfileSeries {
+  mean: ArrayBuffer; // float32 [2n − 1], index δ + n − 1 (NaN where no cell)
+  std: ArrayBuffer; // float32 [2n − 1]
+  peakDelta: number;
+}
+export interface DistanceResponse {
+  type: 'distance';
+  layer: number;
+  head: number;
+  query: number | null;
+  n: number;
+  series: Partial<Record<'c2p' | 'p2c' | 'probs', ProfileSeries>>;
+}
+export interface BucketGroupInfo {
+  row: number;
+  zone: 'exact' | 'log' | 'clamped';
+  deltas: number[];
+  pairs: number;
+}
+export interface BucketsResponse {
+  type: 'buckets';
+  n: number;
+  mid: number;
+  zones: ('exact' | 'log' | 'clamped')[];
+  zoneOf: ArrayBuffer; // float32 [n, n] index into zones
+  rowOf: ArrayBuffer; // float32 [n, n] relative-table row ι
+  groups: BucketGroupInfo[];
+}
+export interface RolloutResponse {
+  type: 'rollout';
+  preset: AblationPresetName;
+  layers: number[];
+  n: number;
+  data: ArrayBuffer; // float32 [n, n]
+}
+export type ResponseBody =
+  | SliceResponse
+  | HeadsResponse
+  | OverviewResponse
+  | RowResponse
+  | AggregateResponse
+  | SharesResponse
+  | AblationResponse
+  | DistanceResponse
+  | BucketsResponse
+  | RolloutResponse;
+
+/** An export the view asks the host to write: images carry their bytes (PNG data URL, SVG text). */
+export interface ExportMessage {
+  type: 'export';
+  /** Set when the host asked for the image (a command with a target path); echoed back. */
+  requestId?: number;
+  format: ExportFormat;
+  dataUrl?: string;
+  svg?: string;
+  /** Suggested file name stem (view, layer, head). */
+  name?: string;
+}
 
 export interface HoverInfo {
   /** Query token (row) being inspected, or null when nothing is hovered or pinned. */
@@ -131,7 +282,8 @@ export type WebviewToHost =
   | { type: 'ready'; version: number }
   | { type: 'request'; id: number; resultId: number; body: RequestBody }
   | { type: 'hover'; resultId: number; hover: HoverInfo }
-  | { type: 'log'; level: 'info' | 'error'; message: string };
+  | { type: 'log'; level: 'info' | 'error'; message: string }
+  | ExportMessage;
 
 export type HostToWebview =
   | { type: 'init'; init: ViewInit }
@@ -139,7 +291,9 @@ export type HostToWebview =
   | { type: 'response'; id: number; resultId: number; ok: true; body: ResponseBody }
   | { type: 'response'; id: number; resultId: number; ok: false; error: string }
   | { type: 'focus'; resultId: number; i: number | null }
-  | { type: 'show'; view: ViewName };
+  | { type: 'show'; view: ViewName }
+  /** The host wants the current view as an image (export command); the view answers with `export`. */
+  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' };
 
 /** What the webview keeps in `setState` and the serializer gets back after a reload. */
 export interface PersistedState {
@@ -153,6 +307,12 @@ export interface PersistedState {
   colorScale: ColorScaleName;
   /** The result the state was saved for (a pin only makes sense for that text). */
   resultId?: number;
+  /** Head picker 'mean' / 'max' (overrides `head` in the heatmap); absent = one head. */
+  headAgg?: 'mean' | 'max' | null;
+  /** Zero [CLS]/[SEP] key columns of probs and renormalise. */
+  discountSpecial?: boolean;
+  /** Ablation / rollout preset of the analysis views. */
+  preset?: AblationPresetName;
 }
 
 // ---- helpers shared by both sides ----
@@ -183,6 +343,8 @@ export function fromBuffer(buf: ArrayBuffer | ArrayBufferView, expectedLength: n
 }
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
+const isPreset = (x: unknown): x is AblationPresetName => typeof x === 'string' && (ABLATION_PRESETS as readonly string[]).includes(x);
+export const isExportFormat = (x: unknown): x is ExportFormat => typeof x === 'string' && (EXPORT_FORMATS as readonly string[]).includes(x);
 
 /** Validates a request body coming from the webview (it is untrusted input for the host). */
 export function parseRequestBody(x: unknown): RequestBody | undefined {
@@ -203,6 +365,24 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
       return isInt(b.layer) && isInt(b.head) && isInt(b.i)
         ? { type: 'row', layer: b.layer, head: b.head, i: b.i }
         : undefined;
+    case 'aggregate':
+      return (isInt(b.layer) || b.layer === 'all') && (isInt(b.head) || b.head === 'mean' || b.head === 'max') && isMatrixKind(b.kind)
+        ? { type: 'aggregate', layer: b.layer as number | 'all', head: b.head as HeadPick, kind: b.kind, discountSpecial: b.discountSpecial === true }
+        : undefined;
+    case 'shares':
+      return { type: 'shares', weighting: b.weighting === 'probs' ? 'probs' : 'uniform' };
+    case 'ablation':
+      return isInt(b.layer) && isInt(b.head) && isPreset(b.preset)
+        ? { type: 'ablation', layer: b.layer, head: b.head, preset: b.preset }
+        : undefined;
+    case 'distance':
+      return isInt(b.layer) && isInt(b.head) && (b.query === null || b.query === undefined || isInt(b.query))
+        ? { type: 'distance', layer: b.layer, head: b.head, query: isInt(b.query) ? b.query : null }
+        : undefined;
+    case 'buckets':
+      return { type: 'buckets' };
+    case 'rollout':
+      return isPreset(b.preset) ? { type: 'rollout', preset: b.preset } : undefined;
     default:
       return undefined;
   }
@@ -233,6 +413,15 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
         ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
         : undefined;
+    case 'export': {
+      if (!isExportFormat(m.format)) return undefined;
+      const out: ExportMessage = { type: 'export', format: m.format };
+      if (isInt(m.requestId)) out.requestId = m.requestId;
+      if (typeof m.dataUrl === 'string') out.dataUrl = m.dataUrl;
+      if (typeof m.svg === 'string') out.svg = m.svg;
+      if (typeof m.name === 'string') out.name = m.name.replace(/[^\w.-]+/g, '-').slice(0, 80);
+      return out;
+    }
     default:
       return undefined;
   }

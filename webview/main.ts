@@ -22,6 +22,9 @@ import { colorOf, cssRgb, formatValue, isSignedKind, makeLut, paintMatrix, value
 import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from './hover';
 import { layoutTokens } from './layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
+import { currentPicture, hoverToken, renderAnalysis } from './views';
+import { heatmapSvg, VIEW_TITLES } from './views-model';
+import { ANALYSIS_VIEWS, EXPORT_FORMATS, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/protocol';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -127,8 +130,9 @@ function buildShell(): void {
   const head = el(
     'select',
     { id: 'head', 'aria-label': 'Head' },
-    Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)),
+    [...Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)), option('mean', 'Mean of heads'), option('max', 'Max of heads')],
   );
+  const discount = el('input', { id: 'discount-special', type: 'checkbox', 'aria-label': 'Discount special tokens ([CLS], [SEP]) in probs' });
   const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale' }, [
     option('diverging', 'Blue–red'),
     option('viridis', 'Viridis'),
@@ -138,11 +142,17 @@ function buildShell(): void {
     el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'View' }, [
       el('button', { id: 'view-heatmap', type: 'button', role: 'tab', 'aria-controls': 'heatmap-view' }, ['Heatmap']),
       el('button', { id: 'view-heads', type: 'button', role: 'tab', 'aria-controls': 'heads-view' }, ['Compare heads']),
+      ...ANALYSIS_VIEWS.map((v) => el('button', { id: `view-${v}`, type: 'button', role: 'tab', 'aria-controls': 'analysis-view' }, [VIEW_TITLES[v]])),
     ]),
     el('label', {}, ['Term ', term]),
     el('span', { class: 'group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
     el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
+    el('label', { title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
     el('label', {}, ['Colours ', scale]),
+    el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
+      'Export ',
+      ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
+    ]),
     el('span', { id: 'meta', class: 'meta' }, [
       `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`,
     ]),
@@ -196,6 +206,7 @@ function buildShell(): void {
     el('div', { id: 'compare', class: 'compare' }),
   ]);
 
+  const analysisView = el('section', { id: 'analysis-view', role: 'tabpanel', 'aria-label': 'Analysis', hidden: '' });
   app.replaceChildren(
     toolbar,
     tokens,
@@ -203,6 +214,7 @@ function buildShell(): void {
     el('div', { id: 'status', class: 'status', role: 'alert' }),
     heatmapView,
     headsView,
+    analysisView,
     el('p', { class: 'keys meta' }, ['Keys: [ ] layer · , . head · 1–5 term · h heatmap · g heads · Esc clear']),
   );
   app.dataset.state = 'ready';
@@ -220,7 +232,13 @@ function wireControls(): void {
   const scale = $<HTMLSelectElement>('#color-scale');
   term.addEventListener('change', () => update({ term: term.value as MatrixKind }));
   layer.addEventListener('change', () => update({ layer: Number(layer.value) }));
-  head.addEventListener('change', () => update({ head: Number(head.value) }));
+  head.addEventListener('change', () =>
+    head.value === 'mean' || head.value === 'max' ? update({ headAgg: head.value }) : update({ head: Number(head.value), headAgg: null }),
+  );
+  const discount = $<HTMLInputElement>('#discount-special');
+  discount.addEventListener('change', () => update({ discountSpecial: discount.checked }));
+  for (const f of EXPORT_FORMATS) $(`#export-${f}`).addEventListener('click', () => exportView(f));
+  for (const v of ANALYSIS_VIEWS) $(`#view-${v}`).addEventListener('click', () => update({ view: v }));
   scale.addEventListener('change', () => update({ colorScale: scale.value as ViewState['colorScale'] }));
   $('#layer-prev').addEventListener('click', () => act({ type: 'layer', delta: -1 }));
   $('#layer-next').addEventListener('click', () => act({ type: 'layer', delta: 1 }));
@@ -343,7 +361,14 @@ function update(patch: Partial<ViewState>): void {
   state = { ...state, ...patch };
   save();
   syncControls();
-  const matrixChanged = prev.layer !== state.layer || prev.head !== state.head || prev.term !== state.term || prev.colorScale !== state.colorScale;
+  const matrixChanged =
+    prev.layer !== state.layer ||
+    prev.head !== state.head ||
+    prev.term !== state.term ||
+    prev.colorScale !== state.colorScale ||
+    prev.headAgg !== state.headAgg ||
+    prev.discountSpecial !== state.discountSpecial ||
+    prev.preset !== state.preset;
   if (prev.view !== state.view || matrixChanged || patch.view !== undefined) void renderView();
   else refreshHover();
 }
@@ -352,13 +377,17 @@ function syncControls(): void {
   if (!state) return;
   $<HTMLSelectElement>('#term').value = state.term;
   $<HTMLSelectElement>('#layer').value = String(state.layer);
-  $<HTMLSelectElement>('#head').value = String(state.head);
+  $<HTMLSelectElement>('#head').value = state.headAgg ?? String(state.head);
+  const discount = $<HTMLInputElement>('#discount-special');
+  discount.checked = !!state.discountSpecial;
+  discount.disabled = state.term !== 'probs';
   $<HTMLSelectElement>('#color-scale').value = state.colorScale;
   const heat = state.view === 'heatmap';
   $('#heatmap-view').hidden = !heat;
-  $('#heads-view').hidden = heat;
-  $('#view-heatmap').setAttribute('aria-selected', String(heat));
-  $('#view-heads').setAttribute('aria-selected', String(!heat));
+  $('#heads-view').hidden = state.view !== 'heads';
+  $('#analysis-view').hidden = !isAnalysis(state.view);
+  $('#legend').hidden = !heat && state.view !== 'heads';
+  for (const v of ['heatmap', 'heads', ...ANALYSIS_VIEWS]) $(`#view-${v}`).setAttribute('aria-selected', String(state.view === v));
   app.dataset.view = state.view;
 }
 
@@ -393,7 +422,8 @@ async function renderView(): Promise<void> {
   try {
     $('#status').textContent = '';
     if (state.view === 'heatmap') await renderHeatmap(seq);
-    else await renderHeads(seq);
+    else if (state.view === 'heads') await renderHeads(seq);
+    else if (isAnalysis(state.view)) await renderAnalysisView(state.view, seq);
     if (seq === renderSeq) refreshHover();
   } catch (e) {
     reportError(e);
@@ -421,16 +451,104 @@ function heatmapPx(n: number): number {
   return Math.max(n, Math.floor(avail / n) * n || avail);
 }
 
+function isAnalysis(v: string): v is AnalysisView {
+  return (ANALYSIS_VIEWS as readonly string[]).includes(v);
+}
+
+/** Mean/max over heads, or special tokens discounted: the host reduces, the view only paints. */
+function isAggregated(): boolean {
+  return !!state && (!!state.headAgg || (!!state.discountSpecial && state.term === 'probs'));
+}
+
+async function renderAnalysisView(view: AnalysisView, seq: number): Promise<void> {
+  if (!state || !init) return;
+  current = undefined;
+  const snapshot = init;
+  await renderAnalysis(view, $('#analysis-view'), {
+    init: snapshot,
+    state,
+    request,
+    open: (layer, head) => update({ layer, head, headAgg: null, view: 'heatmap' }),
+    setPreset: (preset) => update({ preset }),
+    isCurrent: () => seq === renderSeq && init === snapshot,
+  });
+}
+
+function exportTitle(f: ExportFormat): string {
+  switch (f) {
+    case 'png':
+      return 'Export the current view as a PNG image';
+    case 'svg':
+      return 'Export the current heatmap as an SVG image';
+    case 'npz':
+      return 'Export the whole result (every layer and term) as .npz';
+    case 'json':
+      return 'Export the whole result as JSON';
+    case 'html':
+      return 'Export a self-contained HTML report';
+  }
+}
+
+/** The picture on screen: the analysis view's main canvas, or the heatmap. */
+function exportPicture() {
+  if (!state || !init) return undefined;
+  if (isAnalysis(state.view)) return currentPicture();
+  if (state.view === 'heatmap' && current) {
+    const lut = makeLut(state.colorScale, current.range.signed);
+    const head = state.headAgg ?? `head ${state.head}`;
+    return { canvas: $<HTMLCanvasElement>('#heatmap'), values: current.values, rows: current.n, cols: current.n, range: current.range, lut, title: `${state.term}, layer ${state.layer}, ${head}` };
+  }
+  return undefined;
+}
+
+/** PNG: the canvas scaled up with hard pixel edges; SVG: cell rectangles from the same values and colours. */
+function imagePayload(format: 'png' | 'svg'): { dataUrl?: string; svg?: string; name: string } {
+  const p = exportPicture();
+  if (!p) throw new Error('nothing to export here: open the heatmap or an analysis view');
+  const name = `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
+  if (format === 'svg') {
+    const labels = init && p.rows === init.tokens.length ? init.tokens.map((t) => t.text) : undefined;
+    return { svg: heatmapSvg(p.values, p.rows, p.cols, p.range, p.lut, { title: p.title, rowLabels: labels, colLabels: p.cols === p.rows ? labels : undefined }), name };
+  }
+  const scale = Math.max(1, Math.floor(1024 / Math.max(p.canvas.width, p.canvas.height)));
+  const out = document.createElement('canvas');
+  out.width = p.canvas.width * scale;
+  out.height = p.canvas.height * scale;
+  const ctx = out.getContext('2d');
+  if (!ctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(p.canvas, 0, 0, out.width, out.height);
+  return { dataUrl: out.toDataURL('image/png'), name };
+}
+
+function exportView(format: ExportFormat, requestId?: number): void {
+  try {
+    if (format === 'png' || format === 'svg') post({ type: 'export', format, requestId, ...imagePayload(format) });
+    else post({ type: 'export', format, requestId });
+  } catch (e) {
+    reportError(e);
+    if (requestId !== undefined) post({ type: 'export', format, requestId });
+  }
+}
+
 async function renderHeatmap(seq: number): Promise<void> {
   if (!state || !init) return;
   const { layer, head, term } = state;
-  const values = await getSlice(layer, head, term);
+  let values: Float32Array;
+  let aggKey = '';
+  if (isAggregated()) {
+    const pick = state.headAgg ?? head;
+    const discount = !!state.discountSpecial && term === 'probs';
+    const r = await request<AggregateResponse>({ type: 'aggregate', layer, head: pick, kind: term, discountSpecial: discount });
+    values = fromBuffer(r.data, r.n * r.n);
+    aggKey = `|${pick}|${discount}`;
+  } else values = await getSlice(layer, head, term);
   if (seq !== renderSeq) return;
   const n = init.tokens.length;
   const signed = isSignedKind(term);
   const range = valueRange(values, signed);
   const lut = makeLut(state.colorScale, signed);
-  current = { values, range, n, key: `${layer}/${head}/${term}` };
+  current = { values, range, n, key: `${layer}/${head}/${term}${aggKey}` };
   const canvas = $<HTMLCanvasElement>('#heatmap');
   paintInto(canvas, values, n, range, lut);
   const px = heatmapPx(n);
@@ -440,8 +558,10 @@ async function renderHeatmap(seq: number): Promise<void> {
   overlay.width = Math.round(px * dpr);
   overlay.height = Math.round(px * dpr);
   sizeCanvasCss(overlay, px);
-  canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, head ${head}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
+  const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}`;
+  canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
   renderLegend(range, lut, term);
+  if (aggKey) $('#legend-label').textContent += ` · ${what}`;
 }
 
 function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
@@ -596,12 +716,14 @@ function refreshHover(): void {
     post({ type: 'hover', resultId: init.resultId, hover: { i, layer: state.layer, head: state.head, kind: state.term, pinned: state.pinned !== null } });
   }
   if (i === null) {
+    if (isAnalysis(state.view)) hoverToken(null);
     unlight();
     $('#readout').textContent = 'Hover a token or a heatmap cell (click pins, Escape clears).';
     return;
   }
   const seq = ++hoverSeq;
   const { layer, head, term } = state;
+  if (isAnalysis(state.view)) hoverToken(i);
   const show = (rows: Partial<Record<MatrixKind, Float32Array>>) => {
     if (seq !== hoverSeq || !init) return;
     const row = rows[term];
@@ -617,6 +739,11 @@ function refreshHover(): void {
     markKey(j);
     renderReadout(i, j, top, rows);
   };
+  if (isAggregated()) {
+    // The host's row request is per head: an aggregated map answers hover from the matrix on screen.
+    if (current && current.n > i) show({ [term]: current.values.subarray(i * current.n, (i + 1) * current.n) });
+    return;
+  }
   const cached = rowCache.get(`${layer}/${head}/${i}`);
   if (cached) return show(cached);
   // The strip can light up at once from the slice on screen; the exact readout follows the host's row.
@@ -777,6 +904,9 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
       return;
     case 'show':
       update({ view: m.view });
+      return;
+    case 'exportImage':
+      exportView(m.format, m.requestId);
       return;
   }
 });

@@ -1,7 +1,7 @@
 // View state and keyboard navigation. Pure: main.ts applies the resulting state to the DOM.
 import type { MatrixKind } from '../src/engine/types';
 import type { ColorScaleName, PersistedState, ViewName } from '../src/protocol';
-import { PROTOCOL_VERSION } from '../src/protocol';
+import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION } from '../src/protocol';
 
 export type ViewState = PersistedState;
 
@@ -80,13 +80,17 @@ export function reconcileState(
   const compare = (s.compare ?? []).filter((h) => h >= 0 && h < heads).slice(0, 4);
   return {
     version: PROTOCOL_VERSION,
-    view: s.view === 'heads' || s.view === 'heatmap' ? s.view : defaults.view,
+    view: s.view === 'heads' || s.view === 'heatmap' || (ANALYSIS_VIEWS as readonly string[]).includes(s.view ?? '') ? s.view! : defaults.view,
     term,
     layer,
     head,
     pinned,
     compare,
     colorScale: s.colorScale === 'viridis' || s.colorScale === 'diverging' ? s.colorScale : defaults.colorScale,
+    // Optional analysis picks: present only when set, so a state without them keeps its old shape.
+    ...(s.headAgg === 'mean' || s.headAgg === 'max' ? { headAgg: s.headAgg } : {}),
+    ...(s.discountSpecial === true ? { discountSpecial: true } : {}),
+    ...(s.preset && ABLATION_PRESETS.includes(s.preset) ? { preset: s.preset } : {}),
   };
 }
 

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectModel, openModel } from '../engine/model';
 import { isLensError, LensError } from '../engine/errors';
-import type { ViewName } from '../protocol';
+import { isExportFormat, type ExportFormat, type ViewName } from '../protocol';
+import { positionSpecOf } from './slices';
 import { EditorLens } from './editor-lens';
 import { ModelHost } from './model-host';
 import { LensPanel, VIEW_TYPE } from './panel';
@@ -129,11 +130,11 @@ export function activate(context: vscode.ExtensionContext): void {
         return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };
       },
     );
-    const { result, ms } = run;
+    const { result, ms, model } = run;
     const ep = result.model.execution_provider;
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
-    const id = panel.show({ result, text, ms }, args.view);
+    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary) }, args.view);
     lens.attach(
       { document: doc, version, base, result, resultId: id },
       { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
@@ -147,6 +148,40 @@ export function activate(context: vscode.ExtensionContext): void {
       ms,
       executionProvider: ep,
     };
+  };
+
+  /**
+   * `debertaLens.export` with `{ format, path? }` (tests and keybindings pass a path; without one a save dialog
+   * asks). Without a format a quick pick asks. Resolves to `{ ok, path }` or `{ ok: false, error }`.
+   */
+  const exportCommand = async (raw?: unknown): Promise<{ ok: true; path: string } | { ok: false; error: string }> => {
+    const a = raw && typeof raw === 'object' && !(raw instanceof vscode.Uri) ? (raw as Record<string, unknown>) : {};
+    try {
+      let format: ExportFormat | undefined = isExportFormat(a.format) ? a.format : undefined;
+      if (a.format !== undefined && !format) throw new LensError(`Export: unknown format '${String(a.format)}'; use png, svg, npz, json or html.`);
+      if (!format) {
+        const pick = await vscode.window.showQuickPick(
+          [
+            { label: 'png', description: 'the current view as an image' },
+            { label: 'svg', description: 'the current heatmap as vector cells' },
+            { label: 'npz', description: 'every layer and term, for NumPy' },
+            { label: 'json', description: 'every layer and term, as the CLI writes it' },
+            { label: 'html', description: 'a self-contained report that opens offline' },
+          ],
+          { placeHolder: 'Export the DeBERTa Lens result as…' },
+        );
+        if (!pick) return { ok: false, error: 'cancelled' };
+        format = pick.label as ExportFormat;
+      }
+      const target = typeof a.path === 'string' && a.path ? path.resolve(a.path) : undefined;
+      const file = await panel.exportCurrent(format, target);
+      if (!file) return { ok: false, error: 'cancelled' };
+      if (!target) void vscode.window.showInformationMessage(`DeBERTa Lens: exported ${format.toUpperCase()} to ${file}`);
+      return { ok: true, path: file };
+    } catch (e) {
+      showError(e);
+      return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
   };
 
   context.subscriptions.push(
@@ -163,6 +198,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }
       return explain({ ...explainArgs(args), view: 'heads' });
     }),
+    vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
       selectModel({
         context,

@@ -2,8 +2,12 @@
 // a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
 import * as vscode from 'vscode';
 import type { ExplainResult } from '../engine/result';
+import { isLensError, LensError } from '../engine/errors';
+import type { PositionSpec } from '../analysis';
 import {
   parseWebviewMessage,
+  type ExportFormat,
+  type ExportMessage,
   type HostToWebview,
   type HoverInfo,
   type ViewDefaults,
@@ -11,6 +15,7 @@ import {
   type ViewName,
 } from '../protocol';
 import { answerRequest, protocolTokens } from './slices';
+import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 
 export const VIEW_TYPE = 'debertaLens.view';
 
@@ -18,6 +23,8 @@ export interface PanelResult {
   result: ExplainResult;
   text: string;
   ms: number;
+  /** The model's relative-position geometry (the bucket lens needs it). */
+  positions?: PositionSpec;
 }
 
 export interface PanelEvents {
@@ -32,6 +39,8 @@ export class LensPanel {
   private nextId = 1;
   private pendingView: ViewName | undefined;
   private ready = false;
+  private nextImage = 1;
+  private readonly imageWaits = new Map<number, (m: ExportMessage) => void>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -75,6 +84,53 @@ export class LensPanel {
   /** Editor cursor moved onto token `i` (or off every token). */
   focusToken(i: number | null): void {
     if (this.current && this.ready) this.post({ type: 'focus', resultId: this.current.id, i });
+  }
+
+  /**
+   * Writes an export of the current result to `target` (tests, scripts) or to a path from the save dialog.
+   * PNG and SVG are drawn by the view, so they need the panel open. Resolves to the path written, or
+   * undefined when the user cancelled the dialog.
+   */
+  async exportCurrent(format: ExportFormat, target?: string, image?: ExportMessage): Promise<string | undefined> {
+    const cur = this.current;
+    if (!cur) throw new LensError('Nothing to export: run “DeBERTa Lens: Explain Attention” first.');
+    let payload = image;
+    if ((format === 'png' || format === 'svg') && !payload) payload = await this.requestImage(format);
+    const file = target ?? (await this.askPath(format, cur.result, payload?.name));
+    if (!file) return undefined;
+    await writeExport(cur.result, format, file, payload ?? {});
+    this.events.log(`exported ${format} to ${file}`);
+    return file;
+  }
+
+  private async askPath(format: ExportFormat, result: ExplainResult, stem?: string): Promise<string | undefined> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const name = defaultExportName(result, format, stem);
+    const uri = await vscode.window.showSaveDialog({
+      defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name),
+      filters: EXPORT_FILTERS[format],
+      saveLabel: `Export ${format.toUpperCase()}`,
+    });
+    return uri?.fsPath;
+  }
+
+  /** Asks the view for its current picture; fails after a while if the view is hidden or gone. */
+  private requestImage(format: 'png' | 'svg'): Promise<ExportMessage> {
+    if (!this.panel || !this.ready) {
+      return Promise.reject(new LensError(`Export ${format.toUpperCase()}: show the DeBERTa Lens panel first (the view draws the image).`));
+    }
+    const requestId = this.nextImage++;
+    return new Promise<ExportMessage>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.imageWaits.delete(requestId);
+        reject(new LensError(`Export ${format.toUpperCase()}: the view did not answer; show the DeBERTa Lens panel and try again.`));
+      }, 15000);
+      this.imageWaits.set(requestId, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      this.post({ type: 'exportImage', requestId, format });
+    });
   }
 
   /** Called by the serializer after a window reload: the result is gone, the view's own state is not. */
@@ -149,7 +205,7 @@ export class LensPanel {
           return;
         }
         try {
-          const body = answerRequest(cur.result, m.body);
+          const body = answerRequest(cur.result, m.body, { positions: cur.positions });
           this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body });
         } catch (e) {
           this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) });
@@ -162,6 +218,25 @@ export class LensPanel {
       case 'log':
         this.events.log(`view ${m.level}: ${m.message}`);
         return;
+      case 'export': {
+        const wait = m.requestId !== undefined ? this.imageWaits.get(m.requestId) : undefined;
+        if (wait && m.requestId !== undefined) {
+          this.imageWaits.delete(m.requestId);
+          wait(m);
+          return;
+        }
+        // A button in the view: ask where to save, then write.
+        this.exportCurrent(m.format, undefined, m.format === 'png' || m.format === 'svg' ? m : undefined).then(
+          (file) => {
+            if (file) void vscode.window.showInformationMessage(`DeBERTa Lens: exported ${m.format.toUpperCase()} to ${file}`);
+          },
+          (e: unknown) => {
+            this.events.log(`export failed: ${e instanceof Error ? e.message : String(e)}`);
+            void vscode.window.showErrorMessage(isLensError(e) ? e.message : `DeBERTa Lens export failed: ${e instanceof Error ? e.message : String(e)}`);
+          },
+        );
+        return;
+      }
     }
   }
 

@@ -2,8 +2,19 @@
 // unit tests run it against real results.
 import type { ExplainResult } from '../engine/result';
 import type { MatrixKind } from '../engine/types';
+import { ablateLayer, aggregate, bucketLens, discountSpecialColumns, distanceProfile, rolloutResult, termShareGrid, DEFAULT_THRESHOLDS } from '../analysis';
+import type { AblationResult, PositionSpec } from '../analysis';
 import {
   toBuffer,
+  type AblationPresetName,
+  type AblationResponse,
+  type AggregateRequest,
+  type AggregateResponse,
+  type BucketsResponse,
+  type DistanceResponse,
+  type ProfileSeries,
+  type RolloutResponse,
+  type SharesResponse,
   type HeadsResponse,
   type OverviewResponse,
   type ProtocolToken,
@@ -13,9 +24,26 @@ import {
   type SliceResponse,
 } from '../protocol';
 
+/** What the host knows beside the result: the model's relative-position geometry (for the bucket lens). */
+export interface AnswerContext {
+  positions?: PositionSpec;
+}
+
 /** Throws a one-line Error for a request the result cannot answer (the webview shows it). */
-export function answerRequest(result: ExplainResult, body: RequestBody): ResponseBody {
+export function answerRequest(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): ResponseBody {
   switch (body.type) {
+    case 'aggregate':
+      return aggregated(result, body);
+    case 'shares':
+      return shares(result, body.weighting);
+    case 'ablation':
+      return ablation(result, body.layer, body.head, body.preset);
+    case 'distance':
+      return distance(result, body.layer, body.head, body.query);
+    case 'buckets':
+      return buckets(result, ctx.positions);
+    case 'rollout':
+      return rollout(result, body.preset);
     case 'slice':
       return slice(result, body.layer, body.head, body.kind);
     case 'heads':
@@ -122,4 +150,126 @@ function row(result: ExplainResult, layer: number, head: number, i: number): Row
     rows[kind] = toBuffer(result.slice(layer, head, kind).subarray(i * n, (i + 1) * n));
   }
   return { type: 'row', layer, head, i, n, rows };
+}
+
+// ---- analysis requests (issue 5's views) ----
+// Heavy work (a layer's ablation, rollout, the share grid) is done once per result and kept in a small
+// per-result LRU, so moving between heads of a 512-token result only copies out slices. The memo holds the
+// analysis arrays, never the response buffers: a posted ArrayBuffer may be transferred (detached).
+
+const MEMO_LIMIT = 12;
+const memos = new WeakMap<ExplainResult, Map<string, unknown>>();
+
+/** Computes `make()` once per (result, key); least recently used entries drop out beyond MEMO_LIMIT. */
+export function memo<T>(result: ExplainResult, key: string, make: () => T): T {
+  let m = memos.get(result);
+  if (!m) memos.set(result, (m = new Map()));
+  if (m.has(key)) {
+    const v = m.get(key) as T;
+    m.delete(key);
+    m.set(key, v);
+    return v;
+  }
+  const v = make();
+  m.set(key, v);
+  while (m.size > MEMO_LIMIT) m.delete(m.keys().next().value as string);
+  return v;
+}
+
+function aggregated(result: ExplainResult, body: AggregateRequest): AggregateResponse {
+  const { layer, head, kind, discountSpecial } = body;
+  if (layer !== 'all') check(result, layer, typeof head === 'number' ? head : undefined, kind);
+  else if (typeof head === 'number') check(result, result.layers[0], head, kind);
+  if (!result.has(kind)) throw new Error(`this model has no ${kind} term`);
+  if (discountSpecial && kind !== 'probs') throw new Error('discounting special tokens applies to probs only; pick the probs term');
+  const n = result.n;
+  const key = `agg/${layer}/${head}/${kind}`;
+  const base = memo(result, key, () =>
+    aggregate(result, kind, head === 'max' ? 'max' : 'mean', {
+      layers: layer === 'all' ? undefined : [layer],
+      heads: typeof head === 'number' ? [head] : undefined,
+    }),
+  );
+  const values = discountSpecial ? discountSpecialColumns(base, n, result.tokens.map((t) => t.special)) : base;
+  return { type: 'aggregate', layer, head, kind, discountSpecial, n, data: toBuffer(values) };
+}
+
+function shares(result: ExplainResult, weighting: 'uniform' | 'probs'): SharesResponse {
+  const g = memo(result, `shares/${weighting}`, () => termShareGrid(result, { weighting }));
+  const out: SharesResponse = {
+    type: 'shares',
+    weighting,
+    layers: g.layers,
+    heads: g.heads,
+    content: toBuffer(g.content),
+    labels: [...g.labels],
+    thresholds: { ...DEFAULT_THRESHOLDS },
+  };
+  if (g.c2p) out.c2p = toBuffer(g.c2p);
+  if (g.p2c) out.p2c = toBuffer(g.p2c);
+  return out;
+}
+
+function ablation(result: ExplainResult, layer: number, head: number, preset: AblationPresetName): AblationResponse {
+  check(result, layer, head, 'probs');
+  const a = memo<AblationResult>(result, `ablate/${layer}/${preset}`, () => ablateLayer(result, layer, preset));
+  const n = result.n;
+  const nn = n * n;
+  const part = (t: Float32Array, size: number) => toBuffer(t.subarray(head * size, (head + 1) * size));
+  return {
+    type: 'ablation',
+    layer,
+    head,
+    preset,
+    kept: a.kept,
+    n,
+    real: toBuffer(result.slice(layer, head, 'probs')),
+    probs: part(a.probs, nn),
+    diff: part(a.diff, nn),
+    kl: part(a.kl, n),
+    tv: part(a.tv, n),
+  };
+}
+
+function distance(result: ExplainResult, layer: number, head: number, query: number | null): DistanceResponse {
+  check(result, layer, head, 'probs');
+  const n = result.n;
+  if (query !== null && (query < 0 || query >= n)) throw new Error(`token ${query} is out of range`);
+  const series: DistanceResponse['series'] = {};
+  for (const kind of ['c2p', 'p2c', 'probs'] as const) {
+    if (!result.has(kind)) continue;
+    const p = distanceProfile(result.slice(layer, head, kind), n, query === null ? {} : { query });
+    const s: ProfileSeries = { mean: toBuffer(Float32Array.from(p.mean)), std: toBuffer(Float32Array.from(p.std)), peakDelta: p.peakDelta };
+    series[kind] = s;
+  }
+  return { type: 'distance', layer, head, query, n, series };
+}
+
+function buckets(result: ExplainResult, positions: PositionSpec | undefined): BucketsResponse {
+  if (!positions) throw new Error('the bucket lens needs the model’s position settings; run Explain again');
+  const b = memo(result, `buckets/${positions.positionBuckets}/${positions.maxRelativePositions}`, () => bucketLens(result.n, positions));
+  return {
+    type: 'buckets',
+    n: b.n,
+    mid: b.mid,
+    zones: [...b.zones],
+    zoneOf: toBuffer(Float32Array.from(b.zoneOf)),
+    rowOf: toBuffer(Float32Array.from(b.rowOf)),
+    groups: b.groups.map((g) => ({ row: g.row, zone: g.zone, deltas: g.deltas, pairs: g.pairs })),
+  };
+}
+
+function rollout(result: ExplainResult, preset: AblationPresetName): RolloutResponse {
+  const data = memo(result, `rollout/${preset}`, () => rolloutResult(result, preset === 'all' ? {} : { ablation: preset }));
+  return { type: 'rollout', preset, layers: result.layers, n: result.n, data: toBuffer(data) };
+}
+
+/** The position settings of a model summary, as the analysis functions take them. */
+export function positionSpecOf(summary: { position_buckets: number; max_relative_positions: number }): PositionSpec {
+  const positionBuckets = summary.position_buckets > 0 ? summary.position_buckets : 0;
+  return {
+    positionBuckets,
+    maxRelativePositions: summary.max_relative_positions,
+    attSpan: positionBuckets > 0 ? positionBuckets : summary.max_relative_positions,
+  };
 }

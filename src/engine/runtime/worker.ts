@@ -9,6 +9,7 @@ let ort: typeof Ort | undefined;
 let session: Ort.InferenceSession | undefined;
 // Runs are serialised: one session, one run at a time, in arrival order.
 let queue: Promise<void> = Promise.resolve();
+let outputBuffers = new Map<string, Float32Array>();
 
 if (!process.send) throw new Error('the runtime worker must be started with an IPC channel');
 const post = (m: FromWorker) => process.send!(m);
@@ -53,8 +54,18 @@ async function handle(msg: ToWorker): Promise<void> {
   const feeds: Record<string, Ort.Tensor> = {};
   for (const [name, t] of Object.entries(msg.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
   // Pre-allocated outputs: onnxruntime writes into them, saving the copy it makes for outputs it allocates.
+  // They are kept for the next run of the same shape (they are copied out to the spill file before that), so
+  // repeated runs skip allocating and zeroing hundreds of MB.
   const fetches: Record<string, Ort.Tensor> = {};
-  for (const f of msg.fetches) fetches[f.name] = new ort.Tensor('float32', new Float32Array(f.dims.reduce((a, b) => a * b, 1)), f.dims);
+  const keep = new Map<string, Float32Array>();
+  for (const f of msg.fetches) {
+    const size = f.dims.reduce((a, b) => a * b, 1);
+    const buf = outputBuffers.get(f.name);
+    const data = buf && buf.length === size ? buf : new Float32Array(size);
+    keep.set(f.name, data);
+    fetches[f.name] = new ort.Tensor('float32', data, f.dims);
+  }
+  outputBuffers = keep;
   const t0 = performance.now();
   const result = await session.run(feeds, fetches);
   const ms = performance.now() - t0;

@@ -1,0 +1,207 @@
+// Pure helpers of the analysis views (term shares, ablation, distance profile, bucket lens, rollout, export):
+// colours, captions and sentences, chart scales and the SVG writer. No DOM: the unit tests run it under node.
+import { colorOf, formatValue, type Range, type Rgb } from './colors';
+import type { AblationPresetName, AnalysisView, BucketGroupInfo, ShareLabel } from '../src/protocol';
+
+/** One-line caption per view: what it shows, for someone who knows attention but not this tool. */
+export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
+  shares:
+    'Each cell is one head (rows: layers, columns: heads). Colour: how much of its attention scores comes from content (c2c, green) versus relative position (c2p + p2c, purple), by mean |term| share.',
+  ablation:
+    'What this head would attend to if some score terms were dropped (same scale, same softmax): real probabilities, ablated probabilities, and ablated − real. Rows are queries, columns keys.',
+  distance:
+    'The c2p and p2c terms of this head averaged over every (query, key) pair at the same relative distance δ = query − key (δ > 0: key to the left), mean ± std. Hover a token for its own row.',
+  buckets:
+    'Which (query, key) pairs see their exact relative distance and which share a log bucket (several distances read the same position embedding) or are clamped at the span’s edge.',
+  rollout:
+    'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), for the real model or an ablation.',
+};
+
+export const VIEW_TITLES: Record<AnalysisView, string> = {
+  shares: 'Term shares',
+  ablation: 'Ablation',
+  distance: 'Distance',
+  buckets: 'Buckets',
+  rollout: 'Rollout',
+};
+
+export const PRESET_LABELS: Record<AblationPresetName, string> = {
+  all: 'all terms (real)',
+  'content-only': 'content only (c2c)',
+  'position-only': 'position only (c2p + p2c)',
+  'no-c2c': 'without c2c',
+  'no-c2p': 'without c2p',
+  'no-p2c': 'without p2c',
+};
+
+// Content green, position purple: distinguishable with the common colour-vision deficiencies, and neither is
+// the heatmaps' red or blue, so a share grid is not mistaken for a signed matrix.
+const CONTENT: Rgb = [27, 158, 119];
+const POSITION: Rgb = [117, 112, 179];
+const MIXED: Rgb = [236, 236, 236];
+
+/** Colour of a head by its content share (1 = all content, 0 = all position), through a pale midpoint. */
+export function shareColor(content: number): Rgb {
+  const t = Math.min(1, Math.max(0, Number.isFinite(content) ? content : 0.5));
+  const [a, b, f] = t >= 0.5 ? [MIXED, CONTENT, (t - 0.5) * 2] : [MIXED, POSITION, (0.5 - t) * 2];
+  return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
+}
+
+/** Short tag drawn in a share cell. */
+export function labelTag(label: ShareLabel): string {
+  return label === 'content' ? 'C' : label === 'positional' ? 'P' : 'M';
+}
+
+export function shareText(layer: number, head: number, content: number, label: ShareLabel, c2p?: number, p2c?: number): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const parts = [`content (c2c) ${pct(content)}`];
+  if (c2p !== undefined) parts.push(`c2p ${pct(c2p)}`);
+  if (p2c !== undefined) parts.push(`p2c ${pct(p2c)}`);
+  return `Layer ${layer}, head ${head}: ${label} — ${parts.join(', ')}; position share ${pct(1 - content)}`;
+}
+
+/** "peaks at δ = +1: looks one token to the left". δ = query − key, so δ > 0 means the key is to the left. */
+export function peakSentence(delta: number, what = 'peaks'): string {
+  if (!Number.isFinite(delta)) return `${what}: no data`;
+  const sign = delta > 0 ? '+' : delta < 0 ? '−' : '';
+  const head = `${what} at δ = ${sign}${Math.abs(delta)}`;
+  if (delta === 0) return `${head}: looks at the token itself`;
+  const count = Math.abs(delta) === 1 ? 'one token' : `${Math.abs(delta)} tokens`;
+  return `${head}: looks ${count} to the ${delta > 0 ? 'left' : 'right'}`;
+}
+
+/** Y range of a profile chart: min/max of mean ± std over the finite entries (never empty). */
+export function profileRange(series: { mean: Float32Array; std: Float32Array }[]): { min: number; max: number } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of series) {
+    for (let k = 0; k < s.mean.length; k++) {
+      const m = s.mean[k];
+      if (!Number.isFinite(m)) continue;
+      const d = Number.isFinite(s.std[k]) ? s.std[k] : 0;
+      lo = Math.min(lo, m - d);
+      hi = Math.max(hi, m + d);
+    }
+  }
+  if (!(lo <= hi)) return { min: -1, max: 1 };
+  if (lo === hi) return { min: lo - 1, max: hi + 1 };
+  return { min: lo, max: hi };
+}
+
+/** Per-row ablation readout: how far the ablated row is from the real one. */
+export function ablationRowText(i: number, token: string, kl: number, tv: number): string {
+  return `query #${i} “${token}”: KL(real ‖ ablated) = ${formatValue(kl)} nats, total variation = ${formatValue(tv)}`;
+}
+
+/** Mean and max of a per-row statistic (the ablation summary line). */
+export function meanMax(v: Float32Array): { mean: number; max: number; argmax: number } {
+  let s = 0;
+  let max = -Infinity;
+  let argmax = -1;
+  for (let k = 0; k < v.length; k++) {
+    s += v[k];
+    if (v[k] > max) {
+      max = v[k];
+      argmax = k;
+    }
+  }
+  return { mean: v.length ? s / v.length : NaN, max, argmax };
+}
+
+export const ZONE_COLORS: Record<BucketGroupInfo['zone'], Rgb> = {
+  exact: [166, 206, 227],
+  log: [253, 191, 111],
+  clamped: [227, 26, 28],
+};
+
+export const ZONE_TEXT: Record<BucketGroupInfo['zone'], string> = {
+  exact: 'exact distance (one embedding row per δ)',
+  log: 'log bucket (several δ share one row)',
+  clamped: 'clamped at the span’s edge',
+};
+
+/** One line per zone: how many pairs fall in it and an example of pooled distances. */
+export function bucketSummary(groups: readonly BucketGroupInfo[], mid: number): string[] {
+  const zones: BucketGroupInfo['zone'][] = ['exact', 'log', 'clamped'];
+  const out: string[] = [];
+  for (const z of zones) {
+    const gs = groups.filter((g) => g.zone === z);
+    if (!gs.length) continue;
+    const pairs = gs.reduce((a, g) => a + g.pairs, 0);
+    const pooled = gs.filter((g) => g.deltas.length > 1);
+    let line = `${ZONE_TEXT[z]}: ${pairs} pairs over ${gs.length} rows`;
+    if (z === 'exact') line += ` (|δ| ≤ ${mid})`;
+    if (pooled.length) {
+      const g = pooled.reduce((a, b) => (b.deltas.length > a.deltas.length ? b : a));
+      line += `; e.g. δ = ${g.deltas[0]}…${g.deltas[g.deltas.length - 1]} all read row ${g.row}`;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+/** Describes one pair of the bucket matrix. */
+export function bucketPairText(i: number, j: number, zone: BucketGroupInfo['zone'], row: number, group: BucketGroupInfo | undefined): string {
+  const d = i - j;
+  const shared = group && group.deltas.length > 1 ? `, shared with δ ∈ {${group.deltas.join(', ')}}` : '';
+  return `query #${i} → key #${j}: δ = ${d}, ${ZONE_TEXT[zone]}, table row ${row}${shared}`;
+}
+
+function hex([r, g, b]: Rgb): string {
+  return `#${[r, g, b].map((x) => x.toString(16).padStart(2, '0')).join('')}`;
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export interface SvgOptions {
+  /** Side of one cell in SVG units (default: fits ~512 units). */
+  cell?: number;
+  title?: string;
+  /** Row/column labels (tokens), drawn when the cells are big enough to read them. */
+  rowLabels?: string[];
+  colLabels?: string[];
+}
+
+/**
+ * A heatmap as SVG: one <rect> per run of equal colour in a row (so a 512×512 map stays a few MB), a title,
+ * and token labels when cells are ≥ 8 units. `values` is `[rows, cols]` row-major.
+ */
+export function heatmapSvg(values: Float32Array, rows: number, cols: number, range: Range, lut: Uint8ClampedArray, opts: SvgOptions = {}): string {
+  if (values.length !== rows * cols) throw new RangeError(`heatmapSvg: ${values.length} values for ${rows}×${cols}`);
+  const cell = opts.cell ?? Math.max(1, Math.floor(512 / Math.max(rows, cols)));
+  const labels = cell >= 8 && (opts.rowLabels || opts.colLabels);
+  const margin = labels ? 80 : 0;
+  const top = (opts.title ? 20 : 0) + margin;
+  const width = margin + cols * cell;
+  const height = top + rows * cell;
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" shape-rendering="crispEdges">`,
+  ];
+  if (opts.title) out.push(`<title>${escapeXml(opts.title)}</title><text x="0" y="14" font-family="sans-serif" font-size="12">${escapeXml(opts.title)}</text>`);
+  out.push(`<g transform="translate(${margin},${top})">`);
+  for (let i = 0; i < rows; i++) {
+    let j = 0;
+    while (j < cols) {
+      const c = hex(colorOf(values[i * cols + j], range, lut));
+      let k = j + 1;
+      while (k < cols && hex(colorOf(values[i * cols + k], range, lut)) === c) k++;
+      out.push(`<rect x="${j * cell}" y="${i * cell}" width="${(k - j) * cell}" height="${cell}" fill="${c}"/>`);
+      j = k;
+    }
+  }
+  out.push('</g>');
+  if (labels) {
+    const fs = Math.min(12, cell - 1);
+    opts.rowLabels?.forEach((t, i) =>
+      out.push(`<text x="${margin - 4}" y="${top + (i + 0.75) * cell}" font-family="monospace" font-size="${fs}" text-anchor="end">${escapeXml(t)}</text>`),
+    );
+    opts.colLabels?.forEach((t, j) => {
+      const x = margin + (j + 0.75) * cell;
+      out.push(`<text x="${x}" y="${top - 4}" font-family="monospace" font-size="${fs}" transform="rotate(-60 ${x} ${top - 4})">${escapeXml(t)}</text>`);
+    });
+  }
+  out.push('</svg>');
+  return out.join('\n');
+}

@@ -1,0 +1,448 @@
+// DOM of the analysis views (term shares, ablation, distance profile, bucket lens, rollout). main.ts owns the
+// shell and the message loop and hands this module a context; the maths is on the host, the words and
+// colours in views-model.ts.
+import { cellAt } from './hover';
+import { cssRgb, formatValue, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import {
+  ablationRowText,
+  bucketPairText,
+  bucketSummary,
+  labelTag,
+  meanMax,
+  peakSentence,
+  PRESET_LABELS,
+  profileRange,
+  shareColor,
+  shareText,
+  VIEW_CAPTIONS,
+  ZONE_COLORS,
+  ZONE_TEXT,
+} from './views-model';
+import {
+  ABLATION_PRESETS,
+  fromBuffer,
+  type AblationPresetName,
+  type AblationResponse,
+  type AnalysisView,
+  type BucketsResponse,
+  type DistanceResponse,
+  type PersistedState,
+  type RequestBody,
+  type ResponseBody,
+  type RolloutResponse,
+  type SharesResponse,
+  type ViewInit,
+} from '../src/protocol';
+
+export interface ViewContext {
+  init: ViewInit;
+  state: PersistedState;
+  request<T extends ResponseBody>(body: RequestBody): Promise<T>;
+  /** Opens layer/head in the heatmap (share grid click). */
+  open(layer: number, head: number): void;
+  setPreset(p: AblationPresetName): void;
+  isCurrent(): boolean;
+}
+
+/** What export reads from the view on screen. */
+export interface Picture {
+  canvas: HTMLCanvasElement;
+  values: Float32Array;
+  rows: number;
+  cols: number;
+  range: Range;
+  lut: Uint8ClampedArray;
+  title: string;
+}
+
+let picture: Picture | undefined;
+let hoverHook: ((i: number | null) => void) | undefined;
+
+export function currentPicture(): Picture | undefined {
+  return picture;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, children: (Node | string)[] = []): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function tok(ctx: ViewContext, k: number): string {
+  return ctx.init.tokens[k]?.text ?? `#${k}`;
+}
+
+/** Paints `[rows, cols]` into a canvas (one pixel per cell, CSS-scaled). */
+function matrixCanvas(id: string, values: Float32Array, rows: number, cols: number, range: Range, lut: Uint8ClampedArray, px: number, label: string): HTMLCanvasElement {
+  const c = el('canvas', { id, class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': label });
+  c.width = cols;
+  c.height = rows;
+  const ctx = c.getContext('2d');
+  if (ctx) {
+    const img = ctx.createImageData(cols, rows);
+    paintMatrix(values, range, lut, img.data);
+    ctx.putImageData(img, 0, 0);
+  }
+  c.style.width = `${px}px`;
+  c.style.height = `${Math.round((px * rows) / cols)}px`;
+  return c;
+}
+
+/** Calls `at(i, j)` with the square-matrix cell under the pointer. */
+function onCell(c: HTMLCanvasElement, n: number, at: (i: number, j: number) => void): void {
+  c.addEventListener('mousemove', (e) => {
+    const r = c.getBoundingClientRect();
+    const cell = cellAt(e.clientX - r.left, e.clientY - r.top, r.width, n);
+    if (cell) at(cell.i, cell.j);
+  });
+}
+
+function readout(text: string): void {
+  const r = document.getElementById('analysis-readout');
+  if (r) r.textContent = text;
+}
+
+function sidePx(n: number, parts: number): number {
+  const avail = Math.max(180, Math.min(document.body.clientWidth - 64, 960));
+  return Math.max(Math.min(n * 4, 120), Math.floor(avail / parts) - 12);
+}
+
+function presetPicker(ctx: ViewContext, id: string, withAll: boolean): HTMLSelectElement {
+  const terms = ctx.init.model.terms;
+  const allowed = ABLATION_PRESETS.filter((p) => {
+    if (p === 'all') return withAll;
+    if (p === 'no-c2p') return terms.includes('c2p');
+    if (p === 'no-p2c') return terms.includes('p2c');
+    return true;
+  });
+  const sel = el('select', { id, 'aria-label': 'Ablation preset' }, allowed.map((p) => el('option', { value: p }, [PRESET_LABELS[p]])));
+  const cur = ctx.state.preset ?? (withAll ? 'all' : 'content-only');
+  sel.value = allowed.includes(cur) ? cur : allowed[withAll ? 0 : 1] ?? allowed[0];
+  sel.addEventListener('change', () => ctx.setPreset(sel.value as AblationPresetName));
+  return sel;
+}
+
+/** Renders `view` into `box`; resolves when drawn. */
+export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: ViewContext): Promise<void> {
+  picture = undefined;
+  hoverHook = undefined;
+  const head = el('div', { class: 'analysis-head' }, [el('p', { id: 'analysis-caption', class: 'caption' }, [VIEW_CAPTIONS[view]])]);
+  const body = el('div', { id: `${view}-view`, class: 'analysis-body', 'data-view': view });
+  const out = el('div', { id: 'analysis-readout', class: 'readout', role: 'status', 'aria-live': 'polite' }, ['Hover a cell for its numbers.']);
+  box.replaceChildren(head, body, out);
+  switch (view) {
+    case 'shares':
+      return shares(body, ctx);
+    case 'ablation':
+      return ablation(body, ctx);
+    case 'distance':
+      return distance(body, ctx);
+    case 'buckets':
+      return buckets(body, ctx);
+    case 'rollout':
+      return rollout(body, ctx);
+  }
+}
+
+/** The hovered query token changed (strip or editor); views that follow it redraw. */
+export function hoverToken(i: number | null): void {
+  hoverHook?.(i);
+}
+
+// ---- 1. term shares ----
+async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  const r = await ctx.request<SharesResponse>({ type: 'shares', weighting: 'uniform' });
+  if (!ctx.isCurrent()) return;
+  const L = r.layers.length;
+  const H = r.heads;
+  const content = fromBuffer(r.content, L * H);
+  const c2p = r.c2p ? fromBuffer(r.c2p, L * H) : undefined;
+  const p2c = r.p2c ? fromBuffer(r.p2c, L * H) : undefined;
+  const cell = Math.max(18, Math.min(44, Math.floor(560 / Math.max(H, 1))));
+  const c = el('canvas', { id: 'shares-grid', class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': 'Term shares: rows layers, columns heads; green content, purple position' });
+  const dpr = window.devicePixelRatio || 1;
+  c.width = Math.round(H * cell * dpr);
+  c.height = Math.round(L * cell * dpr);
+  c.style.width = `${H * cell}px`;
+  c.style.height = `${L * cell}px`;
+  const g = c.getContext('2d');
+  if (g) {
+    g.scale(dpr, dpr);
+    g.font = `${Math.round(cell * 0.45)}px sans-serif`;
+    g.textAlign = 'center';
+    g.textBaseline = 'middle';
+    for (let li = 0; li < L; li++) {
+      for (let h = 0; h < H; h++) {
+        const k = li * H + h;
+        g.fillStyle = cssRgb(shareColor(content[k]));
+        g.fillRect(h * cell, li * cell, cell - 1, cell - 1);
+        g.fillStyle = '#111';
+        g.fillText(labelTag(r.labels[k]), h * cell + cell / 2, li * cell + cell / 2);
+      }
+    }
+    const ci = r.layers.indexOf(ctx.state.layer);
+    if (ci >= 0) {
+      g.strokeStyle = '#000';
+      g.lineWidth = 2;
+      g.strokeRect(ctx.state.head * cell + 1, ci * cell + 1, cell - 3, cell - 3);
+    }
+  }
+  const at = (e: MouseEvent) => {
+    const b = c.getBoundingClientRect();
+    const li = Math.floor(((e.clientY - b.top) / b.height) * L);
+    const h = Math.floor(((e.clientX - b.left) / b.width) * H);
+    return li >= 0 && li < L && h >= 0 && h < H ? { li, h } : undefined;
+  };
+  c.addEventListener('mousemove', (e) => {
+    const p = at(e);
+    if (p) {
+      const k = p.li * H + p.h;
+      readout(shareText(r.layers[p.li], p.h, content[k], r.labels[k], c2p?.[k], p2c?.[k]));
+    }
+  });
+  c.addEventListener('click', (e) => {
+    const p = at(e);
+    if (p) ctx.open(r.layers[p.li], p.h);
+  });
+  const counts = { content: 0, positional: 0, mixed: 0 };
+  for (const l of r.labels) counts[l]++;
+  const legend = el('div', { id: 'shares-legend', class: 'legend' }, [
+    swatch(shareColor(1), `C content (c2c share ≥ ${r.thresholds.content}): ${counts.content}`),
+    swatch(shareColor(0.5), `M mixed: ${counts.mixed}`),
+    swatch(shareColor(0), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
+    el('span', { class: 'meta' }, ['Click a head to open it.']),
+  ]);
+  body.append(c, legend);
+  const lut = new Uint8ClampedArray(256 * 4);
+  for (let k = 0; k < 256; k++) lut.set([...shareColor(k / 255), 255], k * 4);
+  picture = { canvas: c, values: content, rows: L, cols: H, range: { min: 0, max: 1, signed: false }, lut, title: 'Content share per layer (rows) and head (columns)' };
+}
+
+function swatch(rgb: readonly [number, number, number], text: string): HTMLElement {
+  const s = el('span', { class: 'swatch' });
+  s.style.backgroundColor = cssRgb(rgb);
+  return el('span', { class: 'legend-item' }, [s, text]);
+}
+
+// ---- 2. ablation ----
+async function ablation(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  const { layer, head } = ctx.state;
+  const picker = presetPicker(ctx, 'ablation-preset', false);
+  const preset = picker.value as AblationPresetName;
+  body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Keep ', picker]), el('span', { class: 'meta' }, [` layer ${layer}, head ${head}`])]));
+  const r = await ctx.request<AblationResponse>({ type: 'ablation', layer, head, preset });
+  if (!ctx.isCurrent()) return;
+  const n = r.n;
+  const real = fromBuffer(r.real, n * n);
+  const abl = fromBuffer(r.probs, n * n);
+  const diff = fromBuffer(r.diff, n * n);
+  const kl = fromBuffer(r.kl, n);
+  const tv = fromBuffer(r.tv, n);
+  const scale = ctx.state.colorScale;
+  const pr = valueRange(real, false);
+  const ar = valueRange(abl, false);
+  const shared: Range = { min: 0, max: Math.max(pr.max, ar.max), signed: false };
+  const probLut = makeLut(scale, false);
+  const diffRange = valueRange(diff, true);
+  const diffLut = makeLut(scale, true);
+  const px = sidePx(n, 3);
+  const cReal = matrixCanvas('ablation-real', real, n, n, shared, probLut, px, 'Real probabilities');
+  const cAbl = matrixCanvas('ablation-probs', abl, n, n, shared, probLut, px, `Ablated probabilities (${PRESET_LABELS[preset]})`);
+  const cDiff = matrixCanvas('ablation-diff', diff, n, n, diffRange, diffLut, px, 'Ablated minus real');
+  const fig = (c: HTMLCanvasElement, cap: string) => el('figure', { class: 'analysis-fig' }, [c, el('figcaption', { class: 'meta' }, [cap])]);
+  body.append(
+    el('div', { class: 'analysis-row' }, [
+      fig(cReal, `real probs (0 … ${formatValue(shared.max)})`),
+      fig(cAbl, `keeping ${r.kept.join(' + ')}`),
+      fig(cDiff, `ablated − real (±${formatValue(diffRange.max)})`),
+    ]),
+  );
+  const klS = meanMax(kl);
+  const tvS = meanMax(tv);
+  body.append(
+    el('p', { id: 'ablation-summary', class: 'meta' }, [
+      `Mean KL(real ‖ ablated) ${formatValue(klS.mean)} nats (max ${formatValue(klS.max)} at “${tok(ctx, klS.argmax)}”); mean total variation ${formatValue(tvS.mean)} (max ${formatValue(tvS.max)}).`,
+    ]),
+  );
+  const show = (i: number, j: number) => {
+    const k = i * n + j;
+    readout(
+      `${ablationRowText(i, tok(ctx, i), kl[i], tv[i])}. Key #${j} “${tok(ctx, j)}”: real ${formatValue(real[k])}, ablated ${formatValue(abl[k])}, difference ${formatValue(diff[k])}.`,
+    );
+  };
+  for (const c of [cReal, cAbl, cDiff]) onCell(c, n, show);
+  picture = { canvas: cDiff, values: diff, rows: n, cols: n, range: diffRange, lut: diffLut, title: `Ablation ${preset} − real, layer ${layer} head ${head}` };
+}
+
+// ---- 3. distance profile ----
+async function distance(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  const { layer, head } = ctx.state;
+  const all = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: null });
+  if (!ctx.isCurrent()) return;
+  const n = all.n;
+  const w = Math.max(320, Math.min(document.body.clientWidth - 64, 900));
+  const h = 220;
+  const chart = el('canvas', { id: 'distance-chart', class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': `c2p and p2c by relative distance, layer ${layer} head ${head}` });
+  const rowChart = el('canvas', { id: 'distance-row-chart', class: 'analysis-canvas', role: 'img', 'aria-label': 'Profile of the hovered query token' });
+  const sentence = el('p', { id: 'distance-peaks', class: 'caption' });
+  const rowSentence = el('p', { id: 'distance-row-peaks', class: 'meta' }, ['Hover a token in the strip to see its own row profile.']);
+  body.append(sentence, chart, rowSentence, rowChart);
+  const series = (r: DistanceResponse) =>
+    (['c2p', 'p2c'] as const)
+      .filter((k) => r.series[k])
+      .map((k) => ({ kind: k, mean: fromBuffer(r.series[k]!.mean, 2 * n - 1), std: fromBuffer(r.series[k]!.std, 2 * n - 1), peak: r.series[k]!.peakDelta }));
+  const s = series(all);
+  drawProfile(chart, w, h, n, s, true);
+  sentence.textContent = s.length
+    ? `Layer ${layer}, head ${head}: ` + s.map((x) => `${x.kind} ${peakSentence(x.peak)}`).join('; ') + (all.series.probs ? `; attention ${peakSentence(all.series.probs.peakDelta)}.` : '.')
+    : 'This model has no relative-position terms (c2p, p2c).';
+  chart.addEventListener('mousemove', (e) => {
+    const b = chart.getBoundingClientRect();
+    const k = Math.floor(((e.clientX - b.left) / b.width) * (2 * n - 1));
+    if (k < 0 || k >= 2 * n - 1) return;
+    const d = k - (n - 1);
+    readout(`δ = ${d} (key ${d > 0 ? `${d} to the left` : d < 0 ? `${-d} to the right` : 'is the query'}): ` + s.map((x) => `${x.kind} mean ${formatValue(x.mean[k])} ± ${formatValue(x.std[k])}`).join(', '));
+  });
+  picture = { canvas: chart, values: Float32Array.from(s[0]?.mean ?? []), rows: 1, cols: s[0] ? 2 * n - 1 : 0, range: valueRange(Float32Array.from(s[0]?.mean ?? [0]).map((v) => (Number.isFinite(v) ? v : 0)), true), lut: makeLut(ctx.state.colorScale, true), title: `c2p mean by δ, layer ${layer} head ${head}` };
+  let seq = 0;
+  const follow = async (i: number | null) => {
+    const mine = ++seq;
+    if (i === null) {
+      drawProfile(rowChart, w, 140, n, [], false);
+      rowSentence.textContent = 'Hover a token in the strip to see its own row profile.';
+      return;
+    }
+    const r = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: i });
+    if (mine !== seq || !ctx.isCurrent()) return;
+    const rs = series(r);
+    drawProfile(rowChart, w, 140, n, rs, false);
+    rowSentence.textContent = `Query #${i} “${tok(ctx, i)}”: ` + rs.map((x) => `${x.kind} ${peakSentence(x.peak)}`).join('; ');
+  };
+  hoverHook = (i) => void follow(i);
+  void follow(ctx.state.pinned);
+}
+
+const SERIES_COLORS = { c2p: '#d95f02', p2c: '#1b9e77' } as const;
+
+/** Line chart of mean per δ with a ±std band; x from δ = −(n−1) to n−1, zero line and δ = 0 marked. */
+function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: { kind: 'c2p' | 'p2c'; mean: Float32Array; std: Float32Array }[], withStd: boolean): void {
+  const dpr = window.devicePixelRatio || 1;
+  c.width = Math.round(w * dpr);
+  c.height = Math.round(h * dpr);
+  c.style.width = `${w}px`;
+  c.style.height = `${h}px`;
+  const g = c.getContext('2d');
+  if (!g) return;
+  g.scale(dpr, dpr);
+  const fg = getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim() || '#888';
+  g.clearRect(0, 0, w, h);
+  const pad = { l: 44, r: 8, t: 8, b: 20 };
+  const m = 2 * n - 1;
+  const yr = profileRange(s.map((x) => ({ mean: x.mean, std: withStd ? x.std : new Float32Array(x.std.length) })));
+  const X = (k: number) => pad.l + ((k + 0.5) / m) * (w - pad.l - pad.r);
+  const Y = (v: number) => pad.t + (1 - (v - yr.min) / (yr.max - yr.min)) * (h - pad.t - pad.b);
+  g.strokeStyle = fg;
+  g.globalAlpha = 0.4;
+  g.beginPath();
+  if (yr.min < 0 && yr.max > 0) {
+    g.moveTo(pad.l, Y(0));
+    g.lineTo(w - pad.r, Y(0));
+  }
+  g.moveTo(X(n - 1), pad.t);
+  g.lineTo(X(n - 1), h - pad.b);
+  g.stroke();
+  g.globalAlpha = 1;
+  g.fillStyle = fg;
+  g.font = '11px sans-serif';
+  g.fillText(formatValue(yr.max), 2, pad.t + 8);
+  g.fillText(formatValue(yr.min), 2, h - pad.b);
+  g.fillText(`δ = −${n - 1}`, pad.l, h - 4);
+  g.fillText('0', X(n - 1) - 3, h - 4);
+  g.fillText(`+${n - 1}`, w - pad.r - 28, h - 4);
+  s.forEach((x, idx) => {
+    const col = SERIES_COLORS[x.kind];
+    if (withStd) {
+      g.fillStyle = col;
+      g.globalAlpha = 0.15;
+      for (let k = 0; k < m; k++) {
+        if (!Number.isFinite(x.mean[k])) continue;
+        const bw = Math.max(1, (w - pad.l - pad.r) / m);
+        g.fillRect(X(k) - bw / 2, Y(x.mean[k] + x.std[k]), bw, Math.max(1, Y(x.mean[k] - x.std[k]) - Y(x.mean[k] + x.std[k])));
+      }
+      g.globalAlpha = 1;
+    }
+    g.strokeStyle = col;
+    g.lineWidth = 1.5;
+    g.beginPath();
+    let started = false;
+    for (let k = 0; k < m; k++) {
+      if (!Number.isFinite(x.mean[k])) continue;
+      if (!started) g.moveTo(X(k), Y(x.mean[k]));
+      else g.lineTo(X(k), Y(x.mean[k]));
+      started = true;
+    }
+    g.stroke();
+    g.fillStyle = col;
+    g.fillText(x.kind, w - pad.r - 40, pad.t + 12 + idx * 13);
+  });
+}
+
+// ---- 4. bucket lens ----
+async function buckets(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  const r = await ctx.request<BucketsResponse>({ type: 'buckets' });
+  if (!ctx.isCurrent()) return;
+  const n = r.n;
+  const zoneOf = fromBuffer(r.zoneOf, n * n);
+  const rowOf = fromBuffer(r.rowOf, n * n);
+  const lut = new Uint8ClampedArray(256 * 4);
+  // Three-entry palette spread over the LUT: zone codes 0, 1, 2 map to indices 0, 128, 255 of range [0, 2].
+  for (let k = 0; k < 256; k++) lut.set([...ZONE_COLORS[r.zones[k < 64 ? 0 : k < 192 ? 1 : 2]], 255], k * 4);
+  const range: Range = { min: 0, max: 2, signed: false };
+  const c = matrixCanvas('buckets-matrix', zoneOf, n, n, range, lut, sidePx(n, 2), 'Bucket zones: rows queries, columns keys');
+  const byRow = new Map(r.groups.map((g) => [g.row, g]));
+  onCell(c, n, (i, j) => {
+    const k = i * n + j;
+    const row = rowOf[k];
+    readout(bucketPairText(i, j, r.zones[zoneOf[k]], row, byRow.get(row)));
+  });
+  const legend = el('div', { id: 'buckets-legend', class: 'legend' }, r.zones.map((z) => swatch(ZONE_COLORS[z], ZONE_TEXT[z])));
+  const summary = el('ul', { id: 'buckets-summary', class: 'meta' }, bucketSummary(r.groups, r.mid).map((line) => el('li', {}, [line])));
+  body.append(el('div', { class: 'analysis-row' }, [c, el('div', {}, [legend, summary])]));
+  picture = { canvas: c, values: zoneOf, rows: n, cols: n, range, lut, title: 'Relative-position bucket zones' };
+}
+
+// ---- 5. rollout ----
+async function rollout(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  const picker = presetPicker(ctx, 'rollout-preset', true);
+  const preset = picker.value as AblationPresetName;
+  body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Terms ', picker])]));
+  const [real, abl] = await Promise.all([
+    ctx.request<RolloutResponse>({ type: 'rollout', preset: 'all' }),
+    preset === 'all' ? Promise.resolve(undefined) : ctx.request<RolloutResponse>({ type: 'rollout', preset }),
+  ]);
+  if (!ctx.isCurrent()) return;
+  const n = real.n;
+  const rv = fromBuffer(real.data, n * n);
+  const av = abl ? fromBuffer(abl.data, n * n) : undefined;
+  const lut = makeLut(ctx.state.colorScale, false);
+  const range: Range = { min: 0, max: Math.max(valueRange(rv, false).max, av ? valueRange(av, false).max : 0), signed: false };
+  const px = sidePx(n, av ? 2 : 1.6);
+  const cReal = matrixCanvas('rollout-real', rv, n, n, range, lut, px, 'Rollout of the real attention');
+  const figs = [el('figure', { class: 'analysis-fig' }, [cReal, el('figcaption', { class: 'meta' }, [`real, layers ${real.layers[0]}–${real.layers[real.layers.length - 1]}`])])];
+  const canv: [HTMLCanvasElement, Float32Array][] = [[cReal, rv]];
+  if (av) {
+    const cAbl = matrixCanvas('rollout-ablated', av, n, n, range, lut, px, `Rollout keeping ${PRESET_LABELS[preset]}`);
+    figs.push(el('figure', { class: 'analysis-fig' }, [cAbl, el('figcaption', { class: 'meta' }, [PRESET_LABELS[preset]])]));
+    canv.push([cAbl, av]);
+  }
+  body.append(el('div', { class: 'analysis-row' }, figs));
+  for (const [c] of canv) {
+    onCell(c, n, (i, j) => {
+      const k = i * n + j;
+      readout(`query #${i} “${tok(ctx, i)}” ← key #${j} “${tok(ctx, j)}”: rollout ${formatValue(rv[k])}` + (av ? `, ${preset} ${formatValue(av[k])}` : ''));
+    });
+  }
+  const shown = canv[canv.length - 1];
+  picture = { canvas: shown[0], values: shown[1], rows: n, cols: n, range, lut, title: `Attention rollout (${preset})` };
+}
