@@ -14,7 +14,9 @@ export interface DistanceProfile {
   mean: Float64Array;
   /** Population standard deviation (0 for a single cell, NaN where count is 0). */
   std: Float64Array;
-  /** δ with the largest mean; ties go to the smaller |δ|, then to the negative δ. */
+  /** δ with the largest mean among distances with at least a quarter of the main diagonal's cells (a far δ
+   *  averages only a handful of pairs and would otherwise win by noise); ties go to the smaller |δ|, then to the
+   *  negative δ. */
   peakDelta: number;
 }
 
@@ -23,6 +25,7 @@ function finish(deltas: Int32Array, count: Int32Array, sum: Float64Array, sumSq:
   const std = new Float64Array(count.length);
   let peak = NaN;
   let best = -Infinity;
+  const minCount = Math.ceil(Math.max(...count) / 4);
   for (let k = 0; k < count.length; k++) {
     if (count[k] === 0) {
       mean[k] = NaN;
@@ -32,6 +35,7 @@ function finish(deltas: Int32Array, count: Int32Array, sum: Float64Array, sumSq:
     mean[k] = sum[k] / count[k];
     std[k] = Math.sqrt(Math.max(sumSq[k] / count[k] - mean[k] * mean[k], 0));
     const d = deltas[k];
+    if (count[k] < minCount) continue;
     if (mean[k] > best || (mean[k] === best && (Math.abs(d) < Math.abs(peak) || (Math.abs(d) === Math.abs(peak) && d < peak)))) {
       best = mean[k];
       peak = d;

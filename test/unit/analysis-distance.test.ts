@@ -81,3 +81,12 @@ test('fixture: c2p row profile agrees with the δ profile inside the exact zone'
   const q = distanceProfile(c2p, r.n, { head: 1, query: 20 });
   assert.equal(q.count.reduce((a, b) => a + b, 0), r.n);
 });
+
+test('the peak ignores far distances backed by a handful of pairs', () => {
+  // n = 8: δ = −7 has one cell with a huge value; δ = +1 is high on all its 7 cells.
+  const n = 8;
+  const m = new Float32Array(n * n);
+  for (let i = 1; i < n; i++) m[i * n + (i - 1)] = 5;
+  m[0 * n + 7] = 100;
+  assert.equal(distanceProfile(m, n).peakDelta, 1);
+});
