@@ -1,0 +1,113 @@
+// UI benchmark in code-server + Chromium with the fixture model: prints one JSON object (and writes it to
+// test-results/e2e/ui-bench.json). Per target length (32/128/512 tokens):
+//   command_to_heatmap_ms  palette Enter on "Explain Attention" → canvas#heatmap drawn at the new size
+//   hover_to_highlight_ms  token mouseover → query + neighbour classes in the strip (median/min, in-page clock)
+//   bytes_per_view         bytes reaching the webview for one view change (term switch; Compare Heads)
+// No assertion on times: the numbers are for reading. Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512]
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startLens, waitReady } from './lib/lens.mjs';
+import { RESULTS_DIR } from './lib/paths.mjs';
+import { canvasStats, focusTab, isDrawn, openFile, runCommand, selectAll, waitUntil } from './lib/workbench.mjs';
+
+const arg = process.argv.indexOf('--lengths');
+const lengths = (arg > 0 ? process.argv[arg + 1] : '32,128,512').split(',').map(Number);
+const WORDS = 'the model reads every token and attends to its neighbours by content and by relative position so that'.split(' ');
+const textOfChars = (chars) => { let s = ''; for (let i = 0; s.length < chars; i++) s += WORDS[i % WORDS.length] + ' '; return s.trim(); };
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+
+// Counts bytes of every message the webview page receives from now on (ArrayBuffers by byteLength).
+const installCounter = () => {
+  const size = (v) => {
+    if (v == null) return 0;
+    if (v instanceof ArrayBuffer) return v.byteLength;
+    if (ArrayBuffer.isView(v)) return v.byteLength;
+    if (typeof v === 'string') return v.length;
+    if (typeof v !== 'object') return 8;
+    let n = 0;
+    for (const [k, x] of Object.entries(v)) n += k.length + size(x);
+    return n;
+  };
+  window.__lensBytes = 0;
+  window.__lensMessages = 0;
+  if (!window.__lensCounter) {
+    window.__lensCounter = true;
+    window.addEventListener('message', (e) => { window.__lensBytes += size(e.data); window.__lensMessages++; });
+  }
+};
+
+const lens = await startLens({ name: 'ui-bench', settings: { 'debertaLens.maxTokens': 8192 },
+  files: Object.fromEntries([['calibrate.txt', textOfChars(400)]]) });
+const { page, frame, server } = lens;
+const body = frame.locator('body');
+const tokenCount = async () => frame.locator('#tokens .tok').count();
+const results = { model: 'test/data/fixtures/deberta/v3_tiny', lengths: {} };
+try {
+  // Calibrate characters per token with this tokenizer, then write one file per target length.
+  await openFile(page, 'calibrate.txt');
+  await selectAll(page);
+  await runCommand(page, 'DeBERTa Lens: Explain Attention');
+  await waitReady(frame);
+  const perChar = (await tokenCount()) / 400;
+  for (const n of lengths) {
+    fs.writeFileSync(path.join(server.dirs.workspace, `len${n}.txt`), textOfChars(Math.max(1, Math.round((n - 2) / perChar))));
+  }
+  let lastFile = 'calibrate.txt';
+  for (const n of lengths) {
+    const r = {};
+    await focusTab(page, lastFile); // back to the text's group, so the new file does not cover the panel
+    lastFile = `len${n}.txt`;
+    await openFile(page, `len${n}.txt`);
+    await selectAll(page);
+    const before = await frame.locator('canvas#heatmap').evaluate((c) => c.width);
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget input').fill('>DeBERTa Lens: Explain Attention');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Explain Attention' }).first().waitFor();
+    const t0 = Date.now();
+    await page.keyboard.press('Enter');
+    await waitUntil(async () => {
+      const s = await canvasStats(frame.locator('canvas#heatmap'));
+      return s.width !== before && isDrawn(s);
+    }, { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` });
+    r.command_to_heatmap_ms = Date.now() - t0;
+    r.tokens = await tokenCount();
+
+    // Hover latency, in the page's own clock: synthetic mouseover on a token → highlight classes present.
+    const lat = [];
+    for (let k = 0; k < 9; k++) {
+      const i = 1 + Math.floor(((k + 1) * (r.tokens - 2)) / 10);
+      lat.push(await body.evaluate(async (_body, i) => {
+        const strip = document.querySelector('#tokens');
+        strip.dispatchEvent(new MouseEvent('mouseleave'));
+        await new Promise((res) => { const f = () => (document.querySelector('#tokens .tok.neighbour') ? requestAnimationFrame(f) : res()); f(); });
+        const tok = document.querySelector(`#tokens .tok[data-i="${i}"]`);
+        if (!tok) return `no token ${i}: ${[...document.querySelectorAll("#tokens .tok")].map((t) => t.dataset.i).join(",")}`;
+        const t0 = performance.now();
+        tok.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+        await new Promise((res) => { const f = () => (document.querySelector(`#tokens .tok.query[data-i="${i}"]`) && document.querySelector('#tokens .tok.neighbour') ? res() : requestAnimationFrame(f)); f(); });
+        return performance.now() - t0;
+      }, i));
+      if (typeof lat.at(-1) === 'string') throw new Error(lat.at(-1));
+    }
+    r.hover_to_highlight_ms = { median: +median(lat).toFixed(1), min: +Math.min(...lat).toFixed(1), runs: lat.length };
+
+    // Bytes per view: a term switch in the heatmap view, then Compare Heads.
+    await body.evaluate(installCounter);
+    const term = await frame.locator('#term').inputValue();
+    await frame.locator('#term').selectOption(term === 'c2p' ? 'c2c' : 'c2p');
+    await page.waitForTimeout(1500);
+    r.bytes_per_view = { heatmap_term_switch: await body.evaluate(() => ({ bytes: window.__lensBytes, messages: window.__lensMessages })) };
+    await body.evaluate(installCounter);
+    await runCommand(page, 'DeBERTa Lens: Compare Heads');
+    await frame.locator('#app[data-view="heads"]').waitFor({ state: 'attached' });
+    await page.waitForTimeout(1500);
+    r.bytes_per_view.compare_heads = await body.evaluate(() => ({ bytes: window.__lensBytes, messages: window.__lensMessages }));
+    await frame.locator('#view-heatmap').click();
+    results.lengths[n] = r;
+  }
+} finally {
+  await lens.stop();
+}
+fs.mkdirSync(RESULTS_DIR, { recursive: true });
+fs.writeFileSync(path.join(RESULTS_DIR, 'ui-bench.json'), JSON.stringify(results, null, 2));
+console.log(JSON.stringify(results, null, 2));
