@@ -11,15 +11,18 @@ const VSCE = path.join(TOOLS_MODULES, '@vscode', 'vsce', 'vsce');
 const require = createRequire(path.join(TOOLS_MODULES, 'noop.js'));
 
 /**
- * `vsce package` with production dependencies (onnxruntime-node must ship inside the VSIX);
- * .vscodeignore decides what else is left out. Returns the VSIX path (in a fresh temp dir).
+ * The VSIX for this machine's platform, built by the project's own packaging tool (`npm run package`), which
+ * runs `vsce package --target` with the per-target file selection. Returns the VSIX path (in a fresh temp dir).
  */
 export function packageVsix() {
   if (!fs.existsSync(VSCE)) throw new E2EError('@vscode/vsce is not installed in test/e2e/code-server: run tools/e2e-setup.sh');
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-vsix-')), 'deberta-lens.vsix');
-  const r = spawnSync(process.execPath, [VSCE, 'package', '--out', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) throw new E2EError(`vsce package failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`);
-  return out;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-vsix-'));
+  const target = `${process.platform}-${process.arch}`;
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'tools', 'package-vsix.mjs'), '--target', target, '--out', dir], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0) throw new E2EError(`npm run package failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`);
+  const vsix = fs.readdirSync(dir).find((f) => f.endsWith('.vsix'));
+  if (!vsix) throw new E2EError(`npm run package wrote no .vsix into ${dir}`);
+  return path.join(dir, vsix);
 }
 
 /** Entry names and uncompressed sizes of a VSIX (a zip), read with vsce's own yauzl. */
