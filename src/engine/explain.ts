@@ -5,6 +5,7 @@ import { graphInputs } from './graph/graph-inputs';
 import type { OpenModel } from './model';
 import { ExplainResult, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
+import { type SpillReader, spillRegistry } from './runtime/spill';
 import type { Token } from './types';
 
 interface Prepared {
@@ -77,20 +78,26 @@ export async function explainWith(model: OpenModel, input: ExplainInput, signal?
   const n = ids.length, H = model.checkpoint.spec.numHeads;
   const fetches = layers.flatMap((l) => kinds.map((k) => ({ name: termOutput(l, k), dims: [H, n, n] })));
   const { outputs, ms } = await model.session.run(feedsFor(model, ids), fetches, signal);
-  const tensors: LayerTensors[] = layers.map((l) => ({
-    layer: l,
-    c2c: outputs[termOutput(l, 'c2c')].data,
-    c2p: outputs[termOutput(l, 'c2p')]?.data,
-    p2c: outputs[termOutput(l, 'p2c')]?.data,
-    probs: outputs[termOutput(l, 'probs')].data,
-  }));
+  const tensors = layers.map((l) => lazyLayer(l, kinds, outputs));
   const info = { ...model.info, execution_provider: model.session.provider };
   const total = performance.now() - t0;
-  return new ExplainResult(info, ids, tokens, scaleOf(model.checkpoint.spec), tensors, input.text, {
+  const result = new ExplainResult(info, ids, tokens, scaleOf(model.checkpoint.spec), tensors, input.text, {
     tokenize_ms: t1 - t0,
     run_ms: ms,
     total_ms: total,
   });
+  spillRegistry.register(result, outputs.file);
+  return result;
+}
+
+/** A layer whose matrices are read from the run's spill file on first access, then kept. */
+function lazyLayer(layer: number, kinds: readonly string[], spill: SpillReader): LayerTensors {
+  const out = { layer } as LayerTensors;
+  for (const kind of kinds) {
+    let data: Float32Array | undefined;
+    Object.defineProperty(out, kind, { enumerable: true, get: () => (data ??= spill.read(termOutput(layer, kind as 'probs'))) });
+  }
+  return out;
 }
 
 /** The same graph without per-term outputs (only the last hidden state): the benchmark's baseline. */
@@ -98,7 +105,7 @@ export async function forwardOnly(model: OpenModel, ids: number[], signal?: Abor
   checkLength(model, ids.length);
   const fetch = { name: LAST_HIDDEN, dims: [ids.length, model.checkpoint.spec.hiddenSize] };
   const { outputs, ms } = await model.session.run(feedsFor(model, ids), [fetch], signal);
-  return { ms, hidden: outputs[LAST_HIDDEN].data };
+  return { ms, hidden: outputs.read(LAST_HIDDEN) };
 }
 
 /** All layers' terms plus the last hidden state (for parity tests against HF's outputs). */

@@ -1,12 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import type { FeedTensor, FetchSpec, FromWorker, OutTensor, SpilledTensor, ToWorker } from './messages';
+import type { FeedTensor, FetchSpec, FromWorker, ToWorker } from './messages';
+import { newSpillPath, releaseSpill, SpillReader } from './spill';
 
 export interface RunOutput {
-  outputs: Record<string, OutTensor>;
+  outputs: SpillReader;
   /** Time of the onnxruntime run alone, measured in the runtime process. */
   ms: number;
 }
@@ -19,36 +19,11 @@ function workerScript(): string {
 
 type Pending = Map<number, { resolve: (r: RunOutput) => void; reject: (e: Error) => void; spill: string }>;
 
-/** A RAM-backed folder where there is one (Linux), so spilled outputs never touch a disk. */
-const SPILL_DIR = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
-let spillCounter = 0;
-
-function readSpill(file: string, tensors: SpilledTensor[]): Record<string, OutTensor> {
-  const outputs: Record<string, OutTensor> = {};
-  const fd = fs.openSync(file, 'r');
-  try {
-    for (const t of tensors) {
-      const data = new Float32Array(t.length / 4);
-      const bytes = new Uint8Array(data.buffer);
-      for (let done = 0; done < t.length; ) {
-        const got = fs.readSync(fd, bytes, done, t.length - done, t.offset + done);
-        if (got === 0) throw new LensError(`the runtime's output file ${file} is truncated`, 'runtime');
-        done += got;
-      }
-      outputs[t.name] = { data, dims: t.dims };
-    }
-  } finally {
-    fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-  }
-  return outputs;
-}
-
 /**
  * An onnxruntime session in a child process. A child, not a worker thread: a native crash in onnxruntime
  * stays in the child, and cancelling is a kill — a worker thread terminated mid-run aborted the whole process
  * when the native run returned into the dead thread. The next run after a kill starts a fresh child from the
- * cached graph. Outputs come back through a spill file (see messages.ts).
+ * cached graph. Outputs come back through a spill file, read on demand (see spill.ts).
  */
 export class RuntimeSession {
   private child?: ChildProcess;
@@ -82,7 +57,7 @@ export class RuntimeSession {
       child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
       const fail = (e: Error) => {
         for (const p of pending.values()) {
-          fs.rmSync(p.spill, { force: true });
+          releaseSpill(p.spill);
           p.reject(e);
         }
         pending.clear();
@@ -97,12 +72,8 @@ export class RuntimeSession {
         } else if (m.type === 'result') {
           const p = pending.get(m.id);
           pending.delete(m.id);
-          if (!p) return fs.rmSync(m.spill, { force: true });
-          try {
-            p.resolve({ outputs: readSpill(m.spill, m.tensors), ms: m.ms });
-          } catch (e) {
-            p.reject(e as Error);
-          }
+          if (!p) return releaseSpill(m.spill);
+          p.resolve({ outputs: new SpillReader(m.spill, m.tensors), ms: m.ms });
         } else if (m.id !== undefined) {
           pending.get(m.id)?.reject(new LensError(`onnxruntime failed: ${m.message}`, 'runtime'));
           pending.delete(m.id);
@@ -127,11 +98,11 @@ export class RuntimeSession {
     const child = this.child!;
     const pending = this.pending;
     const id = this.nextId++;
-    const spill = path.join(SPILL_DIR, `deberta-lens-${process.pid}-${++spillCounter}.bin`);
+    const spill = newSpillPath();
     return new Promise<RunOutput>((resolve, reject) => {
       const onAbort = () => {
         pending.delete(id);
-        fs.rmSync(spill, { force: true });
+        releaseSpill(spill);
         reject(new LensError('cancelled', 'cancelled'));
         this.terminate();
       };
