@@ -117,8 +117,15 @@ export async function waitForCommand(page, title, { timeout = 60_000 } = {}) {
 /** Right-clicks the active editor's selection and picks a context-menu item (menus render in a shadow root). */
 export async function editorContextMenu(page, label, { timeout = 10_000 } = {}) {
   // The selection is drawn in an overlay layer under the text, so click its centre by coordinates.
-  const sel = page.locator(`${EDITOR} .selected-text`).first();
-  const box = (await sel.count()) ? await sel.boundingBox() : await page.locator(`${EDITOR} .view-lines`).boundingBox();
+  // The selection overlay can be re-rendered (and have no box) for a moment after the selection changes on a
+  // loaded machine: retry, then fall back to the text area.
+  let box = null;
+  for (let attempt = 0; attempt < 20 && !box; attempt++) {
+    const sel = page.locator(`${EDITOR} .selected-text`).first();
+    box = (await sel.count()) ? await sel.boundingBox() : null;
+    if (!box) await page.waitForTimeout(250);
+  }
+  box ??= await page.locator(`${EDITOR} .view-lines`).first().boundingBox();
   if (!box) throw new E2EError('the active editor is not visible');
   await page.mouse.click(box.x + Math.min(box.width / 2, 40), box.y + box.height / 2, { button: 'right' });
   const item = page.locator('.monaco-menu .action-item a.action-menu-item', { hasText: label }).first();
