@@ -12,6 +12,9 @@ import { canvasStats, focusTab, isDrawn, openFile, runCommand, selectAll, waitUn
 
 const arg = process.argv.indexOf('--lengths');
 const lengths = (arg > 0 ? process.argv[arg + 1] : '32,128,512').split(',').map(Number);
+// --model default: the bundled model (realistic tokenizer and size); otherwise the tiny fixture.
+const modelArg = process.argv.indexOf('--model');
+const model = modelArg > 0 ? process.argv[modelArg + 1] : undefined;
 const WORDS = 'the model reads every token and attends to its neighbours by content and by relative position so that'.split(' ');
 const textOfChars = (chars) => { let s = ''; for (let i = 0; s.length < chars; i++) s += WORDS[i % WORDS.length] + ' '; return s.trim(); };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
@@ -36,12 +39,12 @@ const installCounter = () => {
   }
 };
 
-const lens = await startLens({ name: 'ui-bench', settings: { 'debertaLens.maxTokens': 8192 },
+const lens = await startLens({ name: 'ui-bench', ...(model ? { model } : {}), settings: { 'debertaLens.maxTokens': 8192 },
   files: Object.fromEntries([['calibrate.txt', textOfChars(400)]]) });
 const { page, frame, server } = lens;
 const body = frame.locator('body');
 const tokenCount = async () => frame.locator('#tokens .tok').count();
-const results = { model: 'test/data/fixtures/deberta/v3_tiny', lengths: {} };
+const results = { model: model ?? 'test/data/fixtures/deberta/v3_tiny', lengths: {} };
 try {
   // Calibrate characters per token with this tokenizer, then write one file per target length.
   await openFile(page, 'calibrate.txt');
