@@ -36,7 +36,9 @@ export interface LengthReport {
   /** explain's throughput as a share of the measured matrix-multiply throughput. */
   matmul_efficiency: number;
   output_mb: number;
+  /** Peak resident memory of the calling process and of the runtime process. */
   peak_rss_mb: number;
+  runtime_peak_rss_mb: number;
 }
 
 const median = (xs: number[]) => {
@@ -45,6 +47,16 @@ const median = (xs: number[]) => {
 };
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
+
+/** Peak resident memory of the runtime process (Linux /proc; 0 where unavailable). */
+function childPeakRssMb(pid: number | undefined): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
 
 /** Deterministic ids: [CLS] + pseudo-random ordinary pieces + [SEP]. */
 function sampleIds(model: OpenModel, n: number, seed: number): number[] {
@@ -133,6 +145,7 @@ export async function runBench(modelArg: string, opts: BenchOptions) {
           matmul_efficiency: round(gflops / matmul, 3),
           output_mb: round(outputBytes / 2 ** 20),
           peak_rss_mb: round(peakRssMb()),
+          runtime_peak_rss_mb: round(childPeakRssMb(model.session.pid)),
         });
       }
     } finally {

@@ -92,6 +92,11 @@ export class RuntimeSession {
     return this.loading;
   }
 
+  /** The runtime process's id while it runs (for memory figures). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   async run(feeds: Record<string, FeedTensor>, fetches: FetchSpec[], signal?: AbortSignal): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     await this.start();
