@@ -18,11 +18,11 @@ import {
   type WebviewToHost,
 } from '../src/protocol';
 import { LruCache } from './cache';
-import { colorOf, cssRgb, formatValue, isSignedKind, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import { colorOf, cssRgb, formatValue, isSignedKind, makeLut, valueRange, type Range } from './colors';
 import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from './hover';
 import { layoutTokens } from './layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
-import { currentPicture, hoverToken, renderAnalysis } from './views';
+import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, VIEW_TITLES } from './views-model';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/protocol';
 
@@ -435,17 +435,6 @@ function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
   canvas.style.height = `${px}px`;
 }
 
-function paintInto(canvas: HTMLCanvasElement, values: Float32Array, n: number, range: Range, lut: Uint8ClampedArray): void {
-  // One canvas pixel per cell; CSS scales it up with `image-rendering: pixelated`. One putImageData per matrix.
-  canvas.width = n;
-  canvas.height = n;
-  const ctx = canvas.getContext('2d');
-  if (!ctx) return;
-  const img = ctx.createImageData(n, n);
-  paintMatrix(values, range, lut, img.data);
-  ctx.putImageData(img, 0, 0);
-}
-
 function heatmapPx(n: number): number {
   const avail = Math.max(200, Math.min(document.body.clientWidth - 48, 760));
   return Math.max(n, Math.floor(avail / n) * n || avail);
@@ -550,7 +539,7 @@ async function renderHeatmap(seq: number): Promise<void> {
   const lut = makeLut(state.colorScale, signed);
   current = { values, range, n, key: `${layer}/${head}/${term}${aggKey}` };
   const canvas = $<HTMLCanvasElement>('#heatmap');
-  paintInto(canvas, values, n, range, lut);
+  paintInto(canvas, values, n, n, range, lut);
   const px = heatmapPx(n);
   sizeCanvasCss(canvas, px);
   const overlay = $<HTMLCanvasElement>('#heatmap-overlay');
@@ -597,7 +586,7 @@ async function renderHeads(seq: number): Promise<void> {
   const cells: HTMLElement[] = [];
   for (let h = 0; h < grid.heads; h++) {
     const canvas = el('canvas', { class: 'thumb', 'aria-hidden': 'true' });
-    paintInto(canvas, all.subarray(h * m * m, (h + 1) * m * m), m, range, lut);
+    paintInto(canvas, all.subarray(h * m * m, (h + 1) * m * m), m, m, range, lut);
     sizeCanvasCss(canvas, 112);
     const open = el('button', { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` }, [canvas, el('span', {}, [`Head ${h}`])]);
     open.addEventListener('click', () => update({ head: h, view: 'heatmap' }));
@@ -628,14 +617,7 @@ function renderOverview(ov: OverviewResponse): void {
   const range = valueRange(values, false);
   const lut = makeLut('viridis', false);
   const canvas = $<HTMLCanvasElement>('#overview');
-  canvas.width = H;
-  canvas.height = L;
-  const ctx = canvas.getContext('2d');
-  if (ctx) {
-    const img = ctx.createImageData(H, L);
-    paintMatrix(values, range, lut, img.data);
-    ctx.putImageData(img, 0, 0);
-  }
+  paintInto(canvas, values, L, H, range, lut);
   const cell = Math.max(8, Math.min(28, Math.floor(520 / Math.max(H, 1))));
   canvas.style.width = `${H * cell}px`;
   canvas.style.height = `${L * cell}px`;
@@ -675,7 +657,7 @@ async function renderCompare(): Promise<void> {
   const dpr = window.devicePixelRatio || 1;
   const panes = heads.map((h, k) => {
     const canvas = el('canvas', { class: 'compare-canvas', 'data-head': String(h), 'aria-label': `Layer ${layer} head ${h} ${term}`, role: 'img' });
-    paintInto(canvas, slices[k], n, range, lut);
+    paintInto(canvas, slices[k], n, n, range, lut);
     sizeCanvasCss(canvas, px);
     const overlay = el('canvas', { class: 'compare-overlay', 'aria-hidden': 'true' });
     overlay.width = Math.round(px * dpr);

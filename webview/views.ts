@@ -73,17 +73,22 @@ function tok(ctx: ViewContext, k: number): string {
   return ctx.init.tokens[k]?.text ?? `#${k}`;
 }
 
-/** Paints `[rows, cols]` into a canvas (one pixel per cell, CSS-scaled). */
+/** Paints `[rows, cols]` into a canvas: one canvas pixel per cell, one putImageData per matrix; CSS scales it up
+ *  with `image-rendering: pixelated`. */
+export function paintInto(canvas: HTMLCanvasElement, values: Float32Array, rows: number, cols: number, range: Range, lut: Uint8ClampedArray): void {
+  canvas.width = cols;
+  canvas.height = rows;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  const img = ctx.createImageData(cols, rows);
+  paintMatrix(values, range, lut, img.data);
+  ctx.putImageData(img, 0, 0);
+}
+
+/** A new canvas showing `[rows, cols]` (one pixel per cell, CSS-scaled). */
 function matrixCanvas(id: string, values: Float32Array, rows: number, cols: number, range: Range, lut: Uint8ClampedArray, px: number, label: string): HTMLCanvasElement {
   const c = el('canvas', { id, class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': label });
-  c.width = cols;
-  c.height = rows;
-  const ctx = c.getContext('2d');
-  if (ctx) {
-    const img = ctx.createImageData(cols, rows);
-    paintMatrix(values, range, lut, img.data);
-    ctx.putImageData(img, 0, 0);
-  }
+  paintInto(c, values, rows, cols, range, lut);
   c.style.width = `${px}px`;
   c.style.height = `${Math.round((px * rows) / cols)}px`;
   return c;
