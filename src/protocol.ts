@@ -14,8 +14,10 @@ export const PROTOCOL_VERSION = 1;
 
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
 /** The analysis views of issue 5 (tabs beside the heatmap and the head grid). */
-export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout';
-export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout'];
+export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff';
+export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff'];
+/** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
+export type MergeModeName = 'words' | 'identifiers';
 /** Term subsets the ablation and rollout views offer ('all' = the real model). Same names as analysis/ablation.ts. */
 export type AblationPresetName = 'all' | 'content-only' | 'position-only' | 'no-c2c' | 'no-c2p' | 'no-p2c';
 export const ABLATION_PRESETS: readonly AblationPresetName[] = ['all', 'content-only', 'position-only', 'no-c2c', 'no-c2p', 'no-p2c'];
@@ -128,7 +130,27 @@ export interface RolloutRequest {
   type: 'rollout';
   preset: AblationPresetName;
 }
+/**
+ * One head (or 'mean' / 'max' over heads) of one layer pooled onto word groups (analysis/words.ts):
+ * rows mean over a word's pieces; columns sum (probs) or mean (raw terms and scores).
+ */
+export interface WordsRequest {
+  type: 'words';
+  layer: number;
+  head: HeadPick;
+  kind: MatrixKind;
+  mode: MergeModeName;
+}
+/** The current result minus the panel's previous one, one head, over tokens matched by piece text. */
+export interface DiffRequest {
+  type: 'diff';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+}
 export type RequestBody =
+  | WordsRequest
+  | DiffRequest
   | SliceRequest
   | HeadsRequest
   | OverviewRequest
@@ -245,7 +267,45 @@ export interface RolloutResponse {
   n: number;
   data: ArrayBuffer; // float32 [n, n]
 }
+export interface WordGroupInfo {
+  /** Token indices of the group, ascending. */
+  pieces: number[];
+  /** [start, end) in UTF-16 units of `ViewInit.text`. */
+  start: number;
+  end: number;
+  text: string;
+  special: boolean;
+}
+export interface WordsResponse {
+  type: 'words';
+  layer: number;
+  head: HeadPick;
+  kind: MatrixKind;
+  mode: MergeModeName;
+  columns: 'sum' | 'mean';
+  groups: WordGroupInfo[];
+  n: number; // number of groups W
+  data: ArrayBuffer; // float32 [W, W]
+}
+export interface DiffResponse {
+  type: 'diff';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+  /** False when the panel has shown only one result so far (nothing to compare with). */
+  hasPrevious: boolean;
+  /** Token counts of the previous (A) and current (B) result. */
+  nA: number;
+  nB: number;
+  /** Matched pairs [indexInA, indexInB]; P = pairs.length. */
+  pairs: [number, number][];
+  /** Piece text of each matched token. */
+  labels: string[];
+  data: ArrayBuffer; // float32 [P, P]: current − previous
+}
 export type ResponseBody =
+  | WordsResponse
+  | DiffResponse
   | SliceResponse
   | HeadsResponse
   | OverviewResponse
@@ -313,6 +373,8 @@ export interface PersistedState {
   discountSpecial?: boolean;
   /** Ablation / rollout preset of the analysis views. */
   preset?: AblationPresetName;
+  /** Heatmap and strip show word groups instead of pieces; absent = pieces. */
+  merge?: MergeModeName | null;
 }
 
 // ---- helpers shared by both sides ----
@@ -351,6 +413,12 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
   if (!x || typeof x !== 'object') return undefined;
   const b = x as Record<string, unknown>;
   switch (b.type) {
+    case 'words':
+      return isInt(b.layer) && (isInt(b.head) || b.head === 'mean' || b.head === 'max') && isMatrixKind(b.kind)
+        ? { type: 'words', layer: b.layer, head: b.head as HeadPick, kind: b.kind, mode: b.mode === 'identifiers' ? 'identifiers' : 'words' }
+        : undefined;
+    case 'diff':
+      return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind) ? { type: 'diff', layer: b.layer, head: b.head, kind: b.kind } : undefined;
     case 'slice':
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind)
         ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind }

@@ -23,8 +23,9 @@ import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from './hov
 import { layoutTokens } from './layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
-import { heatmapSvg, VIEW_TITLES } from './views-model';
+import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/protocol';
+import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/protocol';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -53,6 +54,10 @@ let state: ViewState | undefined;
 let hoverI: number | null = null;
 let hoverJ: number | null = null;
 let current: { values: Float32Array; range: Range; n: number; key: string } | undefined;
+/** Word groups the heatmap and the strip show (word merging on, heatmap view); strip/heatmap index = group. */
+let merged: WordGroupInfo[] | undefined;
+/** What the strip currently shows ('' = pieces, else the groups' key), so it is rebuilt only on a change. */
+let stripKey = '';
 let sentHover = '';
 const tracker = new RequestTracker<ResponseBody>();
 const cache = new LruCache<string, ResponseBody>(48);
@@ -148,6 +153,13 @@ function buildShell(): void {
     el('span', { class: 'group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
     el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
     el('label', { title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
+    el('span', { class: 'group', id: 'merge-group' }, [
+      el('label', { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' }, [
+        el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }),
+        ' merge pieces into words',
+      ]),
+      el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [option('words', 'words'), option('identifiers', 'identifiers')]),
+    ]),
     el('label', {}, ['Colours ', scale]),
     el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
       'Export ',
@@ -159,29 +171,7 @@ function buildShell(): void {
   ]);
 
   const tokens = el('div', { id: 'tokens', role: 'listbox', tabindex: '0', 'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)' });
-  for (const line of layoutTokens(init.text, init.tokens)) {
-    const row = el('div', { class: 'line' });
-    for (const seg of line) {
-      if (seg.kind === 'gap') row.append(el('span', { class: 'gap' }, [seg.text]));
-      else {
-        const t = init.tokens[seg.i];
-        row.append(
-          el(
-            'span',
-            {
-              class: seg.special ? 'tok special' : 'tok',
-              'data-i': String(seg.i),
-              role: 'option',
-              'aria-selected': 'false',
-              title: `#${seg.i} ${t.text}`,
-            },
-            [seg.text],
-          ),
-        );
-      }
-    }
-    tokens.append(row);
-  }
+  fillStrip(tokens, undefined);
 
   const heatmapView = el('section', { id: 'heatmap-view', role: 'tabpanel', 'aria-label': 'Heatmap' }, [
     el('div', { class: 'heatmap-wrap' }, [
@@ -194,6 +184,7 @@ function buildShell(): void {
       el('span', { id: 'legend-max' }),
       el('span', { id: 'legend-label', class: 'meta' }),
     ]),
+    el('p', { id: 'merge-caption', class: 'meta', hidden: '' }),
   ]);
   const headsView = el('section', { id: 'heads-view', role: 'tabpanel', 'aria-label': 'Compare heads', hidden: '' }, [
     el('h2', {}, ['Layer × head overview']),
@@ -218,10 +209,70 @@ function buildShell(): void {
     el('p', { class: 'keys meta' }, ['Keys: [ ] layer · , . head · 1–5 term · h heatmap · g heads · Esc clear']),
   );
   app.dataset.state = 'ready';
+  stripKey = '';
   wireControls();
   const legend = $<HTMLCanvasElement>('#legend-bar');
   legend.style.width = '160px';
   legend.style.height = '10px';
+}
+
+/** Fills the token strip with the pieces, or with word groups (then `data-i` is the group index). */
+function fillStrip(box: HTMLElement, groups: WordGroupInfo[] | undefined): void {
+  if (!init) return;
+  const items: ProtocolToken[] = groups
+    ? groups.map((g, w) => ({ i: w, text: g.text, start: g.start, end: g.end, special: g.special }))
+    : init.tokens;
+  const rows: HTMLElement[] = [];
+  for (const line of layoutTokens(init.text, items)) {
+    const row = el('div', { class: 'line' });
+    for (const seg of line) {
+      if (seg.kind === 'gap') row.append(el('span', { class: 'gap' }, [seg.text]));
+      else {
+        row.append(
+          el(
+            'span',
+            {
+              class: seg.special ? 'tok special' : groups ? 'tok word' : 'tok',
+              'data-i': String(seg.i),
+              role: 'option',
+              'aria-selected': 'false',
+              title: stripTitle(seg.i),
+            },
+            [seg.text],
+          ),
+        );
+      }
+    }
+    rows.push(row);
+  }
+  box.replaceChildren(...rows);
+}
+
+/** Shows pieces or the given groups in the strip, rebuilding it only when that changes. */
+function setStrip(groups: WordGroupInfo[] | undefined): void {
+  merged = groups;
+  const key = groups ? groups.map((g) => g.pieces.join(',')).join('|') : '';
+  if (key === stripKey) return;
+  stripKey = key;
+  unlight();
+  keyEl = null;
+  fillStrip($('#tokens'), groups);
+}
+
+/** Strip / readout label of row k: a piece, or a merged word with its pieces. */
+function labelOf(k: number): string {
+  if (merged) return merged[k]?.text ?? '';
+  return init?.tokens[k]?.text ?? '';
+}
+
+function stripTitle(k: number): string {
+  const g = merged?.[k];
+  return g ? `word #${k} ${g.text} (pieces ${g.pieces.map((p) => init?.tokens[p]?.text ?? p).join(' + ')})` : `#${k} ${labelOf(k)}`;
+}
+
+/** Rows on screen in the heatmap and the strip: groups when merged, else tokens. */
+function stripCount(): number {
+  return merged ? merged.length : (init?.tokens.length ?? 0);
 }
 
 // ---------- control wiring ----------
@@ -237,6 +288,13 @@ function wireControls(): void {
   );
   const discount = $<HTMLInputElement>('#discount-special');
   discount.addEventListener('change', () => update({ discountSpecial: discount.checked }));
+  const mergeBox = $<HTMLInputElement>('#merge-words');
+  const mergeMode = $<HTMLSelectElement>('#merge-mode');
+  // A pin names a row of what is on screen (piece or word), so switching between them drops it.
+  mergeBox.addEventListener('change', () => update({ merge: mergeBox.checked ? (mergeMode.value as MergeModeName) : null, pinned: null }));
+  mergeMode.addEventListener('change', () => {
+    if (mergeBox.checked) update({ merge: mergeMode.value as MergeModeName, pinned: null });
+  });
   for (const f of EXPORT_FORMATS) $(`#export-${f}`).addEventListener('click', () => exportView(f));
   for (const v of ANALYSIS_VIEWS) $(`#view-${v}`).addEventListener('click', () => update({ view: v }));
   scale.addEventListener('change', () => update({ colorScale: scale.value as ViewState['colorScale'] }));
@@ -259,7 +317,7 @@ function wireControls(): void {
   });
   tokens.addEventListener('keydown', (e) => {
     if (!init) return;
-    const n = init.tokens.length;
+    const n = stripCount();
     const at = state?.pinned ?? hoverI ?? -1;
     let next: number | null = null;
     if (e.key === 'ArrowRight' || e.key === 'ArrowDown') next = Math.min(n - 1, at + 1);
@@ -291,7 +349,7 @@ function wireControls(): void {
   });
   canvas.addEventListener('keydown', (e) => {
     if (!init) return;
-    const n = init.tokens.length;
+    const n = current?.n ?? init.tokens.length;
     let i = hoverI ?? state?.pinned ?? 0;
     let j = hoverJ ?? 0;
     if (e.key === 'ArrowDown') i = Math.min(n - 1, i + 1);
@@ -368,7 +426,8 @@ function update(patch: Partial<ViewState>): void {
     prev.colorScale !== state.colorScale ||
     prev.headAgg !== state.headAgg ||
     prev.discountSpecial !== state.discountSpecial ||
-    prev.preset !== state.preset;
+    prev.preset !== state.preset ||
+    prev.merge !== state.merge;
   if (prev.view !== state.view || matrixChanged || patch.view !== undefined) void renderView();
   else refreshHover();
 }
@@ -380,9 +439,13 @@ function syncControls(): void {
   $<HTMLSelectElement>('#head').value = state.headAgg ?? String(state.head);
   const discount = $<HTMLInputElement>('#discount-special');
   discount.checked = !!state.discountSpecial;
-  discount.disabled = state.term !== 'probs';
+  // Word merging pools raw slices (or head means); the special-token discount does not apply to it.
+  discount.disabled = state.term !== 'probs' || !!state.merge;
   $<HTMLSelectElement>('#color-scale').value = state.colorScale;
+  $<HTMLInputElement>('#merge-words').checked = !!state.merge;
+  if (state.merge) $<HTMLSelectElement>('#merge-mode').value = state.merge;
   const heat = state.view === 'heatmap';
+  $('#merge-group').hidden = !heat;
   $('#heatmap-view').hidden = !heat;
   $('#heads-view').hidden = state.view !== 'heads';
   $('#analysis-view').hidden = !isAnalysis(state.view);
@@ -421,6 +484,8 @@ async function renderView(): Promise<void> {
   readThemeColors();
   try {
     $('#status').textContent = '';
+    // Word merging is a heatmap feature: the other views index pieces, so the strip shows pieces there.
+    if (state.view !== 'heatmap' || !state.merge) setStrip(undefined);
     if (state.view === 'heatmap') await renderHeatmap(seq);
     else if (state.view === 'heads') await renderHeads(seq);
     else if (isAnalysis(state.view)) await renderAnalysisView(state.view, seq);
@@ -446,7 +511,7 @@ function isAnalysis(v: string): v is AnalysisView {
 
 /** Mean/max over heads, or special tokens discounted: the host reduces, the view only paints. */
 function isAggregated(): boolean {
-  return !!state && (!!state.headAgg || (!!state.discountSpecial && state.term === 'probs'));
+  return !!state && (!!state.headAgg || (!!state.discountSpecial && state.term === 'probs') || !!merged);
 }
 
 async function renderAnalysisView(view: AnalysisView, seq: number): Promise<void> {
@@ -496,7 +561,7 @@ function imagePayload(format: 'png' | 'svg'): { dataUrl?: string; svg?: string; 
   if (!p) throw new Error('nothing to export here: open the heatmap or an analysis view');
   const name = `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
   if (format === 'svg') {
-    const labels = init && p.rows === init.tokens.length ? init.tokens.map((t) => t.text) : undefined;
+    const labels = merged && p.rows === merged.length ? merged.map((g) => g.text) : init && p.rows === init.tokens.length ? init.tokens.map((t) => t.text) : undefined;
     return { svg: heatmapSvg(p.values, p.rows, p.cols, p.range, p.lut, { title: p.title, rowLabels: labels, colLabels: p.cols === p.rows ? labels : undefined }), name };
   }
   const scale = Math.max(1, Math.floor(1024 / Math.max(p.canvas.width, p.canvas.height)));
@@ -525,7 +590,12 @@ async function renderHeatmap(seq: number): Promise<void> {
   const { layer, head, term } = state;
   let values: Float32Array;
   let aggKey = '';
-  if (isAggregated()) {
+  let words: WordsResponse | undefined;
+  if (state.merge) {
+    words = await request<WordsResponse>({ type: 'words', layer, head: state.headAgg ?? head, kind: term, mode: state.merge });
+    values = fromBuffer(words.data, words.n * words.n);
+    aggKey = `|words:${state.merge}|${state.headAgg ?? head}`;
+  } else if (state.headAgg || (!!state.discountSpecial && term === 'probs')) {
     const pick = state.headAgg ?? head;
     const discount = !!state.discountSpecial && term === 'probs';
     const r = await request<AggregateResponse>({ type: 'aggregate', layer, head: pick, kind: term, discountSpecial: discount });
@@ -533,11 +603,15 @@ async function renderHeatmap(seq: number): Promise<void> {
     aggKey = `|${pick}|${discount}`;
   } else values = await getSlice(layer, head, term);
   if (seq !== renderSeq) return;
-  const n = init.tokens.length;
+  setStrip(words?.groups);
+  const n = words ? words.n : init.tokens.length;
   const signed = isSignedKind(term);
   const range = valueRange(values, signed);
   const lut = makeLut(state.colorScale, signed);
   current = { values, range, n, key: `${layer}/${head}/${term}${aggKey}` };
+  const mergeCap = $('#merge-caption');
+  mergeCap.hidden = !words;
+  mergeCap.textContent = words ? mergeCaption(term, words.mode, words.columns, words.n, init.tokens.length) : '';
   const canvas = $<HTMLCanvasElement>('#heatmap');
   paintInto(canvas, values, n, n, range, lut);
   const px = heatmapPx(n);
@@ -547,7 +621,7 @@ async function renderHeatmap(seq: number): Promise<void> {
   overlay.width = Math.round(px * dpr);
   overlay.height = Math.round(px * dpr);
   sizeCanvasCss(overlay, px);
-  const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}`;
+  const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
   canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
   renderLegend(range, lut, term);
   if (aggKey) $('#legend-label').textContent += ` · ${what}`;
@@ -695,7 +769,9 @@ function refreshHover(): void {
   const msg = `${state.pinned ?? ''}|${i ?? ''}|${state.layer}|${state.head}|${state.term}`;
   if (msg !== sentHover) {
     sentHover = msg;
-    post({ type: 'hover', resultId: init.resultId, hover: { i, layer: state.layer, head: state.head, kind: state.term, pinned: state.pinned !== null } });
+    // The editor lights pieces: a merged word is reported as its first piece.
+    const piece = i !== null && merged ? (merged[i]?.pieces[0] ?? null) : i;
+    post({ type: 'hover', resultId: init.resultId, hover: { i: piece, layer: state.layer, head: state.head, kind: state.term, pinned: state.pinned !== null } });
   }
   if (i === null) {
     if (isAnalysis(state.view)) hoverToken(null);
@@ -752,7 +828,7 @@ function unlight(): void {
     t.classList.remove('query', 'key', 'neighbour', 'pinned');
     t.style.backgroundColor = '';
     t.removeAttribute('data-value');
-    t.title = `#${t.dataset.i} ${init?.tokens[Number(t.dataset.i)]?.text ?? ''}`;
+    t.title = stripTitle(Number(t.dataset.i));
     t.setAttribute('aria-selected', 'false');
   }
   lit = [];
@@ -784,7 +860,7 @@ function lightStrip(i: number, top: Neighbour[], row: Float32Array): void {
     t.style.backgroundColor = cssRgb(colorOf(nb.value, range, lut), 0.25 + 0.65 * nb.strength);
     // Value labels above the strongest few only: adjacent short tokens would overprint each other.
     if (rank < LABELLED) t.dataset.value = formatValue(nb.value);
-    t.title = `#${nb.j} ${init?.tokens[nb.j]?.text ?? ''}: ${state?.term} = ${formatValue(nb.value)}`;
+    t.title = `#${nb.j} ${labelOf(nb.j)}: ${state?.term} = ${formatValue(nb.value)}`;
     lit.push(t);
   });
   const q = tokEl(i);
@@ -797,8 +873,8 @@ function lightStrip(i: number, top: Neighbour[], row: Float32Array): void {
 }
 
 function tokenName(k: number): string {
-  const t = init?.tokens[k];
-  return t ? `“${t.text}” #${k}` : `#${k}`;
+  const t = labelOf(k);
+  return t ? `“${t}” ${merged ? 'word ' : ''}#${k}` : `#${k}`;
 }
 
 function renderReadout(i: number, j: number | null, top: Neighbour[], rows: Partial<Record<MatrixKind, Float32Array>>): void {
@@ -878,10 +954,11 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
     case 'focus':
       if (!init || m.resultId !== init.resultId || !state) return;
       if (state.pinned === null) {
-        hoverI = m.i;
+        hoverI = m.i !== null && merged ? merged.findIndex((g) => g.pieces.includes(m.i!)) : m.i;
+        if (hoverI === -1) hoverI = null;
         hoverJ = null;
         refreshHover();
-        if (m.i !== null) tokEl(m.i)?.scrollIntoView({ block: 'nearest' });
+        if (hoverI !== null) tokEl(hoverI)?.scrollIntoView({ block: 'nearest' });
       }
       return;
     case 'show':
@@ -901,6 +978,7 @@ function start(next: ViewInit): void {
   lit = [];
   litKey = '';
   keyEl = null;
+  merged = undefined;
   init = next;
   kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter(
     (k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k),

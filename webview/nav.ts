@@ -91,6 +91,7 @@ export function reconcileState(
     ...(s.headAgg === 'mean' || s.headAgg === 'max' ? { headAgg: s.headAgg } : {}),
     ...(s.discountSpecial === true ? { discountSpecial: true } : {}),
     ...(s.preset && ABLATION_PRESETS.includes(s.preset) ? { preset: s.preset } : {}),
+    ...(s.merge === 'words' || s.merge === 'identifiers' ? { merge: s.merge } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'Which (query, key) pairs see their exact relative distance and which share a log bucket (several distances read the same position embedding) or are clamped at the span’s edge.',
   rollout:
     'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), for the real model or an ablation.',
+  diff:
+    'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
 export const VIEW_TITLES: Record<AnalysisView, string> = {
@@ -23,7 +25,22 @@ export const VIEW_TITLES: Record<AnalysisView, string> = {
   distance: 'Distance',
   buckets: 'Buckets',
   rollout: 'Rollout',
+  diff: 'Diff',
 };
+
+/** Shown in the Diff tab before there are two results to compare. */
+export const DIFF_EMPTY = 'Explain twice (e.g. before and after an edit) to compare: the Diff tab then shows current − previous.';
+
+/** "current − previous explain, 12 of 14 tokens matched (previous had 13)". */
+export function diffCaption(kind: string, layer: number, head: number, matched: number, nB: number, nA: number): string {
+  return `${kind}, layer ${layer}, head ${head}: current − previous explain, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
+}
+
+/** Caption of the word-merged heatmap: which pooling made the numbers. */
+export function mergeCaption(kind: string, mode: 'words' | 'identifiers', columns: 'sum' | 'mean', words: number, pieces: number): string {
+  const unit = mode === 'identifiers' ? 'identifiers' : 'words';
+  return `${pieces} pieces merged into ${words} ${unit}: each row is the mean over the query word’s pieces, each column the ${columns} over the key word’s pieces (${kind}${columns === 'sum' ? ': rows still sum to 1' : ''}).`;
+}
 
 export const PRESET_LABELS: Record<AblationPresetName, string> = {
   all: 'all terms (real)',

@@ -7,6 +7,8 @@ import {
   ablationRowText,
   bucketPairText,
   bucketSummary,
+  diffCaption,
+  DIFF_EMPTY,
   labelTag,
   meanMax,
   peakSentence,
@@ -25,6 +27,7 @@ import {
   type AblationResponse,
   type AnalysisView,
   type BucketsResponse,
+  type DiffResponse,
   type DistanceResponse,
   type PersistedState,
   type RequestBody,
@@ -147,6 +150,8 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
       return buckets(body, ctx);
     case 'rollout':
       return rollout(body, ctx);
+    case 'diff':
+      return diff(body, ctx);
   }
 }
 
@@ -450,4 +455,42 @@ async function rollout(body: HTMLElement, ctx: ViewContext): Promise<void> {
   }
   const shown = canv[canv.length - 1];
   picture = { canvas: shown[0], values: shown[1], rows: n, cols: n, range, lut, title: `Attention rollout (${preset})` };
+}
+
+// ---- 6. selection diff (current − previous explain) ----
+async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  const { layer, head, term } = ctx.state;
+  const r = await ctx.request<DiffResponse>({ type: 'diff', layer, head, kind: term });
+  if (!ctx.isCurrent()) return;
+  if (!r.hasPrevious) {
+    body.append(el('p', { id: 'diff-empty', class: 'caption' }, [DIFF_EMPTY]));
+    return;
+  }
+  const P = r.pairs.length;
+  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA)]));
+  if (P === 0) {
+    body.append(el('p', { class: 'meta' }, ['No token of this text matches the previous one; nothing to compare.']));
+    return;
+  }
+  const values = fromBuffer(r.data, P * P);
+  const range = valueRange(values, true);
+  const lut = makeLut(ctx.state.colorScale, true);
+  const c = matrixCanvas('diff-matrix', values, P, P, range, lut, sidePx(P, 1.6), `Current minus previous ${term}, ${P} matched tokens: rows queries, columns keys`);
+  const labels = el(
+    'ol',
+    { id: 'diff-labels', class: 'diff-labels meta', start: '0', 'aria-label': 'Matched tokens (rows and columns, in order)' },
+    r.labels.map((t, p) => el('li', { 'data-p': String(p), title: `previous #${r.pairs[p][0]}, current #${r.pairs[p][1]}` }, [t])),
+  );
+  body.append(
+    el('div', { class: 'analysis-row' }, [
+      el('figure', { class: 'analysis-fig' }, [c, el('figcaption', { class: 'meta' }, [`current − previous (±${formatValue(range.max)})`])]),
+      labels,
+    ]),
+  );
+  onCell(c, P, (p, q) => {
+    const [ap, bp] = r.pairs[p];
+    const [aq, bq] = r.pairs[q];
+    readout(`query “${r.labels[p]}” (#${ap} → #${bp}) → key “${r.labels[q]}” (#${aq} → #${bq}): current − previous ${term} = ${formatValue(values[p * P + q])}`);
+  });
+  picture = { canvas: c, values, rows: P, cols: P, range, lut, title: `Current − previous ${term}, layer ${layer} head ${head}` };
 }

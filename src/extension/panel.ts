@@ -36,6 +36,8 @@ export interface PanelEvents {
 export class LensPanel {
   private panel: vscode.WebviewPanel | undefined;
   private current: (PanelResult & { id: number }) | undefined;
+  /** The result shown before `current` (the Diff view: current − previous). */
+  private previous: ExplainResult | undefined;
   private nextId = 1;
   private pendingView: ViewName | undefined;
   private ready = false;
@@ -63,6 +65,7 @@ export class LensPanel {
   /** Shows a new result (creating or revealing the panel); returns its id. */
   show(r: PanelResult, view?: ViewName): number {
     const id = this.nextId++;
+    if (this.current && this.current.result !== r.result) this.previous = this.current.result;
     this.current = { ...r, id };
     this.pendingView = view;
     if (!this.panel) this.attach(this.create());
@@ -181,6 +184,7 @@ export class LensPanel {
       this.panel = undefined;
       // Results can be hundreds of MB (all layers × heads × n²): free them with the view.
       this.current = undefined;
+      this.previous = undefined;
       this.ready = false;
       this.events.onDispose();
     });
@@ -205,7 +209,7 @@ export class LensPanel {
           return;
         }
         try {
-          const body = answerRequest(cur.result, m.body, { positions: cur.positions });
+          const body = answerRequest(cur.result, m.body, { positions: cur.positions, previous: this.previous });
           this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body });
         } catch (e) {
           this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) });

@@ -2,7 +2,7 @@
 // unit tests run it against real results.
 import type { ExplainResult } from '../engine/result';
 import type { MatrixKind } from '../engine/types';
-import { ablateLayer, aggregate, bucketLens, discountSpecialColumns, distanceProfile, rolloutResult, termShareGrid, DEFAULT_THRESHOLDS } from '../analysis';
+import { ablateLayer, aggregate, bucketLens, diffResults, discountSpecialColumns, distanceProfile, groupWords, poolGroups, rolloutResult, termShareGrid, DEFAULT_THRESHOLDS } from '../analysis';
 import type { AblationResult, PositionSpec } from '../analysis';
 import {
   toBuffer,
@@ -11,6 +11,10 @@ import {
   type AggregateRequest,
   type AggregateResponse,
   type BucketsResponse,
+  type DiffRequest,
+  type DiffResponse,
+  type WordsRequest,
+  type WordsResponse,
   type DistanceResponse,
   type ProfileSeries,
   type RolloutResponse,
@@ -27,11 +31,17 @@ import {
 /** What the host knows beside the result: the model's relative-position geometry (for the bucket lens). */
 export interface AnswerContext {
   positions?: PositionSpec;
+  /** The result the panel showed before this one (the Diff view compares against it). */
+  previous?: ExplainResult;
 }
 
 /** Throws a one-line Error for a request the result cannot answer (the webview shows it). */
 export function answerRequest(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): ResponseBody {
   switch (body.type) {
+    case 'words':
+      return words(result, body);
+    case 'diff':
+      return diff(result, ctx.previous, body);
     case 'aggregate':
       return aggregated(result, body);
     case 'shares':
@@ -271,5 +281,60 @@ export function positionSpecOf(summary: { position_buckets: number; max_relative
     positionBuckets,
     maxRelativePositions: summary.max_relative_positions,
     attSpan: positionBuckets > 0 ? positionBuckets : summary.max_relative_positions,
+  };
+}
+
+// ---- word merging and the previous-result diff ----
+
+/**
+ * Pools one head (or the head mean/max) onto word groups. Rows: mean over a word's pieces. Columns: sum for
+ * probs (a word receives what any of its pieces receives, rows still sum to 1), mean for raw terms and scores
+ * (a long word should not look stronger for having more pieces).
+ */
+export function words(result: ExplainResult, body: WordsRequest): WordsResponse {
+  const { layer, head, kind, mode } = body;
+  check(result, layer, typeof head === 'number' ? head : undefined, kind);
+  const n = result.n;
+  const matrix =
+    typeof head === 'number'
+      ? result.slice(layer, head, kind)
+      : memo(result, `agg/${layer}/${head}/${kind}`, () => aggregate(result, kind, head, { layers: [layer] }));
+  const groups = memo(result, `words/${mode}`, () => groupWords(result.tokens, result.text, mode));
+  const columns = kind === 'probs' ? 'sum' : 'mean';
+  const data = poolGroups(matrix, n, groups, { columns });
+  return {
+    type: 'words',
+    layer,
+    head,
+    kind,
+    mode,
+    columns,
+    groups: groups.map((g) => ({ pieces: [...g.pieces], start: g.start, end: g.end, text: g.text, special: g.special })),
+    n: groups.length,
+    data: data.buffer as ArrayBuffer,
+  };
+}
+
+/** current − previous for one head, over tokens matched by an LCS on piece text. */
+export function diff(result: ExplainResult, previous: ExplainResult | undefined, body: DiffRequest): DiffResponse {
+  const { layer, head, kind } = body;
+  check(result, layer, head, kind);
+  if (!previous) {
+    return { type: 'diff', layer, head, kind, hasPrevious: false, nA: 0, nB: result.n, pairs: [], labels: [], data: new ArrayBuffer(0) };
+  }
+  if (!previous.layers.includes(layer)) throw new Error(`the previous explain has no layer ${layer}; pick one of ${previous.layers.join(', ')}`);
+  const d = memo(result, `diff/${layer}/${kind}`, () => diffResults(previous, result, layer, kind));
+  const P = d.pairs.length;
+  return {
+    type: 'diff',
+    layer,
+    head,
+    kind,
+    hasPrevious: true,
+    nA: previous.n,
+    nB: result.n,
+    pairs: d.pairs.map(([a, b]) => [a, b] as [number, number]),
+    labels: d.pairs.map(([, b]) => result.tokens[b].text),
+    data: toBuffer(d.diff.subarray(head * P * P, (head + 1) * P * P)),
   };
 }

@@ -1,0 +1,97 @@
+// UI checks of issue 5's last items in code-server: the Diff tab (current − previous explain) and the
+// word-merging toggle of the heatmap. Selectors: ./SELECTORS.md ("Diff view", "Word merging").
+// Screenshots: test-results/e2e/views2-*.png.
+import * as assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { extensionMissing, startLens, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { canvasStats, focusTab, goToLine, isDrawn, openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
+
+const SAMPLE = ['The quick brown fox jumps over the lazy dog near the riverbank.', ''].join('\n');
+const skip = extensionMissing();
+
+async function tokenCount(frame) {
+  return frame.locator('#tokens .tok').count();
+}
+
+describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () => {
+  let lens, frame, page;
+
+  before(async () => {
+    lens = await startLens({ name: 'views2', files: { 'sample.txt': SAMPLE } });
+    ({ frame, page } = lens);
+    await openFile(page, 'sample.txt');
+    await selectLines(page, 1, 1);
+    await runCommand(page, 'DeBERTa Lens: Explain Attention');
+    await waitReady(frame);
+  });
+
+  after(async () => {
+    if (page) await screenshot(page, 'views2-last').catch(() => {});
+    await lens?.stop();
+  });
+
+  test('Diff before a second explain says how to get one', async () => {
+    await frame.locator('#view-diff').click();
+    await frame.locator('#app[data-view="diff"]').waitFor({ state: 'attached', timeout: 15_000 });
+    await waitUntil(async () => /Explain twice/.test((await frame.locator('#diff-empty').textContent().catch(() => '')) ?? ''), {
+      message: '#diff-empty hint',
+    });
+    assert.equal(await frame.locator('canvas#diff-matrix').count(), 0);
+  });
+
+  test('explain, edit, explain again: Diff draws current − previous over matched tokens', async () => {
+    await frame.locator('#view-heatmap').click();
+    const before = await tokenCount(frame);
+    // Type a word into the line (after "The "), then explain the edited line. The panel has focus: go back
+    // to the editor's group first.
+    await focusTab(page, 'sample.txt');
+    await goToLine(page, 1, 5);
+    await page.keyboard.type('very ');
+    await selectLines(page, 1, 1);
+    await runCommand(page, 'DeBERTa Lens: Explain Attention');
+    await waitUntil(async () => (await tokenCount(frame)) > before, { timeout: 60_000, message: `more tokens than ${before} after the edit` });
+    await frame.locator('#view-diff').click();
+    const canvas = frame.locator('canvas#diff-matrix');
+    let stats;
+    await waitUntil(async () => {
+      stats = await canvasStats(canvas).catch(() => null);
+      return stats && isDrawn(stats);
+    }, { timeout: 30_000, message: `canvas#diff-matrix drawn (last ${JSON.stringify(stats)})` });
+    const summary = await frame.locator('#diff-summary').textContent();
+    const m = /current − previous explain, (\d+) of (\d+) tokens matched \(previous had (\d+)\)/.exec(summary ?? '');
+    assert.ok(m, `diff summary: ${summary}`);
+    const [matched, current, previous] = m.slice(1).map(Number);
+    assert.ok(current > previous, `the edit added tokens (${previous} → ${current})`);
+    assert.ok(matched >= previous - 1 && matched < current, `${matched} matched`);
+    assert.equal(stats.width, matched, 'one backing pixel per matched token');
+    assert.equal(await frame.locator('#diff-labels li').count(), matched);
+    assert.ok((await frame.locator('#analysis-caption').textContent()).length > 40);
+    const box = await canvas.boundingBox();
+    await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.6);
+    await waitUntil(async () => /current − previous \w+ = -?[\d.]/.test((await frame.locator('#analysis-readout').textContent()) ?? ''), {
+      message: 'diff hover readout',
+    });
+    await screenshot(page, 'views2-diff');
+  });
+
+  test('merge pieces into words: the heatmap redraws with fewer rows and the strip shows words', async () => {
+    await frame.locator('#view-heatmap').click();
+    await frame.locator('#term').selectOption('probs');
+    const pieces = (await waitHeatmapDrawn(frame)).height;
+    assert.equal(pieces, await tokenCount(frame));
+    await frame.locator('#merge-words').check();
+    let stats;
+    await waitUntil(async () => {
+      stats = await canvasStats(frame.locator('canvas#heatmap'));
+      return isDrawn(stats) && stats.height < pieces;
+    }, { timeout: 30_000, message: `merged heatmap with fewer than ${pieces} rows (last ${JSON.stringify(stats)})` });
+    assert.equal(stats.width, stats.height);
+    assert.equal(await tokenCount(frame), stats.height, 'one strip item per word row');
+    assert.ok(await frame.locator('#tokens .tok.word', { hasText: 'riverbank' }).count() >= 1, 'a multi-piece word is one strip item');
+    assert.match(await frame.locator('#merge-caption').textContent(), /each row is the mean .* each column the sum/);
+    await screenshot(page, 'views2-merged');
+    await frame.locator('#merge-words').uncheck();
+    await waitUntil(async () => (await canvasStats(frame.locator('canvas#heatmap'))).height === pieces, { message: 'pieces again' });
+    assert.equal(await tokenCount(frame), pieces);
+  });
+});
