@@ -1,0 +1,54 @@
+"""Check model.py against Hugging Face's outputs for the v3_tiny fixture (c2c, c2p, p2c, scores, probs,
+last_hidden_state). Exit code 1 if any max abs difference exceeds --tol (default 1e-4)."""
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model import Backbone  # noqa: E402
+from safetensors_io import read_safetensors  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT = os.path.join(HERE, "..", "..", "test", "data", "fixtures", "deberta", "v3_tiny")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fixture", default=DEFAULT)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    args = ap.parse_args()
+    cfg = json.load(open(os.path.join(args.fixture, "config.json")))
+    sd = read_safetensors(os.path.join(args.fixture, "model.safetensors"))
+    enc = {k[len("deberta."):]: v for k, v in sd.items() if k.startswith("deberta.") and "position_embeddings" not in k}
+    net = Backbone(cfg).eval()
+    missing, unexpected = net.load_state_dict(enc, strict=False)
+    if missing or unexpected:
+        sys.exit(f"fixture weights do not fit: missing {missing}, unexpected {unexpected}")
+    exp = json.load(open(os.path.join(args.fixture, "expected_outputs.json")))
+    worst = 0.0
+    for case in exp["cases"]:
+        ids = torch.tensor([case["input_ids"]])
+        cap = []
+        with torch.no_grad():
+            h = net(ids, capture=cap)
+        e = case["expected"]
+        diffs = {"last_hidden_state": (h[0] - torch.tensor(e["last_hidden_state"])).abs().max().item()}
+        for li, layer in enumerate(e["layers"]):
+            for term in ("c2c", "c2p", "p2c", "scores", "probs"):
+                d = (cap[li][term][0].double() - torch.tensor(layer[term], dtype=torch.double)).abs().max().item()
+                diffs[f"L{li}.{term}"] = d
+        scale = net.encoder.layer[0].attention.self.scale
+        diffs["scale"] = abs(scale - e["scale"])
+        m = max(diffs.values())
+        worst = max(worst, m)
+        print(f"{case['name']:8s} n={ids.shape[1]:3d} max|diff|={m:.2e}  " +
+              " ".join(f"{k}={v:.1e}" for k, v in diffs.items()))
+    print(f"worst {worst:.2e} (tol {args.tol:g}) -> {'OK' if worst <= args.tol else 'FAIL'}")
+    sys.exit(0 if worst <= args.tol else 1)
+
+
+if __name__ == "__main__":
+    main()
