@@ -3,8 +3,8 @@
 // Selectors: ./SELECTORS.md ("Analysis views"). Screenshots: test-results/e2e/views-*.png.
 import * as assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startLens, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
-import { canvasStats, isDrawn, openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
+import { extensionMissing, startExplained, stopWithScreenshot, waitHeatmapDrawn } from './lib/lens.mjs';
+import { canvasStats, isDrawn, screenshot, waitUntil } from './lib/workbench.mjs';
 
 const SAMPLE = ['The quick brown fox jumps over the lazy dog near the river bank.', ''].join('\n');
 const skip = extensionMissing();
@@ -21,18 +21,11 @@ describe('DeBERTa Lens analysis views', { skip: skip ?? false }, () => {
   let lens, frame, page;
 
   before(async () => {
-    lens = await startLens({ name: 'views', files: { 'sample.txt': SAMPLE } });
+    lens = await startExplained('views', SAMPLE);
     ({ frame, page } = lens);
-    await openFile(page, 'sample.txt');
-    await selectLines(page, 1, 1);
-    await runCommand(page, 'DeBERTa Lens: Explain Attention');
-    await waitReady(frame);
   });
 
-  after(async () => {
-    if (page) await screenshot(page, 'views-last').catch(() => {});
-    await lens?.stop();
-  });
+  after(() => stopWithScreenshot(lens, 'views'));
 
   for (const v of VIEWS) {
     test(`${v.view}: draws a non-blank canvas, has a caption, answers hover`, async () => {

@@ -3,8 +3,8 @@
 // Screenshots: test-results/e2e/views2-*.png.
 import * as assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startLens, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
-import { canvasStats, focusTab, goToLine, isDrawn, openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
+import { extensionMissing, startExplained, stopWithScreenshot, waitHeatmapDrawn } from './lib/lens.mjs';
+import { canvasStats, focusTab, goToLine, isDrawn, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
 
 const SAMPLE = ['The quick brown fox jumps over the lazy dog near the riverbank.', ''].join('\n');
 const skip = extensionMissing();
@@ -17,18 +17,11 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
   let lens, frame, page;
 
   before(async () => {
-    lens = await startLens({ name: 'views2', files: { 'sample.txt': SAMPLE } });
+    lens = await startExplained('views2', SAMPLE);
     ({ frame, page } = lens);
-    await openFile(page, 'sample.txt');
-    await selectLines(page, 1, 1);
-    await runCommand(page, 'DeBERTa Lens: Explain Attention');
-    await waitReady(frame);
   });
 
-  after(async () => {
-    if (page) await screenshot(page, 'views2-last').catch(() => {});
-    await lens?.stop();
-  });
+  after(() => stopWithScreenshot(lens, 'views2'));
 
   test('Diff before a second explain says how to get one', async () => {
     await frame.locator('#view-diff').click();

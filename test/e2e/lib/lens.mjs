@@ -6,7 +6,7 @@ import { launchBrowser, openWorkbench } from './browser.mjs';
 import { startCodeServer } from './code-server.mjs';
 import { E2EError } from './errors.mjs';
 import { FIXTURES, REPO_ROOT } from './paths.mjs';
-import { canvasStats, isDrawn, waitForCommand, waitUntil, webviewFrame } from './workbench.mjs';
+import { canvasStats, isDrawn, openFile, runCommand, screenshot, selectLines, waitForCommand, waitUntil, webviewFrame } from './workbench.mjs';
 
 export const FIXTURE_MODEL = path.join(FIXTURES, 'deberta', 'v3_tiny');
 const MAIN = path.join(REPO_ROOT, 'dist', 'extension.js');
@@ -90,4 +90,20 @@ export async function cellPosition(frame, i, j, n) {
 export async function readoutValues(frame) {
   return frame.locator('#readout dl.pair dd[data-kind]').evaluateAll((dds) =>
     Object.fromEntries(dds.map((d) => [d.dataset.kind, d.textContent.trim()])));
+}
+
+/** A workbench with `sample.txt` open and its first line explained from the palette: where the view tests start. */
+export async function startExplained(name, text) {
+  const lens = await startLens({ name, files: { 'sample.txt': text } });
+  await openFile(lens.page, 'sample.txt');
+  await selectLines(lens.page, 1, 1);
+  await runCommand(lens.page, 'DeBERTa Lens: Explain Attention');
+  await waitReady(lens.frame);
+  return lens;
+}
+
+/** Screenshot of the last state (for a failure's post-mortem), then stop code-server and the browser. */
+export async function stopWithScreenshot(lens, name) {
+  if (lens?.page) await screenshot(lens.page, `${name}-last`).catch(() => {});
+  await lens?.stop();
 }
