@@ -6,7 +6,7 @@ import type { OpenModel } from './model';
 import { ExplainResult, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
 import { type SpillReader, spillRegistry } from './runtime/spill';
-import type { Token } from './types';
+import type { TermName, Token } from './types';
 
 interface Prepared {
   ids: number[];
@@ -91,11 +91,11 @@ export async function explainWith(model: OpenModel, input: ExplainInput, signal?
 }
 
 /** A layer whose matrices are read from the run's spill file on first access, then kept. */
-function lazyLayer(layer: number, kinds: readonly string[], spill: SpillReader): LayerTensors {
+function lazyLayer(layer: number, kinds: readonly (TermName | 'probs')[], spill: SpillReader): LayerTensors {
   const out = { layer } as LayerTensors;
   for (const kind of kinds) {
     let data: Float32Array | undefined;
-    Object.defineProperty(out, kind, { enumerable: true, get: () => (data ??= spill.read(termOutput(layer, kind as 'probs'))) });
+    Object.defineProperty(out, kind, { enumerable: true, get: () => (data ??= spill.read(termOutput(layer, kind))) });
   }
   return out;
 }
@@ -106,11 +106,4 @@ export async function forwardOnly(model: OpenModel, ids: number[], signal?: Abor
   const fetch = { name: LAST_HIDDEN, dims: [ids.length, model.checkpoint.spec.hiddenSize] };
   const { outputs, ms } = await model.session.run(feedsFor(model, ids), [fetch], signal);
   return { ms, hidden: outputs.read(LAST_HIDDEN) };
-}
-
-/** All layers' terms plus the last hidden state (for parity tests against HF's outputs). */
-export async function explainWithHidden(model: OpenModel, ids: number[]): Promise<{ result: ExplainResult; hidden: Float32Array }> {
-  const result = await explainWith(model, { ids });
-  const { hidden } = await forwardOnly(model, ids);
-  return { result, hidden };
 }

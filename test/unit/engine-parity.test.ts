@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { explainWithHidden } from '../../src/engine/explain';
+import { forwardOnly } from '../../src/engine/explain';
 import { openModel, type OpenModel } from '../../src/engine/model';
 import { FIXTURES } from './helpers';
 
@@ -42,7 +42,8 @@ for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
 
     for (const c of cases) {
       it(`${c.name} (n=${c.input_ids.length}): raw terms ≤ 1e-4 relative, probs ≤ 1e-5 absolute, hidden ≤ 1e-4`, async () => {
-        const { result, hidden } = await explainWithHidden(model, c.input_ids);
+        const result = await model.explain({ ids: c.input_ids });
+        const { hidden } = await forwardOnly(model, c.input_ids);
         assert.ok(Math.abs(result.scale - c.expected.scale) < 1e-6, `scale ${result.scale} vs ${c.expected.scale}`);
         assert.deepEqual([...result.terms].sort(), [...c.expected.terms].sort());
         c.expected.layers.forEach((want, l) => {
