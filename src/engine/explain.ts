@@ -77,16 +77,18 @@ export async function explainWith(model: OpenModel, input: ExplainInput, signal?
   const kinds = ['c2c', ...model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
   const n = ids.length, H = model.checkpoint.spec.numHeads;
   const fetches = layers.flatMap((l) => kinds.map((k) => ({ name: termOutput(l, k), dims: [H, n, n] })));
-  const { outputs, ms } = await model.session.run(feedsFor(model, ids), fetches, signal);
+  const { outputs, ms, spillMs } = await model.session.run(feedsFor(model, ids), fetches, signal);
   const tensors = layers.map((l) => lazyLayer(l, kinds, outputs));
   const info = { ...model.info, execution_provider: model.session.provider };
   const total = performance.now() - t0;
   const result = new ExplainResult(info, ids, tokens, scaleOf(model.checkpoint.spec), tensors, input.text, {
     tokenize_ms: t1 - t0,
     run_ms: ms,
+    spill_ms: spillMs,
     total_ms: total,
   });
-  spillRegistry.register(result, outputs.file);
+  result.onRelease(() => outputs.release());
+  spillRegistry.register(result, { file: outputs.file, lease: outputs.lease });
   return result;
 }
 

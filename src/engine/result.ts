@@ -12,6 +12,8 @@ export interface LayerTensors {
 export interface ExplainTimings {
   tokenize_ms: number;
   run_ms: number;
+  /** The runtime process writing the outputs to its spill file. */
+  spill_ms: number;
   total_ms: number;
 }
 
@@ -24,6 +26,7 @@ export class ExplainResult {
   readonly heads: number;
   private readonly byLayer = new Map<number, LayerTensors>();
   private readonly scoreCache = new Map<number, Float32Array>();
+  private releaseHook?: () => void;
 
   constructor(
     readonly model: ModelInfo,
@@ -37,6 +40,21 @@ export class ExplainResult {
     this.n = inputIds.length;
     this.heads = model.heads;
     for (const l of layers) this.byLayer.set(l.layer, l);
+  }
+
+  /**
+   * Frees the runtime's copy of the outputs (a result from explain() reads them on first access); tensors read
+   * before stay, reading others afterwards fails. Garbage collection does the same, later.
+   */
+  release(): void {
+    const hook = this.releaseHook;
+    this.releaseHook = undefined;
+    hook?.();
+  }
+
+  /** Set by explain(): how to free the runtime's copy of this result's outputs. */
+  onRelease(hook: () => void): void {
+    this.releaseHook = hook;
   }
 
   /** Layers present in this result (all, or those asked for with `layers`). */

@@ -65,7 +65,12 @@ export class LensPanel {
   /** Shows a new result (creating or revealing the panel); returns its id. */
   show(r: PanelResult, view?: ViewName): number {
     const id = this.nextId++;
-    if (this.current && this.current.result !== r.result) this.previous = this.current.result;
+    if (this.current && this.current.result !== r.result) {
+      // Two results stay readable (current, and previous for the Diff view); the one before frees its outputs.
+      const dropped = this.previous;
+      this.previous = this.current.result;
+      if (dropped && dropped !== this.previous && dropped !== r.result) dropped.release();
+    }
     this.current = { ...r, id };
     this.pendingView = view;
     if (!this.panel) this.attach(this.create());

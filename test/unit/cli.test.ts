@@ -104,6 +104,24 @@ describe('deberta-lens info', () => {
   });
 });
 
+describe('deberta-lens bench', () => {
+  it('prints one JSON object: cold and warm load, per-length explain and forward medians, overhead and its floor, peak RSS', () => {
+    const r = cli('bench', '--model', V3, '--lengths', '8,24', '--runs', '2', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const b = JSON.parse(r.stdout);
+    assert.ok(b.load_ms.cold > 0 && b.load_ms.warm > 0);
+    assert.ok(b.matmul_gflops > 0);
+    assert.deepEqual(b.lengths.map((l: { tokens: number }) => l.tokens), [8, 24]);
+    for (const l of b.lengths) {
+      assert.ok(l.explain_ms_median >= l.explain_run_ms_median, 'explain includes its run');
+      assert.ok(l.forward_ms_median > 0 && l.explain_spill_ms_median >= 0 && l.output_copy_floor_ms >= 0);
+      // 2 layers × (c2c, c2p, p2c, probs) × [4, n, n] float32
+      assert.equal(l.output_mb, Number(((2 * 4 * 4 * l.tokens * l.tokens * 4) / 2 ** 20).toFixed(1)));
+      assert.ok(l.peak_rss_mb > 0 && l.runtime_peak_rss_mb > 0);
+    }
+  });
+});
+
 describe('deberta-lens errors: one clear line, non-zero exit, no stack trace', () => {
   it('missing model folder', () => assertCleanError(cli('explain', '--model', path.join(tmp, 'nope'), '--text', 'x'), /nope.*not found/));
   it('missing --model', () => assertCleanError(cli('explain', '--text', 'x'), /--model is required/));

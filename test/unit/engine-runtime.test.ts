@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isLensError } from '../../src/engine/errors';
 import { openModel } from '../../src/engine/model';
+import type { ExplainResult } from '../../src/engine/result';
 import { providerOrder } from '../../src/engine/runtime/execution-providers';
+import { SPILL_DIR } from '../../src/engine/runtime/spill';
 import { FIXTURES } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
@@ -108,6 +110,30 @@ describe('runs', () => {
       assert.equal(s.buffer, r.tensor(1, 'c2p').buffer);
       assert.equal(s[n + 2], r.value(1, 2, 'c2p', 1, 2));
       assert.ok(r.timings && r.timings.total_ms >= r.timings.run_ms);
+    } finally {
+      await model.dispose();
+    }
+  });
+
+  it('reuses a released result\'s output file for the next run without mixing results', async () => {
+    const mine = () => new Set(fs.readdirSync(SPILL_DIR).filter((f) => f.startsWith(`deberta-lens-${process.pid}-`)));
+    const model = await openModel(V3, { cacheDir });
+    const all = (r: ExplainResult) => r.layers.flatMap((l) => [...r.terms, 'probs' as const].map((k) => r.tensor(l, k)));
+    try {
+      const long = await model.explain({ text: 'a longer sentence than the next one, so its file is the bigger' });
+      const longData = all(long); // every tensor read: the file is handed back as a spare
+      const before = mine();
+      const short = await model.explain({ text: 'short text' }); // written into the spare, not truncated
+      assert.deepEqual(mine(), before, 'the spare file was reused');
+      const again = await model.explain({ text: 'short text' }); // the spare is taken: a new file
+      assert.equal(mine().size, before.size + 1);
+      assert.deepEqual(all(short), all(again));
+      assert.deepEqual(all(long), longData, 'tensors read before the hand-back stay with their result');
+      const last = await model.explain({ text: 'short text' });
+      const c2c = last.tensor(0, 'c2c');
+      last.release();
+      assert.equal(last.tensor(0, 'c2c'), c2c, 'what was read stays');
+      assert.throws(() => last.tensor(1, 'c2c'), /released/);
     } finally {
       await model.dispose();
     }

@@ -103,6 +103,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(HERE, "work"))
     ap.add_argument("--deadline", required=True, help="UTC ISO time, e.g. 2026-11-30T09:00:00Z")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--new-phase", action="store_true",
+                    help="with --resume: keep weights, optimizer and counters, but start a fresh warmup + decay "
+                         "schedule that ends at the new deadline (continued training after a finished run)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=6e-4)
     ap.add_argument("--warmup", type=int, default=150)
@@ -144,8 +147,13 @@ def main():
         with open(log_path, "w") as f:
             f.write("step\ttokens\tloss\tmlm_acc\tlr\ttokens_per_s\ttrain_seconds\tutc\n")
     json.dump(cfg, open(os.path.join(args.work, "config.json"), "w"), indent=1)
-    if st["budget_seconds"] is None:
+    if st["budget_seconds"] is None or args.new_phase:
         st["start_wall"] = time.time()
+        st["phase_step0"] = st["step"]
+        st.setdefault("phases", []).append({"from_step": st["step"], "from_tokens": st["tokens"],
+                                            "start_utc": dt.datetime.utcnow().isoformat(), "deadline": args.deadline,
+                                            "lr": args.lr, "warmup": args.warmup})
+        print(f"schedule phase {len(st['phases'])} from step {st['step']}", flush=True)
     # The time fraction runs from the first start to the (current) deadline, so a resume after a crash
     # still finishes the decay at the deadline.
     st["budget_seconds"] = deadline - st["start_wall"]
@@ -168,7 +176,7 @@ def main():
         # Decay by wall-clock fraction only: under `nice 19` on shared CPUs the step rate swings several-fold,
         # so a step count fixed from the first minute would end the schedule far too early or too late.
         frac = (now - st["start_wall"]) / st["budget_seconds"]
-        lr = args.lr * min(1.0, (st["step"] + 1) / args.warmup) * max(0.0, 1.0 - frac)
+        lr = args.lr * min(1.0, (st["step"] - st.get("phase_step0", 0) + 1) / args.warmup) * max(0.0, 1.0 - frac)
         for gparam in opt.param_groups:
             gparam["lr"] = lr
         ids, pos, labels = batcher.batch(args.batch)

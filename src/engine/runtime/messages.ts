@@ -8,7 +8,7 @@ export interface FeedTensor {
   dims: number[];
 }
 
-/** An output to fetch, with its shape known in advance so the runtime can write straight into it. */
+/** An output to fetch, with its expected shape. */
 export interface FetchSpec {
   name: string;
   dims: number[];
@@ -33,5 +33,5 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'loaded'; provider: string; tried: { provider: string; error: string }[]; ms: number; outputs: string[] }
-  | { type: 'result'; id: number; spill: string; tensors: SpilledTensor[]; ms: number }
+  | { type: 'result'; id: number; spill: string; tensors: SpilledTensor[]; ms: number; spillMs: number }
   | { type: 'error'; id?: number; message: string };

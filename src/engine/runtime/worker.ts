@@ -9,7 +9,6 @@ let ort: typeof Ort | undefined;
 let session: Ort.InferenceSession | undefined;
 // Runs are serialised: one session, one run at a time, in arrival order.
 let queue: Promise<void> = Promise.resolve();
-let outputBuffers = new Map<string, Float32Array>();
 
 if (!process.send) throw new Error('the runtime worker must be started with an IPC channel');
 const post = (m: FromWorker) => process.send!(m);
@@ -53,24 +52,14 @@ async function handle(msg: ToWorker): Promise<void> {
   if (!ort || !session) throw new Error('model not loaded');
   const feeds: Record<string, Ort.Tensor> = {};
   for (const [name, t] of Object.entries(msg.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
-  // Pre-allocated outputs: onnxruntime writes into them, saving the copy it makes for outputs it allocates.
-  // They are kept for the next run of the same shape (they are copied out to the spill file before that), so
-  // repeated runs skip allocating and zeroing hundreds of MB.
-  const fetches: Record<string, Ort.Tensor> = {};
-  const keep = new Map<string, Float32Array>();
-  for (const f of msg.fetches) {
-    const size = f.dims.reduce((a, b) => a * b, 1);
-    const buf = outputBuffers.get(f.name);
-    const data = buf && buf.length === size ? buf : new Float32Array(size);
-    keep.set(f.name, data);
-    fetches[f.name] = new ort.Tensor('float32', data, f.dims);
-  }
-  outputBuffers = keep;
+  // Fetched by name: onnxruntime-node copies every output into a new ArrayBuffer whatever we pass (a
+  // pre-allocated output is not written in place), so pre-allocating only added memory.
   const t0 = performance.now();
-  const result = await session.run(feeds, fetches);
+  const result = await session.run(feeds, msg.fetches.map((f) => f.name));
   const ms = performance.now() - t0;
   const tensors: SpilledTensor[] = [];
-  const fd = fs.openSync(msg.spill, 'w', 0o600);
+  // No truncation: a reused spill file keeps its pages (see spill.ts), and the caller knows every offset.
+  const fd = fs.openSync(msg.spill, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
   try {
     let offset = 0;
     for (const f of msg.fetches) {
@@ -83,5 +72,6 @@ async function handle(msg: ToWorker): Promise<void> {
   } finally {
     fs.closeSync(fd);
   }
-  post({ type: 'result', id: msg.id, spill: msg.spill, tensors, ms });
+  const spillMs = performance.now() - t0 - ms;
+  post({ type: 'result', id: msg.id, spill: msg.spill, tensors, ms, spillMs });
 }
