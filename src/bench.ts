@@ -39,12 +39,13 @@ export interface LengthReport {
   matmul_efficiency: number;
   output_mb: number;
   /**
-   * The least any onnxruntime-node run can spend handing these outputs to JavaScript: it allocates a new
-   * zero-filled ArrayBuffer per output and copies into it (it does not write into pre-allocated outputs).
-   * Measured here as allocate + copy of the same blocks, warm, best of 4.
+   * What onnxruntime-node's hand-over of these outputs costs (it allocates a new zero-filled ArrayBuffer per
+   * output and copies into it), estimated as allocate + copy of the same blocks in this (calling) process, best of
+   * 4. An estimate only: this process lacks the runtime process's allocator settings and has just read every
+   * tensor, so the figure runs high when fresh pages are slow; the run overhead itself is the measured cost.
    */
   output_copy_floor_ms: number;
-  /** That floor over the forward run: the least term_overhead this runtime allows. */
+  /** That estimate over the forward run. */
   term_overhead_floor: number;
   /** Peak resident memory of the calling process and of the runtime process. */
   peak_rss_mb: number;
@@ -108,7 +109,7 @@ async function matmulGflops(threads: number, dir: string): Promise<number> {
     const times: number[] = [];
     for (let r = 0; r < 8; r++) {
       const feeds = { a: { type: 'float32' as const, data: data.slice(), dims: [N, N] }, b: { type: 'float32' as const, data: data.slice(), dims: [N, N] } };
-      const { outputs, ms } = await session.run(feeds, [{ name: 'c', dims: [N, N] }]);
+      const { outputs, ms } = await session.run(feeds, ['c']);
       outputs.release();
       times.push(ms);
     }

@@ -75,8 +75,7 @@ export async function explainWith(model: OpenModel, input: ExplainInput, signal?
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();
   const kinds = ['c2c', ...model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
-  const n = ids.length, H = model.checkpoint.spec.numHeads;
-  const fetches = layers.flatMap((l) => kinds.map((k) => ({ name: termOutput(l, k), dims: [H, n, n] })));
+  const fetches = layers.flatMap((l) => kinds.map((k) => termOutput(l, k)));
   const { outputs, ms, spillMs } = await model.session.run(feedsFor(model, ids), fetches, signal);
   const tensors = layers.map((l) => lazyLayer(l, kinds, outputs));
   const info = { ...model.info, execution_provider: model.session.provider };
@@ -105,7 +104,6 @@ function lazyLayer(layer: number, kinds: readonly (TermName | 'probs')[], spill:
 /** The same graph without per-term outputs (only the last hidden state): the benchmark's baseline. */
 export async function forwardOnly(model: OpenModel, ids: number[], signal?: AbortSignal): Promise<{ ms: number; hidden: Float32Array }> {
   checkLength(model, ids.length);
-  const fetch = { name: LAST_HIDDEN, dims: [ids.length, model.checkpoint.spec.hiddenSize] };
-  const { outputs, ms } = await model.session.run(feedsFor(model, ids), [fetch], signal);
+  const { outputs, ms } = await model.session.run(feedsFor(model, ids), [LAST_HIDDEN], signal);
   return { ms, hidden: outputs.read(LAST_HIDDEN) };
 }

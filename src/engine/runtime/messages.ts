@@ -8,12 +8,6 @@ export interface FeedTensor {
   dims: number[];
 }
 
-/** An output to fetch, with its expected shape. */
-export interface FetchSpec {
-  name: string;
-  dims: number[];
-}
-
 /** Where an output lies in the spill file (bytes). */
 export interface SpilledTensor {
   name: string;
@@ -22,14 +16,9 @@ export interface SpilledTensor {
   length: number;
 }
 
-export interface OutTensor {
-  data: Float32Array;
-  dims: number[];
-}
-
 export type ToWorker =
   | { type: 'load'; modelPath: string; providers: string[]; threads: number }
-  | { type: 'run'; id: number; feeds: Record<string, FeedTensor>; fetches: FetchSpec[]; spill: string };
+  | { type: 'run'; id: number; feeds: Record<string, FeedTensor>; fetches: string[]; spill: string };
 
 export type FromWorker =
   | { type: 'loaded'; provider: string; tried: { provider: string; error: string }[]; ms: number; outputs: string[] }

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import type { FeedTensor, FetchSpec, FromWorker, ToWorker } from './messages';
+import type { FeedTensor, FromWorker, ToWorker } from './messages';
 import { discardSpill, SpillReader, takeSpillPath } from './spill';
 
 export interface RunOutput {
@@ -110,7 +110,7 @@ export class RuntimeSession {
     return this.child?.pid;
   }
 
-  async run(feeds: Record<string, FeedTensor>, fetches: FetchSpec[], signal?: AbortSignal): Promise<RunOutput> {
+  async run(feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     await this.start();
     const child = this.child!;

@@ -65,18 +65,18 @@ async function handle(msg: ToWorker): Promise<void> {
   // Fetched by name: onnxruntime-node copies every output into a new ArrayBuffer whatever we pass (1.30 fills a
   // pre-allocated output and still returns a new copy), so pre-allocating only added memory and a copy.
   const t0 = performance.now();
-  const result = await session.run(feeds, msg.fetches.map((f) => f.name));
+  const result = await session.run(feeds, msg.fetches);
   const ms = performance.now() - t0;
   const tensors: SpilledTensor[] = [];
   // No truncation: a reused spill file keeps its pages (see spill.ts), and the caller knows every offset.
   const fd = fs.openSync(msg.spill, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
   try {
     let offset = 0;
-    for (const f of msg.fetches) {
-      const data = result[f.name].data as Float32Array;
+    for (const name of msg.fetches) {
+      const data = result[name].data as Float32Array;
       const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
       for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, offset + done);
-      tensors.push({ name: f.name, dims: [...result[f.name].dims], offset, length: bytes.length });
+      tensors.push({ name, dims: [...result[name].dims], offset, length: bytes.length });
       offset += bytes.length;
     }
   } finally {
