@@ -110,7 +110,7 @@ def main():
     recorded = st.get("phases", [])
     for k, ph in enumerate(recorded, start=2):
         # A plain --resume may move the deadline; the last phase ends at the deadline of the last start.
-        deadline = targs["deadline"] if k == len(recorded) + 1 else ph["deadline"]
+        deadline = targs["deadline"] if k == len(recorded) + 1 else ph.get("ended_deadline", ph["deadline"])
         phases.append(f"phase {k} from step {ph['from_step']:,} ({ph['from_tokens'] / 1e6:.1f} M tokens, "
                       f"{ph['start_utc'][11:16]} UTC): weights and optimizer kept, {ph['warmup']} warmup steps to "
                       f"{ph['lr']}, linear decay to 0 at {deadline}")
