@@ -104,16 +104,17 @@ def main():
     data_rows = [(k, LICENCES[k[0]], src[k]["paragraphs"], f"{src[k]['chars'] / 1e6:.1f}M", f"{src[k]['tokens'] / 1e6:.2f}M",
                   "training" if k.endswith("train") else "evaluation only") for k in ("g_train", "t_train", "g_heldout", "t_heldout")]
     hours = st["train_seconds"] / 3600
-    # Phase 1 (the first start) used train.py's defaults; each --new-phase continuation is recorded in the state.
-    phases = [f"phase 1 from step 0: {PHASE1['warmup']} warmup steps to {PHASE1['lr']}, linear decay to 0 at "
-              f"{PHASE1['deadline']}"]
+    # train.py records each phase with the deadline it ends at; the recorded run's first start predates that.
     recorded = st.get("phases", [])
-    for k, ph in enumerate(recorded, start=2):
-        # A plain --resume may move the deadline; the last phase ends at the deadline of the last start.
-        deadline = targs["deadline"] if k == len(recorded) + 1 else ph.get("ended_deadline", ph["deadline"])
-        phases.append(f"phase {k} from step {ph['from_step']:,} ({ph['from_tokens'] / 1e6:.1f} M tokens, "
-                      f"{ph['start_utc'][11:16]} UTC): weights and optimizer kept, {ph['warmup']} warmup steps to "
-                      f"{ph['lr']}, linear decay to 0 at {deadline}")
+    if not recorded or recorded[0]["from_step"] > 0:
+        recorded = [{"from_step": 0, **PHASE1}] + recorded
+    phases = []
+    for k, ph in enumerate(recorded, start=1):
+        start = "from step 0:" if ph["from_step"] == 0 else (
+            f"from step {ph['from_step']:,} ({ph['from_tokens'] / 1e6:.1f} M tokens, {ph['start_utc'][11:16]} UTC): "
+            "weights and optimizer kept,")
+        phases.append(f"phase {k} {start} {ph['warmup']} warmup steps to "
+                      f"{ph['lr']}, linear decay to 0 at {ph['deadline']}")
     schedule = "; ".join(phases) + " (decay by wall-clock fraction)"
 
     card = f"""# DeBERTa Lens default model (`models/default/`)

@@ -148,15 +148,15 @@ def main():
             f.write("step\ttokens\tloss\tmlm_acc\tlr\ttokens_per_s\ttrain_seconds\tutc\n")
     json.dump(cfg, open(os.path.join(args.work, "config.json"), "w"), indent=1)
     if st["budget_seconds"] is None or args.new_phase:
-        if args.new_phase and st.get("phases"):
-            # A plain --resume may have moved the previous phase's deadline: record where it really ended.
-            st["phases"][-1]["ended_deadline"] = ck["args"]["deadline"]
         st["start_wall"] = time.time()
         st["phase_step0"] = st["step"]
         st.setdefault("phases", []).append({"from_step": st["step"], "from_tokens": st["tokens"],
                                             "start_utc": dt.datetime.utcnow().isoformat(), "deadline": args.deadline,
                                             "lr": args.lr, "warmup": args.warmup})
         print(f"schedule phase {len(st['phases'])} from step {st['step']}", flush=True)
+    elif st.get("phases"):
+        # A plain --resume may move the deadline: the current phase now ends there.
+        st["phases"][-1]["deadline"] = args.deadline
     # The time fraction runs from the first start to the (current) deadline, so a resume after a crash
     # still finishes the decay at the deadline.
     st["budget_seconds"] = deadline - st["start_wall"]
