@@ -137,6 +137,15 @@ export async function editorContextMenu(page, label, { timeout = 10_000 } = {}) 
     throw new E2EError(`the editor context menu has no item "${label}"; it has: ${labels.filter(Boolean).join(' | ')}`);
   }
   await item.click();
+  // A menu can ignore a click that lands just after it opened (seen on a loaded CI machine: the item highlighted,
+  // the menu still open); the item is then the focused one, so Enter runs it.
+  const menu = page.locator('.monaco-menu').first();
+  const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false);
+  if (!closed) {
+    await item.hover();
+    await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'hidden', timeout });
+  }
 }
 
 /**
