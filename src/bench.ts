@@ -103,13 +103,13 @@ async function matmulGflops(threads: number, dir: string): Promise<number> {
   g.output(g.node('MatMul', [a, b]), 'c', OnnxType.FLOAT, [N, N]);
   const file = path.join(dir, 'matmul.onnx');
   fs.writeFileSync(file, encodeModel(g.build('matmul'), 20, 'deberta-lens-bench'));
-  const session = new RuntimeSession(file, ['cpu'], threads);
+  const session = new RuntimeSession({ forward: file, layer: file }, ['cpu'], threads);
   try {
     const data = new Float32Array(N * N).map((_, k) => ((k * 7919) % 1000) / 1000 - 0.5);
     const times: number[] = [];
     for (let r = 0; r < 8; r++) {
       const feeds = { a: { type: 'float32' as const, data: data.slice(), dims: [N, N] }, b: { type: 'float32' as const, data: data.slice(), dims: [N, N] } };
-      const { outputs, ms } = await session.run(feeds, ['c']);
+      const { outputs, ms } = await session.run('forward', feeds, ['c']);
       outputs.release();
       times.push(ms);
     }
