@@ -41,6 +41,8 @@ export class ExplainResult implements LayerOwner {
   readonly cacheId = nextCacheId++;
   private readonly present: number[];
   private readonly loaded = new Map<number, LayerTensors>();
+  /** Layers the cache evicted that someone may still hold (an analysis in progress): reused while alive. */
+  private readonly evicted = new Map<number, WeakRef<LayerTensors>>();
   private readonly inflight = new Map<number, Promise<LayerTensors>>();
   private readonly scoreCache = new WeakMap<LayerTensors, Float32Array>();
   private readonly source?: LayerSource;
@@ -104,6 +106,13 @@ export class ExplainResult implements LayerOwner {
       return Promise.resolve(have);
     }
     if (this.isReleased || !this.source) return Promise.reject(new LensError('this result was released; explain again', 'runtime'));
+    const alive = this.evicted.get(layer)?.deref();
+    this.evicted.delete(layer);
+    if (alive) {
+      this.loaded.set(layer, alive);
+      this.cache?.add(this, layer, this.layerBytes);
+      return Promise.resolve(alive);
+    }
     let p = this.inflight.get(layer);
     if (!p) {
       const source = this.source;
@@ -132,7 +141,10 @@ export class ExplainResult implements LayerOwner {
 
   /** Called by the layer cache: forget a layer (it is recomputed if asked for again). */
   evict(layer: number): void {
-    if (this.source) this.loaded.delete(layer);
+    const t = this.loaded.get(layer);
+    if (!this.source || !t) return;
+    this.loaded.delete(layer);
+    this.evicted.set(layer, new WeakRef(t));
   }
 
   /** Frees the kept states and every computed layer; loading a layer afterwards fails. */
@@ -141,12 +153,13 @@ export class ExplainResult implements LayerOwner {
     this.isReleased = true;
     this.cache?.forget(this.cacheId);
     this.loaded.clear();
+    this.evicted.clear();
     this.source.release();
   }
 
   /** `[heads, n, n]` for one loaded layer. `scores` = (c2c + c2p + p2c) / scale, computed on first use. */
   tensor(layer: number, kind: MatrixKind): Float32Array {
-    const l = this.loaded.get(layer);
+    const l = this.loaded.get(layer) ?? this.evicted.get(layer)?.deref();
     if (!l) {
       this.checkLayer(layer);
       throw new LensError(`layer ${layer} is not loaded: load it first (result.load(${layer}))`, 'runtime');

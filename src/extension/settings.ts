@@ -1,6 +1,6 @@
 // The extension's settings: their types, defaults and validation, defined once. `readSettings` is the one
 // place that reads them (extension.ts passes VS Code's configuration getter).
-import type { ExecutionProviderSetting, MatrixKind } from '../engine/types';
+import type { ExecutionProviderSetting, MatrixKind } from '../engine';
 import type { ColorScaleName, ViewName } from '../protocol';
 
 export const SECTION = 'debertaLens';
