@@ -156,7 +156,8 @@ class LayerComputation implements LayerSource {
     const k = this.index.get(layer)!;
     const kinds = ['c2c', ...this.model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
     const out = { layer } as LayerTensors;
-    for (const kind of kinds) out[kind] = new Float32Array(H * nn);
+    // Not zero-filled: every element is read from the runtime's output below (all heads, every kind).
+    for (const kind of kinds) out[kind] = new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
     // A copy, not a view: IPC serialises a view's whole buffer.
     const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] } };
     if (this.rel) feeds[LayerInput.rel] = { type: 'float32', data: this.rel, dims: [this.relRows, D] };

@@ -1,7 +1,7 @@
 // Which computed layers stay in memory: one process-wide least-recently-used list, bounded in bytes, over the
 // layers of every live result. A layer of v3-large at 2048 tokens is 1 GiB (4 matrices × 16 heads × n²), so
-// results never keep all of theirs; the two most recent layers always stay, because some views compare two
-// (the Diff view reads the same layer of two results).
+// results never keep all of theirs; the most recent layer always stays, whatever its size. An evicted layer that
+// an analysis still holds (the Diff view holds one layer of two results) stays readable until it lets go.
 
 /** What the cache needs from a result: a way to drop one of its layers. */
 export interface LayerOwner {
@@ -16,7 +16,7 @@ interface Entry {
 }
 
 export const DEFAULT_LAYER_CACHE_BYTES = 1024 * 2 ** 20;
-const MIN_ENTRIES = 2;
+const MIN_ENTRIES = 1;
 
 export class LayerCache {
   private readonly entries = new Map<string, Entry>();

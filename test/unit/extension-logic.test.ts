@@ -22,7 +22,7 @@ test('readSettings sanitises every value and falls back to defaults', () => {
   const bad: Record<string, unknown> = { executionProvider: 'tpu', maxTokens: 1.5, defaultTerm: 'qk', modelPath: 3 };
   const s = readSettings((k) => bad[k]);
   assert.equal(s.executionProvider, 'auto');
-  assert.equal(s.maxTokens, 512);
+  assert.equal(s.maxTokens, 4096);
   assert.equal(s.defaultTerm, 'probs');
   assert.equal(s.modelPath, '');
 });

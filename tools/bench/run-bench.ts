@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type LengthReport, runBench } from '../../src/bench';
+import type { LengthReport } from '../../src/bench';
 import type { ExecutionProviderSetting } from '../../src/engine/types';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
@@ -28,6 +28,14 @@ function runTorch(dir: string, lengths: string, runs: number, threads: number, e
   });
   if (r.status !== 0) return { error: (r.stderr || '').trim().split('\n').pop() };
   return JSON.parse(r.stdout);
+}
+
+function runEngineBench(dir: string, lengths: number[], runs: number, threads: number, ep: string) {
+  const cli = path.join(REPO, 'out', 'src', 'cli.js');
+  const args = [cli, 'bench', '--model', dir, '--lengths', lengths.join(','), '--runs', String(runs), '--threads', String(threads), '--ep', ep, '--json', '--cache-dir', path.join(dir, '.cache')];
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`deberta-lens bench failed on ${dir}`);
+  return JSON.parse(r.stdout) as { lengths: LengthReport[] };
 }
 
 async function main() {
@@ -53,7 +61,8 @@ async function main() {
       writeV3Checkpoint(dir, g);
       process.stderr.write(`benchmarking deberta-lens on ${name}…\n`);
       const lengths = lengthsOf(name).split(',').filter(Boolean).map(Number);
-      const lens = await runBench(dir, { engine: { threads, executionProvider: ep }, lengths, runs });
+      // In its own process, so that its peak memory is the engine's alone (not this script's checkpoint writing).
+      const lens = runEngineBench(dir, lengths, runs, threads, ep);
       const entry: Record<string, unknown> = { geometry: name, lens };
       const torchLengths = lengths.filter((n) => n <= torchMax).join(',');
       if (withTorch && torchLengths) {

@@ -7,7 +7,7 @@ import { ExplainResult, type LayerTensors } from '../../engine/result';
 import type { ModelInfo, Token } from '../../engine/types';
 import { decodeNpy, encodeNpy, npyHeader } from './npy';
 import { writeChunks } from './write-chunks';
-import { readZip, ZipWriter, type ZipWriterOptions } from './zip';
+import { concatBytes, readZip, ZipWriter, type ZipWriterOptions } from './zip';
 
 const FORMAT = 'deberta-lens-npz';
 
@@ -62,13 +62,7 @@ export function writeNpzFile(result: ExplainResult, file: string, opts: ZipWrite
 export async function toNpz(result: ExplainResult, opts: ZipWriterOptions = {}): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   for await (const c of npzChunks(result, opts)) parts.push(c.slice());
-  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
-  let p = 0;
-  for (const part of parts) {
-    out.set(part, p);
-    p += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Parse what toNpz wrote back into an ExplainResult. `source` (a file path) names the file in errors. */

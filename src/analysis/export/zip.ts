@@ -156,7 +156,11 @@ export class ZipWriter {
 /** A whole archive in memory (small archives; large ones go through ZipWriter to a file). */
 export function writeZip(entries: readonly ZipEntry[], opts: ZipWriterOptions = {}): Uint8Array {
   const w = new ZipWriter(opts);
-  const parts = [...entries.flatMap((e) => w.entry(e.name, [e.data])), ...w.finish()];
+  return concatBytes([...entries.flatMap((e) => w.entry(e.name, [e.data])), ...w.finish()]);
+}
+
+/** The parts one after the other in one new array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
   let p = 0;
   for (const part of parts) {
