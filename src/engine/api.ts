@@ -13,6 +13,8 @@ export interface EngineOptions {
   maxTokens?: number;
   /** How the caller names that limit in messages (the extension's setting, the CLI's flag). */
   maxTokensName?: string;
+  /** The forward pass computes attention this many heads at a time (default 4): fewer, less working memory. */
+  attentionHeadGroup?: number;
   /** Working memory of one one-layer run, in bytes (default 512 MiB): a layer's heads are computed in chunks that fit. */
   layerChunkBytes?: number;
   /** Progress / diagnostic lines (the extension's output channel, the CLI's --verbose). */

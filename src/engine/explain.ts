@@ -161,6 +161,7 @@ class LayerComputation implements LayerSource {
     // A copy, not a view: IPC serialises a view's whole buffer.
     const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] } };
     if (this.rel) feeds[LayerInput.rel] = { type: 'float32', data: this.rel, dims: [this.relRows, D] };
+    Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
     const weights = layerWeights(spec, layer);
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
     for (let h0 = 0; h0 < H; h0 += chunk) {
@@ -168,7 +169,7 @@ class LayerComputation implements LayerSource {
       const rows: Record<string, [number, number]> = {};
       for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w!.rowsPerHead, h1 * w!.rowsPerHead];
       const kept = { key: `layer${layer}`, tensors: () => this.readWeights(layer), rows };
-      const run = await this.model.session.run('layer', { ...feeds, ...int64Feeds(relativeInputs(spec, n, h1 - h0)) }, kinds.map(layerOutput), signal, kept);
+      const run = await this.model.session.run('layer', feeds, kinds.map(layerOutput), signal, kept);
       try {
         for (const kind of kinds) run.outputs.read(layerOutput(kind), out[kind], h0 * nn);
       } finally {

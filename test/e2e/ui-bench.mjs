@@ -11,6 +11,7 @@
 // No assertion on times: the numbers are for reading.
 // Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512] [--model default|DIR] [--explains 100]
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { startLens, waitReady } from './lib/lens.mjs';
 import { RESULTS_DIR } from './lib/paths.mjs';
@@ -18,9 +19,20 @@ import { canvasStats, focusTab, isDrawn, openFile, runCommand, selectAll, waitUn
 
 const arg = process.argv.indexOf('--lengths');
 const lengths = (arg > 0 ? process.argv[arg + 1] : '32,128,512').split(',').map(Number);
-// --model default: the bundled model (realistic tokenizer and size); otherwise the tiny fixture.
+// --model default: the bundled model (realistic tokenizer and size); --model v3-base (any name in
+// tools/bench/geometries.ts): random weights of that geometry with the bundled model's tokenizer, written to a
+// temporary folder (needs `npm run compile`); --model DIR: that folder; otherwise the tiny fixture.
 const modelArg = process.argv.indexOf('--model');
-const model = modelArg > 0 ? process.argv[modelArg + 1] : undefined;
+let model = modelArg > 0 ? process.argv[modelArg + 1] : undefined;
+let geometryDir;
+if (model && /^v3-/.test(model)) {
+  const { V3_GEOMETRIES, writeV3Checkpoint } = await import(path.resolve('out/tools/bench/geometries.js'));
+  if (!V3_GEOMETRIES[model]) throw new Error(`unknown geometry ${model}`);
+  geometryDir = fs.mkdtempSync(path.join(os.tmpdir(), `lens-ui-${model}-`));
+  writeV3Checkpoint(geometryDir, V3_GEOMETRIES[model]);
+  for (const f of fs.readdirSync('models/default')) if (!/^(config\.json|model\.safetensors|.*\.(md|png))$/.test(f)) fs.copyFileSync(path.join('models/default', f), path.join(geometryDir, f));
+  model = geometryDir;
+}
 const WORDS = 'the model reads every token and attends to its neighbours by content and by relative position so that'.split(' ');
 const textOfChars = (chars) => { let s = ''; for (let i = 0; s.length < chars; i++) s += WORDS[i % WORDS.length] + ' '; return s.trim(); };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
@@ -181,6 +193,7 @@ try {
   }
 } finally {
   await lens.stop();
+  if (geometryDir) fs.rmSync(geometryDir, { recursive: true, force: true });
 }
 fs.mkdirSync(RESULTS_DIR, { recursive: true });
 fs.writeFileSync(path.join(RESULTS_DIR, 'ui-bench.json'), JSON.stringify(results, null, 2));

@@ -63,6 +63,19 @@ for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
         const h = compare(hidden, c.expected.last_hidden_state);
         assert.ok(h.maxDiff <= 1e-4, `last hidden state: max diff ${h.maxDiff}`);
       });
+      it(`${c.name}: the forward pass computing attention one head at a time gives the same states and terms`, async () => {
+        const grouped = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2, attentionHeadGroup: 1 });
+        try {
+          const h = compare((await forwardOnly(grouped, c.input_ids)).hidden, c.expected.last_hidden_state);
+          assert.ok(h.maxDiff <= 1e-4, `last hidden state: max diff ${h.maxDiff}`);
+          const r = await grouped.explain({ ids: c.input_ids });
+          const last = c.expected.layers.length - 1;
+          const p = compare((await r.load(last)).probs, c.expected.layers[last].probs);
+          assert.ok(p.maxDiff <= 1e-5, `layer ${last} probs: max diff ${p.maxDiff}`);
+        } finally {
+          await grouped.dispose();
+        }
+      });
       if (c.text !== undefined) {
         it(`${c.name}: the tokenizer gives HF's input ids for the text`, async () => {
           const result = await model.explain({ text: c.text, layers: [0] });

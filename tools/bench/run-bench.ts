@@ -39,14 +39,14 @@ function runEngineBench(dir: string, lengths: number[], runs: number, threads: n
 }
 
 async function main() {
-  const names = flag('geometries', 'v3-xsmall,v3-base,v3-large').split(',');
+  const names = flag('geometries', 'v3-base,v3-large').split(',');
   // `--lengths 32,128,512` for every geometry, or per geometry: `v3-base=512,1024;v3-large=1024,2048`.
-  const lengthsFlag = flag('lengths', '32,128,512');
+  const lengthsFlag = flag('lengths', 'v3-xsmall=128,512;v3-small=128,512;v3-base=512,1024,2048,4096;v3-large=512,1024,2048');
   const lengthsOf = (name: string) =>
     lengthsFlag.includes('=') ? (lengthsFlag.split(';').find((p) => p.startsWith(`${name}=`))?.split('=')[1] ?? '') : lengthsFlag;
   // HF's eager forward at the engine's long lengths takes minutes and GBs: by default only up to 512 tokens.
   const torchMax = Number(flag('torch-max-tokens', '512'));
-  const runs = Number(flag('runs', '5'));
+  const runs = Number(flag('runs', '3'));
   const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
   const ep = flag('ep', 'cpu') as ExecutionProviderSetting;
   const withTorch = flag('torch', 'auto') !== 'no' && torchAvailable();

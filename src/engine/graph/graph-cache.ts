@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Checkpoint } from '../checkpoint';
 import { LensError } from '../errors';
-import { buildForwardGraph, buildLayerGraph, GRAPH_VERSION, OPSET } from './deberta-graph';
+import { buildForwardGraph, buildLayerGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
 import { WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
@@ -31,8 +31,9 @@ export function defaultCacheDir(): string {
  * hash (and the graph version). Weights are ONNX external data: float32 tensors are referenced in place in the
  * checkpoint's own files (through a hard link in the cache folder); other dtypes are widened into weights.bin.
  */
-export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) => void): CachedGraph {
-  const key = createHash('sha256').update(`${GRAPH_VERSION}\n${ck.hash}`).digest('hex').slice(0, 20);
+export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) => void, headGroup = FORWARD_HEAD_GROUP): CachedGraph {
+  const variant = headGroup === FORWARD_HEAD_GROUP ? '' : `\nheads/${headGroup}`;
+  const key = createHash('sha256').update(`${GRAPH_VERSION}\n${ck.hash}${variant}`).digest('hex').slice(0, 20);
   const dir = path.join(cacheDir, 'graphs', key);
   const modelPath = path.join(dir, MODEL_FILE);
   const layerPath = path.join(dir, LAYER_FILE);
@@ -42,7 +43,7 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
     fs.mkdirSync(tmp, { recursive: true });
-    const builder = buildForwardGraph(ck);
+    const builder = buildForwardGraph(ck, headGroup);
     const proto = encodeModel(builder.build(`deberta-lens:${ck.name}`), OPSET, 'deberta-lens');
     fs.writeFileSync(path.join(tmp, MODEL_FILE), proto);
     fs.writeFileSync(path.join(tmp, LAYER_FILE), encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens'));

@@ -15,11 +15,11 @@ export function graphInputs(spec: ModelSpec, ids: number[], tokenTypes?: number[
   const feeds: Int64Feeds = { [InputName.ids]: BigInt64Array.from(ids, BigInt) };
   if (spec.positionBiasedInput) feeds[InputName.positions] = BigInt64Array.from({ length: n }, (_, i) => BigInt(i));
   if (spec.typeVocabSize > 0) feeds[InputName.tokenTypes] = BigInt64Array.from(tokenTypes ?? new Array(n).fill(0), BigInt);
-  return { ...feeds, ...relativeInputs(spec, n, spec.numHeads, true) };
+  return { ...feeds, ...relativeInputs(spec, n, true) };
 }
 
-/** The pick and skew inputs for n tokens and `heads` heads (the layer graph runs a range of heads). */
-export function relativeInputs(spec: ModelSpec, n: number, heads: number, withRows = false): Int64Feeds {
+/** The pick and skew inputs for n tokens (any number of heads); with `withRows`, the table rows too. */
+export function relativeInputs(spec: ModelSpec, n: number, withRows = false): Int64Feeds {
   const feeds: Int64Feeds = {};
   if (!(spec.relativeAttention && spec.posAttType.length > 0)) return feeds;
   const rowOfDelta = (delta: number) => positionIndex(delta, 0, spec);
@@ -32,7 +32,8 @@ export function relativeInputs(spec: ModelSpec, n: number, heads: number, withRo
   if (spec.posAttType.includes('p2c')) feeds[InputName.p2cPick] = BigInt64Array.from(p2cRows, (r) => BigInt(slot.get(r)!));
   feeds[InputName.skewStart] = BigInt64Array.of(BigInt(n - 1));
   feeds[InputName.skewEnd] = BigInt64Array.of(BigInt(n - 1 + n * (2 * n - 1)));
-  feeds[InputName.skewShape] = BigInt64Array.of(BigInt(heads), BigInt(n), BigInt(2 * n - 1));
+  // −1 heads: the skew works on any group of heads (the forward graph runs heads in groups, the layer graph a range).
+  feeds[InputName.skewShape] = BigInt64Array.of(-1n, BigInt(n), BigInt(2 * n - 1));
   feeds[InputName.n] = BigInt64Array.of(BigInt(n));
   return feeds;
 }
