@@ -2,14 +2,14 @@
 // those states back into a layer's matrices when a view (or the CLI) asks for that layer.
 import type { ExplainInput } from './api';
 import { type Checkpoint, requireWeight } from './checkpoint';
-import { LensError } from './errors';
+import { isLensError, LensError } from './errors';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
 import { toFloat32 } from './graph/float32';
 import { graphInputs, type Int64Feeds, relativeInputs } from './graph/graph-inputs';
 import { availableMemory, estimateMemory, formatBytes, layerChunkHeads } from './memory';
 import { ExplainResult, type LayerSource, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
-import type { RuntimeSession } from './runtime/session';
+import type { KeptFeeds, RuntimeSession } from './runtime/session';
 import type { Tokenizer } from './tokenizer';
 import type { ModelInfo, Token } from './types';
 
@@ -169,7 +169,7 @@ class LayerComputation implements LayerSource {
       const rows: Record<string, [number, number]> = {};
       for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w!.rowsPerHead, h1 * w!.rowsPerHead];
       const kept = { key: `layer${layer}`, tensors: () => this.readWeights(layer), rows };
-      const run = await this.model.session.run('layer', feeds, kinds.map(layerOutput), signal, kept);
+      const run = await this.runLayer(feeds, kinds.map(layerOutput), signal, kept);
       try {
         for (const kind of kinds) run.outputs.read(layerOutput(kind), out[kind], h0 * nn);
       } finally {
@@ -177,6 +177,19 @@ class LayerComputation implements LayerSource {
       }
     }
     return out;
+  }
+
+  /**
+   * One layer-graph run. A run that fails because the runtime process was stopped (cancelling another explain
+   * kills it) is tried once more in the fresh process: the states it needs are here, not there.
+   */
+  private async runLayer(feeds: Record<string, FeedTensor>, fetches: string[], signal: AbortSignal | undefined, kept: KeptFeeds) {
+    try {
+      return await this.model.session.run('layer', feeds, fetches, signal, kept);
+    } catch (e) {
+      if (!(isLensError(e) && e.code === 'runtime' && /runtime process stopped/.test(e.message)) || signal?.aborted) throw e;
+      return this.model.session.run('layer', feeds, fetches, signal, kept);
+    }
   }
 
   private readWeights(layer: number): Record<string, FeedTensor> {

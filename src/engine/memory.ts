@@ -2,11 +2,12 @@
 // length the machine cannot hold gets one clear message instead of an out-of-memory crash.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { FORWARD_HEAD_GROUP } from './graph/deberta-graph';
 import type { ModelSpec } from './types';
 
 /** Bytes, split by where they go. */
 export interface MemoryEstimate {
-  /** The forward pass in the runtime process beyond the weights: one layer's attention at a time, plus states. */
+  /** The forward pass in the runtime process beyond the weights: one group of heads' attention at a time, plus states. */
   forward: number;
   /** What the result keeps: every layer's input states. */
   states: number;
@@ -24,7 +25,7 @@ export function estimateMemory(s: ModelSpec, n: number): MemoryEstimate {
   const nn = n * n;
   const kinds = 2 + (s.relativeAttention ? s.posAttType.length : 0);
   const states = s.numLayers * n * s.hiddenSize * F32;
-  const forward = ATTENTION_ARRAYS_PER_HEAD * s.numHeads * nn * F32 + 2 * n * (s.intermediateSize + 4 * s.hiddenSize) * F32 + 2 * states;
+  const forward = ATTENTION_ARRAYS_PER_HEAD * Math.min(s.numHeads, FORWARD_HEAD_GROUP) * nn * F32 + 2 * n * (s.intermediateSize + 4 * s.hiddenSize) * F32 + 2 * states;
   // The host's layer (kinds matrices) plus a head chunk being computed in the runtime (see layerChunkHeads).
   const layer = kinds * s.numHeads * nn * F32 + Math.min(s.numHeads, layerChunkHeads(s, n)) * ATTENTION_ARRAYS_PER_HEAD * nn * F32;
   return { forward, states, layer, total: Math.max(forward, layer) + states };

@@ -71,6 +71,23 @@ describe('runs', () => {
     }
   });
 
+  it('a layer asked for while another explain is cancelled still arrives (computed again in the restarted runtime)', async () => {
+    const model = await openModel(V3, { cacheDir, threads: 1, maxTokens: 4096 });
+    try {
+      const r = await model.explain({ text: 'a short text to look at' });
+      const ids = [1, ...Array.from({ length: 1998 }, (_, k) => 5 + (k % 150)), 2];
+      const ac = new AbortController();
+      const run = model.explain({ ids }, ac.signal);
+      const layer = r.load(1); // queued behind the long run in the same runtime process
+      setTimeout(() => ac.abort(), 5);
+      await rejectsWith(run, 'cancelled', /cancelled/);
+      const t = await layer;
+      assert.equal(t.probs.length, model.info.heads * r.n * r.n);
+    } finally {
+      await model.dispose();
+    }
+  });
+
   it('caches the graph by checkpoint content: reopening reuses it, a changed checkpoint rebuilds', async () => {
     const dir = path.join(tmp, 'v3copy');
     fs.cpSync(V3, dir, { recursive: true });
