@@ -111,7 +111,7 @@ class OpenModel implements LensModel, ExplainContext {
   }
 
   dispose(): Promise<void> {
-    return this.session.terminate();
+    return this.session.dispose();
   }
 }
 export type { OpenModel };

@@ -88,6 +88,14 @@ describe('runs', () => {
     }
   });
 
+  it('a closed model starts no runtime again: its results say so when a layer is asked for', async () => {
+    const model = await openModel(V3, { cacheDir });
+    const r = await model.explain({ text: 'closed before the view opens' });
+    await model.dispose();
+    await rejectsWith(r.load(0), 'runtime', /model was closed.*explain again/);
+    assert.equal(model.session.pid, undefined, 'no runtime process was started again');
+  });
+
   it('caches the graph by checkpoint content: reopening reuses it, a changed checkpoint rebuilds', async () => {
     const dir = path.join(tmp, 'v3copy');
     fs.cpSync(V3, dir, { recursive: true });

@@ -54,6 +54,7 @@ export class RuntimeSession {
   private nextId = 1;
   /** Keys of the tensors the current child keeps. */
   private keptKeys = new Set<string>();
+  private closed = false;
   provider = 'none';
   providerErrors: { provider: string; error: string }[] = [];
   loadMs = 0;
@@ -125,6 +126,7 @@ export class RuntimeSession {
   /** Runs one graph; the caller reads the outputs it needs and then releases them (`outputs.release()`). */
   async run(graph: GraphName, feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal, kept?: KeptFeeds): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
+    if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
     await this.start();
     const child = this.child!;
     const pending = this.pending;
@@ -153,6 +155,12 @@ export class RuntimeSession {
       });
       child.send(msg);
     });
+  }
+
+  /** Stops the runtime process for good: later runs (a result's layers included) fail with a clear message. */
+  dispose(): Promise<void> {
+    this.closed = true;
+    return this.terminate();
   }
 
   /** Stops the runtime process (a running session included); a later run starts a new one. */
