@@ -13,7 +13,7 @@ import {
   type ViewInit,
   type ViewName,
 } from '../protocol';
-import { answerRequest } from './request-dispatch';
+import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from './result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 
@@ -73,6 +73,8 @@ export class LensPanel {
     }
     this.current = { ...r, id };
     this.pendingView = view;
+    // The view's first request is for the first layer: compute it while the page starts.
+    if (r.result.layers.length) r.result.load(r.result.layers[0]).catch(() => undefined);
     if (!this.panel) this.attach(this.create());
     else {
       this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
@@ -217,7 +219,11 @@ export class LensPanel {
         }
         // A layer that is not computed yet is computed now (a one-layer run); the answer comes when it is done.
         answerRequest(cur.result, m.body, { positions: cur.positions, previous: this.previous }).then(
-          (body) => this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body }),
+          (body) => {
+            this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body });
+            const layer = layerOf(m.body);
+            if (layer !== undefined) prefetchAround(cur.result, layer);
+          },
           (e: unknown) => this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) }),
         );
         return;

@@ -14,6 +14,23 @@ export interface AnswerContext {
   previous?: ExplainResult;
 }
 
+/** The layer a request reads, when it reads one layer. */
+export function layerOf(body: RequestBody): number | undefined {
+  return 'layer' in body && typeof body.layer === 'number' ? body.layer : undefined;
+}
+
+/**
+ * After the view has read layer l, compute the layers a reader goes to next (l + 1, then l − 1) while the user
+ * looks, so that stepping through layers shows each at once. Runs queue behind any real request already sent;
+ * failures are ignored (the real request will report them).
+ */
+export function prefetchAround(result: ExplainResult, layer: number): void {
+  for (const l of [layer + 1, layer - 1]) {
+    if (result.released || !result.layers.includes(l) || result.isLoaded(l)) continue;
+    result.load(l).catch(() => undefined);
+  }
+}
+
 /** Rejects with a one-line Error for a request the result cannot answer (the webview shows it). */
 export async function answerRequest(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): Promise<ResponseBody> {
   switch (body.type) {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExplainResult, type LayerTensors } from '../../src/engine/result';
 import type { ModelInfo, Token } from '../../src/engine/types';
-import { answerRequest } from '../../src/extension/request-dispatch';
+import { answerRequest, layerOf, prefetchAround } from '../../src/extension/request-dispatch';
 import { downsampleInto, meanRowEntropy } from '../../src/extension/matrix-math';
 import { availableKinds, protocolTokens } from '../../src/extension/result-shape';
 import {
@@ -197,6 +197,15 @@ test('answers requests from a real explain of the v3_tiny fixture', async () => 
     const row = await answerRequest(r, { type: 'row', layer: 0, head: 0, i: 2 }) as RowResponse;
     assert.deepEqual(Object.keys(row.rows).sort(), ['c2c', 'c2p', 'p2c', 'probs', 'scores']);
     assert.equal(fromBuffer(row.rows.c2p!, r.n)[4], r.value(0, 0, 'c2p', 2, 4));
+    // A request for layer 0 of a fresh result computes layer 0 only; prefetching then computes layer 1.
+    const fresh = await model.explain({ text });
+    assert.equal(layerOf({ type: 'slice', layer: 0, head: 0, kind: 'c2c' }), 0);
+    assert.equal(layerOf({ type: 'shares', weighting: 'uniform' }), undefined);
+    await answerRequest(fresh, { type: 'slice', layer: 0, head: 0, kind: 'c2c' });
+    assert.deepEqual([fresh.isLoaded(0), fresh.isLoaded(1)], [true, false]);
+    prefetchAround(fresh, 0);
+    for (let k = 0; k < 100 && !fresh.isLoaded(1); k++) await new Promise((res) => setTimeout(res, 50));
+    assert.equal(fresh.isLoaded(1), true, 'layer 1 was computed without being asked for');
   } finally {
     await model.dispose();
     fs.rmSync(cacheDir, { recursive: true, force: true });
