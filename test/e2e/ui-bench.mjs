@@ -5,7 +5,8 @@
 //   bytes_per_view         bytes reaching the webview for one view change (term switch; Compare Heads)
 //   engine_explain_ms      the engine's explain time for that run (what the host reports in `init`), and
 //                          heatmap_over_target: command_to_heatmap_ms / (1.3 × engine_explain_ms + 200)
-//   layer_switch_ms        #layer changed → that layer's slice arrived and the next frame painted (median/min)
+//   layer_switch_ms        #layer changed → that layer's slice arrived and the next frame painted (median/min),
+//                          switching back to back; layer_switch_after_1s_ms: 1 s on each layer before the next
 // With --explains N: the extension host's and the runtime process's resident memory after explain 1, N/2 and N
 // of the longest length (memory_over_explains).
 // No assertion on times: the numbers are for reading.
@@ -127,21 +128,31 @@ try {
     r.engine_explain_ms = +(await body.evaluate(() => window.__lensInitMs)).toFixed(1);
     r.heatmap_over_target = +(r.command_to_heatmap_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);
 
-    // Layer switch: #layer changed → the new layer's slice arrives (computed on demand) → the next frame.
+    // Layer switch: #layer changed → the new layer's slice arrives (computed on demand) → the next frame. Twice:
+    // back to back (each switch right after the last paint: the background computation of the next layer is
+    // still running) and as a reader steps through layers (1 s on each before the next).
     const layers = await frame.locator('#layer option').count();
-    const switches = [];
-    for (let k = 1; k <= Math.min(6, layers - 1); k++) {
-      switches.push(await body.evaluate(async (_b, layer) => {
-        const sel = document.querySelector('#layer');
-        const t0 = performance.now();
-        sel.value = String(layer);
-        sel.dispatchEvent(new Event('change', { bubbles: true }));
-        await new Promise((res) => { const f = () => (window.__lensSlices.some((x) => x.layer === layer && x.at >= t0) ? res() : setTimeout(f, 1)); f(); });
-        await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
-        return performance.now() - t0;
-      }, k));
+    const switchTo = (layer) => body.evaluate(async (_b, layer) => {
+      const sel = document.querySelector('#layer');
+      const t0 = performance.now();
+      sel.value = String(layer);
+      sel.dispatchEvent(new Event('change', { bubbles: true }));
+      await new Promise((res) => { const f = () => (window.__lensSlices.some((x) => x.layer === layer && x.at >= t0) ? res() : setTimeout(f, 1)); f(); });
+      await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+      return performance.now() - t0;
+    }, layer);
+    const summary = (xs) => ({ median: +median(xs).toFixed(1), min: +Math.min(...xs).toFixed(1), runs: xs.length });
+    const backToBack = [];
+    const reading = [];
+    for (let k = 1; k <= Math.min(6, layers - 1); k++) backToBack.push(await switchTo(k));
+    for (let k = Math.min(6, layers - 1) - 1; k >= 0; k--) {
+      await page.waitForTimeout(1000);
+      reading.push(await switchTo(k));
     }
-    if (switches.length) r.layer_switch_ms = { median: +median(switches).toFixed(1), min: +Math.min(...switches).toFixed(1), runs: switches.length };
+    if (backToBack.length) {
+      r.layer_switch_ms = summary(backToBack);
+      r.layer_switch_after_1s_ms = summary(reading);
+    }
     await body.evaluate(() => { const sel = document.querySelector('#layer'); sel.value = '0'; sel.dispatchEvent(new Event('change', { bubbles: true })); });
 
     // Hover latency, in the page's own clock: synthetic mouseover on a token → highlight classes present.
