@@ -54,6 +54,19 @@ export class LayerCache {
     this.trim();
   }
 
+  /**
+   * Makes room for a layer about to be computed: evicts least recently used layers until `bytes` more fit (all
+   * of them if need be), so a long input never holds the old layers and the new one at once.
+   */
+  reserve(bytes: number): void {
+    for (const [key, e] of this.entries) {
+      if (this.total + bytes <= this.maxBytes) return;
+      this.entries.delete(key);
+      this.total -= e.bytes;
+      e.owner.deref()?.evict(e.layer);
+    }
+  }
+
   /** Marks a layer as just used. */
   touch(owner: LayerOwner, layer: number): void {
     const key = `${owner.cacheId}:${layer}`;

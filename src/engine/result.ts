@@ -116,6 +116,7 @@ export class ExplainResult implements LayerOwner {
     let p = this.inflight.get(layer);
     if (!p) {
       const source = this.source;
+      this.cache?.reserve(this.layerBytes);
       p = source.compute(layer, signal).then(
         (t) => {
           this.inflight.delete(layer);
