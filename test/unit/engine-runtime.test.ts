@@ -88,6 +88,20 @@ describe('runs', () => {
     }
   });
 
+  it('a runtime process that dies mid-run (a native crash) fails that run with one line; the next run works', async () => {
+    const model = await openModel(V3, { cacheDir, threads: 1, maxTokens: 4096 });
+    try {
+      const ids = [1, ...Array.from({ length: 1998 }, (_, k) => 5 + (k % 150)), 2];
+      const run = model.explain({ ids });
+      setTimeout(() => process.kill(model.session.pid!, 'SIGSEGV'), 20);
+      await rejectsWith(run, 'runtime', /runtime process stopped \(SIGSEGV\)/);
+      const r = await model.explain({ ids: [1, 9, 17, 2] });
+      assert.equal((await r.load(0)).probs.length, model.info.heads * 16);
+    } finally {
+      await model.dispose();
+    }
+  });
+
   it('a closed model starts no runtime again: its results say so when a layer is asked for', async () => {
     const model = await openModel(V3, { cacheDir });
     const r = await model.explain({ text: 'closed before the view opens' });
