@@ -37,9 +37,15 @@ export interface LengthReport {
   /** What a result keeps (every layer's input states) and what one computed layer holds. */
   states_mb: number;
   layer_mb: number;
-  /** Peak resident memory of the calling process and of the runtime process, so far (lengths run in ascending order). */
+  /**
+   * Peak resident memory of the calling process and of the runtime process through explain and one layer's view
+   * (lengths run in ascending order, so the peak so far is this length's).
+   */
   peak_rss_mb: number;
   runtime_peak_rss_mb: number;
+  /** The same after the all-layers pass as well. */
+  all_layers_peak_rss_mb: number;
+  all_layers_runtime_peak_rss_mb: number;
 }
 
 const median = (xs: number[]) => {
@@ -135,6 +141,8 @@ export async function runBench(modelArg: string, opts: BenchOptions) {
           await forwardOnly(model, ids);
           fw.push(performance.now() - t0);
         }
+        const viewPeak = peakRssMb();
+        const viewRuntimePeak = childPeakRssMb(model.session.pid);
         const res = await model.explain({ ids });
         const t0 = performance.now();
         for await (const _ of res.stream()) void _;
@@ -157,8 +165,10 @@ export async function runBench(modelArg: string, opts: BenchOptions) {
           matmul_efficiency: round(gflops / matmul, 3),
           states_mb: round(statesBytes / 2 ** 20),
           layer_mb: round(layerBytes / 2 ** 20),
-          peak_rss_mb: round(peakRssMb()),
-          runtime_peak_rss_mb: round(childPeakRssMb(model.session.pid)),
+          peak_rss_mb: round(viewPeak),
+          runtime_peak_rss_mb: round(viewRuntimePeak),
+          all_layers_peak_rss_mb: round(peakRssMb()),
+          all_layers_runtime_peak_rss_mb: round(childPeakRssMb(model.session.pid)),
         });
       }
     } finally {
