@@ -1,4 +1,5 @@
 // The engine's public surface: what the extension and the CLI call. Implemented in ./model.ts.
+import type { PredictInput, PredictResult } from './prediction';
 import type { ExplainResult } from './result';
 import type { ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 
@@ -43,5 +44,8 @@ export interface LensModel {
   readonly summary: ModelSummary;
   /** Rejects with LensError('cancelled') when `signal` aborts. */
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult>;
+  /** Fill-mask at every [MASK] (and at `positions`, masked first) and replaced-token detection, with the
+   *  checkpoint's own heads. Rejects with a LensError naming what is missing when the checkpoint has no head. */
+  predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult>;
   dispose(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import type { OpenModel } from './model';
 import { ExplainResult, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
 import { type SpillReader, spillRegistry } from './runtime/spill';
+import { encodeWithMasks } from './tokenizer/mask-literal';
 import type { TermName, Token } from './types';
 
 interface Prepared {
@@ -31,7 +32,7 @@ export function prepareInput(model: Pick<OpenModel, 'tokenizer' | 'checkpoint'>,
   }
   if (!tok) throw new LensError(`${model.checkpoint.dir} has no tokenizer (spm.model, tokenizer.json or vocab.json + merges.txt): add one, or pass ids`, 'not-found');
   const text = input.text!;
-  const body = tok.encode(text);
+  const body = encodeWithMasks(tok, text);
   if (body.length === 0) throw new LensError('nothing to explain: the text is empty or only whitespace');
   const cls: Token = { id: tok.special.cls, text: tok.idToPiece(tok.special.cls) ?? '[CLS]', start: 0, end: 0, special: true };
   const sep: Token = { id: tok.special.sep, text: tok.idToPiece(tok.special.sep) ?? '[SEP]', start: text.length, end: text.length, special: true };

@@ -5,6 +5,8 @@ import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api
 import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { LensError } from './errors';
 import { explainWith } from './explain';
+import { HeadSession, predictWith } from './predict';
+import type { PredictInput, PredictResult } from './prediction';
 import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
@@ -101,14 +103,26 @@ class OpenModel implements LensModel {
     readonly session: RuntimeSession,
     readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
+    readonly options: EngineOptions = {},
   ) {}
+
+  private headSession?: HeadSession;
+
+  /** The prediction heads and their own runtime session, started on the first prediction. */
+  get heads(): HeadSession {
+    return (this.headSession ??= new HeadSession(this));
+  }
 
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
     return explainWith(this, input, signal);
   }
 
-  dispose(): Promise<void> {
-    return this.session.terminate();
+  predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult> {
+    return predictWith(this, input, signal);
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([this.session.terminate(), this.headSession?.dispose()]);
   }
 }
 export type { OpenModel };
@@ -140,5 +154,5 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   };
   const t2 = performance.now();
   const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
-  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings);
+  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, opts);
 }

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Checkpoint } from '../checkpoint';
 import { LensError } from '../errors';
 import { buildDebertaGraph, GRAPH_VERSION, OPSET } from './deberta-graph';
-import { WEIGHTS_FILE } from './graph-builder';
+import { type GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
 export const MODEL_FILE = 'model.onnx';
@@ -29,7 +29,19 @@ export function defaultCacheDir(): string {
  * checkpoint's own files (through a hard link in the cache folder); other dtypes are widened into weights.bin.
  */
 export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) => void): CachedGraph {
-  const key = createHash('sha256').update(`${GRAPH_VERSION}\n${ck.hash}`).digest('hex').slice(0, 20);
+  return ensureGraphOf(ck, cacheDir, { version: GRAPH_VERSION, what: 'ONNX graph', build: () => buildDebertaGraph(ck) }, log);
+}
+
+/** What to cache: a graph built from a checkpoint, versioned on its own (the encoder, the prediction heads). */
+export interface GraphKind {
+  version: string;
+  /** For the log line ("ONNX graph", "head graph"). */
+  what: string;
+  build: () => GraphBuilder;
+}
+
+export function ensureGraphOf(ck: Checkpoint, cacheDir: string, kind: GraphKind, log?: (s: string) => void): CachedGraph {
+  const key = createHash('sha256').update(`${kind.version}\n${ck.hash}`).digest('hex').slice(0, 20);
   const dir = path.join(cacheDir, 'graphs', key);
   const modelPath = path.join(dir, MODEL_FILE);
   if (fs.existsSync(path.join(dir, READY_FILE)) && linksValid(dir)) return { modelPath, built: false, buildMs: 0 };
@@ -38,7 +50,7 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
     fs.mkdirSync(tmp, { recursive: true });
-    const builder = buildDebertaGraph(ck);
+    const builder = kind.build();
     const proto = encodeModel(builder.build(`deberta-lens:${ck.name}`), OPSET, 'deberta-lens');
     fs.writeFileSync(path.join(tmp, MODEL_FILE), proto);
     const fd = fs.openSync(path.join(tmp, WEIGHTS_FILE), 'w');
@@ -61,7 +73,7 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
     throw e;
   }
   const buildMs = performance.now() - t0;
-  log?.(`built ONNX graph for ${ck.name} in ${buildMs.toFixed(0)} ms → ${dir}`);
+  log?.(`built ${kind.what} for ${ck.name} in ${buildMs.toFixed(0)} ms → ${dir}`);
   return { modelPath, built: true, buildMs };
 }
 
