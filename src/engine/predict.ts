@@ -45,8 +45,11 @@ export class HeadSession {
     const fetches: string[] = [];
     if (this.heads.mlm) {
       const int64 = (xs: number[]) => BigInt64Array.from(xs, BigInt);
-      feeds[HeadInput.positions] = { type: 'int64', data: int64(positions), dims: [positions.length] };
-      feeds[HeadInput.targets] = { type: 'int64', data: int64(targets), dims: [targets.length] };
+      // No rows at all crashes onnxruntime's CPU kernels (SIGFPE on an empty Gemm/TopK): ask for row 0, unread.
+      const rows = positions.length > 0 ? positions : [0];
+      const rowTargets = positions.length > 0 ? targets : [0];
+      feeds[HeadInput.positions] = { type: 'int64', data: int64(rows), dims: [rows.length] };
+      feeds[HeadInput.targets] = { type: 'int64', data: int64(rowTargets), dims: [rowTargets.length] };
       feeds[HeadInput.k] = { type: 'int64', data: int64([k]), dims: [1] };
       if (positions.length > 0) fetches.push(HeadOutput.topLogits, HeadOutput.topIds, HeadOutput.logSumExp, HeadOutput.targetLogits, HeadOutput.targetRanks);
     }
