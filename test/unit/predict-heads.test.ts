@@ -103,6 +103,8 @@ describe('prediction heads: end to end from the text', () => {
           const r = await model.predict({ text: c.text });
           assert.deepEqual(r.tokens.map((t) => t.text), c.tokens, `${c.name}: tokens`);
           assert.deepEqual(r.input_ids, c.input_ids);
+          const at = c.text.indexOf('[MASK]');
+          assert.deepEqual([r.tokens[c.mask_positions![0]].start, r.tokens[c.mask_positions![0]].end], [at, at + 6], 'the [MASK] covers its characters');
           assert.ok(r.predictions.every((p) => p.source === 'input' && p.original === undefined));
           assert.equal(r.rtd, undefined);
           checkMlm(r, c);
