@@ -2,7 +2,7 @@
 import * as os from 'node:os';
 import { LensError } from './errors';
 import { forwardOnly, prepareInput } from './explain';
-import { buildHeadGraph, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from './graph/head-graph';
+import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from './graph/head-graph';
 import { defaultCacheDir, ensureGraphOf } from './graph/graph-cache';
 import { findHeads, type Heads, noHeadMessage } from './heads';
 import type { OpenModel } from './model';
@@ -13,35 +13,44 @@ import { RuntimeSession } from './runtime/session';
 
 export const DEFAULT_TOP = 5;
 
-/** The head graph's runtime session for one open model: started on the first prediction, not with the model. */
+/**
+ * The head graphs' runtime sessions for one open model, each started on first use, not with the model: the plain
+ * graph for predictions, the compare graph (also KL against a reference state) for interventions.
+ */
 export class HeadSession {
-  private session?: RuntimeSession;
+  private readonly sessions = new Map<'plain' | 'compare', RuntimeSession>();
   readonly heads: Heads;
 
   constructor(private readonly model: OpenModel) {
     this.heads = findHeads(model.checkpoint);
   }
 
-  async start(): Promise<RuntimeSession> {
-    if (this.session) return this.session;
+  async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
+    const known = this.sessions.get(variant);
+    if (known) return known;
     const { checkpoint: ck, options } = this.model;
     const heads = this.heads;
-    const graph = ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), { version: HEAD_GRAPH_VERSION, what: 'head graph', build: () => buildHeadGraph(ck, heads) }, options.log);
+    const compare = variant === 'compare';
+    const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${variant} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
+    const graph = ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, options.log);
     // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
     const threads = Math.min(2, options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
-    this.session = new RuntimeSession(graph.modelPath, providerOrder(options.executionProvider ?? 'auto'), threads);
-    await this.session.start();
-    return this.session;
+    const session = new RuntimeSession(graph.modelPath, providerOrder(options.executionProvider ?? 'auto'), threads);
+    this.sessions.set(variant, session);
+    await session.start();
+    return session;
   }
 
   /**
    * One run of the heads over a hidden state `[n, D]`: top-k rows at `positions` (each with the logit and rank of
-   * `targets[r]`) and, with an RTD head and `rtd`, every token's RTD logit.
+   * `targets[r]`) and, with an RTD head and `rtd`, every token's RTD logit. With `ref` (a reference state of the
+   * same tokens), also KL(p_ref ‖ p) per row.
    */
-  async run(hidden: Float32Array, n: number, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal) {
-    const session = await this.start();
+  async run(hidden: Float32Array, n: number, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal, ref?: Float32Array) {
+    const session = await this.start(ref ? 'compare' : 'plain');
     const D = this.model.checkpoint.spec.hiddenSize;
     const feeds: Record<string, FeedTensor> = { [HeadInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] } };
+    if (ref) feeds[HeadInput.refHidden] = { type: 'float32', data: ref, dims: [n, D] };
     const fetches: string[] = [];
     if (this.heads.mlm) {
       const int64 = (xs: number[]) => BigInt64Array.from(xs, BigInt);
@@ -52,6 +61,7 @@ export class HeadSession {
       feeds[HeadInput.targets] = { type: 'int64', data: int64(rowTargets), dims: [rowTargets.length] };
       feeds[HeadInput.k] = { type: 'int64', data: int64([k]), dims: [1] };
       if (positions.length > 0) fetches.push(HeadOutput.topLogits, HeadOutput.topIds, HeadOutput.logSumExp, HeadOutput.targetLogits, HeadOutput.targetRanks);
+      if (positions.length > 0 && ref) fetches.push(HeadOutput.kl);
     }
     if (rtd && this.heads.rtd) fetches.push(HeadOutput.rtdLogits);
     if (fetches.length === 0) return { ms: 0, read: () => new Float32Array(0) };
@@ -59,8 +69,9 @@ export class HeadSession {
     return { ms, read: (name: string) => outputs.read(name) };
   }
 
-  dispose(): Promise<void> {
-    return this.session?.terminate() ?? Promise.resolve();
+  async dispose(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
+    this.sessions.clear();
   }
 }
 

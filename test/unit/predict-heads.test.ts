@@ -22,6 +22,7 @@ interface FixtureCase {
   input_ids: number[];
   mask_positions?: number[];
   expected: { mlm?: MlmExpected[]; rtd_logits?: number[]; last_hidden_state: number[][] };
+  ablation?: { mlm: MlmExpected[]; last_hidden_state: number[][] };
 }
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-heads-'));
@@ -89,6 +90,41 @@ describe('prediction heads: the head graph on HF last hidden states', () => {
       }
     });
   }
+});
+
+/** KL(p ‖ q) in nats from two full logits rows, in float64. */
+function klFromLogits(p: number[], q: number[]): number {
+  const logSoftmax = (x: number[]) => {
+    const max = Math.max(...x);
+    const lse = max + Math.log(x.reduce((s, v) => s + Math.exp(v - max), 0));
+    return x.map((v) => v - lse);
+  };
+  const [lp, lq] = [logSoftmax(p), logSoftmax(q)];
+  return lp.reduce((s, v, k) => s + Math.exp(v) * (v - lq[k]), 0);
+}
+
+describe('prediction heads: the compare graph on HF states before and after the c2p ablation of layer 1, head 0', () => {
+  it('after: top-5 ids exact, logits ≤ 1e-4 relative; KL(before ‖ after) ≤ 1e-5 absolute, from the full rows', async () => {
+    const model = await open(fixture('v3_tiny_mlm_cls'));
+    try {
+      for (const c of casesOf('v3_tiny_mlm_cls')) {
+        const before = Float32Array.from(c.expected.last_hidden_state.flat());
+        const after = Float32Array.from(c.ablation!.last_hidden_state.flat());
+        const positions = c.mask_positions!;
+        const out = await model.heads.run(after, c.input_ids.length, positions, positions.map(() => 0), 5, false, undefined, before);
+        const ids = new Int32Array(out.read(HeadOutput.topIds).buffer), logits = out.read(HeadOutput.topLogits), kl = out.read(HeadOutput.kl);
+        c.ablation!.mlm.forEach((m, r) => {
+          assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids, `${c.name} @${m.position}: ids after`);
+          assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, `${c.name} @${m.position}: logits after`);
+          const want = klFromLogits(c.expected.mlm![r].logits, m.logits);
+          assert.ok(want > 1e-3, 'the ablation changes the distribution');
+          assert.ok(Math.abs(kl[r] - want) <= 1e-5, `${c.name} @${m.position}: KL ${kl[r]} vs ${want}`);
+        });
+      }
+    } finally {
+      await model.dispose();
+    }
+  });
 });
 
 describe('prediction heads: end to end from the text', () => {

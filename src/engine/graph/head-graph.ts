@@ -12,9 +12,13 @@ import { OnnxType } from './onnx-proto';
  * row. Only k + 3 numbers a row leave the runtime, never the full [m, vocab] logits (128k × 4 bytes a row for v3).
  */
 export const HEAD_GRAPH_VERSION = 'deberta-lens-heads-1';
+/** The compare variant (for interventions): also takes a reference state and gives KL(reference ‖ this) per row. */
+export const HEAD_COMPARE_GRAPH_VERSION = 'deberta-lens-heads-compare-1';
 
 export const HeadInput = {
   hidden: 'hidden',
+  /** Compare variant: the reference run's state `[n, D]` (before an intervention). */
+  refHidden: 'ref_hidden',
   positions: 'mlm_positions',
   targets: 'mlm_targets',
   k: 'top_k',
@@ -26,10 +30,11 @@ export const HeadOutput = {
   logSumExp: 'mlm_logsumexp', // [m]
   targetLogits: 'mlm_target_logits', // [m]
   targetRanks: 'mlm_target_ranks', // [m] int32: how many ids score strictly higher than the target
+  kl: 'mlm_kl', // [m], compare variant: KL(p_ref ‖ p) in nats over the whole vocabulary
   rtdLogits: 'rtd_logits', // [n]
 } as const;
 
-export function buildHeadGraph(ck: Checkpoint, heads: Heads): GraphBuilder {
+export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
@@ -45,9 +50,12 @@ export function buildHeadGraph(ck: Checkpoint, heads: Heads): GraphBuilder {
     const positions = g.input(HeadInput.positions, OnnxType.INT64, ['m']);
     const targets = g.input(HeadInput.targets, OnnxType.INT64, ['m']);
     const k = g.input(HeadInput.k, OnnxType.INT64, [1]);
-    const rows = g.node('Gather', [hidden, positions], { axis: 0 }); // [m, D]
-    const t = layerNorm(activation(g, dense(rows, mlm.dense, E), s.hiddenAct), mlm.layerNorm, E);
-    const logits = g.node('Gemm', [t, W(mlm.decoder, [V, E]), W(mlm.bias, [V])], { transB: 1 }); // [m, V]
+    const logitsOf = (state: string) => {
+      const rows = g.node('Gather', [state, positions], { axis: 0 }); // [m, D]
+      const t = layerNorm(activation(g, dense(rows, mlm.dense, E), s.hiddenAct), mlm.layerNorm, E);
+      return g.node('Gemm', [t, W(mlm.decoder, [V, E]), W(mlm.bias, [V])], { transB: 1 }); // [m, V]
+    };
+    const logits = logitsOf(hidden);
     const [values, indices] = g.nodeN('TopK', [logits, k], 2, { axis: -1, largest: 1, sorted: 1 });
     g.output(values, HeadOutput.topLogits, OnnxType.FLOAT, ['m', 'k']);
     g.output(g.node('Cast', [indices], { to: OnnxType.INT32 }), HeadOutput.topIds, OnnxType.INT32, ['m', 'k']);
@@ -57,6 +65,12 @@ export function buildHeadGraph(ck: Checkpoint, heads: Heads): GraphBuilder {
     g.output(g.node('Squeeze', [target, lastAxis]), HeadOutput.targetLogits, OnnxType.FLOAT, ['m']);
     const above = g.node('Cast', [g.node('Greater', [logits, target])], { to: OnnxType.INT32 });
     g.output(g.node('ReduceSum', [above, lastAxis], { keepdims: 0 }), HeadOutput.targetRanks, OnnxType.INT32, ['m']);
+    if (compare) {
+      const logSoftmax = (x: string) => g.node('LogSoftmax', [x], { axis: -1 });
+      const ref = logSoftmax(logitsOf(g.input(HeadInput.refHidden, OnnxType.FLOAT, ['n', D])));
+      const diff = g.node('Sub', [ref, logSoftmax(logits)]);
+      g.output(g.node('ReduceSum', [g.node('Mul', [g.node('Exp', [ref]), diff]), lastAxis], { keepdims: 0 }), HeadOutput.kl, OnnxType.FLOAT, ['m']);
+    }
   }
   const rtd = heads.rtd;
   if (rtd) {
