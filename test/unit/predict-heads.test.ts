@@ -125,6 +125,33 @@ describe('prediction heads: the compare graph on HF states before and after the 
       await model.dispose();
     }
   });
+
+  it('the same on the HF states of seven more interventions (other terms, heads, layers; zero and mean)', async () => {
+    const file = JSON.parse(fs.readFileSync(path.join(fixture('v3_tiny_mlm_cls'), 'ablation_cases.json'), 'utf8')) as {
+      texts: { name: string; input_ids: number[]; mask_positions: number[] }[];
+      cases: { ablate: string; mode: string; texts: { name: string; mlm: MlmExpected[]; last_hidden_state: number[][] }[] }[];
+    };
+    const before = new Map(casesOf('v3_tiny_mlm_cls').map((c) => [c.name, c]));
+    const model = await open(fixture('v3_tiny_mlm_cls'));
+    try {
+      assert.equal(file.cases.length, 7);
+      for (const ab of file.cases) {
+        for (const t of ab.texts) {
+          const c = before.get(t.name)!;
+          const out = await model.heads.run(Float32Array.from(t.last_hidden_state.flat()), c.input_ids.length, c.mask_positions!, c.mask_positions!.map(() => 0), 5, false, undefined, Float32Array.from(c.expected.last_hidden_state.flat()));
+          const ids = new Int32Array(out.read(HeadOutput.topIds).buffer), logits = out.read(HeadOutput.topLogits), kl = out.read(HeadOutput.kl);
+          t.mlm.forEach((m, r) => {
+            const what = `${ab.ablate} (${ab.mode}) ${t.name} @${m.position}`;
+            assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids, what);
+            assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, what);
+            assert.ok(Math.abs(kl[r] - klFromLogits(c.expected.mlm![r].logits, m.logits)) <= 1e-5, `${what}: KL`);
+          });
+        }
+      }
+    } finally {
+      await model.dispose();
+    }
+  });
 });
 
 describe('prediction heads: end to end from the text', () => {
