@@ -64,9 +64,26 @@ export class HeadSession {
       if (positions.length > 0 && ref) fetches.push(HeadOutput.kl);
     }
     if (rtd && this.heads.rtd) fetches.push(HeadOutput.rtdLogits);
-    if (fetches.length === 0) return { ms: 0, read: () => new Float32Array(0) };
-    const { outputs, ms } = await session.run(feeds, fetches, signal);
-    return { ms, read: (name: string) => outputs.read(name) };
+    // A few numbers per row: read them all now and hand the runtime's output file straight back.
+    const got = new Map<string, Float32Array>();
+    let ms = 0;
+    if (fetches.length > 0) {
+      const run = await session.run(feeds, fetches, signal);
+      ms = run.ms;
+      try {
+        for (const name of fetches) got.set(name, run.outputs.read(name));
+      } finally {
+        run.outputs.release();
+      }
+    }
+    return {
+      ms,
+      read: (name: string): Float32Array => {
+        const t = got.get(name);
+        if (!t) throw new RangeError(`no head output ${name} in this run`);
+        return t;
+      },
+    };
   }
 
   async dispose(): Promise<void> {
