@@ -86,6 +86,11 @@ export class HeadSession {
     };
   }
 
+  /** The head runtime processes' ids (for memory figures). */
+  get pids(): number[] {
+    return [...this.sessions.values()].flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
+  }
+
   async dispose(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
     this.sessions.clear();

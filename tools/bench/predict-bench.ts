@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { forwardOnly } from '../../src/engine/explain';
 import { openModel } from '../../src/engine/model';
+import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
 const REPO = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
 
@@ -18,12 +19,32 @@ const median = (xs: number[]) => {
 };
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 
+/** Peak resident memory of a process in MB (Linux /proc; 0 elsewhere). */
+function peakRssMb(pid: number | undefined): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? round(Number(m[1]) / 1024, 0) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 async function main() {
   const lengths = flag('lengths', '128').split(',').map(Number);
   const runs = Number(flag('runs', '30'));
   const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-predict-bench-'));
-  const model = await openModel(flag('model', 'default'), { cacheDir, threads, executionProvider: 'cpu' });
+  // --geometry v3-base: a random checkpoint of that geometry with both heads (and the bundled tokenizer's ids).
+  const geometry = flag('geometry', '');
+  let modelDir = flag('model', 'default');
+  if (geometry) {
+    const g = V3_GEOMETRIES[geometry];
+    if (!g) throw new Error(`unknown geometry ${geometry}: use ${Object.keys(V3_GEOMETRIES).join(', ')}`);
+    modelDir = path.join(cacheDir, geometry);
+    writeV3Checkpoint(modelDir, g, true);
+    for (const f of ['spm.model', 'tokenizer_config.json', 'special_tokens_map.json']) fs.copyFileSync(path.join(REPO, 'models', 'default', f), path.join(modelDir, f));
+  }
+  const model = await openModel(modelDir, { cacheDir, threads, executionProvider: 'cpu' });
   const rows = [];
   try {
     const mask = model.tokenizer!.special.mask;
@@ -55,13 +76,15 @@ async function main() {
         fill_mask_run_ms_median: round(median(fill.run)),
         head_run_ms_median: round(median(fill.head)),
         run_ratio: round(median(fill.run) / median(forward.run), 3),
+        encoder_peak_rss_mb: peakRssMb(model.session.pid),
+        head_peak_rss_mb: model.heads.pids.map(peakRssMb),
       });
     }
   } finally {
     await model.dispose();
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }
-  const out = { date: new Date().toISOString(), model: model.info.name, cpu: os.cpus()[0]?.model, cores: os.cpus().length, threads, runs, load: os.loadavg(), results: rows };
+  const out = { date: new Date().toISOString(), model: geometry || model.info.name, cpu: os.cpus()[0]?.model, cores: os.cpus().length, threads, runs, load: os.loadavg(), results: rows };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 }
 
