@@ -126,6 +126,7 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
     `parameters   ${s.parameters.toLocaleString('en-US')} (encoder)`,
     `vocabulary   ${s.vocab_size} (tokenizer: ${s.tokenizer})`,
     `terms        ${s.terms.join(', ')}`,
+    `predicts     ${s.prediction_heads.length ? s.prediction_heads.map((h) => (h === 'mask_predictions' ? `replaced-token detection (${h}.*)` : `masked LM (${h}.*)`)).join(', ') : 'none: a bare encoder (predict has nothing to run)'}`,
     `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`,
     `weights      ${s.weights.join(', ')}`,
   ];

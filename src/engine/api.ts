@@ -37,6 +37,8 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
   tokenizer: TokenizerKind | 'none';
   weights: string[];
   is_default: boolean;
+  /** The prediction heads stored with the encoder, by key prefix (cls.predictions, lm_predictions.lm_head, mask_predictions). */
+  prediction_heads: string[];
 }
 
 export interface LensModel {

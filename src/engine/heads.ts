@@ -65,6 +65,11 @@ export function findHeads(ck: Checkpoint): Heads {
   return heads;
 }
 
+/** The heads present, by key prefix. */
+export function headNames(heads: Heads): string[] {
+  return [...(heads.mlm ? [heads.mlm.layout] : []), ...(heads.rtd ? [RTD] : [])];
+}
+
 /** Why there is nothing to predict with: one line for the CLI and the views. */
 export function noHeadMessage(ck: Checkpoint): string {
   return (

@@ -5,6 +5,7 @@ import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api
 import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { LensError } from './errors';
 import { explainWith } from './explain';
+import { findHeads, headNames } from './heads';
 import { HeadSession, predictWith } from './predict';
 import type { PredictInput, PredictResult } from './prediction';
 import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
@@ -67,6 +68,7 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
     tokenizer: tokenizer?.kind ?? 'none',
     weights: ck.weightFiles.map((f) => path.basename(f)),
     is_default: isDefaultDir(ck.dir),
+    prediction_heads: headNames(findHeads(ck)),
   };
 }
 

@@ -66,6 +66,17 @@ describe('deberta-lens predict', () => {
   });
 });
 
+describe('deberta-lens info names the prediction heads', () => {
+  it('by key layout, or says there is none', () => {
+    const info = (name: string) => spawnSync(process.execPath, [CLI, 'info', '--model', fixture(name)], { encoding: 'utf8', env }).stdout;
+    assert.match(info('v3_tiny_mlm_cls'), /predicts {5}masked LM \(cls\.predictions\.\*\)\n/);
+    assert.match(info('v3_tiny_rtd'), /predicts {5}replaced-token detection \(mask_predictions\.\*\)\n/);
+    assert.match(info('v2_tiny'), /predicts {5}none: a bare encoder/);
+    const json = JSON.parse(spawnSync(process.execPath, [CLI, 'info', '--model', 'default', '--json'], { encoding: 'utf8', env }).stdout);
+    assert.deepEqual(json.prediction_heads, ['cls.predictions']);
+  });
+});
+
 describe('fill-mask on the bundled model', () => {
   // The model card's fill-mask table, computed by the training code (PyTorch), not by this engine.
   const card: [string, string[], number[]][] = [
