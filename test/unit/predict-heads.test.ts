@@ -12,7 +12,7 @@ import { openModel, type OpenModel } from '../../src/engine/model';
 import type { PredictResult } from '../../src/engine/prediction';
 import { fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
 import { f32, tempDir } from './checkpoint-test-utils';
-import { FIXTURES } from './helpers';
+import { FIXTURES, REPO_ROOT } from './helpers';
 
 interface MlmExpected { position: number; top5_ids: number[]; top5_logits: number[]; logits: number[] }
 interface FixtureCase {
@@ -272,6 +272,44 @@ describe('prediction heads: a checkpoint with both heads (as the v3 discriminato
       checkMlm(r, casesOf('v3_tiny_mlm_lm')[0]);
     } finally {
       await model.dispose();
+    }
+  });
+});
+
+describe('the bundled model on samples/ablation.md, against HF\'s code', () => {
+  interface Side { top5_ids: number[]; top5_logits: number[]; top5_probs: number[]; last_hidden_state: number[][] }
+  const ref = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'default-model', 'c2p_flip.json'), 'utf8')) as {
+    text: string;
+    input_ids: number[];
+    mask_position: number;
+    before: Side;
+    cases: { ablate: string; after: Side & { kl: number; before_top1_logprob: number; before_top1_rank: number } }[];
+  };
+  let model: OpenModel;
+  before(async () => (model = await open('default')));
+  after(() => model.dispose());
+
+  it('fill-mask equals HF\'s DebertaV2ForMaskedLM: ids exact, logits ≤ 1e-4 relative, probabilities ≤ 1e-5', async () => {
+    const text = fs.readFileSync(path.join(REPO_ROOT, 'samples', 'ablation.md'), 'utf8');
+    const r = await model.predict({ text });
+    assert.deepEqual(r.input_ids, ref.input_ids);
+    const [p] = r.predictions;
+    assert.equal(p.position, ref.mask_position);
+    assert.deepEqual(p.top.map((t) => t.id), ref.before.top5_ids);
+    assertClose(p.top.map((t) => t.logit), ref.before.top5_logits, 'logits');
+    p.top.forEach((t, k) => assert.ok(Math.abs(t.prob - ref.before.top5_probs[k]) <= 1e-5, `prob ${t.prob} vs ${ref.before.top5_probs[k]}`));
+  });
+
+  it('HF\'s states after zeroing c2p of head 1 in layer 1 or 2 flip the top-1; the compare graph gives HF\'s top-5, KL and rank', async () => {
+    const n = ref.input_ids.length, pos = ref.mask_position, top1 = ref.before.top5_ids[0];
+    for (const c of ref.cases) {
+      const out = await model.heads.run(Float32Array.from(c.after.last_hidden_state.flat()), n, [pos], [top1], 5, false, undefined, Float32Array.from(ref.before.last_hidden_state.flat()));
+      assert.deepEqual([...new Int32Array(out.read(HeadOutput.topIds).buffer)], c.after.top5_ids, c.ablate);
+      assert.notEqual(c.after.top5_ids[0], top1, 'the sample flips the prediction');
+      assert.ok(Math.abs(out.read(HeadOutput.kl)[0] - c.after.kl) <= 1e-5, `${c.ablate}: KL`);
+      assert.equal(new Int32Array(out.read(HeadOutput.targetRanks).buffer)[0] + 1, c.after.before_top1_rank);
+      const logprob = out.read(HeadOutput.targetLogits)[0] - out.read(HeadOutput.logSumExp)[0];
+      assert.ok(Math.abs(logprob - c.after.before_top1_logprob) <= 1e-5, `${c.ablate}: log-probability of the former top-1`);
     }
   });
 });
