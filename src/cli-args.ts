@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { LensError } from './engine/errors';
 
 /** `--flag value` / `--flag=value` / `--switch` parsing with the flags each command accepts; nothing else. */
@@ -38,4 +39,18 @@ export function intList(value: string, flag: string): number[] {
     throw new LensError(`--${flag} takes comma-separated integers, got "${value}"`);
   }
   return out;
+}
+
+/** The input of explain / predict: exactly one of --text, --file (read as UTF-8) or --ids. */
+export function inputFlags(flags: Map<string, string>): { text?: string; ids?: number[] } {
+  const sources = ['text', 'file', 'ids'].filter((f) => flags.has(f));
+  if (sources.length !== 1) throw new LensError('give exactly one of --text, --file or --ids');
+  if (flags.has('ids')) return { ids: intList(flags.get('ids')!, 'ids') };
+  if (!flags.has('file')) return { text: flags.get('text') };
+  const file = flags.get('file')!;
+  try {
+    return { text: fs.readFileSync(file, 'utf8') };
+  } catch (e) {
+    throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`, 'not-found');
+  }
 }

@@ -1,9 +1,10 @@
 // `deberta-lens`: the engine headless, for scripts, papers and benchmarks (DESIGN.md §4).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { intList, parseArgs } from './cli-args';
+import { inputFlags, intList, parseArgs } from './cli-args';
 import { runBench } from './bench';
 import { type EngineOptions, EXECUTION_PROVIDERS, type ExecutionProviderSetting, inspectModel, isLensError, LensError, openModel } from './engine';
+import { predictCommand } from './cli-predict';
 import { jsonChunks } from './analysis/export/json';
 import { writeNpzFile } from './analysis/export/npz';
 import { writeChunks } from './analysis/export/write-chunks';
@@ -11,6 +12,7 @@ import { writeChunks } from './analysis/export/write-chunks';
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'max-tokens'];
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'layers', 'format', 'out'] },
+  predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
 };
@@ -19,6 +21,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
 
   deberta-lens explain --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
                        [--layers all|0,3,5] [--format json|npz] [--out FILE]
+  deberta-lens predict --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+                       [--positions 3,7] [--top 5]
   deberta-lens info    --model DIR|default [--json]
   deberta-lens bench   --model DIR|default [--lengths 32,128,512] [--runs 5] [--json]
 
@@ -54,22 +58,11 @@ function requireModel(flags: Map<string, string>): string {
 }
 
 async function explainCommand(flags: Map<string, string>): Promise<void> {
-  const sources = ['text', 'file', 'ids'].filter((f) => flags.has(f));
-  if (sources.length !== 1) throw new LensError('give exactly one of --text, --file or --ids');
+  const { text, ids } = inputFlags(flags);
   const format = flags.get('format') ?? 'json';
   if (format !== 'json' && format !== 'npz') throw new LensError(`--format must be json or npz, got "${format}"`);
   const out = flags.get('out');
   if (format === 'npz' && !out) throw new LensError('--format npz writes binary data: give --out FILE.npz');
-  let text: string | undefined;
-  if (flags.has('file')) {
-    const file = flags.get('file')!;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`, 'not-found');
-    }
-  } else text = flags.get('text');
-  const ids = flags.has('ids') ? intList(flags.get('ids')!, 'ids') : undefined;
   const layersFlag = flags.get('layers') ?? 'all';
   const layers = layersFlag === 'all' ? undefined : intList(layersFlag, 'layers');
 
@@ -104,6 +97,7 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
     `parameters   ${s.parameters.toLocaleString('en-US')} (encoder)`,
     `vocabulary   ${s.vocab_size} (tokenizer: ${s.tokenizer})`,
     `terms        ${s.terms.join(', ')}`,
+    `predicts     ${s.prediction_heads.length ? s.prediction_heads.map((h) => (h === 'mask_predictions' ? `replaced-token detection (${h}.*)` : `masked LM (${h}.*)`)).join(', ') : 'none: a bare encoder (predict has nothing to run)'}`,
     `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`,
     `weights      ${s.weights.join(', ')}`,
   ];
@@ -117,6 +111,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'help') process.stdout.write(`${HELP}\n`);
     else if (command === 'version') process.stdout.write(`${packageVersion()}\n`);
     else if (command === 'explain') await explainCommand(flags);
+    else if (command === 'predict') await predictCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'info') await infoCommand(flags);
     else if (command === 'bench') {
       const opts = engineOptions(flags);

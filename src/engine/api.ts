@@ -1,4 +1,5 @@
 // The engine's public types: what the extension and the CLI call (through ./index.ts). Implemented in ./model.ts.
+import type { PredictInput, PredictResult } from './prediction';
 import type { ExplainResult } from './result';
 import type { ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 
@@ -42,6 +43,8 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
   tokenizer: TokenizerKind | 'none';
   weights: string[];
   is_default: boolean;
+  /** The prediction heads stored with the encoder, by key prefix (cls.predictions, lm_predictions.lm_head, mask_predictions). */
+  prediction_heads: string[];
 }
 
 export interface LensModel {
@@ -52,5 +55,8 @@ export interface LensModel {
    * Rejects with LensError('cancelled') when `signal` aborts.
    */
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult>;
+  /** Fill-mask at every [MASK] (and at `positions`, masked first) and replaced-token detection, with the
+   *  checkpoint's own heads. Rejects with a LensError naming what is missing when the checkpoint has no head. */
+  predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult>;
   dispose(): Promise<void>;
 }

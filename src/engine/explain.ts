@@ -11,6 +11,7 @@ import { ExplainResult, type LayerSource, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
 import type { KeptFeeds, RuntimeSession } from './runtime/session';
 import type { Tokenizer } from './tokenizer';
+import { encodeWithMasks } from './tokenizer/mask-literal';
 import type { ModelInfo, Token } from './types';
 
 /** What explain needs of an open model. */
@@ -49,7 +50,7 @@ export function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoi
   }
   if (!tok) throw new LensError(`${model.checkpoint.dir} has no tokenizer (spm.model, tokenizer.json or vocab.json + merges.txt): add one, or pass ids`, 'not-found');
   const text = input.text!;
-  const body = tok.encode(text);
+  const body = encodeWithMasks(tok, text);
   if (body.length === 0) throw new LensError('nothing to explain: the text is empty or only whitespace');
   const cls: Token = { id: tok.special.cls, text: tok.idToPiece(tok.special.cls) ?? '[CLS]', start: 0, end: 0, special: true };
   const sep: Token = { id: tok.special.sep, text: tok.idToPiece(tok.special.sep) ?? '[SEP]', start: text.length, end: text.length, special: true };

@@ -5,6 +5,9 @@ import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api
 import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { LensError } from './errors';
 import { type ExplainContext, explainWith } from './explain';
+import { findHeads, headNames } from './heads';
+import { HeadSession, predictWith } from './predict';
+import type { PredictInput, PredictResult } from './prediction';
 import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
@@ -66,6 +69,7 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
     tokenizer: tokenizer?.kind ?? 'none',
     weights: ck.weightFiles.map((f) => path.basename(f)),
     is_default: isDefaultDir(ck.dir),
+    prediction_heads: headNames(findHeads(ck)),
   };
 }
 
@@ -104,14 +108,26 @@ class OpenModel implements LensModel, ExplainContext {
     readonly loadTimings: LoadTimings,
     readonly maxTokensName?: string,
     readonly layerChunkBytes?: number,
+    readonly options: EngineOptions = {},
   ) {}
+
+  private headSession?: HeadSession;
+
+  /** The prediction heads and their own runtime session, started on the first prediction. */
+  get heads(): HeadSession {
+    return (this.headSession ??= new HeadSession(this));
+  }
 
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
     return explainWith(this, input, signal);
   }
 
-  dispose(): Promise<void> {
-    return this.session.dispose();
+  predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult> {
+    return predictWith(this, input, signal);
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([this.session.dispose(), this.headSession?.dispose()]);
   }
 }
 export type { OpenModel };
@@ -143,5 +159,5 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   };
   const t2 = performance.now();
   const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
-  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, opts.maxTokensName, opts.layerChunkBytes);
+  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, opts.maxTokensName, opts.layerChunkBytes, opts);
 }

@@ -84,6 +84,7 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     info: { path: name } as LensModel['info'],
     summary: {} as LensModel['summary'],
     explain: () => Promise.reject(new Error('not used')),
+    predict: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);
     },

@@ -58,7 +58,8 @@ function randomFill(seed: number): (chunk: Float32Array, start: number) => void 
 }
 const constant = (v: number) => (chunk: Float32Array) => chunk.fill(v);
 
-export function writeV3Checkpoint(dir: string, g: Geometry): void {
+/** A random v3 checkpoint; with `heads`, also the masked-LM head (microsoft's layout) and the RTD head. */
+export function writeV3Checkpoint(dir: string, g: Geometry, heads = false): void {
   fs.mkdirSync(dir, { recursive: true });
   const D = g.hidden, I = g.intermediate;
   let seed = 1;
@@ -78,6 +79,12 @@ export function writeV3Checkpoint(dir: string, g: Geometry): void {
     tensors.push(rand(`${p}.output.dense.weight`, [D, I]), rand(`${p}.output.dense.bias`, [D]), ...ln(`${p}.output.LayerNorm`));
   }
   tensors.push(rand('deberta.encoder.rel_embeddings.weight', [2 * BUCKETS, D]), ...ln('deberta.encoder.LayerNorm'));
+  if (heads) {
+    tensors.push(rand('lm_predictions.lm_head.dense.weight', [D, D]), rand('lm_predictions.lm_head.dense.bias', [D]), ...ln('lm_predictions.lm_head.LayerNorm'));
+    tensors.push(rand('lm_predictions.lm_head.bias', [VOCAB]));
+    tensors.push(rand('mask_predictions.dense.weight', [D, D]), rand('mask_predictions.dense.bias', [D]), ...ln('mask_predictions.LayerNorm'));
+    tensors.push(rand('mask_predictions.classifier.weight', [1, D]), rand('mask_predictions.classifier.bias', [1]));
+  }
   writeSafetensors(path.join(dir, 'model.safetensors'), tensors, { metadata: { format: 'pt' } });
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(v3Config(g), null, 2));
 }

@@ -1,6 +1,7 @@
 import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
 import type { ModelSpec, TermName } from '../types';
+import { activation } from './activation';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
@@ -327,24 +328,6 @@ export function buildLayerGraph(s: ModelSpec): GraphBuilder {
 /** s = √(d·sf), evaluated in float32 as HF does. */
 export function scaleOf(s: ModelSpec): number {
   return Math.fround(Math.sqrt(Math.fround(s.headDim * s.scaleFactor)));
-}
-
-function activation(g: GraphBuilder, x: string, act: ModelSpec['hiddenAct']): string {
-  switch (act) {
-    case 'gelu':
-      return g.node('Gelu', [x]);
-    case 'gelu_new':
-    case 'gelu_fast':
-      return g.node('Gelu', [x], { approximate: 'tanh' });
-    case 'relu':
-      return g.node('Relu', [x]);
-    case 'tanh':
-      return g.node('Tanh', [x]);
-    case 'silu':
-      return g.node('Mul', [x, g.node('Sigmoid', [x])]);
-    case 'quick_gelu':
-      return g.node('Mul', [x, g.node('Sigmoid', [g.node('Mul', [x, g.constFloat([1.702], [])])])]);
-  }
 }
 
 /** v2 conv block after layer 0 (spec §8): reads the embedding output h⁰, adds to the layer-0 output. */

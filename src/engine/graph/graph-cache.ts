@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Checkpoint } from '../checkpoint';
 import { LensError } from '../errors';
 import { buildForwardGraph, buildLayerGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
-import { WEIGHTS_FILE } from './graph-builder';
+import { type GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
 export const MODEL_FILE = 'model.onnx';
@@ -33,20 +33,43 @@ export function defaultCacheDir(): string {
  */
 export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) => void, headGroup = FORWARD_HEAD_GROUP): CachedGraph {
   const variant = headGroup === FORWARD_HEAD_GROUP ? '' : `\nheads/${headGroup}`;
-  const key = createHash('sha256').update(`${GRAPH_VERSION}\n${ck.hash}${variant}`).digest('hex').slice(0, 20);
+  const kind: GraphKind = {
+    version: GRAPH_VERSION,
+    variant,
+    what: 'ONNX graph',
+    build: () => buildForwardGraph(ck, headGroup),
+    extraFiles: () => ({ [LAYER_FILE]: encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens') }),
+  };
+  const { modelPath, built, buildMs } = ensureGraphOf(ck, cacheDir, kind, log);
+  return { modelPath, layerPath: path.join(path.dirname(modelPath), LAYER_FILE), built, buildMs };
+}
+
+/** What to cache: a graph built from a checkpoint, versioned on its own (the encoder, the prediction heads). */
+export interface GraphKind {
+  version: string;
+  /** Appended to the cache key after the checkpoint hash (a variant of the same graph). */
+  variant?: string;
+  /** For the log line ("ONNX graph", "head graph"). */
+  what: string;
+  build: () => GraphBuilder;
+  /** Weightless graphs written beside the main one, by file name. */
+  extraFiles?: () => Record<string, Uint8Array>;
+}
+
+export function ensureGraphOf(ck: Checkpoint, cacheDir: string, kind: GraphKind, log?: (s: string) => void): Omit<CachedGraph, 'layerPath'> {
+  const key = createHash('sha256').update(`${kind.version}\n${ck.hash}${kind.variant ?? ''}`).digest('hex').slice(0, 20);
   const dir = path.join(cacheDir, 'graphs', key);
   const modelPath = path.join(dir, MODEL_FILE);
-  const layerPath = path.join(dir, LAYER_FILE);
-  if (fs.existsSync(path.join(dir, READY_FILE)) && linksValid(dir)) return { modelPath, layerPath, built: false, buildMs: 0 };
+  if (fs.existsSync(path.join(dir, READY_FILE)) && linksValid(dir)) return { modelPath, built: false, buildMs: 0 };
 
   const t0 = performance.now();
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
     fs.mkdirSync(tmp, { recursive: true });
-    const builder = buildForwardGraph(ck, headGroup);
+    const builder = kind.build();
     const proto = encodeModel(builder.build(`deberta-lens:${ck.name}`), OPSET, 'deberta-lens');
     fs.writeFileSync(path.join(tmp, MODEL_FILE), proto);
-    fs.writeFileSync(path.join(tmp, LAYER_FILE), encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens'));
+    for (const [name, bytes] of Object.entries(kind.extraFiles?.() ?? {})) fs.writeFileSync(path.join(tmp, name), bytes);
     const fd = fs.openSync(path.join(tmp, WEIGHTS_FILE), 'w');
     try {
       for (const blob of builder.placement.blobs) fs.writeSync(fd, blob);
@@ -67,8 +90,8 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
     throw e;
   }
   const buildMs = performance.now() - t0;
-  log?.(`built ONNX graph for ${ck.name} in ${buildMs.toFixed(0)} ms → ${dir}`);
-  return { modelPath, layerPath, built: true, buildMs };
+  log?.(`built ${kind.what} for ${ck.name} in ${buildMs.toFixed(0)} ms → ${dir}`);
+  return { modelPath, built: true, buildMs };
 }
 
 /**

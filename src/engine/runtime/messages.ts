@@ -16,8 +16,9 @@ export interface SpilledTensor {
   length: number;
 }
 
-/** The two graphs a runtime process serves: the whole forward pass, and one layer's attention. */
-export type GraphName = 'forward' | 'layer';
+/** The graphs a runtime process serves: the whole forward pass and one layer's attention (the encoder's
+ *  process), or the prediction heads (a process of their own, started on the first prediction). */
+export type GraphName = 'forward' | 'layer' | 'heads';
 
 /** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights). */
 export interface KeptSlice {
@@ -26,7 +27,7 @@ export interface KeptSlice {
 }
 
 export type ToWorker =
-  | { type: 'load'; graphs: Record<GraphName, string>; providers: string[]; threads: number }
+  | { type: 'load'; graphs: Partial<Record<GraphName, string>>; providers: string[]; threads: number }
   | {
       type: 'run';
       id: number;

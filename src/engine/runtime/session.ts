@@ -60,7 +60,7 @@ export class RuntimeSession {
   loadMs = 0;
 
   constructor(
-    private readonly graphs: Record<GraphName, string>,
+    private readonly graphs: Partial<Record<GraphName, string>>,
     private readonly providers: string[],
     private readonly threads: number,
   ) {}
@@ -104,7 +104,7 @@ export class RuntimeSession {
           pending.get(m.id)?.reject(new LensError(`onnxruntime failed: ${m.message}`, 'runtime'));
           pending.delete(m.id);
         } else {
-          fail(new LensError(`cannot load the model graph ${this.graphs.forward}: ${m.message}`, 'runtime'));
+          fail(new LensError(`cannot load the model graph ${Object.values(this.graphs)[0]}: ${m.message}`, 'runtime'));
         }
       });
       child.on('error', (e) => fail(new LensError(`cannot start the runtime process: ${e.message}`, 'runtime')));

@@ -62,11 +62,10 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
         // longer used (v3-large, 2048 tokens: 6.9 GB resident with it, 3.4 GB without); not slower here.
         enableCpuMemArena: false,
       };
-      // Both graphs on the same provider, so a layer recomputed later matches the forward pass that kept its input.
-      const forward = await ort.InferenceSession.create(msg.graphs.forward, opts);
-      const layer = await ort.InferenceSession.create(msg.graphs.layer, opts);
-      sessions.set('forward', forward);
-      sessions.set('layer', layer);
+      // All graphs on the same provider, so a layer recomputed later matches the forward pass that kept its input.
+      const created = new Map<GraphName, Ort.InferenceSession>();
+      for (const [name, file] of Object.entries(msg.graphs) as [GraphName, string][]) created.set(name, await ort.InferenceSession.create(file, opts));
+      for (const [name, session] of created) sessions.set(name, session);
       post({ type: 'loaded', provider, tried, ms: performance.now() - t0 });
       return;
     } catch (e) {

@@ -1,0 +1,183 @@
+// Fill-mask and replaced-token detection: the encoder's last hidden state through the checkpoint's own heads.
+import * as os from 'node:os';
+import { LensError } from './errors';
+import { forwardOnly, prepareInput } from './explain';
+import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from './graph/head-graph';
+import { defaultCacheDir, ensureGraphOf } from './graph/graph-cache';
+import { findHeads, type Heads, noHeadMessage } from './heads';
+import type { OpenModel } from './model';
+import type { PositionPrediction, PredictInput, PredictResult, RtdScore, TopToken } from './prediction';
+import type { FeedTensor } from './runtime/messages';
+import { providerOrder } from './runtime/execution-providers';
+import { RuntimeSession } from './runtime/session';
+
+export const DEFAULT_TOP = 5;
+
+/**
+ * The head graphs' runtime sessions for one open model, each started on first use, not with the model: the plain
+ * graph for predictions, the compare graph (also KL against a reference state) for interventions.
+ */
+export class HeadSession {
+  private readonly sessions = new Map<'plain' | 'compare', RuntimeSession>();
+  readonly heads: Heads;
+
+  constructor(private readonly model: OpenModel) {
+    this.heads = findHeads(model.checkpoint);
+  }
+
+  async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
+    const known = this.sessions.get(variant);
+    if (known) return known;
+    const { checkpoint: ck, options } = this.model;
+    const heads = this.heads;
+    const compare = variant === 'compare';
+    const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${variant} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
+    const graph = ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, options.log);
+    // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
+    const threads = Math.min(2, options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
+    const session = new RuntimeSession({ heads: graph.modelPath }, providerOrder(options.executionProvider ?? 'auto'), threads);
+    this.sessions.set(variant, session);
+    await session.start();
+    return session;
+  }
+
+  /**
+   * One run of the heads over a hidden state `[n, D]`: top-k rows at `positions` (each with the logit and rank of
+   * `targets[r]`) and, with an RTD head and `rtd`, every token's RTD logit. With `ref` (a reference state of the
+   * same tokens), also KL(p_ref ‖ p) per row.
+   */
+  async run(hidden: Float32Array, n: number, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal, ref?: Float32Array) {
+    const session = await this.start(ref ? 'compare' : 'plain');
+    const D = this.model.checkpoint.spec.hiddenSize;
+    const feeds: Record<string, FeedTensor> = { [HeadInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] } };
+    if (ref) feeds[HeadInput.refHidden] = { type: 'float32', data: ref, dims: [n, D] };
+    const fetches: string[] = [];
+    if (this.heads.mlm) {
+      const int64 = (xs: number[]) => BigInt64Array.from(xs, BigInt);
+      // No rows at all crashes onnxruntime's CPU kernels (SIGFPE on an empty Gemm/TopK): ask for row 0, unread.
+      const rows = positions.length > 0 ? positions : [0];
+      const rowTargets = positions.length > 0 ? targets : [0];
+      feeds[HeadInput.positions] = { type: 'int64', data: int64(rows), dims: [rows.length] };
+      feeds[HeadInput.targets] = { type: 'int64', data: int64(rowTargets), dims: [rowTargets.length] };
+      feeds[HeadInput.k] = { type: 'int64', data: int64([k]), dims: [1] };
+      if (positions.length > 0) fetches.push(HeadOutput.topLogits, HeadOutput.topIds, HeadOutput.logSumExp, HeadOutput.targetLogits, HeadOutput.targetRanks);
+      if (positions.length > 0 && ref) fetches.push(HeadOutput.kl);
+    }
+    if (rtd && this.heads.rtd) fetches.push(HeadOutput.rtdLogits);
+    // A few numbers per row: read them all now and hand the runtime's output file straight back.
+    const got = new Map<string, Float32Array>();
+    let ms = 0;
+    if (fetches.length > 0) {
+      const run = await session.run('heads', feeds, fetches, signal);
+      ms = run.ms;
+      try {
+        for (const name of fetches) got.set(name, run.outputs.read(name));
+      } finally {
+        run.outputs.release();
+      }
+    }
+    return {
+      ms,
+      read: (name: string): Float32Array => {
+        const t = got.get(name);
+        if (!t) throw new RangeError(`no head output ${name} in this run`);
+        return t;
+      },
+    };
+  }
+
+  /** The head runtime processes' ids (for memory figures). */
+  get pids(): number[] {
+    return [...this.sessions.values()].flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
+    this.sessions.clear();
+  }
+}
+
+const asInt32 = (f: Float32Array) => new Int32Array(f.buffer, f.byteOffset, f.length);
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+export async function predictWith(model: OpenModel, input: PredictInput, signal?: AbortSignal): Promise<PredictResult> {
+  const t0 = performance.now();
+  const heads = model.heads.heads;
+  const ck = model.checkpoint;
+  if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(ck), 'unsupported');
+  const { ids, tokens } = prepareInput(model, { text: input.text, ids: input.ids });
+  const n = ids.length;
+  const V = ck.spec.vocabSize;
+  const k = input.top ?? DEFAULT_TOP;
+  if (!Number.isInteger(k) || k < 1 || k > V) throw new LensError(`top must be an integer from 1 to the vocabulary size ${V}, got ${k}`);
+  const maskId = model.tokenizer?.special.mask;
+  const inputMasks = maskId === undefined ? [] : ids.flatMap((id, i) => (id === maskId ? [i] : []));
+  const asked = [...new Set(input.positions ?? [])].sort((a, b) => a - b);
+  for (const p of asked) {
+    if (!Number.isInteger(p) || p < 0 || p >= n) throw new LensError(`position ${p} does not exist: the input has tokens 0…${n - 1} ([CLS] is 0)`);
+  }
+  const toMask = asked.filter((p) => !inputMasks.includes(p));
+  if (!heads.mlm && asked.length > 0) {
+    throw new LensError(`${ck.name} has only a replaced-token-detection head (mask_predictions.*): positions cannot be predicted without a masked-LM head`, 'unsupported');
+  }
+  if (heads.mlm && toMask.length > 0 && maskId === undefined) {
+    throw new LensError(`${ck.dir} has no tokenizer, so the [MASK] id is unknown: add the tokenizer files, or put the [MASK] id into the ids yourself`, 'not-found');
+  }
+  if (!heads.rtd && inputMasks.length === 0 && asked.length === 0) {
+    const why = maskId === undefined ? `${ck.dir} has no tokenizer, so [MASK] ids are unknown` : 'the input has no [MASK] token';
+    throw new LensError(`nothing to predict: ${why} and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)`);
+  }
+  const t1 = performance.now();
+  const piece = (id: number) => model.tokenizer?.idToPiece(id) ?? `#${id}`;
+  let forwardMs = 0, headMs = 0;
+
+  const runOnce = async (runIds: number[], positions: number[], targets: number[], rtd: boolean) => {
+    const fwd = await forwardOnly(model, runIds, signal);
+    forwardMs += fwd.ms;
+    const out = await model.heads.run(fwd.hidden, n, positions, targets, k, rtd, signal);
+    headMs += out.ms;
+    return out;
+  };
+  const predictionsFrom = (read: (name: string) => Float32Array, positions: number[]): { top: TopToken[]; target: TopToken & { rank: number } }[] => {
+    if (positions.length === 0) return [];
+    const logits = read(HeadOutput.topLogits), topIds = asInt32(read(HeadOutput.topIds)), lse = read(HeadOutput.logSumExp);
+    const targetLogits = read(HeadOutput.targetLogits), ranks = asInt32(read(HeadOutput.targetRanks));
+    return positions.map((_, r) => {
+      const prob = (logit: number) => Math.exp(logit - lse[r]);
+      const top = Array.from({ length: k }, (_, c) => {
+        const id = topIds[r * k + c], logit = logits[r * k + c];
+        return { id, token: piece(id), logit, prob: prob(logit) };
+      });
+      return { top, target: { id: -1, token: '', logit: targetLogits[r], prob: prob(targetLogits[r]), rank: ranks[r] + 1 } };
+    });
+  };
+
+  const predictions: PositionPrediction[] = [];
+  let rtd: RtdScore[] | undefined;
+  const mlmMasks = heads.mlm ? inputMasks : [];
+  const first = await runOnce(ids, mlmMasks, mlmMasks.map((p) => ids[p]), true);
+  predictionsFrom(first.read, mlmMasks).forEach(({ top }, r) => predictions.push({ position: mlmMasks[r], source: 'input', top }));
+  if (heads.rtd) {
+    const logits = first.read(HeadOutput.rtdLogits);
+    rtd = Array.from(logits, (logit, i) => ({ position: i, token: tokens[i].text, logit, prob: sigmoid(logit) }));
+  }
+  for (const p of toMask) {
+    const masked = ids.slice();
+    masked[p] = maskId!;
+    const out = await runOnce(masked, [p], [ids[p]], false);
+    const [{ top, target }] = predictionsFrom(out.read, [p]);
+    predictions.push({ position: p, source: 'masked', top, original: { ...target, id: ids[p], token: piece(ids[p]) } });
+  }
+  predictions.sort((a, b) => a.position - b.position);
+  return {
+    model: { ...model.info, execution_provider: model.session.provider },
+    mlm_head: heads.mlm?.layout ?? null,
+    rtd_head: heads.rtd !== undefined,
+    mask_id: maskId ?? null,
+    input_ids: ids,
+    tokens,
+    predictions,
+    ...(rtd ? { rtd } : {}),
+    timings: { tokenize_ms: t1 - t0, forward_ms: forwardMs, head_ms: headMs, total_ms: performance.now() - t0 },
+  };
+}

@@ -1,0 +1,67 @@
+// What the prediction heads give back: the `deberta-lens predict` JSON and what the views show. Types only.
+import type { ModelInfo, Token } from './types';
+
+export interface PredictInput {
+  /** Text to tokenize; [CLS] … [SEP] are added. Exactly one of text/ids. */
+  text?: string;
+  /** Ids fed as given (no specials added). */
+  ids?: number[];
+  /** Token positions to predict besides every [MASK]: each is masked on its own, one more forward pass each. */
+  positions?: number[];
+  /** How many tokens per position (default 5). */
+  top?: number;
+}
+
+export interface TopToken {
+  id: number;
+  token: string;
+  logit: number;
+  /** Softmax over the whole vocabulary. */
+  prob: number;
+}
+
+/** The token that stood at a masked position (for `positions`): how the model rates it. */
+export interface OriginalToken extends TopToken {
+  /** 1 = the model's first choice. */
+  rank: number;
+}
+
+export interface PositionPrediction {
+  position: number;
+  /** "input": a [MASK] in the input; "masked": a position asked for, masked for this prediction. */
+  source: 'input' | 'masked';
+  top: TopToken[];
+  original?: OriginalToken;
+}
+
+export interface RtdScore {
+  position: number;
+  token: string;
+  /** Positive = "replaced". */
+  logit: number;
+  /** sigmoid(logit): the probability that this token was replaced. */
+  prob: number;
+}
+
+export interface PredictTimings {
+  tokenize_ms: number;
+  /** Encoder runs (one, plus one per masked position). */
+  forward_ms: number;
+  /** Head runs. */
+  head_ms: number;
+  total_ms: number;
+}
+
+export interface PredictResult {
+  model: ModelInfo;
+  /** The masked-LM head's key layout, or null when the checkpoint has none. */
+  mlm_head: 'cls.predictions' | 'lm_predictions.lm_head' | null;
+  rtd_head: boolean;
+  mask_id: number | null;
+  input_ids: number[];
+  tokens: Token[];
+  predictions: PositionPrediction[];
+  /** Every token's replaced-token-detection score, when the checkpoint has that head. */
+  rtd?: RtdScore[];
+  timings: PredictTimings;
+}
