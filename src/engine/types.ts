@@ -66,7 +66,7 @@ export interface Token {
   special: boolean;
 }
 
-export type TokenizerKind = 'spm' | 'tokenizer.json' | 'bpe';
+export type TokenizerKind = 'spm' | 'tokenizer.json' | 'bpe' | 'wordpiece';
 
 export type ExecutionProviderSetting = 'auto' | 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
 
