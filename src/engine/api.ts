@@ -1,6 +1,6 @@
 // The engine's public surface: what the extension and the CLI call. Implemented in ./model.ts.
 import type { ExplainResult } from './result';
-import type { ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
+import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 
 export interface EngineOptions {
   /** Preferred execution provider; falls back to CPU when it fails. Default 'auto'. */
@@ -26,6 +26,7 @@ export interface ExplainInput {
 
 /** `deberta-lens info` and the extension's Select Model validation. Cheap: no graph build. */
 export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' | 'layers' | 'heads' | 'head_dim'> {
+  architecture: Architecture;
   hidden_size: number;
   intermediate_size: number;
   vocab_size: number;

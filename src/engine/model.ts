@@ -52,6 +52,7 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
     path: ck.dir,
     name: ck.name,
     type: s.modelType,
+    architecture: s.architecture,
     layers: s.numLayers,
     heads: s.numHeads,
     head_dim: s.headDim,
@@ -118,6 +119,9 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
   const ck = await loadCheckpoint(dir);
+  if (ck.spec.architecture !== 'deberta') {
+    throw new LensError(`${ck.dir}: a ${ck.spec.modelType} checkpoint; this build explains DeBERTa models only (it reads BERT folders for \`info\`) — pick a DeBERTa model.`, 'unsupported');
+  }
   const tokenizer = await tryTokenizer(dir);
   const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log);
   const t1 = performance.now();

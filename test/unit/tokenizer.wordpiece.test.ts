@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
-import { buildModelInput, loadTokenizer, type Tokenizer } from '../../src/engine/tokenizer';
+import { buildModelInput, loadTokenizer, missingTokenizerError, type Tokenizer } from '../../src/engine/tokenizer';
 import { FIXTURES } from './helpers';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-wordpiece-'));
@@ -185,4 +185,14 @@ test('buildModelInput: [CLS] A [SEP] B [SEP] with token types, specials placed a
   assert.deepEqual(two.tokens.map((t) => t.text), ['[CLS]', 'the', 'cat', '[SEP]', 'sat', '[SEP]']);
   assert.deepEqual(two.tokenTypeIds, [0, 0, 0, 0, 1, 1]);
   assert.deepEqual(two.tokens.slice(4).map((t) => [t.start, t.end]), [[0, 3], [3, 3]]);
+});
+
+test('a BERT folder without vocab.txt: the message names the files BERT needs', async () => {
+  const dir = dirWith('novocab', { 'config.json': fs.readFileSync(path.join(BERT_TINY, 'config.json'), 'utf8') });
+  await assert.rejects(loadTokenizer(dir), (e: Error & { code?: string }) => e.code === 'not-found' && /vocab\.txt/.test(e.message));
+  const e = missingTokenizerError(dir, 'bert');
+  assert.equal(e.code, 'not-found');
+  assert.match(e.message, new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} has no tokenizer: BERT reads vocab\\.txt .* or tokenizer\\.json`));
+  assert.ok(!e.message.includes('spm.model') && !e.message.includes('\n'));
+  assert.match(missingTokenizerError(dir, 'deberta').message, /spm\.model, tokenizer\.json, or vocab\.json \+ merges\.txt/);
 });

@@ -8,6 +8,7 @@ import { loadBpeTokenizer } from './loadBpe';
 import { loadHfJsonTokenizer } from './loadHfJson';
 import { loadSpmTokenizer } from './loadSpm';
 import { loadWordPieceTokenizer } from './loadWordPiece';
+import type { Architecture } from '../types';
 import type { Tokenizer } from './types';
 
 export type { SpecialIds, Tokenizer } from './types';
@@ -32,4 +33,12 @@ export async function loadTokenizer(dir: string): Promise<Tokenizer> {
     throw new LensError(`${missing} not found: a BPE tokenizer needs both vocab.json and merges.txt.`, 'invalid-input');
   }
   throw new LensError(`No tokenizer in ${dir}: expected spm.model, vocab.txt, tokenizer.json, or vocab.json + merges.txt.`, 'not-found');
+}
+
+/** What to say when text must be tokenized and the model folder has no tokenizer files. */
+export function missingTokenizerError(dir: string, architecture: Architecture): LensError {
+  const files = architecture === 'bert'
+    ? 'BERT reads vocab.txt (with tokenizer_config.json) or tokenizer.json'
+    : 'DeBERTa reads spm.model, tokenizer.json, or vocab.json + merges.txt';
+  return new LensError(`${dir} has no tokenizer: ${files} — copy them from the model's original files, or pass ids.`, 'not-found');
 }

@@ -16,7 +16,15 @@ export interface WordPieceOptions {
 export interface WordPieceOut { id: number; piece: string; start: number; end: number }
 
 export class WordPieceModel implements WordModel {
-  constructor(private readonly o: WordPieceOptions) {}
+  /** Longest vocabulary entry in UTF-16 units: longer candidates are not looked up (a 100-character word of
+   *  unknown text would otherwise cost 5,000 lookups). */
+  private readonly longest: number;
+
+  constructor(private readonly o: WordPieceOptions) {
+    let longest = 0;
+    for (const p of o.vocab.keys()) longest = Math.max(longest, p.length);
+    this.longest = longest;
+  }
 
   /** The word's pieces; start/end are UTF-16 ranges within `word`. An unknown word is one piece over all of it. */
   tokenize(word: string): WordPieceOut[] {
@@ -30,8 +38,11 @@ export class WordPieceModel implements WordModel {
     const out: WordPieceOut[] = [];
     for (let s = 0; s < n; ) {
       let found: WordPieceOut | undefined;
-      for (let e = n; e > s; e--) {
-        const piece = (s > 0 ? this.o.prefix : '') + word.slice(at[s], at[e]);
+      const pre = s > 0 ? this.o.prefix : '';
+      let e = n;
+      while (e > s && pre.length + at[e] - at[s] > this.longest) e--;
+      for (; e > s; e--) {
+        const piece = pre + word.slice(at[s], at[e]);
         const id = this.o.vocab.get(piece);
         if (id !== undefined) {
           found = { id, piece, start: at[s], end: at[e] };
