@@ -27,8 +27,9 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
 
 Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --cache-dir DIR  --max-tokens N  --verbose
 DIR is a Hugging Face DeBERTa folder (config.json, model.safetensors or pytorch_model.bin, spm.model |
-tokenizer.json | vocab.json + merges.txt). "default" is the small demo model shipped with DeBERTa Lens;
-for real analyses pass a real checkpoint such as microsoft/deberta-v3-base.`;
+tokenizer.json | vocab.json + merges.txt); \`info\` also reads BERT folders (vocab.txt | tokenizer.json).
+"default" is the small demo model shipped with DeBERTa Lens; for real analyses pass a real checkpoint such as
+microsoft/deberta-v3-base.`;
 
 function engineOptions(flags: Map<string, string>): EngineOptions {
   const ep = (flags.get('ep') ?? 'auto') as ExecutionProviderSetting;
@@ -132,8 +133,10 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
     `layers       ${s.layers} × ${s.heads} heads of ${s.head_dim} (hidden ${s.hidden_size}, FFN ${s.intermediate_size})`,
     `parameters   ${s.parameters.toLocaleString('en-US')} (encoder)`,
     `vocabulary   ${s.vocab_size} (tokenizer: ${s.tokenizer})`,
-    `terms        ${s.terms.join(', ')}`,
-    `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`,
+    ...(s.architecture === 'bert'
+      ? [`attention    entangled: absolute positions (max ${s.max_relative_positions}) added to the word embeddings`]
+      : [`terms        ${s.terms.join(', ')}`,
+        `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`]),
     `weights      ${s.weights.join(', ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -60,7 +60,8 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
     intermediate_size: s.intermediateSize,
     vocab_size: s.vocabSize,
     parameters: encoderParameters(ck),
-    terms: ['c2c', ...s.posAttType.slice().sort()],
+    // BERT has no per-layer terms: its scores are one q·k product (layer 0 splits into four by the embeddings).
+    terms: s.architecture === 'bert' ? [] : ['c2c', ...s.posAttType.slice().sort()],
     position_buckets: s.positionBuckets,
     max_relative_positions: s.maxRelativePositions,
     tokenizer: tokenizer?.kind ?? 'none',
