@@ -3,13 +3,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { intList, parseArgs } from './cli-args';
 import { runBench } from './bench';
-import type { EngineOptions } from './engine/api';
-import { isLensError, LensError } from './engine/errors';
-import { inspectModel, openModel } from './engine/model';
-import { EXECUTION_PROVIDERS } from './engine/runtime/execution-providers';
-import type { ExecutionProviderSetting } from './engine/types';
+import { type EngineOptions, EXECUTION_PROVIDERS, type ExecutionProviderSetting, inspectModel, isLensError, LensError, openModel } from './engine';
 import { jsonChunks } from './analysis/export/json';
-import { toNpz } from './analysis/export/npz';
+import { writeNpzFile } from './analysis/export/npz';
+import { writeChunks } from './analysis/export/write-chunks';
 
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'max-tokens'];
 const COMMANDS = {
@@ -45,6 +42,7 @@ function engineOptions(flags: Map<string, string>): EngineOptions {
     executionProvider: ep,
     threads: positive('threads'),
     maxTokens: positive('max-tokens'),
+    maxTokensName: '--max-tokens',
     cacheDir: flags.get('cache-dir'),
     log: flags.has('verbose') ? (line) => process.stderr.write(`deberta-lens: ${line}\n`) : undefined,
   };
@@ -54,32 +52,6 @@ function requireModel(flags: Map<string, string>): string {
   const m = flags.get('model');
   if (!m) throw new LensError('--model is required: a DeBERTa folder, or "default" for the bundled demo model');
   return m;
-}
-
-/** Buffered writes to a file descriptor (stdout included), so huge JSON streams out without one giant string. */
-function fdWriter(fd: number): { write: (s: string) => void; end: () => void } {
-  let buf: string[] = [];
-  let size = 0;
-  const flush = () => {
-    const data = Buffer.from(buf.join(''));
-    buf = [];
-    size = 0;
-    for (let off = 0; off < data.length; ) {
-      try {
-        off += fs.writeSync(fd, data, off);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-      }
-    }
-  };
-  return {
-    write: (s) => {
-      buf.push(s);
-      size += s.length;
-      if (size > 1 << 20) flush();
-    },
-    end: flush,
-  };
 }
 
 async function explainCommand(flags: Map<string, string>): Promise<void> {
@@ -105,19 +77,18 @@ async function explainCommand(flags: Map<string, string>): Promise<void> {
   const model = await openModel(requireModel(flags), engineOptions(flags));
   try {
     const result = await model.explain(ids ? { ids, layers } : { text, layers });
-    if (format === 'npz') {
-      fs.writeFileSync(out!, toNpz(result));
-      return;
-    }
-    const fd = out ? fs.openSync(out, 'w') : 1;
-    const w = fdWriter(fd);
-    for (const chunk of jsonChunks(result)) w.write(chunk);
-    w.write('\n');
-    w.end();
-    if (out) fs.closeSync(fd);
+    // Written layer by layer: each layer is computed, written and dropped (the layer cache bounds what stays).
+    if (format === 'npz') await writeNpzFile(result, out!);
+    else await writeChunks(out ?? 1, withNewline(jsonChunks(result)));
+    result.release();
   } finally {
     await model.dispose();
   }
+}
+
+async function* withNewline(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  yield* chunks;
+  yield '\n';
 }
 
 async function infoCommand(flags: Map<string, string>): Promise<void> {

@@ -139,11 +139,12 @@ export function ablateTerms(
 }
 
 /** Ablation of one layer of a result (all heads). */
-export function ablateLayer(
+export async function ablateLayer(
   result: ExplainResult,
   layer: number,
   keep: AblationPreset | readonly TermName[],
   opts: MaskOptions = {},
-): AblationResult {
+): Promise<AblationResult> {
+  await result.load(layer);
   return ablateTerms(layerTerms(result, layer), result.tensor(layer, 'probs'), result.n, result.scale, keep, opts);
 }

@@ -29,25 +29,35 @@ export function reduceHeads(tensor: Float32Array, n: number, op: ReduceOp): Floa
 
 /**
  * `[n,n]` over the chosen layers and heads of a result (default: all), one op over every (layer, head) slice,
- * so mean-of-means and max-of-max agree with a single pass.
+ * so mean-of-means and max-of-max agree with a single pass. Streams: one layer in memory at a time.
  */
-export function aggregate(
+export async function aggregate(
   result: ExplainResult,
   kind: MatrixKind,
   op: ReduceOp,
   select: { layers?: number[]; heads?: number[] } = {},
-): Float32Array {
+): Promise<Float32Array> {
   const layers = select.layers ?? result.layers;
   const heads = select.heads ?? Array.from({ length: result.heads }, (_, h) => h);
-  const slices: Float32Array[] = [];
   for (const l of layers) {
     if (!result.layers.includes(l)) throw new LensError(`analysis: layer ${l} is not in this result (have ${result.layers.join(',')})`);
+  }
+  for (const h of heads) checkIndex(h, result.heads, 'head');
+  if (layers.length === 0 || heads.length === 0) throw new LensError('analysis: nothing to aggregate (no layer or head selected)');
+  // The same operations in the same order as reduceMatrices over every slice.
+  let out: Float32Array | undefined;
+  for (const l of layers) {
+    await result.load(l);
     for (const h of heads) {
-      checkIndex(h, result.heads, 'head');
-      slices.push(result.slice(l, h, kind));
+      const x = result.slice(l, h, kind);
+      if (!out) out = Float32Array.from(x);
+      else if (op === 'max') for (let k = 0; k < out.length; k++) out[k] = Math.max(out[k], x[k]);
+      else for (let k = 0; k < out.length; k++) out[k] += x[k];
     }
   }
-  return reduceMatrices(slices, op);
+  const count = layers.length * heads.length;
+  if (op === 'mean') for (let k = 0; k < out!.length; k++) out![k] /= count;
+  return out!;
 }
 
 /** One row `[n]` from several query rows of an `[n,n]` matrix: their sum or mean (a selected span of text). */

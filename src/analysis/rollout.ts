@@ -23,26 +23,26 @@ export function residualAttention(probs: Float32Array, n: number): Float64Array 
   return a;
 }
 
+/** R ← Â·R for the next layer's `[H,n,n]` probabilities (R undefined before the first layer). */
+function rolloutStep(r: Float64Array | undefined, probs: Float32Array, n: number): Float64Array {
+  const a = residualAttention(probs, n);
+  if (!r) return a;
+  const next = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < n; k++) {
+      const aik = a[i * n + k];
+      if (aik === 0) continue;
+      for (let j = 0; j < n; j++) next[i * n + j] += aik * r[k * n + j];
+    }
+  }
+  return next;
+}
+
 /** Rollout over per-layer `[H,n,n]` probabilities given first layer first. Returns `[n,n]`. */
 export function rollout(perLayerProbs: readonly Float32Array[], n: number): Float32Array {
   if (perLayerProbs.length === 0) throw new LensError('analysis: rollout needs at least one layer');
   let r: Float64Array | undefined;
-  for (const probs of perLayerProbs) {
-    const a = residualAttention(probs, n);
-    if (!r) {
-      r = a;
-      continue;
-    }
-    const next = new Float64Array(n * n);
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < n; k++) {
-        const aik = a[i * n + k];
-        if (aik === 0) continue;
-        for (let j = 0; j < n; j++) next[i * n + j] += aik * r[k * n + j];
-      }
-    }
-    r = next;
-  }
+  for (const probs of perLayerProbs) r = rolloutStep(r, probs, n);
   return Float32Array.from(r!);
 }
 
@@ -51,16 +51,21 @@ export function rollout(perLayerProbs: readonly Float32Array[], n: number): Floa
  * recomputed from the kept terms (see ablation.ts). Rollout is only meaningful over consecutive layers from 0,
  * so a result holding a gap (e.g. `--layers 0,3`) is refused rather than silently rolled over the gap.
  */
-export function rolloutResult(
+export async function rolloutResult(
   result: ExplainResult,
   opts: { ablation?: AblationPreset | readonly TermName[]; upToLayer?: number } = {},
-): Float32Array {
+): Promise<Float32Array> {
   const layers = result.layers.filter((l) => opts.upToLayer === undefined || l <= opts.upToLayer);
   layers.forEach((l, idx) => {
     if (l !== idx) throw new LensError(`analysis: rollout needs layers 0..${layers[layers.length - 1]} without gaps, this result has ${result.layers.join(',')}; explain with --layers all`);
   });
-  const perLayer = layers.map((l) =>
-    opts.ablation ? ablatedProbs(layerTerms(result, l), result.n, result.scale, opts.ablation) : result.tensor(l, 'probs'),
-  );
-  return rollout(perLayer, result.n);
+  if (layers.length === 0) throw new LensError('analysis: rollout needs at least one layer');
+  // Layer by layer: only the running [n,n] product and the current layer are in memory.
+  let r: Float64Array | undefined;
+  for (const l of layers) {
+    await result.load(l);
+    const probs = opts.ablation ? ablatedProbs(layerTerms(result, l), result.n, result.scale, opts.ablation) : result.tensor(l, 'probs');
+    r = rolloutStep(r, probs, result.n);
+  }
+  return Float32Array.from(r!);
 }

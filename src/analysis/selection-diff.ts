@@ -72,16 +72,19 @@ export interface SelectionDiff extends TokenMatch {
 }
 
 /** Per-head difference of one layer and kind between two results of the same model. */
-export function diffResults(a: ExplainResult, b: ExplainResult, layer: number, kind: MatrixKind): SelectionDiff {
+export async function diffResults(a: ExplainResult, b: ExplainResult, layer: number, kind: MatrixKind): Promise<SelectionDiff> {
   if (a.heads !== b.heads || a.model.layers !== b.model.layers) {
     throw new LensError(`analysis: the two results come from different model shapes (${a.model.name} vs ${b.model.name}); diff results of one model`);
   }
   if (!a.has(kind) || !b.has(kind)) throw new LensError(`analysis: ${kind} is not in both results; pick another term`);
   const match = matchTokens(a.tokens, b.tokens);
+  // Held here so that neither layer can be dropped while the other loads.
+  const held = [await a.load(layer), await b.load(layer)];
   const P = match.pairs.length;
   const diff = new Float32Array(a.heads * P * P);
   for (let h = 0; h < a.heads; h++) {
     diff.set(diffMatched(a.slice(layer, h, kind), a.n, b.slice(layer, h, kind), b.n, match.pairs), h * P * P);
   }
+  held.length = 0;
   return { ...match, diff, heads: a.heads };
 }

@@ -109,27 +109,29 @@ export interface ShareGrid {
   labels: HeadLabel[];
 }
 
-export function termShareGrid(
+/** Streams over the layers: one layer's matrices in memory at a time. */
+export async function termShareGrid(
   result: ExplainResult,
   opts: { layers?: number[]; weighting?: ShareWeighting; thresholds?: LabelThresholds } = {},
-): ShareGrid {
+): Promise<ShareGrid> {
   const layers = opts.layers ?? result.layers;
   const weighting = opts.weighting ?? 'uniform';
   const H = result.heads;
   const grid: ShareGrid = { layers, heads: H, weighting, content: new Float32Array(layers.length * H), labels: [] };
   if (result.has('c2p')) grid.c2p = new Float32Array(layers.length * H);
   if (result.has('p2c')) grid.p2c = new Float32Array(layers.length * H);
-  layers.forEach((layer, li) => {
+  for (const [li, layer] of layers.entries()) {
+    await result.load(layer);
     const s = headShares(layerTerms(result, layer), result.n, weighting, result.tensor(layer, 'probs'));
     grid.content.set(s.c2c, li * H);
     if (grid.c2p && s.c2p) grid.c2p.set(s.c2p, li * H);
     if (grid.p2c && s.p2c) grid.p2c.set(s.p2c, li * H);
     for (let h = 0; h < H; h++) grid.labels.push(labelHead(s.c2c[h], opts.thresholds));
-  });
+  }
   return grid;
 }
 
-/** The raw terms of one layer `[H,n,n]` as a TermSet (views, not copies). */
+/** The raw terms of one loaded layer `[H,n,n]` as a TermSet (views, not copies). */
 export function layerTerms(result: ExplainResult, layer: number): TermSet {
   const t: TermSet = { c2c: result.tensor(layer, 'c2c') };
   if (result.has('c2p')) t.c2p = result.tensor(layer, 'c2p');

@@ -1,4 +1,4 @@
-// The engine's public surface: what the extension and the CLI call. Implemented in ./model.ts.
+// The engine's public types: what the extension and the CLI call (through ./index.ts). Implemented in ./model.ts.
 import type { ExplainResult } from './result';
 import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 
@@ -9,8 +9,14 @@ export interface EngineOptions {
   cacheDir?: string;
   /** Intra-op threads for onnxruntime (default: all cores). */
   threads?: number;
-  /** Refuse inputs longer than this many tokens (specials included) with a clear error. Default 2048. */
+  /** Refuse inputs longer than this many tokens (specials included) with a clear error. Default 4096. */
   maxTokens?: number;
+  /** How the caller names that limit in messages (the extension's setting, the CLI's flag). */
+  maxTokensName?: string;
+  /** The forward pass computes attention this many heads at a time (default 4): fewer, less working memory. */
+  attentionHeadGroup?: number;
+  /** Working memory of one one-layer run, in bytes (default 512 MiB): a layer's heads are computed in chunks that fit. */
+  layerChunkBytes?: number;
   /** Progress / diagnostic lines (the extension's output channel, the CLI's --verbose). */
   log?: (line: string) => void;
 }
@@ -20,7 +26,7 @@ export interface ExplainInput {
   text?: string;
   /** Ids fed as given (no specials added). Exactly one of text/ids. */
   ids?: number[];
-  /** Layers to return (default: all). */
+  /** Layers the result can give (default: all). Only these layers' input states are kept. */
   layers?: number[];
 }
 
@@ -42,7 +48,10 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
 export interface LensModel {
   readonly info: ModelInfo;
   readonly summary: ModelSummary;
-  /** Rejects with LensError('cancelled') when `signal` aborts. */
+  /**
+   * One forward pass; the result computes a layer's matrices when asked (`result.load(layer)`).
+   * Rejects with LensError('cancelled') when `signal` aborts.
+   */
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult>;
   dispose(): Promise<void>;
 }

@@ -1,12 +1,30 @@
+// explain(): one forward pass that keeps each layer's input states, and the one-layer computation that turns
+// those states back into a layer's matrices when a view (or the CLI) asks for that layer.
 import type { ExplainInput } from './api';
+import { type Checkpoint, requireWeight } from './checkpoint';
 import { LensError } from './errors';
-import { LAST_HIDDEN, scaleOf, termOutput } from './graph/deberta-graph';
-import { graphInputs } from './graph/graph-inputs';
-import type { OpenModel } from './model';
-import { ExplainResult, type LayerTensors } from './result';
+import { LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
+import { toFloat32 } from './graph/float32';
+import { graphInputs, type Int64Feeds, relativeInputs } from './graph/graph-inputs';
+import { availableMemory, estimateMemory, formatBytes, layerChunkHeads } from './memory';
+import { ExplainResult, type LayerSource, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
-import { type SpillReader, spillRegistry } from './runtime/spill';
-import type { TermName, Token } from './types';
+import type { RuntimeSession } from './runtime/session';
+import type { Tokenizer } from './tokenizer';
+import type { ModelInfo, Token } from './types';
+
+/** What explain needs of an open model. */
+export interface ExplainContext {
+  readonly info: ModelInfo;
+  readonly checkpoint: Checkpoint;
+  readonly tokenizer: Tokenizer | undefined;
+  readonly session: RuntimeSession;
+  readonly maxTokens: number;
+  /** The setting or flag that sets maxTokens, named in messages. */
+  readonly maxTokensName?: string;
+  /** Working memory of one one-layer run in bytes (heads are computed in chunks that fit). */
+  readonly layerChunkBytes?: number;
+}
 
 interface Prepared {
   ids: number[];
@@ -14,7 +32,7 @@ interface Prepared {
 }
 
 /** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary. */
-export function prepareInput(model: Pick<OpenModel, 'tokenizer' | 'checkpoint'>, input: ExplainInput): Prepared {
+export function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoint'>, input: ExplainInput): Prepared {
   const spec = model.checkpoint.spec;
   const tok = model.tokenizer;
   if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
@@ -42,18 +60,27 @@ export function prepareInput(model: Pick<OpenModel, 'tokenizer' | 'checkpoint'>,
   return { ids: tokens.map((t) => t.id), tokens };
 }
 
-function checkLength(model: OpenModel, n: number): void {
+/** Refuses a length over the limit, beyond an absolute-position table, or beyond what memory can hold. */
+export function checkLength(model: ExplainContext, n: number, available = availableMemory()): void {
   const spec = model.checkpoint.spec;
+  const setting = model.maxTokensName ?? 'maxTokens';
   if (n > model.maxTokens) {
-    throw new LensError(`the input is ${n} tokens, over the limit of ${model.maxTokens} (maxTokens): select less text or raise the limit`, 'too-long');
+    throw new LensError(`the input is ${n} tokens, over the limit of ${model.maxTokens} (${setting}): select less text or raise the limit`, 'too-long');
   }
   if (spec.positionBiasedInput && n > spec.maxPositionEmbeddings) {
     throw new LensError(`the input is ${n} tokens, but this model has absolute positions for only ${spec.maxPositionEmbeddings}: select less text`, 'too-long');
   }
+  const need = estimateMemory(spec, n).total;
+  if (need > available) {
+    throw new LensError(
+      `the input is ${n} tokens: explaining it needs about ${formatBytes(need)} of memory and ${formatBytes(available)} is free: select less text, free memory, or lower ${setting} so such inputs are refused up front`,
+      'too-long',
+    );
+  }
 }
 
 /** The requested layers, validated. */
-function layersOf(model: OpenModel, layers?: number[]): number[] {
+function layersOf(model: ExplainContext, layers?: number[]): number[] {
   const L = model.checkpoint.spec.numLayers;
   const out = layers ?? Array.from({ length: L }, (_, l) => l);
   for (const l of out) {
@@ -62,48 +89,117 @@ function layersOf(model: OpenModel, layers?: number[]): number[] {
   return [...new Set(out)].sort((a, b) => a - b);
 }
 
-function feedsFor(model: OpenModel, ids: number[]): Record<string, FeedTensor> {
-  const feeds: Record<string, FeedTensor> = {};
-  for (const [name, data] of Object.entries(graphInputs(model.checkpoint.spec, ids))) feeds[name] = { type: 'int64', data, dims: [data.length] };
-  return feeds;
+function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
+  const out: Record<string, FeedTensor> = {};
+  for (const [name, data] of Object.entries(feeds)) out[name] = { type: 'int64', data, dims: [data.length] };
+  return out;
 }
 
-export async function explainWith(model: OpenModel, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
+export async function explainWith(model: ExplainContext, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
   const { ids, tokens } = prepareInput(model, input);
   checkLength(model, ids.length);
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();
-  const kinds = ['c2c', ...model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
-  const fetches = layers.flatMap((l) => kinds.map((k) => termOutput(l, k)));
-  const { outputs, ms, spillMs } = await model.session.run(feedsFor(model, ids), fetches, signal);
-  const tensors = layers.map((l) => lazyLayer(l, kinds, outputs));
+  const spec = model.checkpoint.spec;
+  const n = ids.length, D = spec.hiddenSize;
+  // Only the requested layers' states are kept: a later layer never needs an earlier layer's input.
+  const fetches = layers.map(layerInputOutput);
+  const relative = spec.relativeAttention && spec.posAttType.length > 0;
+  if (relative) fetches.push(REL_OUTPUT);
+  const { outputs, ms, spillMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), fetches, signal);
+  let states: Float32Array, rel: Float32Array | undefined;
+  try {
+    states = new Float32Array(layers.length * n * D);
+    layers.forEach((l, k) => outputs.read(layerInputOutput(l), states, k * n * D));
+    rel = relative ? outputs.read(REL_OUTPUT) : undefined;
+  } finally {
+    outputs.release();
+  }
+  const source = new LayerComputation(model, n, layers, states, rel, relative ? outputs.dims(REL_OUTPUT)[0] : 0);
   const info = { ...model.info, execution_provider: model.session.provider };
-  const total = performance.now() - t0;
-  const result = new ExplainResult(info, ids, tokens, scaleOf(model.checkpoint.spec), tensors, input.text, {
+  return new ExplainResult(info, ids, tokens, scaleOf(spec), { layers, source }, input.text, {
     tokenize_ms: t1 - t0,
     run_ms: ms,
     spill_ms: spillMs,
-    total_ms: total,
+    total_ms: performance.now() - t0,
   });
-  result.onRelease(() => outputs.release());
-  spillRegistry.register(result, { file: outputs.file, lease: outputs.lease });
-  return result;
 }
 
-/** A layer whose matrices are read from the run's spill file on first access, then kept. */
-function lazyLayer(layer: number, kinds: readonly (TermName | 'probs')[], spill: SpillReader): LayerTensors {
-  const out = { layer } as LayerTensors;
-  for (const kind of kinds) {
-    let data: Float32Array | undefined;
-    Object.defineProperty(out, kind, { enumerable: true, get: () => (data ??= spill.read(termOutput(layer, kind))) });
+/**
+ * Recomputes one layer's attention from the input states the forward pass kept, in the one-layer graph, for all
+ * heads (in chunks of heads when n is large, so the runtime's working memory stays bounded). The layer's weights
+ * are sent to the runtime process once and kept there.
+ */
+class LayerComputation implements LayerSource {
+  private states?: Float32Array;
+  private readonly index: Map<number, number>;
+
+  constructor(
+    private readonly model: ExplainContext,
+    private readonly n: number,
+    layers: number[],
+    states: Float32Array,
+    private readonly rel: Float32Array | undefined,
+    private readonly relRows: number,
+  ) {
+    this.states = states;
+    this.index = new Map(layers.map((l, k) => [l, k]));
   }
-  return out;
+
+  async compute(layer: number, signal?: AbortSignal): Promise<LayerTensors> {
+    const states = this.states;
+    if (!states) throw new LensError('this result was released; explain again', 'runtime');
+    const spec = this.model.checkpoint.spec;
+    const { n } = this;
+    const H = spec.numHeads, D = spec.hiddenSize, nn = n * n;
+    const k = this.index.get(layer)!;
+    const kinds = ['c2c', ...this.model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
+    const out = { layer } as LayerTensors;
+    // Not zero-filled: every element is read from the runtime's output below (all heads, every kind).
+    for (const kind of kinds) out[kind] = new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
+    // A copy, not a view: IPC serialises a view's whole buffer.
+    const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] } };
+    if (this.rel) feeds[LayerInput.rel] = { type: 'float32', data: this.rel, dims: [this.relRows, D] };
+    Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
+    const weights = layerWeights(spec, layer);
+    const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
+    for (let h0 = 0; h0 < H; h0 += chunk) {
+      const h1 = Math.min(H, h0 + chunk);
+      const rows: Record<string, [number, number]> = {};
+      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w!.rowsPerHead, h1 * w!.rowsPerHead];
+      const kept = { key: `layer${layer}`, tensors: () => this.readWeights(layer), rows };
+      const run = await this.model.session.run('layer', feeds, kinds.map(layerOutput), signal, kept);
+      try {
+        for (const kind of kinds) run.outputs.read(layerOutput(kind), out[kind], h0 * nn);
+      } finally {
+        run.outputs.release();
+      }
+    }
+    return out;
+  }
+
+  private readWeights(layer: number): Record<string, FeedTensor> {
+    const out: Record<string, FeedTensor> = {};
+    for (const [name, w] of Object.entries(layerWeights(this.model.checkpoint.spec, layer))) {
+      // slice(): a fresh buffer (the reader may hand a view of a larger one, and IPC would send all of it).
+      out[name] = { type: 'float32', data: toFloat32(requireWeight(this.model.checkpoint, w!.name, w!.shape)).slice(), dims: w!.shape };
+    }
+    return out;
+  }
+
+  release(): void {
+    this.states = undefined;
+  }
 }
 
-/** The same graph without per-term outputs (only the last hidden state): the benchmark's baseline. */
-export async function forwardOnly(model: OpenModel, ids: number[], signal?: AbortSignal): Promise<{ ms: number; hidden: Float32Array }> {
+/** The forward pass alone, returning the last hidden state: the benchmark's baseline and the parity tests' check. */
+export async function forwardOnly(model: ExplainContext, ids: number[], signal?: AbortSignal): Promise<{ ms: number; hidden: Float32Array }> {
   checkLength(model, ids.length);
-  const { outputs, ms } = await model.session.run(feedsFor(model, ids), [LAST_HIDDEN], signal);
-  return { ms, hidden: outputs.read(LAST_HIDDEN) };
+  const { outputs, ms } = await model.session.run('forward', int64Feeds(graphInputs(model.checkpoint.spec, ids)), [LAST_HIDDEN], signal);
+  try {
+    return { ms, hidden: outputs.read(LAST_HIDDEN) };
+  } finally {
+    outputs.release();
+  }
 }

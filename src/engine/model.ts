@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api';
 import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { LensError } from './errors';
-import { explainWith } from './explain';
+import { type ExplainContext, explainWith } from './explain';
 import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
@@ -13,7 +13,8 @@ import { loadTokenizer, type Tokenizer } from './tokenizer';
 import type { ModelInfo } from './types';
 
 export const DEFAULT_MODEL = 'default';
-export const DEFAULT_MAX_TOKENS = 2048;
+/** Inputs longer than this are refused unless maxTokens says otherwise; longer ones are also checked against free memory. */
+export const DEFAULT_MAX_TOKENS = 4096;
 
 /** `default` → the model shipped in models/default (found beside the bundle or the sources); else an absolute path. */
 export function resolveModelDir(arg: string): string {
@@ -94,7 +95,7 @@ export interface LoadTimings {
   graph_cached: boolean;
 }
 
-class OpenModel implements LensModel {
+class OpenModel implements LensModel, ExplainContext {
   constructor(
     readonly info: ModelInfo,
     readonly summary: ModelSummary,
@@ -103,6 +104,8 @@ class OpenModel implements LensModel {
     readonly session: RuntimeSession,
     readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
+    readonly maxTokensName?: string,
+    readonly layerChunkBytes?: number,
   ) {}
 
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
@@ -115,7 +118,7 @@ class OpenModel implements LensModel {
 }
 export type { OpenModel };
 
-/** Loads a checkpoint, builds (or reuses) its ONNX graph and starts a runtime session in a worker. */
+/** Loads a checkpoint, builds (or reuses) its ONNX graphs and starts a runtime session in a child process. */
 export async function openModel(dirArg: string, opts: EngineOptions = {}): Promise<OpenModel> {
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
@@ -124,10 +127,10 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
     throw new LensError(`${ck.dir}: a ${ck.spec.modelType} checkpoint; this build explains DeBERTa models only (it reads BERT folders for \`info\`) — pick a DeBERTa model.`, 'unsupported');
   }
   const tokenizer = await tryTokenizer(dir);
-  const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log);
+  const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log, opts.attentionHeadGroup);
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-  const session = new RuntimeSession(graph.modelPath, providerOrder(opts.executionProvider ?? 'auto'), threads);
+  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
   await session.start();
   for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
   opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
@@ -145,5 +148,5 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   };
   const t2 = performance.now();
   const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
-  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings);
+  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, opts.maxTokensName, opts.layerChunkBytes);
 }

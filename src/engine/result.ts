@@ -1,6 +1,8 @@
+import { LensError } from './errors';
+import { type LayerCache, layerCache, type LayerOwner } from './layer-cache';
 import type { MatrixKind, ModelInfo, TermName, Token } from './types';
 
-/** Per-layer tensors as the runtime produced them: each `[heads, n, n]` float32, row-major. */
+/** One layer's matrices for every head: each `[heads, n, n]` float32, row-major. */
 export interface LayerTensors {
   layer: number;
   c2c: Float32Array;
@@ -9,71 +11,159 @@ export interface LayerTensors {
   probs: Float32Array;
 }
 
+/** Where an on-demand result gets a layer from: a one-layer computation from the states the forward pass kept. */
+export interface LayerSource {
+  compute(layer: number, signal?: AbortSignal): Promise<LayerTensors>;
+  /** Frees what the source keeps (the layers' input states). */
+  release(): void;
+}
+
 export interface ExplainTimings {
   tokenize_ms: number;
+  /** The forward pass in onnxruntime (inside the runtime process). */
   run_ms: number;
-  /** The runtime process writing the outputs to its spill file. */
+  /** The runtime process writing the kept states to its spill file. */
   spill_ms: number;
   total_ms: number;
 }
 
+let nextCacheId = 1;
+
 /**
- * The one result type of `explain()`. Tensors stay in host memory; views ask for slices, which are
- * zero-copy subarrays (copy them before transferring to a webview).
+ * The one result type of `explain()`. A result from the engine keeps only what recomputes any layer exactly (each
+ * layer's input states); a layer's matrices are computed when first asked for (`load`) and kept in a
+ * process-wide cache bounded in bytes. Results built from arrays (an .npz, tests) hold every layer.
+ * `tensor`/`slice`/`value` read a layer that is loaded; `load` or `stream` first for the others.
  */
-export class ExplainResult {
+export class ExplainResult implements LayerOwner {
   readonly n: number;
   readonly heads: number;
-  private readonly byLayer = new Map<number, LayerTensors>();
-  private readonly scoreCache = new Map<number, Float32Array>();
-  private releaseHook?: () => void;
+  readonly cacheId = nextCacheId++;
+  private readonly present: number[];
+  private readonly loaded = new Map<number, LayerTensors>();
+  /** Layers the cache evicted that someone may still hold (an analysis in progress): reused while alive. */
+  private readonly evicted = new Map<number, WeakRef<LayerTensors>>();
+  private readonly inflight = new Map<number, Promise<LayerTensors>>();
+  private readonly scoreCache = new WeakMap<LayerTensors, Float32Array>();
+  private readonly source?: LayerSource;
+  private readonly cache?: LayerCache;
+  private isReleased = false;
 
   constructor(
     readonly model: ModelInfo,
     readonly inputIds: number[],
     readonly tokens: Token[],
     readonly scale: number,
-    layers: LayerTensors[],
+    layers: LayerTensors[] | { layers: number[]; source: LayerSource; cache?: LayerCache },
     readonly text?: string,
     readonly timings?: ExplainTimings,
   ) {
     this.n = inputIds.length;
     this.heads = model.heads;
-    for (const l of layers) this.byLayer.set(l.layer, l);
+    if (Array.isArray(layers)) {
+      for (const l of layers) this.loaded.set(l.layer, l);
+      this.present = [...this.loaded.keys()].sort((a, b) => a - b);
+    } else {
+      this.present = [...layers.layers].sort((a, b) => a - b);
+      this.source = layers.source;
+      this.cache = layers.cache ?? layerCache;
+      this.cache.track(this);
+    }
   }
 
-  /**
-   * Frees the runtime's copy of the outputs (a result from explain() reads them on first access); tensors read
-   * before stay, reading others afterwards fails. Garbage collection does the same, later.
-   */
-  release(): void {
-    const hook = this.releaseHook;
-    this.releaseHook = undefined;
-    hook?.();
-  }
-
-  /** Set by explain(): how to free the runtime's copy of this result's outputs. */
-  onRelease(hook: () => void): void {
-    this.releaseHook = hook;
-  }
-
-  /** Layers present in this result (all, or those asked for with `layers`). */
+  /** Layers this result can give (all, or those asked for with `layers`). */
   get layers(): number[] {
-    return [...this.byLayer.keys()].sort((a, b) => a - b);
+    return [...this.present];
   }
 
   get terms(): TermName[] {
     return this.model.terms;
   }
 
+  get released(): boolean {
+    return this.isReleased;
+  }
+
+  /** Bytes of one layer's four matrices (what loading a layer costs). */
+  get layerBytes(): number {
+    return (2 + this.terms.length) * this.heads * this.n * this.n * 4;
+  }
+
   has(kind: MatrixKind): boolean {
     return kind === 'c2c' || kind === 'scores' || kind === 'probs' || this.model.terms.includes(kind);
   }
 
-  /** `[heads, n, n]` for one layer. `scores` = (c2c + c2p + p2c) / scale, computed on first use. */
+  isLoaded(layer: number): boolean {
+    return this.loaded.has(layer);
+  }
+
+  /** One layer's matrices, computed on first use (all heads in one one-layer run), then cached. */
+  load(layer: number, signal?: AbortSignal): Promise<LayerTensors> {
+    if (!this.present.includes(layer)) return Promise.reject(new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`));
+    const have = this.loaded.get(layer);
+    if (have) {
+      this.cache?.touch(this, layer);
+      return Promise.resolve(have);
+    }
+    if (this.isReleased || !this.source) return Promise.reject(new LensError('this result was released; explain again', 'runtime'));
+    const alive = this.evicted.get(layer)?.deref();
+    this.evicted.delete(layer);
+    if (alive) {
+      this.loaded.set(layer, alive);
+      this.cache?.add(this, layer, this.layerBytes);
+      return Promise.resolve(alive);
+    }
+    let p = this.inflight.get(layer);
+    if (!p) {
+      const source = this.source;
+      p = source.compute(layer, signal).then(
+        (t) => {
+          this.inflight.delete(layer);
+          if (this.isReleased) throw new LensError('this result was released; explain again', 'runtime');
+          this.loaded.set(layer, t);
+          this.cache?.add(this, layer, this.layerBytes);
+          return t;
+        },
+        (e: unknown) => {
+          this.inflight.delete(layer);
+          throw e;
+        },
+      );
+      this.inflight.set(layer, p);
+    }
+    return p;
+  }
+
+  /** The given layers (default: all) one at a time, for analyses that keep only a running result. */
+  async *stream(layers: readonly number[] = this.present, signal?: AbortSignal): AsyncGenerator<LayerTensors> {
+    for (const l of layers) yield await this.load(l, signal);
+  }
+
+  /** Called by the layer cache: forget a layer (it is recomputed if asked for again). */
+  evict(layer: number): void {
+    const t = this.loaded.get(layer);
+    if (!this.source || !t) return;
+    this.loaded.delete(layer);
+    this.evicted.set(layer, new WeakRef(t));
+  }
+
+  /** Frees the kept states and every computed layer; loading a layer afterwards fails. */
+  release(): void {
+    if (this.isReleased || !this.source) return;
+    this.isReleased = true;
+    this.cache?.forget(this.cacheId);
+    this.loaded.clear();
+    this.evicted.clear();
+    this.source.release();
+  }
+
+  /** `[heads, n, n]` for one loaded layer. `scores` = (c2c + c2p + p2c) / scale, computed on first use. */
   tensor(layer: number, kind: MatrixKind): Float32Array {
-    const l = this.byLayer.get(layer);
-    if (!l) throw new RangeError(`layer ${layer} is not in this result (have ${this.layers.join(',')})`);
+    const l = this.loaded.get(layer) ?? this.evicted.get(layer)?.deref();
+    if (!l) {
+      this.checkLayer(layer);
+      throw new LensError(`layer ${layer} is not loaded: load it first (result.load(${layer}))`, 'runtime');
+    }
     if (kind === 'scores') return this.scores(l);
     const t = l[kind];
     if (!t) throw new RangeError(`this model has no ${kind} term (terms: ${this.model.terms.join(', ')})`);
@@ -92,15 +182,19 @@ export class ExplainResult {
     return this.tensor(layer, kind)[(head * this.n + i) * this.n + j];
   }
 
+  private checkLayer(layer: number): void {
+    if (!this.present.includes(layer)) throw new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`);
+  }
+
   private scores(l: LayerTensors): Float32Array {
-    let s = this.scoreCache.get(l.layer);
+    let s = this.scoreCache.get(l);
     if (s) return s;
     s = new Float32Array(l.c2c.length);
     const inv = 1 / this.scale;
     for (let k = 0; k < s.length; k++) {
       s[k] = (l.c2c[k] + (l.c2p ? l.c2p[k] : 0) + (l.p2c ? l.p2c[k] : 0)) * inv;
     }
-    this.scoreCache.set(l.layer, s);
+    this.scoreCache.set(l, s);
     return s;
   }
 }

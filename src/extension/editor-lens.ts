@@ -2,13 +2,12 @@
 // token lights up the tokens it attends to (a few decoration types bucketed by strength) and a hover lists
 // the per-term numbers. Read-only: the document is never edited.
 import * as vscode from 'vscode';
-import type { ExplainResult } from '../engine/result';
-import type { MatrixKind } from '../engine/types';
+import type { ExplainResult, MatrixKind } from '../engine';
 import type { HoverInfo } from '../protocol';
 import { formatValue } from '../../webview/colors';
 import { rankByMagnitude, strengthBucket, topK } from '../../webview/hover';
 import { tokenAtOffset } from '../../webview/layout';
-import { protocolTokens } from './slices';
+import { protocolTokens } from './result-shape';
 
 const BUCKETS = 4;
 const TOP_K = 8;
@@ -74,13 +73,16 @@ export class EditorLens implements vscode.HoverProvider {
     else this.decorate(h.i);
   }
 
-  provideHover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
+  async provideHover(doc: vscode.TextDocument, pos: vscode.Position): Promise<vscode.Hover | undefined> {
     const i = this.tokenAt(doc, pos);
     const a = this.att;
     if (i === null || !a) return undefined;
-    this.decorate(i);
     const r = a.result;
     const { layer, head, kind } = this.view;
+    if (!r.layers.includes(layer) || r.released) return undefined;
+    // The layer the view shows is normally computed already; otherwise this is one one-layer run.
+    await r.load(layer);
+    this.decorate(i);
     const n = r.n;
     const row = r.slice(layer, head, kind).subarray(i * n, (i + 1) * n);
     const kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter((k) => r.has(k));
@@ -123,12 +125,16 @@ export class EditorLens implements vscode.HoverProvider {
     return a ? vscode.window.visibleTextEditors.filter((ed) => ed.document === a.document) : [];
   }
 
-  private decorate(i: number): void {
+  private decorate(i: number, waited = false): void {
     const a = this.att;
     if (!a) return;
     const r = a.result;
     const { layer, head, kind } = this.view;
-    if (!r.layers.includes(layer) || !r.has(kind)) return;
+    if (!r.layers.includes(layer) || !r.has(kind) || r.released) return;
+    if (!r.isLoaded(layer)) {
+      if (!waited) r.load(layer).then(() => this.decorate(i, true), () => undefined);
+      return;
+    }
     const n = r.n;
     const row = r.slice(layer, head, kind).subarray(i * n, (i + 1) * n);
     const byLevel: vscode.Range[][] = this.levels.map(() => []);

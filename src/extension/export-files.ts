@@ -2,9 +2,8 @@
 // report, or the view's image (PNG bytes from a canvas data URL, SVG text). No `vscode` here, so the unit tests
 // write real files; the panel picks the path (save dialog, or the command's target argument).
 import * as fs from 'node:fs';
-import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
-import { jsonChunks, toHtmlReport, toNpz } from '../analysis';
+import { type ExplainResult, LensError } from '../engine';
+import { jsonChunks, toHtmlReport, writeChunks, writeNpzFile } from '../analysis';
 import type { ExportFormat } from '../protocol';
 
 /** What an image export carries from the view. */
@@ -37,20 +36,6 @@ export function decodePngDataUrl(dataUrl: string): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-async function writeChunks(file: string, chunks: Iterable<string>): Promise<void> {
-  const out = fs.createWriteStream(file, { encoding: 'utf8' });
-  const done = new Promise<void>((resolve, reject) => {
-    out.on('finish', resolve);
-    out.on('error', reject);
-  });
-  for (const c of chunks) {
-    // Respect back-pressure: a v3-base result at 512 tokens is several GB of JSON text.
-    if (!out.write(c)) await new Promise<void>((r) => out.once('drain', r));
-  }
-  out.end();
-  await done;
-}
-
 /**
  * Writes `format` of `result` (or of the view's image) to `file`. Throws LensError naming the file when it
  * cannot be written or the image payload is missing.
@@ -59,13 +44,13 @@ export async function writeExport(result: ExplainResult, format: ExportFormat, f
   try {
     switch (format) {
       case 'npz':
-        await fs.promises.writeFile(file, toNpz(result));
+        await writeNpzFile(result, file);
         return;
       case 'json':
         await writeChunks(file, jsonChunks(result));
         return;
       case 'html':
-        await fs.promises.writeFile(file, toHtmlReport(result), 'utf8');
+        await fs.promises.writeFile(file, await toHtmlReport(result), 'utf8');
         return;
       case 'png':
         if (!image.dataUrl) throw new LensError('export: the view sent no PNG image; open a view with a heatmap and export again');

@@ -2,10 +2,9 @@
 // The engine does the work; this file only moves text in and results out.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { inspectModel, openModel } from '../engine/model';
-import { isLensError, LensError } from '../engine/errors';
+import { inspectModel, isLensError, LensError, openModel } from '../engine';
 import { isExportFormat, type ExportFormat, type ViewName } from '../protocol';
-import { positionSpecOf } from './slices';
+import { positionSpecOf } from './result-shape';
 import { EditorLens } from './editor-lens';
 import { ModelHost } from './model-host';
 import { LensPanel, VIEW_TYPE } from './panel';

@@ -1,5 +1,5 @@
 // Turns engine errors into messages that name the VS Code setting to change (the engine only knows flags).
-import { isLensError, LensError } from '../engine/errors';
+import { isLensError, LensError } from '../engine';
 
 /** An error while opening the model: point at the modelPath setting (or the default model). */
 export function modelOpenError(e: unknown, modelPath: string): unknown {

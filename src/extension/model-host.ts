@@ -1,6 +1,6 @@
 // Opens the model lazily, once, and hands the same instance to every Explain until a setting that shapes it
 // (path, execution provider, token limit) changes. No `vscode` here: the open function is passed in.
-import type { EngineOptions, LensModel } from '../engine/api';
+import type { EngineOptions, LensModel } from '../engine';
 import type { LensSettings } from './settings';
 import { modelKey } from './settings';
 
@@ -35,7 +35,7 @@ export class ModelHost {
     this.key = key;
     const dir = this.modelDir(s);
     this.log(`opening model ${dir} (execution provider ${s.executionProvider}, max ${s.maxTokens} tokens)`);
-    const p = this.open(dir, { executionProvider: s.executionProvider, maxTokens: s.maxTokens, log: this.log }).then(
+    const p = this.open(dir, { executionProvider: s.executionProvider, maxTokens: s.maxTokens, maxTokensName: 'the debertaLens.maxTokens setting', log: this.log }).then(
       (m) => {
         if (this.pending === p) this.current = m;
         else void m.dispose(); // settings changed while it was opening

@@ -1,8 +1,7 @@
 // The one DeBERTa Lens webview panel: created on the first Explain, reused by the next ones, restored after
 // a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
 import * as vscode from 'vscode';
-import type { ExplainResult } from '../engine/result';
-import { isLensError, LensError } from '../engine/errors';
+import { type ExplainResult, isLensError, LensError } from '../engine';
 import type { PositionSpec } from '../analysis';
 import {
   parseWebviewMessage,
@@ -14,7 +13,8 @@ import {
   type ViewInit,
   type ViewName,
 } from '../protocol';
-import { answerRequest, protocolTokens } from './slices';
+import { answerRequest } from './request-dispatch';
+import { protocolTokens } from './result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 
 export const VIEW_TYPE = 'debertaLens.view';
@@ -187,7 +187,9 @@ export class LensPanel {
       for (const d of own) d.dispose();
       if (this.panel !== panel) return; // an older panel replaced by restore()
       this.panel = undefined;
-      // Results can be hundreds of MB (all layers × heads × n²): free them with the view.
+      // Free the results' kept states and computed layers with the view.
+      this.current?.result.release();
+      this.previous?.release();
       this.current = undefined;
       this.previous = undefined;
       this.ready = false;
@@ -213,12 +215,11 @@ export class LensPanel {
           this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: 'this result has been replaced' });
           return;
         }
-        try {
-          const body = answerRequest(cur.result, m.body, { positions: cur.positions, previous: this.previous });
-          this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body });
-        } catch (e) {
-          this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) });
-        }
+        // A layer that is not computed yet is computed now (a one-layer run); the answer comes when it is done.
+        answerRequest(cur.result, m.body, { positions: cur.positions, previous: this.previous }).then(
+          (body) => this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body }),
+          (e: unknown) => this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) }),
+        );
         return;
       }
       case 'hover':

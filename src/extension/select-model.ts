@@ -2,7 +2,7 @@
 // local Hugging Face cache, or a folder picked by hand. A folder is validated before the setting is saved.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ModelSummary } from '../engine/api';
+import type { ModelSummary } from '../engine';
 import { listHfCacheModels } from './hf-cache';
 import { SECTION } from './settings';
 

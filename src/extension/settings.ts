@@ -1,6 +1,6 @@
 // The extension's settings: their types, defaults and validation, defined once. `readSettings` is the one
 // place that reads them (extension.ts passes VS Code's configuration getter).
-import type { ExecutionProviderSetting, MatrixKind } from '../engine/types';
+import { DEFAULT_MAX_TOKENS, type ExecutionProviderSetting, type MatrixKind } from '../engine';
 import type { ColorScaleName, ViewName } from '../protocol';
 
 export const SECTION = 'debertaLens';
@@ -18,7 +18,7 @@ export interface LensSettings {
 export const DEFAULTS: LensSettings = {
   modelPath: '',
   executionProvider: 'auto',
-  maxTokens: 512,
+  maxTokens: DEFAULT_MAX_TOKENS,
   defaultTerm: 'probs',
   defaultView: 'heatmap',
   colorScale: 'diverging',

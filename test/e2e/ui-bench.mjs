@@ -3,8 +3,15 @@
 //   command_to_heatmap_ms  palette Enter on "Explain Attention" → canvas#heatmap drawn at the new size
 //   hover_to_highlight_ms  token mouseover → query + neighbour classes in the strip (median/min, in-page clock)
 //   bytes_per_view         bytes reaching the webview for one view change (term switch; Compare Heads)
-// No assertion on times: the numbers are for reading. Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512]
+//   engine_explain_ms      the engine's explain time for that run (what the host reports in `init`), and
+//                          heatmap_over_target: command_to_heatmap_ms / (1.3 × engine_explain_ms + 200)
+//   layer_switch_ms        #layer changed → that layer's slice arrived and the next frame painted (median/min)
+// With --explains N: the extension host's and the runtime process's resident memory after explain 1, N/2 and N
+// of the longest length (memory_over_explains).
+// No assertion on times: the numbers are for reading.
+// Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512] [--model default|DIR] [--explains 100]
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { startLens, waitReady } from './lib/lens.mjs';
 import { RESULTS_DIR } from './lib/paths.mjs';
@@ -12,12 +19,54 @@ import { canvasStats, focusTab, isDrawn, openFile, runCommand, selectAll, waitUn
 
 const arg = process.argv.indexOf('--lengths');
 const lengths = (arg > 0 ? process.argv[arg + 1] : '32,128,512').split(',').map(Number);
-// --model default: the bundled model (realistic tokenizer and size); otherwise the tiny fixture.
+// --model default: the bundled model (realistic tokenizer and size); --model v3-base (any name in
+// tools/bench/geometries.ts): random weights of that geometry with the bundled model's tokenizer, written to a
+// temporary folder (needs `npm run compile`); --model DIR: that folder; otherwise the tiny fixture.
 const modelArg = process.argv.indexOf('--model');
-const model = modelArg > 0 ? process.argv[modelArg + 1] : undefined;
+let model = modelArg > 0 ? process.argv[modelArg + 1] : undefined;
+let geometryDir;
+if (model && /^v3-/.test(model)) {
+  const { V3_GEOMETRIES, writeV3Checkpoint } = await import(path.resolve('out/tools/bench/geometries.js'));
+  if (!V3_GEOMETRIES[model]) throw new Error(`unknown geometry ${model}`);
+  geometryDir = fs.mkdtempSync(path.join(os.tmpdir(), `lens-ui-${model}-`));
+  writeV3Checkpoint(geometryDir, V3_GEOMETRIES[model]);
+  for (const f of fs.readdirSync('models/default')) if (!/^(config\.json|model\.safetensors|.*\.(md|png))$/.test(f)) fs.copyFileSync(path.join('models/default', f), path.join(geometryDir, f));
+  model = geometryDir;
+}
 const WORDS = 'the model reads every token and attends to its neighbours by content and by relative position so that'.split(' ');
 const textOfChars = (chars) => { let s = ''; for (let i = 0; s.length < chars; i++) s += WORDS[i % WORDS.length] + ' '; return s.trim(); };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const explainsArg = process.argv.indexOf('--explains');
+const explains = explainsArg > 0 ? Number(process.argv[explainsArg + 1]) : 0;
+
+/** Resident MB of the extension host and of the runtime process (both in code-server's process group). */
+function processMemory(pgid) {
+  const out = { extension_host_mb: 0, runtime_mb: 0 };
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+      if (cmd.includes('runtime-worker')) out.runtime_mb += Math.round(rss);
+      else if (cmd.includes('extensionHost')) out.extension_host_mb += Math.round(rss);
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
+// Keeps the last `init` (its engine time) and the arrival time of every slice response, in the page's clock.
+const installWatch = () => {
+  if (window.__lensWatch) return;
+  window.__lensWatch = true;
+  window.__lensInits = 0;
+  window.__lensSlices = [];
+  window.addEventListener('message', (e) => {
+    const m = e.data;
+    if (m?.type === 'init') { window.__lensInitMs = m.init.ms; window.__lensInits++; }
+    if (m?.type === 'response' && m.ok && m.body?.type === 'slice') window.__lensSlices.push({ layer: m.body.layer, at: performance.now() });
+  });
+};
 
 // Counts bytes of every message the webview page receives from now on (ArrayBuffers by byteLength).
 const installCounter = () => {
@@ -55,6 +104,7 @@ try {
   for (const n of lengths) {
     fs.writeFileSync(path.join(server.dirs.workspace, `len${n}.txt`), textOfChars(Math.max(1, Math.round((n - 2) / perChar))));
   }
+  await body.evaluate(installWatch);
   let lastFile = 'calibrate.txt';
   for (const n of lengths) {
     const r = {};
@@ -74,6 +124,25 @@ try {
     }, { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` });
     r.command_to_heatmap_ms = Date.now() - t0;
     r.tokens = await tokenCount();
+    r.engine_explain_ms = +(await body.evaluate(() => window.__lensInitMs)).toFixed(1);
+    r.heatmap_over_target = +(r.command_to_heatmap_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);
+
+    // Layer switch: #layer changed → the new layer's slice arrives (computed on demand) → the next frame.
+    const layers = await frame.locator('#layer option').count();
+    const switches = [];
+    for (let k = 1; k <= Math.min(6, layers - 1); k++) {
+      switches.push(await body.evaluate(async (_b, layer) => {
+        const sel = document.querySelector('#layer');
+        const t0 = performance.now();
+        sel.value = String(layer);
+        sel.dispatchEvent(new Event('change', { bubbles: true }));
+        await new Promise((res) => { const f = () => (window.__lensSlices.some((x) => x.layer === layer && x.at >= t0) ? res() : setTimeout(f, 1)); f(); });
+        await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+        return performance.now() - t0;
+      }, k));
+    }
+    if (switches.length) r.layer_switch_ms = { median: +median(switches).toFixed(1), min: +Math.min(...switches).toFixed(1), runs: switches.length };
+    await body.evaluate(() => { const sel = document.querySelector('#layer'); sel.value = '0'; sel.dispatchEvent(new Event('change', { bubbles: true })); });
 
     // Hover latency, in the page's own clock: synthetic mouseover on a token → highlight classes present.
     const lat = [];
@@ -108,8 +177,23 @@ try {
     await frame.locator('#view-heatmap').click();
     results.lengths[n] = r;
   }
+  if (explains > 0) {
+    // The same 512-token (longest) selection explained again and again in one session: memory must stay flat.
+    const memory = {};
+    await focusTab(page, lastFile);
+    await selectAll(page);
+    for (let k = 1; k <= explains; k++) {
+      const inits = await body.evaluate(() => window.__lensInits);
+      await runCommand(page, 'DeBERTa Lens: Explain Attention');
+      await waitUntil(async () => (await body.evaluate(() => window.__lensInits)) > inits, { timeout: 120_000, interval: 20, message: `explain ${k}` });
+      await waitUntil(async () => isDrawn(await canvasStats(frame.locator('canvas#heatmap'))), { timeout: 60_000, interval: 20, message: `heatmap ${k}` });
+      if (k === 1 || k === Math.ceil(explains / 2) || k === explains) memory[k] = processMemory(server.pid);
+    }
+    results.memory_over_explains = { tokens: lengths.at(-1), ...memory };
+  }
 } finally {
   await lens.stop();
+  if (geometryDir) fs.rmSync(geometryDir, { recursive: true, force: true });
 }
 fs.mkdirSync(RESULTS_DIR, { recursive: true });
 fs.writeFileSync(path.join(RESULTS_DIR, 'ui-bench.json'), JSON.stringify(results, null, 2));

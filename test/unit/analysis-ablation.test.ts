@@ -15,13 +15,13 @@ const e = Math.E;
 const hi = e / (e + 1); // softmax([1, 0])[0] = 0.731058…
 const real = Float32Array.from([hi, 1 - hi, hi, 1 - hi]);
 
-test('content-only keeps c2c with the real scale', () => {
+test('content-only keeps c2c with the real scale', async () => {
   // row 0: [1, 0] → [hi, 1−hi]; row 1: [0, 0] → [1/2, 1/2]
   close(ablatedProbs(terms, 2, 2, 'content-only'), [hi, 1 - hi, 0.5, 0.5]);
   close(ablatedProbs(terms, 2, 2, ['c2p']), [0.5, 0.5, hi, 1 - hi]);
 });
 
-test('difference, KL(real‖ablated) and total variation per row', () => {
+test('difference, KL(real‖ablated) and total variation per row', async () => {
   const a = ablateTerms(terms, real, 2, 2, 'content-only');
   close(a.diff, [0, 0, 0.5 - hi, hi - 0.5]);
   close(a.tv, [0, hi - 0.5]);
@@ -30,12 +30,12 @@ test('difference, KL(real‖ablated) and total variation per row', () => {
   assert.deepEqual(a.kept, ['c2c']);
 });
 
-test('masking: padded keys get 0, padding query rows are uniform', () => {
+test('masking: padded keys get 0, padding query rows are uniform', async () => {
   // mask token 1: row 0 only sees key 0; row 1 is a padding row.
   close(ablatedProbs(terms, 2, 2, 'all', { attentionMask: [1, 0] }), [1, 0, 0.5, 0.5]);
 });
 
-test('presets keep what the model has; explicit absent terms are errors', () => {
+test('presets keep what the model has; explicit absent terms are errors', async () => {
   assert.deepEqual(keptTerms('no-p2c', ['c2c', 'c2p']), ['c2c', 'c2p']);
   assert.deepEqual(keptTerms('no-c2p', ['c2c', 'c2p']), ['c2c']);
   assert.throws(() => keptTerms(['p2c'], ['c2c', 'c2p']), isLensError);
@@ -44,16 +44,16 @@ test('presets keep what the model has; explicit absent terms are errors', () => 
   assert.throws(() => ablatedProbs(terms, 3, 2, 'all'), isLensError);
 });
 
-test('fixture: keeping every term reproduces the stored probs; dropping one does not', () => {
+test('fixture: keeping every term reproduces the stored probs; dropping one does not', async () => {
   const r = fixtureResult('text0');
   for (const layer of r.layers) {
-    const all = ablateLayer(r, layer, 'all');
+    const all = await ablateLayer(r, layer, 'all');
     const real = r.tensor(layer, 'probs');
     for (let k = 0; k < real.length; k++) assert.ok(Math.abs(all.probs[k] - real[k]) < 2e-6, `layer ${layer} [${k}]`);
     assert.ok(Math.max(...all.kl) < 1e-6);
     assert.ok(Math.max(...all.tv) < 1e-5);
   }
-  const noC2p = ablateLayer(r, 1, 'no-c2p');
+  const noC2p = await ablateLayer(r, 1, 'no-c2p');
   assert.ok(Math.max(...noC2p.tv) > 0.01);
   for (let row = 0; row < r.heads * r.n; row++) {
     let s = 0;

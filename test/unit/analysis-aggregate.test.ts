@@ -11,27 +11,27 @@ const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   for (let k = 0; k < b.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= eps, `[${k}] ${a[k]} vs ${b[k]}`);
 };
 
-test('mean and max over heads', () => {
+test('mean and max over heads', async () => {
   const t = Float32Array.from([1, -2, 3, 4, 3, 0, -1, 8]); // two heads, n = 2
   close(reduceHeads(t, 2, 'mean'), [2, -1, 1, 6]);
   close(reduceHeads(t, 2, 'max'), [3, 0, 3, 8]);
 });
 
-test('aggregate over layers and heads of the fixture equals a direct loop', () => {
+test('aggregate over layers and heads of the fixture equals a direct loop', async () => {
   const r = fixtureResult('short5');
-  const mean = aggregate(r, 'probs', 'mean');
-  const max = aggregate(r, 'c2p', 'max', { layers: [1], heads: [0, 3] });
+  const mean = await aggregate(r, 'probs', 'mean');
+  const max = await aggregate(r, 'c2p', 'max', { layers: [1], heads: [0, 3] });
   for (let k = 0; k < 25; k++) {
     let s = 0;
     for (const l of [0, 1]) for (let h = 0; h < 4; h++) s += r.slice(l, h, 'probs')[k];
     assert.ok(Math.abs(mean[k] - s / 8) < 1e-6);
     assert.equal(max[k], Math.max(r.slice(1, 0, 'c2p')[k], r.slice(1, 3, 'c2p')[k]));
   }
-  assert.throws(() => aggregate(r, 'probs', 'mean', { layers: [5] }), isLensError);
-  assert.throws(() => aggregate(r, 'probs', 'mean', { heads: [4] }), isLensError);
+  await assert.rejects(async () => aggregate(r, 'probs', 'mean', { layers: [5] }), isLensError);
+  await assert.rejects(async () => aggregate(r, 'probs', 'mean', { heads: [4] }), isLensError);
 });
 
-test('span rows: sum and mean of selected query rows', () => {
+test('span rows: sum and mean of selected query rows', async () => {
   const m = Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   close(spanRows(m, 3, [0, 2], 'sum'), [8, 10, 12]);
   close(spanRows(m, 3, [0, 2], 'mean'), [4, 5, 6]);
@@ -39,7 +39,7 @@ test('span rows: sum and mean of selected query rows', () => {
   assert.throws(() => spanRows(m, 3, [3], 'sum'), isLensError);
 });
 
-test('tokens under a source selection', () => {
+test('tokens under a source selection', async () => {
   const toks = [
     { start: 0, end: 0, special: true },
     { start: 0, end: 3, special: false },
@@ -51,14 +51,14 @@ test('tokens under a source selection', () => {
   assert.deepEqual(tokensInRange(toks, 3, 3), [2]); // caret: the token containing it
 });
 
-test('discounting specials zeroes their columns and renormalises rows', () => {
+test('discounting specials zeroes their columns and renormalises rows', async () => {
   const p = Float32Array.from([0.5, 0.3, 0.2, 1, 0, 0]);
   // row 0: [0, .3, .2] / .5 = [0, .6, .4]; row 1 has all mass on the special: stays zero, no NaN
   close(discountSpecialColumns(p, 3, [true, false, false]), [0, 0.6, 0.4, 0, 0, 0]);
   assert.throws(() => discountSpecialColumns(p, 3, [true]), isLensError);
 });
 
-test('spm pieces of the fixture merge into words', () => {
+test('spm pieces of the fixture merge into words', async () => {
   const r = fixtureResult('text0');
   const words = groupWords(r.tokens, r.text, 'words');
   assert.deepEqual(
@@ -95,14 +95,14 @@ const codeTokens = [
   piece(');', 27, 29),
 ];
 
-test('identifiers mode keeps camelCase and snake_case whole', () => {
+test('identifiers mode keeps camelCase and snake_case whole', async () => {
   const g = groupWords(codeTokens, code, 'identifiers');
   assert.deepEqual(g.map((w) => w.text), ['let', 'getUser_name', '=', 'fooBar', '(', 'x', ');']);
   assert.deepEqual(g[1].pieces, [1, 2, 3, 4]);
   assert.equal(code.slice(g[1].start, g[1].end), 'getUser_name');
 });
 
-test('words mode splits camelCase humps and underscores', () => {
+test('words mode splits camelCase humps and underscores', async () => {
   const g = groupWords(codeTokens, code, 'words');
   assert.deepEqual(g.map((w) => w.text), ['let', 'get', 'User', '_', 'name', '=', 'foo', 'Bar', '(', 'x', ');']);
   // without source text the piece texts are used
@@ -111,7 +111,7 @@ test('words mode splits camelCase humps and underscores', () => {
   assert.deepEqual(groupWords(acronym, 'HTTPServer', 'words').map((w) => w.text), ['HTTP', 'Server']);
 });
 
-test('pooling: rows mean over pieces, columns sum over pieces', () => {
+test('pooling: rows mean over pieces, columns sum over pieces', async () => {
   const p = Float32Array.from([0.2, 0.3, 0.5, 0.1, 0.6, 0.3, 0.4, 0.4, 0.2]);
   // groups {0}, {1,2}: row w0 = row 0 → [.2, .8]; row w1 = mean(rows 1, 2) → [.25, .75]
   close(poolGroups(p, 3, [{ pieces: [0] }, { pieces: [1, 2] }]), [0.2, 0.8, 0.25, 0.75]);

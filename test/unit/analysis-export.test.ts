@@ -13,13 +13,13 @@ import { fixtureResult } from './analysis-fixture';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
-test('CRC-32 check values', () => {
+test('CRC-32 check values', async () => {
   assert.equal(crc32(bytes('123456789')), 0xcbf43926);
   assert.equal(crc32(new Uint8Array(0)), 0);
   assert.equal(crc32(bytes('The quick brown fox jumps over the lazy dog')), 0x414fa339);
 });
 
-test('npy: header layout and round trip', () => {
+test('npy: header layout and round trip', async () => {
   const f = Float32Array.from([1.5, -2, 3.25, 0, 7, 8]);
   const b = encodeNpy(f, [2, 3]);
   assert.deepEqual(Array.from(b.subarray(0, 8)), [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
@@ -38,7 +38,7 @@ test('npy: header layout and round trip', () => {
   assert.throws(() => decodeNpy(b.subarray(0, b.length - 4)), isLensError);
 });
 
-test('zip: stored entries round trip; a flipped byte is caught by the CRC', () => {
+test('zip: stored entries round trip; a flipped byte is caught by the CRC', async () => {
   const z = writeZip([{ name: 'a.txt', data: bytes('hello') }, { name: 'dir/b.bin', data: Uint8Array.from([0, 255, 7]) }]);
   // local header signature, then the end record at the very end
   assert.deepEqual(Array.from(z.subarray(0, 4)), [0x50, 0x4b, 0x03, 0x04]);
@@ -52,9 +52,25 @@ test('zip: stored entries round trip; a flipped byte is caught by the CRC', () =
   assert.throws(() => readZip(bytes('not a zip at all, no end record here')), isLensError);
 });
 
-test('npz round trip equals the in-memory result', () => {
+test('zip64: entries, offsets and the directory past the limit use zip64 records, and read back the same', async () => {
   const r = fixtureResult('text0');
-  const z = toNpz(r);
+  const plain = await toNpz(r);
+  const z64 = await toNpz(r, { zip64Above: 0 }); // every size and offset "too large"
+  assert.notDeepEqual(z64, plain);
+  // zip64 end record and locator before the classic end record, which points at them with 0xFFFF / 0xFFFFFFFF
+  const dv = new DataView(z64.buffer, z64.byteOffset, z64.byteLength);
+  assert.equal(dv.getUint32(z64.length - 22 - 20, true), 0x07064b50);
+  assert.equal(dv.getUint32(z64.length - 18 + 12, true), 0xffffffff);
+  const a = readZip(plain);
+  const b = readZip(z64);
+  assert.deepEqual([...b.keys()], [...a.keys()]);
+  for (const [name, data] of a) assert.deepEqual(b.get(name), data, name);
+  assert.deepEqual(await toNpz(readNpz(z64)), plain);
+});
+
+test('npz round trip equals the in-memory result', async () => {
+  const r = fixtureResult('text0');
+  const z = await toNpz(r);
   const names = [...readZip(z).keys()];
   assert.ok(names.includes('input_ids.npy') && names.includes('meta.json') && names.includes('layer1_p2c.npy') && names.includes('layer0_probs.npy'));
   const back = readNpz(z);
@@ -66,23 +82,23 @@ test('npz round trip equals the in-memory result', () => {
   assert.deepEqual(back.layers, r.layers);
   for (const l of r.layers) for (const k of ['c2c', 'c2p', 'p2c', 'probs'] as const) assert.deepEqual(back.tensor(l, k), r.tensor(l, k));
   // writing is deterministic
-  assert.deepEqual(toNpz(back), z);
+  assert.deepEqual(await toNpz(back), z);
 });
 
-test('npz of a model without p2c has no p2c arrays and reads back', () => {
+test('npz of a model without p2c has no p2c arrays and reads back', async () => {
   const r = fixtureResult('short5');
   const noP2c = new ExplainResult({ ...r.model, terms: ['c2c', 'c2p'] }, r.inputIds, r.tokens, r.scale, r.layers.map((layer) => ({ layer, c2c: r.tensor(layer, 'c2c'), c2p: r.tensor(layer, 'c2p'), probs: r.tensor(layer, 'probs') })));
-  const z = toNpz(noP2c);
+  const z = await toNpz(noP2c);
   assert.ok(![...readZip(z).keys()].some((n) => n.includes('p2c')));
   assert.equal(readNpz(z).has('p2c'), false);
 });
 
-test('JSON matches DESIGN §4 and the text form parses to the same object', () => {
+test('JSON matches DESIGN §4 and the text form parses to the same object', async () => {
   assert.equal(float32ForJson(Math.fround(0.1)), 0.1);
   assert.equal(float32ForJson(Math.fround(1 / 3)), 0.33333334);
   assert.equal(float32ForJson(NaN), null);
   const r = fixtureResult('short5');
-  const j = toJson(r) as { model: Record<string, unknown>; input_ids: number[]; tokens: unknown[]; scale: number; layers: Record<string, unknown>[] };
+  const j = await toJson(r) as { model: Record<string, unknown>; input_ids: number[]; tokens: unknown[]; scale: number; layers: Record<string, unknown>[] };
   assert.deepEqual(Object.keys(j), ['model', 'input_ids', 'tokens', 'scale', 'layers']);
   assert.deepEqual(Object.keys(j.model), ['path', 'name', 'type', 'layers', 'heads', 'head_dim', 'terms', 'execution_provider', 'checkpoint_hash']);
   assert.deepEqual(Object.keys(j.layers[0]), ['layer', 'c2c', 'c2p', 'p2c', 'probs']);
@@ -90,9 +106,9 @@ test('JSON matches DESIGN §4 and the text form parses to the same object', () =
   assert.equal(p2c.length, r.heads);
   assert.equal(p2c[3][4].length, r.n);
   assert.equal(Math.fround(p2c[3][4][2]), r.value(1, 3, 'p2c', 4, 2));
-  assert.deepEqual(JSON.parse(toJsonText(r)), j);
+  assert.deepEqual(JSON.parse(await toJsonText(r)), j);
   const withText = fixtureResult('text0');
-  assert.equal((JSON.parse(toJsonText(withText)) as { text: string }).text, withText.text);
+  assert.equal((JSON.parse(await toJsonText(withText)) as { text: string }).text, withText.text);
 });
 
 /** Extract the inline script and the JSON payload of a report. */
@@ -102,9 +118,9 @@ function parts(html: string) {
   return { data, script };
 }
 
-test('HTML report is self-contained: no network references, data decodes to the tensors', () => {
+test('HTML report is self-contained: no network references, data decodes to the tensors', async () => {
   const r = fixtureResult('text0');
-  const html = toHtmlReport(r);
+  const html = await toHtmlReport(r);
   assert.ok(!/https?:\/\//i.test(html), 'no http(s) references');
   assert.ok(!/\b(src|href)\s*=/i.test(html), 'no src/href attributes');
   assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
@@ -116,20 +132,20 @@ test('HTML report is self-contained: no network references, data decodes to the 
   assert.deepEqual(new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4), r.tensor(1, 'p2c'));
 });
 
-test('HTML report escapes token text and enforces the size limit', () => {
+test('HTML report escapes token text and enforces the size limit', async () => {
   const r = fixtureResult('short5');
   const evil = new ExplainResult(r.model, r.inputIds, r.tokens.map((t, i) => (i === 1 ? { ...t, text: '</script><img src=x>' } : t)), r.scale, r.layers.map((layer) => ({ layer, c2c: r.tensor(layer, 'c2c'), c2p: r.tensor(layer, 'c2p'), p2c: r.tensor(layer, 'p2c'), probs: r.tensor(layer, 'probs') })), '<b>&</b>');
-  const html = toHtmlReport(evil, { layers: [1], kinds: ['probs'], title: 'a <title>' });
+  const html = await toHtmlReport(evil, { layers: [1], kinds: ['probs'], title: 'a <title>' });
   assert.equal(html.match(/<\/script>/g)!.length, 2);
   assert.ok(!html.includes('<img'));
   assert.ok(!html.includes('<b>&'));
-  assert.throws(() => toHtmlReport(r, { maxDataBytes: 100 }), isLensError);
-  assert.throws(() => toHtmlReport(r, { layers: [7] }), isLensError);
+  await assert.rejects(async () => toHtmlReport(r, { maxDataBytes: 100 }), isLensError);
+  await assert.rejects(async () => toHtmlReport(r, { layers: [7] }), isLensError);
 });
 
-test('HTML report script runs against a minimal DOM and shows a readout on hover', () => {
+test('HTML report script runs against a minimal DOM and shows a readout on hover', async () => {
   const r = fixtureResult('short5');
-  const { data, script } = parts(toHtmlReport(r, { initial: { layer: 1, head: 2, kind: 'c2p' } }));
+  const { data, script } = parts(await toHtmlReport(r, { initial: { layer: 1, head: 2, kind: 'c2p' } }));
   type El = Record<string, unknown> & { children: El[]; listeners: Record<string, (e: unknown) => void> };
   const el = (): El => {
     const e: El = {

@@ -10,12 +10,12 @@ const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   for (let k = 0; k < b.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= eps, `[${k}] ${a[k]} vs ${b[k]}`);
 };
 
-test('residual adjustment averages heads, adds I/2, row-normalises', () => {
+test('residual adjustment averages heads, adds I/2, row-normalises', async () => {
   // heads [[1,0],[1,0]] and [[0,1],[0,1]] → mean [[.5,.5],[.5,.5]] → 0.5·A + 0.5·I = [[.75,.25],[.25,.75]]
   close(residualAttention(Float32Array.from([1, 0, 1, 0, 0, 1, 0, 1]), 2), [0.75, 0.25, 0.25, 0.75]);
 });
 
-test('rollout multiplies later layers on the left', () => {
+test('rollout multiplies later layers on the left', async () => {
   // Â1 = [[1,0],[.5,.5]], Â2 = [[.5,.5],[0,1]]; R = Â2·Â1 = [[.75,.25],[.5,.5]] (Â1·Â2 would be [[.5,.5],[.25,.75]])
   const l1 = Float32Array.from([1, 0, 1, 0]);
   const l2 = Float32Array.from([0, 1, 0, 1]);
@@ -24,23 +24,23 @@ test('rollout multiplies later layers on the left', () => {
   assert.throws(() => rollout([], 2), isLensError);
 });
 
-test('fixture: rows sum to 1; ablation "all" equals the real rollout; content-only differs', () => {
+test('fixture: rows sum to 1; ablation "all" equals the real rollout; content-only differs', async () => {
   const r = fixtureResult('text0');
-  const real = rolloutResult(r);
+  const real = await rolloutResult(r);
   for (let i = 0; i < r.n; i++) {
     let s = 0;
     for (let j = 0; j < r.n; j++) s += real[i * r.n + j];
     assert.ok(Math.abs(s - 1) < 1e-5);
   }
-  const all = rolloutResult(r, { ablation: 'all' });
+  const all = await rolloutResult(r, { ablation: 'all' });
   for (let k = 0; k < real.length; k++) assert.ok(Math.abs(all[k] - real[k]) < 1e-5);
-  const content = rolloutResult(r, { ablation: 'content-only' });
+  const content = await rolloutResult(r, { ablation: 'content-only' });
   assert.ok(content.some((v, k) => Math.abs(v - real[k]) > 1e-3));
-  close(rolloutResult(r, { upToLayer: 0 }), Array.from(residualAttention(r.tensor(0, 'probs'), r.n)));
+  close(await rolloutResult(r, { upToLayer: 0 }), Array.from(residualAttention(r.tensor(0, 'probs'), r.n)));
 });
 
-test('a result with a layer gap is refused', () => {
+test('a result with a layer gap is refused', async () => {
   const r = fixtureResult('short5');
   const gap = new ExplainResult(r.model, r.inputIds, r.tokens, r.scale, [{ layer: 1, c2c: r.tensor(1, 'c2c'), probs: r.tensor(1, 'probs') }]);
-  assert.throws(() => rolloutResult(gap), isLensError);
+  await assert.rejects(async () => rolloutResult(gap), isLensError);
 });

@@ -17,20 +17,20 @@ const terms = {
   p2c: Float32Array.from([0, 2, 0, -2]),
 };
 
-test('cell shares use magnitudes and split an all-zero cell equally', () => {
+test('cell shares use magnitudes and split an all-zero cell equally', async () => {
   const s = cellShares(terms);
   close(s.c2c, [0.75, 0.25, 1 / 3, 0]);
   close(s.c2p!, [0.25, 0.25, 1 / 3, 0.5]);
   close(s.p2c!, [0, 0.5, 1 / 3, 0.5]);
 });
 
-test('a model without positional terms is all content', () => {
+test('a model without positional terms is all content', async () => {
   const s = cellShares({ c2c: Float32Array.from([2, -5, 0, 1]) });
   close(s.c2c, [1, 1, 1, 1]);
   assert.equal(s.c2p, undefined);
 });
 
-test('head shares: uniform mean and probability-weighted mean', () => {
+test('head shares: uniform mean and probability-weighted mean', async () => {
   // uniform: (0.75 + 0.25 + 1/3 + 0) / 4 = 1/3
   close(headShares(terms, 2).c2c, [1 / 3]);
   // weights [1,0,0.5,0.5]: (0.75 + 0 + 1/6 + 0) / 2 = 0.458333…
@@ -39,21 +39,21 @@ test('head shares: uniform mean and probability-weighted mean', () => {
   close(w.c2p!, [(0.25 + 1 / 6 + 0.25) / 2]);
 });
 
-test('probs weighting without probs is a LensError', () => {
+test('probs weighting without probs is a LensError', async () => {
   assert.throws(() => headShares(terms, 2, 'probs'), isLensError);
   assert.throws(() => headShares({ c2c: new Float32Array(5) }, 2), isLensError);
 });
 
-test('labels follow the thresholds', () => {
+test('labels follow the thresholds', async () => {
   assert.equal(labelHead(1 / 3), 'positional');
   assert.equal(labelHead(0.4583), 'mixed');
   assert.equal(labelHead(0.75), 'content');
   assert.equal(labelHead(0.5, { content: 0.5, positional: 0.2 }), 'content');
 });
 
-test('layer × head grid on the v3_tiny fixture', () => {
+test('layer × head grid on the v3_tiny fixture', async () => {
   const r = fixtureResult('text0');
-  const g = termShareGrid(r);
+  const g = await termShareGrid(r);
   assert.deepEqual(g.layers, [0, 1]);
   assert.equal(g.content.length, 2 * r.heads);
   assert.equal(g.labels.length, 2 * r.heads);
@@ -70,6 +70,6 @@ test('layer × head grid on the v3_tiny fixture', () => {
     }
   }
   assert.ok(Math.abs(g.content[r.heads + 2] - acc / (r.n * r.n)) < 1e-5);
-  const pw = termShareGrid(r, { weighting: 'probs' });
+  const pw = await termShareGrid(r, { weighting: 'probs' });
   assert.notDeepEqual(Array.from(pw.content), Array.from(g.content));
 });

@@ -125,9 +125,10 @@ describe('deberta-lens bench', () => {
     assert.deepEqual(b.lengths.map((l: { tokens: number }) => l.tokens), [8, 24]);
     for (const l of b.lengths) {
       assert.ok(l.explain_ms_median >= l.explain_run_ms_median, 'explain includes its run');
-      assert.ok(l.forward_ms_median > 0 && l.explain_spill_ms_median >= 0 && l.output_copy_floor_ms >= 0);
-      // 2 layers × (c2c, c2p, p2c, probs) × [4, n, n] float32
-      assert.equal(l.output_mb, Number(((2 * 4 * 4 * l.tokens * l.tokens * 4) / 2 ** 20).toFixed(1)));
+      assert.ok(l.forward_ms_median > 0 && l.first_layer_ms_median > 0 && l.all_layers_ms > 0 && l.explain_over_forward > 0);
+      // one layer: (c2c, c2p, p2c, probs) × [4, n, n] float32; states: 2 layers × [n, 32]
+      assert.equal(l.layer_mb, Number(((4 * 4 * l.tokens * l.tokens * 4) / 2 ** 20).toFixed(1)));
+      assert.equal(l.states_mb, Number(((2 * l.tokens * 32 * 4) / 2 ** 20).toFixed(1)));
       assert.ok(l.peak_rss_mb > 0 && l.runtime_peak_rss_mb > 0);
     }
   });
@@ -142,7 +143,7 @@ describe('deberta-lens errors: one clear line, non-zero exit, no stack trace', (
   it('ids out of vocabulary', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1,99999,2'), /99999.*vocabulary/));
   it('malformed ids', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1,x'), /--ids takes comma-separated integers/));
   it('empty text', () => assertCleanError(cli('explain', '--model', V3, '--text', '   '), /empty/));
-  it('text beyond the token limit', () => assertCleanError(cli('explain', '--model', V3, '--text', 'word '.repeat(3000)), /over the limit/));
+  it('text beyond the token limit', () => assertCleanError(cli('explain', '--model', V3, '--text', 'word '.repeat(5000)), /over the limit/));
   it('layer out of range', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a b', '--layers', '7'), /layer 7/));
   it('missing --file', () => assertCleanError(cli('explain', '--model', V3, '--file', path.join(tmp, 'missing.txt')), /missing\.txt/));
   it('bad --ep', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a', '--ep', 'tpu'), /--ep must be one of/));

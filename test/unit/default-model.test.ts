@@ -46,6 +46,7 @@ describe('the bundled default model', () => {
       assert.equal(r.layers.length, model.info.layers);
       const n = r.n, H = model.info.heads;
       for (const l of r.layers) {
+        await r.load(l);
         for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) {
           const t = r.tensor(l, kind);
           assert.equal(t.length, H * n * n, `${kind} shape`);

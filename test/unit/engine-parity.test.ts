@@ -46,7 +46,9 @@ for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
         const { hidden } = await forwardOnly(model, c.input_ids);
         assert.ok(Math.abs(result.scale - c.expected.scale) < 1e-6, `scale ${result.scale} vs ${c.expected.scale}`);
         assert.deepEqual([...result.terms].sort(), [...c.expected.terms].sort());
-        c.expected.layers.forEach((want, l) => {
+        for (const [l, want] of c.expected.layers.entries()) {
+          assert.equal(result.isLoaded(l), false, 'layers are computed on demand');
+          await result.load(l);
           for (const kind of ['c2c', 'c2p', 'p2c'] as const) {
             const w = want[kind];
             if (!w) continue;
@@ -57,9 +59,22 @@ for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
           assert.ok(p.maxDiff <= 1e-5, `layer ${l} probs: max diff ${p.maxDiff}`);
           const s = compare(result.tensor(l, 'scores'), want.scores);
           assert.ok(s.maxDiff <= 1e-4 * s.maxAbs, `layer ${l} scores: max diff ${s.maxDiff}`);
-        });
+        }
         const h = compare(hidden, c.expected.last_hidden_state);
         assert.ok(h.maxDiff <= 1e-4, `last hidden state: max diff ${h.maxDiff}`);
+      });
+      it(`${c.name}: the forward pass computing attention one head at a time gives the same states and terms`, async () => {
+        const grouped = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2, attentionHeadGroup: 1 });
+        try {
+          const h = compare((await forwardOnly(grouped, c.input_ids)).hidden, c.expected.last_hidden_state);
+          assert.ok(h.maxDiff <= 1e-4, `last hidden state: max diff ${h.maxDiff}`);
+          const r = await grouped.explain({ ids: c.input_ids });
+          const last = c.expected.layers.length - 1;
+          const p = compare((await r.load(last)).probs, c.expected.layers[last].probs);
+          assert.ok(p.maxDiff <= 1e-5, `layer ${last} probs: max diff ${p.maxDiff}`);
+        } finally {
+          await grouped.dispose();
+        }
       });
       if (c.text !== undefined) {
         it(`${c.name}: the tokenizer gives HF's input ids for the text`, async () => {

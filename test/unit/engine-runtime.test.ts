@@ -6,9 +6,12 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isLensError } from '../../src/engine/errors';
 import { openModel } from '../../src/engine/model';
-import type { ExplainResult } from '../../src/engine/result';
 import { providerOrder } from '../../src/engine/runtime/execution-providers';
-import { SPILL_DIR } from '../../src/engine/runtime/spill';
+import { SPILL_DIR, spillFilesHeld } from '../../src/engine/runtime/spill';
+import { layerCache } from '../../src/engine/layer-cache';
+import { checkLength } from '../../src/engine/explain';
+import { estimateMemory } from '../../src/engine/memory';
+import { spawn } from 'node:child_process';
 import { FIXTURES } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
@@ -89,6 +92,7 @@ describe('runs', () => {
       const n = 700;
       const ids = [1, ...Array.from({ length: n - 2 }, (_, k) => 5 + ((k * 7) % 150)), 2];
       const r = await model.explain({ ids, layers: [1] });
+      await r.load(1);
       for (const kind of ['c2c', 'c2p', 'p2c'] as const) assert.ok(r.tensor(1, kind).every(Number.isFinite), kind);
       const p = r.slice(1, 3, 'probs');
       for (const i of [0, 350, 699]) {
@@ -104,6 +108,7 @@ describe('runs', () => {
     const model = await openModel(V3, { cacheDir });
     try {
       const r = await model.explain({ text: 'the quick brown fox' });
+      await r.load(1);
       const n = r.n;
       const s = r.slice(1, 2, 'c2p');
       assert.equal(s.length, n * n);
@@ -115,25 +120,115 @@ describe('runs', () => {
     }
   });
 
-  it('reuses a released result\'s output file for the next run without mixing results', async () => {
-    const mine = () => new Set(fs.readdirSync(SPILL_DIR).filter((f) => f.startsWith(`deberta-lens-${process.pid}-`)));
-    const model = await openModel(V3, { cacheDir });
-    const all = (r: ExplainResult) => r.layers.flatMap((l) => [...r.terms, 'probs' as const].map((k) => r.tensor(l, k)));
+  it('computes a layer on demand, in head chunks when asked to, with exactly the same numbers', async () => {
+    const whole = await openModel(V3, { cacheDir });
+    const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
     try {
-      const long = await model.explain({ text: 'a longer sentence than the next one, so its file is the bigger' });
-      const longData = all(long); // every tensor read: the file is handed back as a spare
-      const before = mine();
-      const short = await model.explain({ text: 'short text' }); // written into the spare, not truncated
-      assert.deepEqual(mine(), before, 'the spare file was reused');
-      const again = await model.explain({ text: 'short text' }); // the spare is taken: a new file
-      assert.equal(mine().size, before.size + 1);
-      assert.deepEqual(all(short), all(again));
-      assert.deepEqual(all(long), longData, 'tensors read before the hand-back stay with their result');
-      const last = await model.explain({ text: 'short text' });
-      const c2c = last.tensor(0, 'c2c');
-      last.release();
-      assert.equal(last.tensor(0, 'c2c'), c2c, 'what was read stays');
-      assert.throws(() => last.tensor(1, 'c2c'), /released/);
+      const text = 'the quick brown fox jumps over the lazy dog';
+      const a = await whole.explain({ text });
+      const b = await chunked.explain({ text });
+      for (const l of a.layers) {
+        assert.equal(a.isLoaded(l), false);
+        const [ta, tb] = [await a.load(l), await b.load(l)];
+        for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) assert.deepEqual(tb[kind], ta[kind], `layer ${l} ${kind}`);
+      }
+    } finally {
+      await whole.dispose();
+      await chunked.dispose();
+    }
+  });
+
+  it('keeps no output file: a run\'s outputs are read at once, results own no files, however many are dropped', async () => {
+    const mine = () => fs.readdirSync(SPILL_DIR).filter((f) => f.startsWith(`deberta-lens-${process.pid}-`)).length;
+    const model = await openModel(V3, { cacheDir });
+    try {
+      for (let k = 0; k < 20; k++) {
+        const r = await model.explain({ text: `sentence number ${k} of a run of results nobody releases` });
+        await r.load(k % 2);
+      }
+      assert.ok(spillFilesHeld() <= 1, `held ${spillFilesHeld()}`);
+      assert.ok(mine() <= 1, `${mine()} files in ${SPILL_DIR}`);
+    } finally {
+      await model.dispose();
+    }
+  });
+
+  it('bounds computed layers in bytes (the most recent always stays), recomputes evicted ones, and release frees a result', async () => {
+    const model = await openModel(V3, { cacheDir });
+    const limit = layerCache.limit;
+    try {
+      const a = await model.explain({ text: 'first result with a few tokens' });
+      const b = await model.explain({ text: 'second result' });
+      layerCache.setLimit(a.layerBytes + b.layerBytes); // room for one of a's layers (the longer result) and b's
+      const a0 = Float32Array.from(await a.load(0).then((t) => t.probs));
+      await a.load(1);
+      await b.load(0);
+      assert.equal(a.isLoaded(0), false, 'the least recent layer was evicted');
+      assert.equal(a.isLoaded(1) && b.isLoaded(0), true, 'the most recent ones stay');
+      assert.ok(layerCache.bytes <= a.layerBytes + b.layerBytes);
+      layerCache.setLimit(1); // below one layer: the most recent still stays
+      assert.equal(b.isLoaded(0), true);
+      assert.equal(a.isLoaded(1), false);
+      layerCache.setLimit(2 * a.layerBytes + b.layerBytes);
+      assert.deepEqual((await a.load(0)).probs, a0, 'an evicted layer is recomputed to the same numbers');
+      a.release();
+      assert.equal(a.released, true);
+      assert.throws(() => a.tensor(1, 'probs'), /not loaded/);
+      await rejectsWith(a.load(1), 'runtime', /released/);
+      assert.equal(b.isLoaded(0), true, 'releasing one result leaves the others');
+    } finally {
+      layerCache.setLimit(limit);
+      await model.dispose();
+    }
+  });
+
+  it('the runtime process exits when its parent is killed', async () => {
+    const script = path.join(tmp, 'parent.js');
+    const engine = path.resolve(__dirname, '../../src/engine/index.js');
+    fs.writeFileSync(
+      script,
+      `const e = require(${JSON.stringify(engine)});
+       e.openModel(${JSON.stringify(V3)}, { cacheDir: ${JSON.stringify(cacheDir)} }).then((m) => {
+         process.stdout.write(String(m.session.pid) + '\\n');
+         setInterval(() => {}, 1000);
+       });`,
+    );
+    const parent = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = await new Promise<number>((resolve, reject) => {
+      parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+      parent.once('exit', (code) => reject(new Error(`the parent exited early (${code})`)));
+    });
+    assert.ok(alive(pid), 'the runtime process runs');
+    parent.kill('SIGKILL');
+    const t0 = Date.now();
+    while (alive(pid) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(alive(pid), false, 'the runtime process outlived its parent');
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('memory: a length that would not fit is refused before anything runs', () => {
+  it('names the length, the estimate and the setting', async () => {
+    const model = await openModel(V3, { cacheDir, maxTokensName: 'debertaLens.maxTokens' });
+    try {
+      const need = estimateMemory(model.checkpoint.spec, 3000).total;
+      assert.throws(
+        () => checkLength(model, 3000, need - 1),
+        (e: unknown) => isLensError(e) && e.code === 'too-long' && /3000 tokens.*needs about .*(MB|GB).*free.*debertaLens\.maxTokens/.test(e.message),
+      );
+      assert.doesNotThrow(() => checkLength(model, 3000, need + 1));
+      // v3-large at 2048 tokens: the forward pass dominates, a few GB, not the 25 GB of keeping every layer.
+      const large = { ...model.checkpoint.spec, numLayers: 24, numHeads: 16, hiddenSize: 1024, intermediateSize: 4096, allHeadSize: 1024, headDim: 64 };
+      const est = estimateMemory(large, 2048);
+      assert.ok(est.total < 4 * 2 ** 30 && est.states === 24 * 2048 * 1024 * 4, `${est.total}`);
     } finally {
       await model.dispose();
     }

@@ -68,6 +68,7 @@ describe('textbook worked example of disentangled attention', () => {
 
   it('A attending to B: c2c 0, c2p 0.5, p2c 0.5, A_AB = 1.0; scaled 0.707 (1/√d) vs 0.408 (DeBERTa 1/√(3d))', async () => {
     const r = await model.explain({ ids: [0, 1] });
+    await r.load(0);
     const at = (kind: 'c2c' | 'c2p' | 'p2c' | 'scores') => r.value(0, 0, kind, 0, 1);
     const close = (x: number, want: number, what: string) => assert.ok(Math.abs(x - want) < 1e-5, `${what}: ${x} ≠ ${want}`);
     close(at('c2c'), 0, 'c2c (q_A · k_B)');

@@ -22,7 +22,7 @@ test('readSettings sanitises every value and falls back to defaults', () => {
   const bad: Record<string, unknown> = { executionProvider: 'tpu', maxTokens: 1.5, defaultTerm: 'qk', modelPath: 3 };
   const s = readSettings((k) => bad[k]);
   assert.equal(s.executionProvider, 'auto');
-  assert.equal(s.maxTokens, 512);
+  assert.equal(s.maxTokens, 4096);
   assert.equal(s.defaultTerm, 'probs');
   assert.equal(s.modelPath, '');
 });
@@ -108,7 +108,8 @@ test('ModelHost opens once per settings key, reopens on change, and does not cac
   assert.equal(a, b, 'concurrent explains share one open');
   assert.equal(opened.length, 1);
   assert.equal(opened[0].dir, '/ext/models/default');
-  assert.equal(opened[0].opts.maxTokens, 512);
+  assert.equal(opened[0].opts.maxTokens, 4096);
+  assert.match(String(opened[0].opts.maxTokensName), /debertaLens\.maxTokens/);
   assert.equal(await host.get({ ...s, defaultTerm: 'c2c' }), a, 'view settings do not reopen');
   const c = await host.get({ ...s, executionProvider: 'cpu' });
   assert.notEqual(c, a);

@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExplainResult, type LayerTensors } from '../../src/engine/result';
 import type { ModelInfo, Token } from '../../src/engine/types';
-import { answerRequest, availableKinds, downsampleInto, meanRowEntropy, protocolTokens } from '../../src/extension/slices';
+import { answerRequest } from '../../src/extension/request-dispatch';
+import { downsampleInto, meanRowEntropy } from '../../src/extension/matrix-math';
+import { availableKinds, protocolTokens } from '../../src/extension/result-shape';
 import {
   fromBuffer,
   parseRequestBody,
@@ -47,7 +49,7 @@ function makeResult(withP2c = true): ExplainResult {
   return new ExplainResult(model, tokens.map((t) => t.id), tokens, 2, layers, 'Hello big world');
 }
 
-test('toBuffer copies exactly the view, not the whole backing tensor', () => {
+test('toBuffer copies exactly the view, not the whole backing tensor', async () => {
   const big = Float32Array.from({ length: 100 }, (_, k) => k);
   const view = big.subarray(10, 20);
   const buf = toBuffer(view);
@@ -57,9 +59,9 @@ test('toBuffer copies exactly the view, not the whole backing tensor', () => {
   assert.equal(new Float32Array(buf)[0], 10);
 });
 
-test('a slice survives structured cloning (the webview transport) bit for bit', () => {
+test('a slice survives structured cloning (the webview transport) bit for bit', async () => {
   const r = makeResult();
-  const res = answerRequest(r, { type: 'slice', layer: 1, head: 1, kind: 'c2p' }) as SliceResponse;
+  const res = await answerRequest(r, { type: 'slice', layer: 1, head: 1, kind: 'c2p' }) as SliceResponse;
   const msg: HostToWebview = { type: 'response', id: 7, resultId: 3, ok: true, body: res };
   const cloned = structuredClone(msg);
   assert.equal(cloned.type, 'response');
@@ -69,14 +71,14 @@ test('a slice survives structured cloning (the webview transport) bit for bit', 
   assert.deepEqual(fromBuffer(body.data, body.n * body.n), r.slice(1, 1, 'c2p'));
 });
 
-test('fromBuffer rejects a payload whose size does not match its header', () => {
+test('fromBuffer rejects a payload whose size does not match its header', async () => {
   assert.throws(() => fromBuffer(new Float32Array(3).buffer, 4), /3 floats, expected 4/);
   assert.deepEqual([...fromBuffer(new Float32Array([1, 2]), 2)], [1, 2]);
 });
 
-test('scores slice equals (c2c + c2p + p2c) / scale', () => {
+test('scores slice equals (c2c + c2p + p2c) / scale', async () => {
   const r = makeResult();
-  const s = answerRequest(r, { type: 'slice', layer: 0, head: 0, kind: 'scores' }) as SliceResponse;
+  const s = await answerRequest(r, { type: 'slice', layer: 0, head: 0, kind: 'scores' }) as SliceResponse;
   const v = fromBuffer(s.data, 25);
   const c2c = r.slice(0, 0, 'c2c');
   const c2p = r.slice(0, 0, 'c2p');
@@ -84,57 +86,57 @@ test('scores slice equals (c2c + c2p + p2c) / scale', () => {
   for (let k = 0; k < 25; k++) assert.ok(Math.abs(v[k] - (c2c[k] + c2p[k] + p2c[k]) / 2) < 1e-6);
 });
 
-test('row request returns every kind the model has for one query', () => {
+test('row request returns every kind the model has for one query', async () => {
   const r = makeResult(false);
-  const res = answerRequest(r, { type: 'row', layer: 1, head: 0, i: 2 }) as RowResponse;
+  const res = await answerRequest(r, { type: 'row', layer: 1, head: 0, i: 2 }) as RowResponse;
   assert.deepEqual(Object.keys(res.rows).sort(), ['c2c', 'c2p', 'probs', 'scores']);
   assert.deepEqual(fromBuffer(res.rows.probs!, 5), r.slice(1, 0, 'probs').subarray(10, 15));
   assert.deepEqual(availableKinds(r), ['c2c', 'c2p', 'scores', 'probs']);
 });
 
-test('requests the result cannot answer give one-line errors', () => {
+test('requests the result cannot answer give one-line errors', async () => {
   const r = makeResult(false);
-  assert.throws(() => answerRequest(r, { type: 'slice', layer: 0, head: 0, kind: 'p2c' }), /no p2c term/);
-  assert.throws(() => answerRequest(r, { type: 'slice', layer: 5, head: 0, kind: 'c2c' }), /layer 5/);
-  assert.throws(() => answerRequest(r, { type: 'slice', layer: 0, head: 2, kind: 'c2c' }), /head 2/);
-  assert.throws(() => answerRequest(r, { type: 'row', layer: 0, head: 0, i: 5 }), /token 5/);
+  await assert.rejects(async () => answerRequest(r, { type: 'slice', layer: 0, head: 0, kind: 'p2c' }), /no p2c term/);
+  await assert.rejects(async () => answerRequest(r, { type: 'slice', layer: 5, head: 0, kind: 'c2c' }), /layer 5/);
+  await assert.rejects(async () => answerRequest(r, { type: 'slice', layer: 0, head: 2, kind: 'c2c' }), /head 2/);
+  await assert.rejects(async () => answerRequest(r, { type: 'row', layer: 0, head: 0, i: 5 }), /token 5/);
 });
 
-test('heads request block-averages each head to maxSize', () => {
+test('heads request block-averages each head to maxSize', async () => {
   const r = makeResult();
-  const res = answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 2 }) as HeadsResponse;
+  const res = await answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 2 }) as HeadsResponse;
   assert.equal(res.size, 2);
   const all = fromBuffer(res.data, 2 * 2 * 2);
   const s = r.slice(0, 1, 'c2c'); // head 1, blocks: rows/cols [0,2) and [2,5)
   let sum = 0;
   for (let i = 2; i < 5; i++) for (let j = 0; j < 2; j++) sum += s[i * 5 + j];
   assert.ok(Math.abs(all[4 + 2] - sum / 6) < 1e-6);
-  const full = answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 64 }) as HeadsResponse;
+  const full = await answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 64 }) as HeadsResponse;
   assert.equal(full.size, 5, 'never upsamples');
   assert.deepEqual(fromBuffer(full.data, 50).subarray(25), r.slice(0, 1, 'c2c'));
 });
 
-test('downsampleInto preserves the mean of a matrix when blocks are equal', () => {
+test('downsampleInto preserves the mean of a matrix when blocks are equal', async () => {
   const src = Float32Array.from({ length: 16 }, (_, k) => k);
   const dst = new Float32Array(4);
   downsampleInto(src, 4, 2, dst);
   assert.deepEqual([...dst], [2.5, 4.5, 10.5, 12.5]);
 });
 
-test('overview: entropy for probs, mean |value| for terms', () => {
+test('overview: entropy for probs, mean |value| for terms', async () => {
   const r = makeResult();
-  const ov = answerRequest(r, { type: 'overview', kind: 'probs' }) as OverviewResponse;
+  const ov = await answerRequest(r, { type: 'overview', kind: 'probs' }) as OverviewResponse;
   assert.equal(ov.metric, 'entropy');
   const v = fromBuffer(ov.data, 4);
   assert.ok(Math.abs(v[1 * 2 + 1] - meanRowEntropy(r.slice(1, 1, 'probs'), 5)) < 1e-6);
   assert.ok(v.every((x) => x > 0 && x <= Math.log(5) + 1e-6));
   const uniform = new Float32Array(9).fill(1 / 3);
   assert.ok(Math.abs(meanRowEntropy(uniform, 3) - Math.log(3)) < 1e-6);
-  const ov2 = answerRequest(r, { type: 'overview', kind: 'c2c' }) as OverviewResponse;
+  const ov2 = await answerRequest(r, { type: 'overview', kind: 'c2c' }) as OverviewResponse;
   assert.equal(ov2.metric, 'mean-abs');
 });
 
-test('parseWebviewMessage accepts well-formed messages and rejects malformed ones', () => {
+test('parseWebviewMessage accepts well-formed messages and rejects malformed ones', async () => {
   assert.deepEqual(parseWebviewMessage({ type: 'ready', version: 1 }), { type: 'ready', version: 1 });
   const req = { type: 'request', id: 4, resultId: 2, body: { type: 'slice', layer: 0, head: 1, kind: 'c2p' } };
   assert.deepEqual(parseWebviewMessage(structuredClone(req)), req);
@@ -166,7 +168,7 @@ test('RequestTracker pairs responses with requests by id and rejects stale ones'
   await assert.rejects(d.promise, /layer 9/);
 });
 
-test('protocolTokens keeps UTF-16 offsets and special flags', () => {
+test('protocolTokens keeps UTF-16 offsets and special flags', async () => {
   const toks = protocolTokens(makeResult());
   assert.deepEqual(toks[1], { i: 1, text: '▁Hello', start: 0, end: 5, special: false });
   assert.equal(toks[4].special, true);
@@ -185,14 +187,14 @@ test('answers requests from a real explain of the v3_tiny fixture', async () => 
     const r = await model.explain({ text });
     const toks = protocolTokens(r);
     for (const t of toks) assert.ok(t.start >= 0 && t.end <= text.length && t.start <= t.end, `token ${t.i} offsets in range`);
-    const probs = answerRequest(r, { type: 'slice', layer: 1, head: 3, kind: 'probs' }) as SliceResponse;
+    const probs = await answerRequest(r, { type: 'slice', layer: 1, head: 3, kind: 'probs' }) as SliceResponse;
     const p = fromBuffer(structuredClone(probs).data, r.n * r.n);
     for (let i = 0; i < r.n; i++) {
       let s = 0;
       for (let j = 0; j < r.n; j++) s += p[i * r.n + j];
       assert.ok(Math.abs(s - 1) < 1e-4, `row ${i} of probs sums to 1 (${s})`);
     }
-    const row = answerRequest(r, { type: 'row', layer: 0, head: 0, i: 2 }) as RowResponse;
+    const row = await answerRequest(r, { type: 'row', layer: 0, head: 0, i: 2 }) as RowResponse;
     assert.deepEqual(Object.keys(row.rows).sort(), ['c2c', 'c2p', 'p2c', 'probs', 'scores']);
     assert.equal(fromBuffer(row.rows.c2p!, r.n)[4], r.value(0, 0, 'c2p', 2, 4));
   } finally {

@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ablateLayer, aggregate, bucketLens, discountSpecialColumns, distanceProfile, rolloutResult, termShareGrid } from '../../src/analysis';
-import { answerRequest, memo, positionSpecOf } from '../../src/extension/slices';
+import { answerRequest } from '../../src/extension/request-dispatch';
+import { memo } from '../../src/extension/result-memo';
+import { positionSpecOf } from '../../src/extension/result-shape';
 import {
   fromBuffer,
   parseRequestBody,
@@ -23,39 +25,39 @@ const n = result.n;
 const ctx = { positions: V3_SPEC };
 
 /** Parses the body as the host does and clones the answer as postMessage would. */
-function ask<T>(body: RequestBody): T {
+async function ask<T>(body: RequestBody): Promise<T> {
   const parsed = parseRequestBody(JSON.parse(JSON.stringify(body)));
   assert.ok(parsed, `request ${JSON.stringify(body)} parses`);
-  return structuredClone(answerRequest(result, parsed, ctx)) as T;
+  return structuredClone(await answerRequest(result, parsed, ctx)) as T;
 }
 
-test('aggregate: mean and max over heads match the analysis functions, specials discounted on request', () => {
+test('aggregate: mean and max over heads match the analysis functions, specials discounted on request', async () => {
   for (const op of ['mean', 'max'] as const) {
-    const r = ask<AggregateResponse>({ type: 'aggregate', layer: 1, head: op, kind: 'probs', discountSpecial: false });
-    assert.deepEqual([...fromBuffer(r.data, n * n)], [...aggregate(result, 'probs', op, { layers: [1] })]);
+    const r = await ask<AggregateResponse>({ type: 'aggregate', layer: 1, head: op, kind: 'probs', discountSpecial: false });
+    assert.deepEqual([...fromBuffer(r.data, n * n)], [...await aggregate(result, 'probs', op, { layers: [1] })]);
   }
   const special = result.tokens.map((t) => t.special);
   assert.ok(special.some(Boolean), 'the fixture has [CLS]/[SEP]');
-  const d = ask<AggregateResponse>({ type: 'aggregate', layer: 0, head: 'mean', kind: 'probs', discountSpecial: true });
+  const d = await ask<AggregateResponse>({ type: 'aggregate', layer: 0, head: 'mean', kind: 'probs', discountSpecial: true });
   const got = fromBuffer(d.data, n * n);
-  assert.deepEqual([...got], [...discountSpecialColumns(aggregate(result, 'probs', 'mean', { layers: [0] }), n, special)]);
+  assert.deepEqual([...got], [...discountSpecialColumns(await aggregate(result, 'probs', 'mean', { layers: [0] }), n, special)]);
   for (let j = 0; j < n; j++) if (special[j]) assert.equal(got[j], 0, 'special key columns are zero');
   const row0 = got.subarray(0, n).reduce((a, b) => a + b, 0);
   assert.ok(Math.abs(row0 - 1) < 1e-5, `rows renormalised, got ${row0}`);
-  const all = ask<AggregateResponse>({ type: 'aggregate', layer: 'all', head: 'max', kind: 'c2c', discountSpecial: false });
-  assert.deepEqual([...fromBuffer(all.data, n * n)], [...aggregate(result, 'c2c', 'max')]);
-  const one = ask<AggregateResponse>({ type: 'aggregate', layer: 1, head: 2, kind: 'probs', discountSpecial: false });
+  const all = await ask<AggregateResponse>({ type: 'aggregate', layer: 'all', head: 'max', kind: 'c2c', discountSpecial: false });
+  assert.deepEqual([...fromBuffer(all.data, n * n)], [...await aggregate(result, 'c2c', 'max')]);
+  const one = await ask<AggregateResponse>({ type: 'aggregate', layer: 1, head: 2, kind: 'probs', discountSpecial: false });
   assert.deepEqual([...fromBuffer(one.data, n * n)], [...result.slice(1, 2, 'probs')]);
 });
 
-test('aggregate refuses discounting a raw term and an unknown layer with one line', () => {
-  assert.throws(() => answerRequest(result, { type: 'aggregate', layer: 0, head: 'mean', kind: 'c2c', discountSpecial: true }), /probs only/);
-  assert.throws(() => answerRequest(result, { type: 'aggregate', layer: 99, head: 'mean', kind: 'probs', discountSpecial: false }), /layer 99/);
+test('aggregate refuses discounting a raw term and an unknown layer with one line', async () => {
+  await assert.rejects(async () => answerRequest(result, { type: 'aggregate', layer: 0, head: 'mean', kind: 'c2c', discountSpecial: true }), /probs only/);
+  await assert.rejects(async () => answerRequest(result, { type: 'aggregate', layer: 99, head: 'mean', kind: 'probs', discountSpecial: false }), /layer 99/);
 });
 
-test('shares: the layer × head grid and its labels', () => {
-  const r = ask<SharesResponse>({ type: 'shares', weighting: 'uniform' });
-  const g = termShareGrid(result);
+test('shares: the layer × head grid and its labels', async () => {
+  const r = await ask<SharesResponse>({ type: 'shares', weighting: 'uniform' });
+  const g = await termShareGrid(result);
   assert.equal(r.layers.length * r.heads, r.labels.length);
   assert.deepEqual([...fromBuffer(r.content, r.labels.length)], [...g.content]);
   assert.deepEqual([...fromBuffer(r.c2p!, r.labels.length)], [...g.c2p!]);
@@ -64,9 +66,9 @@ test('shares: the layer × head grid and its labels', () => {
   for (let k = 0; k < c.length; k++) assert.ok(c[k] >= 0 && c[k] <= 1);
 });
 
-test('ablation: one head of the layer ablation, with per-row KL and TV', () => {
-  const r = ask<AblationResponse>({ type: 'ablation', layer: 1, head: 3, preset: 'content-only' });
-  const a = ablateLayer(result, 1, 'content-only');
+test('ablation: one head of the layer ablation, with per-row KL and TV', async () => {
+  const r = await ask<AblationResponse>({ type: 'ablation', layer: 1, head: 3, preset: 'content-only' });
+  const a = await ablateLayer(result, 1, 'content-only');
   const nn = n * n;
   assert.deepEqual(r.kept, ['c2c']);
   assert.deepEqual([...fromBuffer(r.probs, nn)], [...a.probs.subarray(3 * nn, 4 * nn)]);
@@ -75,23 +77,23 @@ test('ablation: one head of the layer ablation, with per-row KL and TV', () => {
   assert.deepEqual([...fromBuffer(r.kl, n)], [...a.kl.subarray(3 * n, 4 * n)]);
   assert.deepEqual([...fromBuffer(r.tv, n)], [...a.tv.subarray(3 * n, 4 * n)]);
   // 'all' reproduces the real probabilities.
-  const same = ask<AblationResponse>({ type: 'ablation', layer: 0, head: 0, preset: 'all' });
+  const same = await ask<AblationResponse>({ type: 'ablation', layer: 0, head: 0, preset: 'all' });
   const tv = fromBuffer(same.tv, n);
   for (let i = 0; i < n; i++) assert.ok(tv[i] < 1e-5, `TV of the identity ablation is ~0, row ${i}: ${tv[i]}`);
 });
 
-test('ablation answers stay whole when asked twice (the memo keeps arrays, not posted buffers)', () => {
-  const a = answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
-  const b = answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
+test('ablation answers stay whole when asked twice (the memo keeps arrays, not posted buffers)', async () => {
+  const a = await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
+  const b = await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
   assert.notEqual(a.probs, b.probs, 'fresh buffers per answer');
   structuredClone(a, { transfer: [a.probs] }); // detaches a.probs, as a transferring transport would
   assert.equal(fromBuffer(b.probs, n * n).length, n * n);
-  const c = answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
+  const c = await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
   assert.equal(c.probs.byteLength, n * n * 4);
 });
 
-test('distance: c2p, p2c and probs profiles over δ, all rows and one query row', () => {
-  const r = ask<DistanceResponse>({ type: 'distance', layer: 0, head: 2, query: null });
+test('distance: c2p, p2c and probs profiles over δ, all rows and one query row', async () => {
+  const r = await ask<DistanceResponse>({ type: 'distance', layer: 0, head: 2, query: null });
   for (const k of ['c2p', 'p2c', 'probs'] as const) {
     const p = distanceProfile(result.slice(0, 2, k), n);
     const s = r.series[k]!;
@@ -99,7 +101,7 @@ test('distance: c2p, p2c and probs profiles over δ, all rows and one query row'
     assert.deepEqual([...fromBuffer(s.mean, 2 * n - 1)], [...Float32Array.from(p.mean)]);
     assert.deepEqual([...fromBuffer(s.std, 2 * n - 1)], [...Float32Array.from(p.std)]);
   }
-  const q = ask<DistanceResponse>({ type: 'distance', layer: 0, head: 2, query: 3 });
+  const q = await ask<DistanceResponse>({ type: 'distance', layer: 0, head: 2, query: 3 });
   const m = fromBuffer(q.series.c2p!.mean, 2 * n - 1);
   // Row 3 alone: δ = 3 − j for j = 0..n−1, so δ ∈ [3 − (n−1), 3]; everything else has no cell (NaN).
   for (let k = 0; k < 2 * n - 1; k++) {
@@ -107,34 +109,34 @@ test('distance: c2p, p2c and probs profiles over δ, all rows and one query row'
     if (d <= 3 && d >= 3 - (n - 1)) assert.equal(m[k], result.value(0, 2, 'c2p', 3, 3 - d));
     else assert.ok(Number.isNaN(m[k]));
   }
-  assert.throws(() => answerRequest(result, { type: 'distance', layer: 0, head: 2, query: n }), /out of range/);
+  await assert.rejects(async () => answerRequest(result, { type: 'distance', layer: 0, head: 2, query: n }), /out of range/);
 });
 
-test('buckets: zones and table rows per pair from the model geometry', () => {
-  const r = ask<BucketsResponse>({ type: 'buckets' });
+test('buckets: zones and table rows per pair from the model geometry', async () => {
+  const r = await ask<BucketsResponse>({ type: 'buckets' });
   const b = bucketLens(n, V3_SPEC);
   assert.equal(r.n, n);
   assert.deepEqual([...fromBuffer(r.zoneOf, n * n)], [...b.zoneOf]);
   assert.deepEqual([...fromBuffer(r.rowOf, n * n)], [...b.rowOf]);
   assert.deepEqual(r.groups.map((g) => g.row), b.groups.map((g) => g.row));
   assert.ok(r.zones.includes('log'));
-  assert.throws(() => answerRequest(result, { type: 'buckets' }), /position settings/);
+  await assert.rejects(async () => answerRequest(result, { type: 'buckets' }), /position settings/);
 });
 
-test('positionSpecOf resolves the span like the config reader', () => {
+test('positionSpecOf resolves the span like the config reader', async () => {
   assert.deepEqual(positionSpecOf({ position_buckets: 16, max_relative_positions: 32 }), V3_SPEC);
   assert.deepEqual(positionSpecOf({ position_buckets: 0, max_relative_positions: 512 }), { positionBuckets: 0, maxRelativePositions: 512, attSpan: 512 });
 });
 
-test('rollout: real and ablated, as the analysis computes them', () => {
-  const r = ask<RolloutResponse>({ type: 'rollout', preset: 'all' });
-  assert.deepEqual([...fromBuffer(r.data, n * n)], [...rolloutResult(result)]);
-  const a = ask<RolloutResponse>({ type: 'rollout', preset: 'position-only' });
-  assert.deepEqual([...fromBuffer(a.data, n * n)], [...rolloutResult(result, { ablation: 'position-only' })]);
+test('rollout: real and ablated, as the analysis computes them', async () => {
+  const r = await ask<RolloutResponse>({ type: 'rollout', preset: 'all' });
+  assert.deepEqual([...fromBuffer(r.data, n * n)], [...await rolloutResult(result)]);
+  const a = await ask<RolloutResponse>({ type: 'rollout', preset: 'position-only' });
+  assert.deepEqual([...fromBuffer(a.data, n * n)], [...await rolloutResult(result, { ablation: 'position-only' })]);
   assert.notDeepEqual([...fromBuffer(a.data, n * n)], [...fromBuffer(r.data, n * n)]);
 });
 
-test('memo computes once per key and result', () => {
+test('memo computes once per key and result', async () => {
   let calls = 0;
   const make = () => ++calls;
   assert.equal(memo(result, 'test/x', make), 1);
@@ -142,7 +144,7 @@ test('memo computes once per key and result', () => {
   assert.equal(memo(fixtureResult('text0'), 'test/x', make), 2, 'another result has its own memo');
 });
 
-test('the new requests and the export message are validated like the old ones', () => {
+test('the new requests and the export message are validated like the old ones', async () => {
   assert.equal(parseRequestBody({ type: 'ablation', layer: 0, head: 0, preset: 'bogus' }), undefined);
   assert.equal(parseRequestBody({ type: 'aggregate', layer: 'x', head: 'mean', kind: 'probs' }), undefined);
   assert.equal(parseRequestBody({ type: 'rollout', preset: 'all;rm' }), undefined);

@@ -1,10 +1,10 @@
-// Host side of issue 5's word merging and selection diff: answerRequest('words' | 'diff') on real fixture
+// Host side of issue 5's word merging and selection diff: await answerRequest('words' | 'diff') on real fixture
 // results (HF-computed v3_tiny outputs), through the parse → answer → structured-clone path the panel uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregate, diffMatched, groupWords, matchTokens, poolGroups } from '../../src/analysis';
 import type { ExplainResult } from '../../src/engine/result';
-import { answerRequest, type AnswerContext } from '../../src/extension/slices';
+import { answerRequest, type AnswerContext } from '../../src/extension/request-dispatch';
 import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/protocol';
 import { reconcileState } from '../../webview/nav';
 import { diffCaption, DIFF_EMPTY, mergeCaption } from '../../webview/views-model';
@@ -13,14 +13,14 @@ import { fixtureResult } from './analysis-fixture';
 const a = fixtureResult('text1'); // "hello world, this is a test of the tokenizer."
 const b = fixtureResult('text0'); // "the quick brown fox jumps over the lazy dog"
 
-function ask<T>(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): T {
+async function ask<T>(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): Promise<T> {
   const parsed = parseRequestBody(JSON.parse(JSON.stringify(body)));
   assert.ok(parsed, `request ${JSON.stringify(body)} parses`);
-  return structuredClone(answerRequest(result, parsed, ctx)) as T;
+  return structuredClone(await answerRequest(result, parsed, ctx)) as T;
 }
 
-test('words: probs pooled onto word groups, rows mean and columns sum, so rows still sum to 1', () => {
-  const r = ask<WordsResponse>(a, { type: 'words', layer: 1, head: 2, kind: 'probs', mode: 'words' });
+test('words: probs pooled onto word groups, rows mean and columns sum, so rows still sum to 1', async () => {
+  const r = await ask<WordsResponse>(a, { type: 'words', layer: 1, head: 2, kind: 'probs', mode: 'words' });
   const groups = groupWords(a.tokens, a.text, 'words');
   assert.equal(r.n, groups.length);
   assert.ok(r.n < a.n, `${a.n} pieces merge into fewer words (${r.n})`);
@@ -38,26 +38,26 @@ test('words: probs pooled onto word groups, rows mean and columns sum, so rows s
   assert.ok(r.groups[0].special && r.groups[r.n - 1].special, '[CLS] and [SEP] stay their own groups');
 });
 
-test('words: raw terms pool columns by mean; head mean/max pools the head aggregate', () => {
+test('words: raw terms pool columns by mean; head mean/max pools the head aggregate', async () => {
   const groups = groupWords(a.tokens, a.text, 'identifiers');
-  const c = ask<WordsResponse>(a, { type: 'words', layer: 0, head: 0, kind: 'c2p', mode: 'identifiers' });
+  const c = await ask<WordsResponse>(a, { type: 'words', layer: 0, head: 0, kind: 'c2p', mode: 'identifiers' });
   assert.equal(c.columns, 'mean');
   assert.equal(c.mode, 'identifiers');
   assert.deepEqual([...fromBuffer(c.data, c.n * c.n)], [...poolGroups(a.slice(0, 0, 'c2p'), a.n, groups, { columns: 'mean' })]);
-  const m = ask<WordsResponse>(a, { type: 'words', layer: 1, head: 'mean', kind: 'probs', mode: 'identifiers' });
-  assert.deepEqual([...fromBuffer(m.data, m.n * m.n)], [...poolGroups(aggregate(a, 'probs', 'mean', { layers: [1] }), a.n, groups, { columns: 'sum' })]);
-  assert.throws(() => answerRequest(a, { type: 'words', layer: 99, head: 0, kind: 'probs', mode: 'words' }), /layer 99 is not in this result/);
+  const m = await ask<WordsResponse>(a, { type: 'words', layer: 1, head: 'mean', kind: 'probs', mode: 'identifiers' });
+  assert.deepEqual([...fromBuffer(m.data, m.n * m.n)], [...poolGroups(await aggregate(a, 'probs', 'mean', { layers: [1] }), a.n, groups, { columns: 'sum' })]);
+  await assert.rejects(async () => answerRequest(a, { type: 'words', layer: 99, head: 0, kind: 'probs', mode: 'words' }), /layer 99 is not in this result/);
 });
 
-test('diff: without a previous result the view is told so, not given zeros', () => {
-  const r = ask<DiffResponse>(b, { type: 'diff', layer: 0, head: 0, kind: 'probs' });
+test('diff: without a previous result the view is told so, not given zeros', async () => {
+  const r = await ask<DiffResponse>(b, { type: 'diff', layer: 0, head: 0, kind: 'probs' });
   assert.equal(r.hasPrevious, false);
   assert.equal(r.pairs.length, 0);
   assert.match(DIFF_EMPTY, /Explain twice/);
 });
 
-test('diff: current − previous over LCS-matched tokens, labels are the matched pieces', () => {
-  const r = ask<DiffResponse>(b, { type: 'diff', layer: 1, head: 3, kind: 'c2c' }, { previous: a });
+test('diff: current − previous over LCS-matched tokens, labels are the matched pieces', async () => {
+  const r = await ask<DiffResponse>(b, { type: 'diff', layer: 1, head: 3, kind: 'c2c' }, { previous: a });
   const match = matchTokens(a.tokens, b.tokens);
   assert.equal(r.hasPrevious, true);
   assert.deepEqual(r.pairs, match.pairs);
@@ -68,12 +68,12 @@ test('diff: current − previous over LCS-matched tokens, labels are the matched
   const P = r.pairs.length;
   assert.deepEqual([...fromBuffer(r.data, P * P)], [...diffMatched(a.slice(1, 3, 'c2c'), a.n, b.slice(1, 3, 'c2c'), b.n, match.pairs)]);
   // Same text twice: every token matches and the difference is exactly zero.
-  const same = ask<DiffResponse>(b, { type: 'diff', layer: 0, head: 1, kind: 'probs' }, { previous: fixtureResult('text0') });
+  const same = await ask<DiffResponse>(b, { type: 'diff', layer: 0, head: 1, kind: 'probs' }, { previous: fixtureResult('text0') });
   assert.equal(same.pairs.length, b.n);
   assert.ok(fromBuffer(same.data, b.n * b.n).every((v) => v === 0));
 });
 
-test('diff and words requests are validated as untrusted input', () => {
+test('diff and words requests are validated as untrusted input', async () => {
   assert.equal(parseRequestBody({ type: 'diff', layer: 0, head: 'mean', kind: 'probs' }), undefined);
   assert.equal(parseRequestBody({ type: 'diff', layer: 0, head: 0, kind: 'nope' }), undefined);
   assert.equal(parseRequestBody({ type: 'words', layer: '0', head: 0, kind: 'probs' }), undefined);
@@ -82,7 +82,7 @@ test('diff and words requests are validated as untrusted input', () => {
   });
 });
 
-test('captions name the pooling rule and the match count; saved merge survives a reload', () => {
+test('captions name the pooling rule and the match count; saved merge survives a reload', async () => {
   assert.match(mergeCaption('probs', 'words', 'sum', 9, 14), /14 pieces merged into 9 words: each row is the mean .* each column the sum .*rows still sum to 1/);
   assert.match(mergeCaption('c2c', 'identifiers', 'mean', 3, 5), /into 3 identifiers.*column the mean/);
   assert.equal(diffCaption('probs', 2, 1, 12, 14, 13), 'probs, layer 2, head 1: current − previous explain, 12 of 14 tokens matched (previous had 13).');

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type LengthReport, runBench } from '../../src/bench';
+import type { LengthReport } from '../../src/bench';
 import type { ExecutionProviderSetting } from '../../src/engine/types';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
@@ -30,10 +30,23 @@ function runTorch(dir: string, lengths: string, runs: number, threads: number, e
   return JSON.parse(r.stdout);
 }
 
+function runEngineBench(dir: string, lengths: number[], runs: number, threads: number, ep: string) {
+  const cli = path.join(REPO, 'out', 'src', 'cli.js');
+  const args = [cli, 'bench', '--model', dir, '--lengths', lengths.join(','), '--runs', String(runs), '--threads', String(threads), '--ep', ep, '--json', '--cache-dir', path.join(dir, '.cache')];
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`deberta-lens bench failed on ${dir}`);
+  return JSON.parse(r.stdout) as { lengths: LengthReport[] };
+}
+
 async function main() {
-  const names = flag('geometries', 'v3-xsmall,v3-base,v3-large').split(',');
-  const lengths = flag('lengths', '32,128,512');
-  const runs = Number(flag('runs', '5'));
+  const names = flag('geometries', 'v3-base,v3-large').split(',');
+  // `--lengths 32,128,512` for every geometry, or per geometry: `v3-base=512,1024;v3-large=1024,2048`.
+  const lengthsFlag = flag('lengths', 'v3-xsmall=128,512;v3-small=128,512;v3-base=512,1024,2048,4096;v3-large=512,1024,2048');
+  const lengthsOf = (name: string) =>
+    lengthsFlag.includes('=') ? (lengthsFlag.split(';').find((p) => p.startsWith(`${name}=`))?.split('=')[1] ?? '') : lengthsFlag;
+  // HF's eager forward at the engine's long lengths takes minutes and GBs: by default only up to 512 tokens.
+  const torchMax = Number(flag('torch-max-tokens', '512'));
+  const runs = Number(flag('runs', '3'));
   const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
   const ep = flag('ep', 'cpu') as ExecutionProviderSetting;
   const withTorch = flag('torch', 'auto') !== 'no' && torchAvailable();
@@ -47,12 +60,15 @@ async function main() {
       process.stderr.write(`writing random ${name} checkpoint…\n`);
       writeV3Checkpoint(dir, g);
       process.stderr.write(`benchmarking deberta-lens on ${name}…\n`);
-      const lens = await runBench(dir, { engine: { threads, executionProvider: ep }, lengths: lengths.split(',').map(Number), runs });
+      const lengths = lengthsOf(name).split(',').filter(Boolean).map(Number);
+      // In its own process, so that its peak memory is the engine's alone (not this script's checkpoint writing).
+      const lens = runEngineBench(dir, lengths, runs, threads, ep);
       const entry: Record<string, unknown> = { geometry: name, lens };
-      if (withTorch) {
+      const torchLengths = lengths.filter((n) => n <= torchMax).join(',');
+      if (withTorch && torchLengths) {
         process.stderr.write(`benchmarking the HF eager re-creation on ${name}…\n`);
-        entry.hf_eager = runTorch(dir, lengths, runs, threads, {});
-        entry.hf_eager_skylakex = runTorch(dir, lengths, runs, threads, { OPENBLAS_CORETYPE: 'SkylakeX' });
+        entry.hf_eager = runTorch(dir, torchLengths, runs, threads, {});
+        entry.hf_eager_skylakex = runTorch(dir, torchLengths, runs, threads, { OPENBLAS_CORETYPE: 'SkylakeX' });
       }
       report.push(entry);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -70,7 +86,11 @@ async function main() {
 type TorchRow = { tokens: number; forward_attn_ms_median: number; forward_terms_ms_median: number };
 
 function table(report: Record<string, unknown>[]): string {
-  const lines = ['', '| geometry | tokens | explain ms (run in ORT; all tensors read) | forward ms | term overhead run / delivered (floor) | GFLOP/s (share of matmul peak) | HF eager ms (+terms) | HF eager SkylakeX ms | speed-up vs HF | peak RSS MB (caller + runtime) |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '',
+    '| geometry | tokens | explain ms | plain forward ms | explain / forward | first layer ms | all layers ms | HF eager ms | HF eager SkylakeX ms | speed-up vs HF | states MB | layer MB | peak RSS MB (caller + runtime) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const e of report) {
     const lens = e.lens as { lengths: LengthReport[] };
     const hf = (e.hf_eager as { lengths?: TorchRow[] } | undefined)?.lengths ?? [];
@@ -79,11 +99,21 @@ function table(report: Record<string, unknown>[]): string {
       const h = hf.find((x) => x.tokens === r.tokens);
       const s = sk.find((x) => x.tokens === r.tokens);
       lines.push(
-        `| ${e.geometry} | ${r.tokens} | ${r.explain_ms_median} (${r.explain_run_ms_median}; ${r.explain_read_all_ms_median}) | ${r.forward_ms_median} | ${(r.term_overhead * 100).toFixed(1)}% / ${(r.term_overhead_delivered * 100).toFixed(1)}% (${(r.term_overhead_floor * 100).toFixed(1)}%) | ${r.explain_gflops} (${(r.matmul_efficiency * 100).toFixed(0)}%) | ${h ? `${h.forward_attn_ms_median} (${h.forward_terms_ms_median})` : '–'} | ${s ? s.forward_attn_ms_median : '–'} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.peak_rss_mb} + ${r.runtime_peak_rss_mb} |`,
+        `| ${e.geometry} | ${r.tokens} | ${r.explain_ms_median} | ${r.forward_ms_median} | ${r.explain_over_forward.toFixed(2)}× | ${r.first_layer_ms_median} | ${r.all_layers_ms} | ${h ? h.forward_attn_ms_median : '–'} | ${s ? s.forward_attn_ms_median : '–'} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.states_mb} | ${r.layer_mb} | ${r.peak_rss_mb} + ${r.runtime_peak_rss_mb} |`,
       );
     }
+    lines.push(slope(e.geometry as string, lens.lengths));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** How cost grows with n between the shortest and longest length: the exponent k in cost ∝ n^k. */
+function slope(geometry: string, rows: LengthReport[]): string {
+  if (rows.length < 2) return '';
+  const a = rows[0], b = rows[rows.length - 1];
+  const k = (x: number, y: number) => (Math.log(y / x) / Math.log(b.tokens / a.tokens)).toFixed(2);
+  const rss = (r: LengthReport) => r.peak_rss_mb + r.runtime_peak_rss_mb;
+  return `| ${geometry} slope ${a.tokens}→${b.tokens} | n^k | explain k = ${k(a.explain_ms_median, b.explain_ms_median)} | forward k = ${k(a.forward_ms_median, b.forward_ms_median)} | | first layer k = ${k(a.first_layer_ms_median, b.first_layer_ms_median)} | | | | | states k = ${k(a.states_mb, b.states_mb)} | layer k = ${k(a.layer_mb, b.layer_mb)} | RSS k = ${k(rss(a), rss(b))} |`;
 }
 
 main().catch((e) => {

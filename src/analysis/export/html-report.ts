@@ -43,7 +43,7 @@ function base64(t: Float32Array): string {
   return Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('base64');
 }
 
-export function toHtmlReport(result: ExplainResult, opts: HtmlReportOptions = {}): string {
+export async function toHtmlReport(result: ExplainResult, opts: HtmlReportOptions = {}): Promise<string> {
   const layers = opts.layers ?? result.layers;
   const kinds = opts.kinds ?? [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
   for (const l of layers) {
@@ -57,7 +57,10 @@ export function toHtmlReport(result: ExplainResult, opts: HtmlReportOptions = {}
     throw new LensError(`report: ${(bytes / 2 ** 20).toFixed(0)} MiB of matrices is too much for one HTML page (limit ${(max / 2 ** 20).toFixed(0)} MiB); choose fewer layers or kinds, or use --format npz`);
   }
   const data: Record<string, string> = {};
-  for (const l of layers) for (const k of kinds) data[`${l}/${k}`] = base64(result.tensor(l, k));
+  for (const l of layers) {
+    await result.load(l);
+    for (const k of kinds) data[`${l}/${k}`] = base64(result.tensor(l, k));
+  }
   const initialKind = opts.initial?.kind && kinds.includes(opts.initial.kind) ? opts.initial.kind : kinds.includes('probs') ? 'probs' : kinds[0];
   const meta = {
     n: result.n,

@@ -56,22 +56,25 @@ function nested(t: Float32Array, heads: number, n: number): (number | null)[][][
 }
 
 /** The JSON object (for results small enough to hold as JS arrays). */
-export function toJson(result: ExplainResult): Record<string, unknown> {
-  const layers = result.layers.map((layer) => {
+export async function toJson(result: ExplainResult): Promise<Record<string, unknown>> {
+  const layers: Record<string, unknown>[] = [];
+  for (const layer of result.layers) {
+    await result.load(layer);
     const o: Record<string, unknown> = { layer };
     for (const k of kindsOf(result)) o[k] = nested(result.tensor(layer, k), result.heads, result.n);
-    return o;
-  });
+    layers.push(o);
+  }
   return { ...header(result), layers };
 }
 
-/** The same JSON as text, one chunk per matrix row; join or stream the chunks. */
-export function* jsonChunks(result: ExplainResult): Generator<string> {
+/** The same JSON as text, one chunk per matrix row, computing one layer at a time; join or stream the chunks. */
+export async function* jsonChunks(result: ExplainResult): AsyncGenerator<string> {
   const head = JSON.stringify(header(result));
   yield head.slice(0, -1) + ',"layers":[';
   const { n, heads } = result;
   const layers = result.layers;
   for (let li = 0; li < layers.length; li++) {
+    await result.load(layers[li]);
     yield `${li ? ',' : ''}{"layer":${layers[li]}`;
     for (const k of kindsOf(result)) {
       const t = result.tensor(layers[li], k);
@@ -90,6 +93,8 @@ export function* jsonChunks(result: ExplainResult): Generator<string> {
   yield ']}';
 }
 
-export function toJsonText(result: ExplainResult): string {
-  return [...jsonChunks(result)].join('');
+export async function toJsonText(result: ExplainResult): Promise<string> {
+  const parts: string[] = [];
+  for await (const c of jsonChunks(result)) parts.push(c);
+  return parts.join('');
 }

@@ -6,6 +6,16 @@ export type NpyArray = { dtype: 'float32'; shape: number[]; data: Float32Array }
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
 export function encodeNpy(data: Float32Array | Int32Array, shape: readonly number[]): Uint8Array {
+  const header = npyHeader(data, shape);
+  const out = new Uint8Array(header.length + data.byteLength);
+  out.set(header, 0);
+  // Typed arrays are little-endian on every platform Node runs VS Code on.
+  out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), header.length);
+  return out;
+}
+
+/** The header alone, for writers that stream the data after it without a copy. */
+export function npyHeader(data: Float32Array | Int32Array, shape: readonly number[]): Uint8Array {
   const count = shape.reduce((a, b) => a * b, 1);
   if (count !== data.length) throw new LensError(`export: shape [${shape.join(',')}] does not hold ${data.length} values`);
   const descr = data instanceof Float32Array ? '<f4' : '<i4';
@@ -14,14 +24,12 @@ export function encodeNpy(data: Float32Array | Int32Array, shape: readonly numbe
   // Pad with spaces and a newline so the data starts on a 64-byte boundary (what numpy writes).
   const total = Math.ceil((10 + header.length + 1) / 64) * 64;
   header = header + ' '.repeat(total - 10 - header.length - 1) + '\n';
-  const out = new Uint8Array(total + data.byteLength);
+  const out = new Uint8Array(total);
   out.set(MAGIC, 0);
   out[6] = 1;
   out[7] = 0;
   new DataView(out.buffer).setUint16(8, header.length, true);
   for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
-  // Typed arrays are little-endian on every platform Node runs VS Code on.
-  out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), total);
   return out;
 }
 

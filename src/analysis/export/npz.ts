@@ -5,8 +5,9 @@
 import { LensError } from '../../engine/errors';
 import { ExplainResult, type LayerTensors } from '../../engine/result';
 import type { ModelInfo, Token } from '../../engine/types';
-import { decodeNpy, encodeNpy } from './npy';
-import { readZip, writeZip, type ZipEntry } from './zip';
+import { decodeNpy, encodeNpy, npyHeader } from './npy';
+import { writeChunks } from './write-chunks';
+import { concatBytes, readZip, ZipWriter, type ZipWriterOptions } from './zip';
 
 const FORMAT = 'deberta-lens-npz';
 
@@ -24,13 +25,17 @@ interface NpzMeta {
 
 const KINDS = ['c2c', 'c2p', 'p2c', 'probs'] as const;
 
-export function toNpz(result: ExplainResult): Uint8Array {
+/** The archive's bytes in order, computing one layer at a time (zip64 once the archive passes 4 GiB). */
+export async function* npzChunks(result: ExplainResult, opts: ZipWriterOptions = {}): AsyncGenerator<Uint8Array> {
   const { n, heads } = result;
-  const entries: ZipEntry[] = [{ name: 'input_ids.npy', data: encodeNpy(Int32Array.from(result.inputIds), [n]) }];
+  const zip = new ZipWriter(opts);
+  yield* zip.entry('input_ids.npy', [encodeNpy(Int32Array.from(result.inputIds), [n])]);
   for (const layer of result.layers) {
+    await result.load(layer);
     for (const kind of KINDS) {
       if (!result.has(kind)) continue;
-      entries.push({ name: `layer${layer}_${kind}.npy`, data: encodeNpy(result.tensor(layer, kind), [heads, n, n]) });
+      const t = result.tensor(layer, kind);
+      yield* zip.entry(`layer${layer}_${kind}.npy`, [npyHeader(t, [heads, n, n]), new Uint8Array(t.buffer, t.byteOffset, t.byteLength)]);
     }
   }
   const meta: NpzMeta = {
@@ -44,8 +49,20 @@ export function toNpz(result: ExplainResult): Uint8Array {
     tokens: result.tokens,
     ...(result.text !== undefined ? { text: result.text } : {}),
   };
-  entries.push({ name: 'meta.json', data: new TextEncoder().encode(JSON.stringify(meta)) });
-  return writeZip(entries);
+  yield* zip.entry('meta.json', [new TextEncoder().encode(JSON.stringify(meta))]);
+  yield* zip.finish();
+}
+
+/** Writes the .npz of a result to `file`, layer by layer. */
+export function writeNpzFile(result: ExplainResult, file: string, opts: ZipWriterOptions = {}): Promise<void> {
+  return writeChunks(file, npzChunks(result, opts));
+}
+
+/** The whole .npz in memory (small results, tests). */
+export async function toNpz(result: ExplainResult, opts: ZipWriterOptions = {}): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const c of npzChunks(result, opts)) parts.push(c.slice());
+  return concatBytes(parts);
 }
 
 /** Parse what toNpz wrote back into an ExplainResult. `source` (a file path) names the file in errors. */

@@ -1,5 +1,7 @@
-// Minimal zip: stored entries (no compression), no zip64, no encryption. Enough for .npz, which numpy reads
-// with or without compression. The reader accepts stored entries only and checks every CRC.
+// Minimal zip: stored entries (no compression), no encryption; zip64 records once an entry, an offset or the
+// directory passes 4 GiB (a v3-large result at 1024 tokens is ~6 GiB). Enough for .npz, which numpy reads with
+// or without compression. The writer streams entry by entry to a sink, so an archive never sits in memory whole;
+// the reader takes stored entries only and checks every CRC.
 import { LensError } from '../../engine/errors';
 import { crc32 } from './crc32';
 
@@ -8,65 +10,163 @@ export interface ZipEntry {
   data: Uint8Array;
 }
 
+
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
 const END = 0x06054b50;
+const END64 = 0x06064b50;
+const LOCATOR64 = 0x07064b50;
+const ZIP64_EXTRA = 0x0001;
+const MAX32 = 0xffffffff;
 // 1980-01-01 00:00 in DOS format: a fixed stamp keeps exports byte-identical for the same input.
 const DOS_TIME = 0;
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
 
-export function writeZip(entries: readonly ZipEntry[]): Uint8Array {
-  const names = entries.map((e) => new TextEncoder().encode(e.name));
-  let size = 22;
-  entries.forEach((e, k) => (size += 30 + 46 + 2 * names[k].length + e.data.length));
-  if (size > 0xffffffff || entries.length > 0xffff) {
-    throw new LensError('export: the archive would exceed 4 GiB (zip64 is not supported); export fewer layers with --layers');
+interface Written {
+  name: Uint8Array;
+  crc: number;
+  size: number;
+  offset: number;
+}
+
+export interface ZipWriterOptions {
+  /** Sizes and offsets above this use zip64 records (default: what 32 bits cannot hold; tests lower it). */
+  zip64Above?: number;
+}
+
+/**
+ * Lays out stored entries one at a time: `entry` and `finish` return the byte chunks to write next, in order, so
+ * the caller streams them to a file (or joins them) and no archive sits in memory whole. An entry's data may come
+ * in several parts (an .npy header, then the matrix).
+ */
+export class ZipWriter {
+  private offset = 0;
+  private readonly written: Written[] = [];
+  private readonly limit: number;
+
+  constructor(opts: ZipWriterOptions = {}) {
+    this.limit = opts.zip64Above ?? MAX32 - 1;
   }
-  const out = new Uint8Array(size);
-  const dv = new DataView(out.buffer);
-  const offsets: number[] = [];
-  const crcs = entries.map((e) => crc32(e.data));
+
+  entry(name: string, parts: readonly Uint8Array[]): Uint8Array[] {
+    const nameBytes = new TextEncoder().encode(name);
+    let crc = 0;
+    let size = 0;
+    for (const p of parts) {
+      crc = crc32(p, crc);
+      size += p.length;
+    }
+    const big = size > this.limit;
+    const header = new Uint8Array(30 + nameBytes.length + (big ? 20 : 0));
+    const dv = new DataView(header.buffer);
+    dv.setUint32(0, LOCAL, true);
+    dv.setUint16(4, big ? 45 : 20, true); // version needed: 4.5 for zip64, else 2.0
+    dv.setUint16(6, 0x0800, true); // flags: UTF-8 names
+    dv.setUint16(8, 0, true); // method: stored
+    dv.setUint16(10, DOS_TIME, true);
+    dv.setUint16(12, DOS_DATE, true);
+    dv.setUint32(14, crc, true);
+    dv.setUint32(18, big ? MAX32 : size, true);
+    dv.setUint32(22, big ? MAX32 : size, true);
+    dv.setUint16(26, nameBytes.length, true);
+    dv.setUint16(28, big ? 20 : 0, true);
+    header.set(nameBytes, 30);
+    if (big) {
+      const e = 30 + nameBytes.length;
+      dv.setUint16(e, ZIP64_EXTRA, true);
+      dv.setUint16(e + 2, 16, true);
+      dv.setBigUint64(e + 4, BigInt(size), true);
+      dv.setBigUint64(e + 12, BigInt(size), true);
+    }
+    this.written.push({ name: nameBytes, crc, size, offset: this.offset });
+    this.offset += header.length + size;
+    return [header, ...parts];
+  }
+
+  /** The central directory and the end records. */
+  finish(): Uint8Array[] {
+    const cdStart = this.offset;
+    const records: Uint8Array[] = [];
+    for (const w of this.written) {
+      const bigSize = w.size > this.limit;
+      const bigOffset = w.offset > this.limit;
+      const extraLen = bigSize || bigOffset ? 4 + (bigSize ? 16 : 0) + (bigOffset ? 8 : 0) : 0;
+      const r = new Uint8Array(46 + w.name.length + extraLen);
+      const dv = new DataView(r.buffer);
+      dv.setUint32(0, CENTRAL, true);
+      dv.setUint16(4, extraLen ? 45 : 20, true); // made by
+      dv.setUint16(6, extraLen ? 45 : 20, true); // needed
+      dv.setUint16(8, 0x0800, true);
+      dv.setUint16(10, 0, true);
+      dv.setUint16(12, DOS_TIME, true);
+      dv.setUint16(14, DOS_DATE, true);
+      dv.setUint32(16, w.crc, true);
+      dv.setUint32(20, bigSize ? MAX32 : w.size, true);
+      dv.setUint32(24, bigSize ? MAX32 : w.size, true);
+      dv.setUint16(28, w.name.length, true);
+      dv.setUint16(30, extraLen, true);
+      // comment, disk, internal attrs, external attrs: all 0
+      dv.setUint32(42, bigOffset ? MAX32 : w.offset, true);
+      r.set(w.name, 46);
+      if (extraLen) {
+        let e = 46 + w.name.length;
+        dv.setUint16(e, ZIP64_EXTRA, true);
+        dv.setUint16(e + 2, extraLen - 4, true);
+        e += 4;
+        if (bigSize) {
+          dv.setBigUint64(e, BigInt(w.size), true);
+          dv.setBigUint64(e + 8, BigInt(w.size), true);
+          e += 16;
+        }
+        if (bigOffset) dv.setBigUint64(e, BigInt(w.offset), true);
+      }
+      records.push(r);
+    }
+    const cdSize = records.reduce((a, r) => a + r.length, 0);
+    const count = this.written.length;
+    const big = cdStart > this.limit || cdSize > this.limit || count >= 0xffff;
+    if (big) {
+      const z = new Uint8Array(56 + 20);
+      const dv = new DataView(z.buffer);
+      dv.setUint32(0, END64, true);
+      dv.setBigUint64(4, 44n, true); // size of the rest of this record
+      dv.setUint16(12, 45, true);
+      dv.setUint16(14, 45, true);
+      dv.setBigUint64(24, BigInt(count), true);
+      dv.setBigUint64(32, BigInt(count), true);
+      dv.setBigUint64(40, BigInt(cdSize), true);
+      dv.setBigUint64(48, BigInt(cdStart), true);
+      dv.setUint32(56, LOCATOR64, true);
+      dv.setBigUint64(64, BigInt(cdStart + cdSize), true); // where the zip64 end record starts
+      dv.setUint32(72, 1, true); // total disks
+      records.push(z);
+    }
+    const end = new Uint8Array(22);
+    const dv = new DataView(end.buffer);
+    dv.setUint32(0, END, true);
+    dv.setUint16(8, big ? 0xffff : count, true);
+    dv.setUint16(10, big ? 0xffff : count, true);
+    dv.setUint32(12, big ? MAX32 : cdSize, true);
+    dv.setUint32(16, big ? MAX32 : cdStart, true);
+    records.push(end);
+    return records;
+  }
+}
+
+/** A whole archive in memory (small archives; large ones go through ZipWriter to a file). */
+export function writeZip(entries: readonly ZipEntry[], opts: ZipWriterOptions = {}): Uint8Array {
+  const w = new ZipWriter(opts);
+  return concatBytes([...entries.flatMap((e) => w.entry(e.name, [e.data])), ...w.finish()]);
+}
+
+/** The parts one after the other in one new array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
   let p = 0;
-  entries.forEach((e, k) => {
-    offsets.push(p);
-    dv.setUint32(p, LOCAL, true);
-    dv.setUint16(p + 4, 20, true); // version needed: 2.0
-    dv.setUint16(p + 6, 0x0800, true); // flags: UTF-8 names
-    dv.setUint16(p + 8, 0, true); // method: stored
-    dv.setUint16(p + 10, DOS_TIME, true);
-    dv.setUint16(p + 12, DOS_DATE, true);
-    dv.setUint32(p + 14, crcs[k], true);
-    dv.setUint32(p + 18, e.data.length, true);
-    dv.setUint32(p + 22, e.data.length, true);
-    dv.setUint16(p + 26, names[k].length, true);
-    dv.setUint16(p + 28, 0, true);
-    out.set(names[k], p + 30);
-    out.set(e.data, p + 30 + names[k].length);
-    p += 30 + names[k].length + e.data.length;
-  });
-  const cdStart = p;
-  entries.forEach((e, k) => {
-    dv.setUint32(p, CENTRAL, true);
-    dv.setUint16(p + 4, 20, true); // made by
-    dv.setUint16(p + 6, 20, true);
-    dv.setUint16(p + 8, 0x0800, true);
-    dv.setUint16(p + 10, 0, true);
-    dv.setUint16(p + 12, DOS_TIME, true);
-    dv.setUint16(p + 14, DOS_DATE, true);
-    dv.setUint32(p + 16, crcs[k], true);
-    dv.setUint32(p + 20, e.data.length, true);
-    dv.setUint32(p + 24, e.data.length, true);
-    dv.setUint16(p + 28, names[k].length, true);
-    // extra, comment, disk, internal attrs, external attrs: all 0
-    dv.setUint32(p + 42, offsets[k], true);
-    out.set(names[k], p + 46);
-    p += 46 + names[k].length;
-  });
-  dv.setUint32(p, END, true);
-  dv.setUint16(p + 8, entries.length, true);
-  dv.setUint16(p + 10, entries.length, true);
-  dv.setUint32(p + 12, p - cdStart, true);
-  dv.setUint32(p + 16, cdStart, true);
+  for (const part of parts) {
+    out.set(part, p);
+    p += part.length;
+  }
   return out;
 }
 
@@ -82,20 +182,43 @@ export function readZip(bytes: Uint8Array, source = 'the archive'): Map<string, 
     }
   }
   if (eocd < 0) throw bad('no end-of-central-directory record');
-  const count = dv.getUint16(eocd + 10, true);
+  let count = dv.getUint16(eocd + 10, true);
   let p = dv.getUint32(eocd + 16, true);
+  if (eocd >= 20 && dv.getUint32(eocd - 20, true) === LOCATOR64) {
+    const z = Number(dv.getBigUint64(eocd - 12, true));
+    if (z + 56 > bytes.length || dv.getUint32(z, true) !== END64) throw bad('broken zip64 end record');
+    count = Number(dv.getBigUint64(z + 32, true));
+    p = Number(dv.getBigUint64(z + 48, true));
+  }
   const out = new Map<string, Uint8Array>();
   for (let k = 0; k < count; k++) {
     if (p + 46 > bytes.length || dv.getUint32(p, true) !== CENTRAL) throw bad('broken central directory');
     const method = dv.getUint16(p + 10, true);
     const crc = dv.getUint32(p + 16, true);
-    const csize = dv.getUint32(p + 20, true);
-    const usize = dv.getUint32(p + 24, true);
+    let csize = dv.getUint32(p + 20, true);
+    let usize = dv.getUint32(p + 24, true);
     const nameLen = dv.getUint16(p + 28, true);
     const extraLen = dv.getUint16(p + 30, true);
     const commentLen = dv.getUint16(p + 32, true);
-    const local = dv.getUint32(p + 42, true);
+    let local = dv.getUint32(p + 42, true);
     const name = new TextDecoder().decode(bytes.subarray(p + 46, p + 46 + nameLen));
+    // zip64: the fields that read 0xFFFFFFFF follow in the extra field, in this order.
+    for (let e = p + 46 + nameLen; e + 4 <= p + 46 + nameLen + extraLen; ) {
+      const id = dv.getUint16(e, true);
+      const len = dv.getUint16(e + 2, true);
+      if (id === ZIP64_EXTRA) {
+        let q = e + 4;
+        const next = () => {
+          const v = Number(dv.getBigUint64(q, true));
+          q += 8;
+          return v;
+        };
+        if (usize === MAX32) usize = next();
+        if (csize === MAX32) csize = next();
+        if (local === MAX32) local = next();
+      }
+      e += 4 + len;
+    }
     if (method !== 0 || csize !== usize) throw bad(`entry ${name} is compressed; only stored entries are supported`);
     if (local + 30 > bytes.length || dv.getUint32(local, true) !== LOCAL) throw bad(`entry ${name} has no local header`);
     const start = local + 30 + dv.getUint16(local + 26, true) + dv.getUint16(local + 28, true);

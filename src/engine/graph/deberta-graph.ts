@@ -5,15 +5,26 @@ import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
 /**
- * The DeBERTa encoder as one ONNX graph (batch 1, dynamic length n), following deberta-spec.md §4–§5.
- * Per layer it outputs the raw terms and the softmax as [H, n, n]; `last_hidden_state` is [n, D].
+ * The DeBERTa encoder as two ONNX graphs (batch 1, dynamic length n), following deberta-spec.md §4–§5:
+ *
+ * - the forward graph runs every layer and outputs what is needed to recompute any layer's attention exactly
+ *   later: each layer's input hidden states `[n, D]` and the relative table rows `[u, D]` (O(L·n·D) in all);
+ * - the layer graph takes one layer's input states, that layer's query/key weights for a range of heads (fed as
+ *   inputs, so one small graph serves every layer and any head count) and gives the raw terms and the softmax
+ *   `[h, n, n]` for those heads. Both graphs build the attention with the same code below, so the numbers agree.
  *
  * Relative attention does not project the whole relative table as HF does: the caller feeds `rel_rows`
  * (the distinct table rows the 2n−1 distances of this input use) and two pick lists that lay those rows out by
  * distance; c2p and p2c are then read off a [H, n, 2n] product with the pad-and-reshape "skew" (Transformer-XL),
  * which needs no gather over n² elements. See ./graph-inputs.ts for the index arithmetic.
  */
-export const GRAPH_VERSION = 'deberta-lens-graph-3';
+export const GRAPH_VERSION = 'deberta-lens-graph-5';
+/**
+ * The forward graph computes attention in groups of at most this many heads, one group after the other, so its
+ * working memory is that of a few heads' [n, n] and [n, 2n] arrays, not all of them at once (v3-large at 2048
+ * tokens: ~0.5 GB instead of ~2 GB). The numbers are the same: every head's arithmetic is unchanged.
+ */
+export const FORWARD_HEAD_GROUP = 4;
 export const OPSET = 20;
 
 export const InputName = {
@@ -29,20 +40,122 @@ export const InputName = {
   n: 'seq_len',
 } as const;
 
-/** Graph output name of a layer's matrix. */
-export function termOutput(layer: number, kind: TermName | 'probs'): string {
-  return `layer${layer}_${kind}`;
-}
-export const LAST_HIDDEN = 'last_hidden_state';
+/** Inputs of the layer graph besides the pick and skew inputs it shares with the forward graph. */
+export const LayerInput = {
+  hidden: 'hidden',
+  rel: 'rel',
+  /** v2/v3: query and key projections; v1: the per-head [q|k|v] in_proj and the query bias. */
+  wq: 'w_q',
+  bq: 'b_q',
+  wk: 'w_k',
+  bk: 'b_k',
+  wqkv: 'w_qkv',
+  /** Position key (c2p) and position query (p2c) projections, when the model does not share them. */
+  wpk: 'w_pk',
+  bpk: 'b_pk',
+  wpq: 'w_pq',
+  bpq: 'b_pq',
+} as const;
+export type LayerInputName = (typeof LayerInput)[keyof typeof LayerInput];
 
-export function buildDebertaGraph(ck: Checkpoint): GraphBuilder {
+/** Forward graph output: the hidden states entering layer l. */
+export function layerInputOutput(layer: number): string {
+  return `layer${layer}_input`;
+}
+export const REL_OUTPUT = 'rel_embeddings';
+export const LAST_HIDDEN = 'last_hidden_state';
+/** Layer graph output of one matrix kind. */
+export function layerOutput(kind: TermName | 'probs'): string {
+  return kind;
+}
+
+/** Which terms a spec has; shared by both graphs and the feeds. */
+function termFlags(s: ModelSpec) {
+  const relative = s.relativeAttention && s.posAttType.length > 0;
+  return { relative, c2p: relative && s.posAttType.includes('c2p'), p2c: relative && s.posAttType.includes('p2c') };
+}
+
+/** Shared pieces of both graphs: head reshapes, linear layers, the skew and the attention terms. */
+class AttentionBuilder {
+  readonly flags: ReturnType<typeof termFlags>;
+  private readonly headsShape: string;
+  private readonly invScale: string;
+  private skewFn?: (x: string, out?: string) => string;
+  private c2pPick = '';
+  private p2cPick = '';
+
+  constructor(
+    readonly g: GraphBuilder,
+    readonly s: ModelSpec,
+  ) {
+    this.flags = termFlags(s);
+    this.headsShape = g.constInt64([0, -1, s.headDim]); // [n, h·d] → [n, h, d], any head count h
+    this.invScale = g.constFloat([1 / scaleOf(s)], []);
+    if (!this.flags.relative) return;
+    const start = g.input(InputName.skewStart, OnnxType.INT64, [1]);
+    const end = g.input(InputName.skewEnd, OnnxType.INT64, [1]);
+    const shape = g.input(InputName.skewShape, OnnxType.INT64, [3]);
+    const nVec = g.input(InputName.n, OnnxType.INT64, [1]);
+    const flatShape = g.constInt64([0, -1]);
+    const axis1 = g.constInt64([1]), axis2 = g.constInt64([2]), zero = g.constInt64([0]);
+    // out[r, c] = C[r, (n−1) − r + c] for C of shape [h, n, 2n]: flatten, drop n−1, view as [h, n, 2n−1], keep n.
+    this.skewFn = (x: string, out?: string) => {
+      const flat = g.node('Reshape', [x, flatShape]);
+      const part = g.node('Slice', [flat, start, end, axis1]);
+      return g.node('Slice', [g.node('Reshape', [part, shape]), zero, nVec, axis2], {}, out);
+    };
+    if (this.flags.c2p) this.c2pPick = g.input(InputName.c2pPick, OnnxType.INT64, ['2n']);
+    if (this.flags.p2c) this.p2cPick = g.input(InputName.p2cPick, OnnxType.INT64, ['2n']);
+  }
+
+  toHeads(x: string, perm: number[]): string {
+    return this.g.node('Transpose', [this.g.node('Reshape', [x, this.headsShape])], { perm });
+  }
+
+  linear(x: string, w: string, b?: string): string {
+    return this.g.node('Gemm', b ? [x, w, b] : [x, w], { transB: 1 });
+  }
+
+  /** v1 in_proj output [n, h·3d] (rows grouped per head as [q_h | k_h | v_h]) → q, k, v as [n, h, d]. */
+  splitQkv(qkvFlat: string): [string, string, string] {
+    const d = this.s.headDim;
+    const qkv = this.g.node('Reshape', [qkvFlat, this.g.constInt64([0, -1, 3 * d])]);
+    const [q, k, v] = this.g.nodeN('Split', [qkv, this.g.constInt64([d, d, d])], 3, { axis: 2 });
+    return [q, k, v];
+  }
+
+  /**
+   * c2c, c2p, p2c and the softmax for heads given as q, k `[h, n, d]`, and the projected relative rows pk, pq
+   * `[u, h·d]` (undefined for a term the model lacks). Names the outputs when `names` is given.
+   */
+  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string) {
+    const g = this.g;
+    const kT = g.node('Transpose', [k], { perm: [0, 2, 1] });
+    const c2c = g.node('MatMul', [q, kT], {}, names?.('c2c'));
+    const terms: Partial<Record<TermName, string>> = { c2c };
+    let sum = c2c;
+    if (this.flags.c2p && pk && this.skewFn) {
+      const pkT = this.toHeads(g.node('Gather', [pk, this.c2pPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
+      terms.c2p = this.skewFn(g.node('MatMul', [q, pkT]), names?.('c2p'));
+      sum = g.node('Add', [sum, terms.c2p]);
+    }
+    if (this.flags.p2c && pq && this.skewFn) {
+      const pqT = this.toHeads(g.node('Gather', [pq, this.p2cPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
+      const transposed = this.skewFn(g.node('MatMul', [k, pqT])); // [h, n(key j), n(query i)]
+      terms.p2c = g.node('Transpose', [transposed], { perm: [0, 2, 1] }, names?.('p2c'));
+      sum = g.node('Add', [sum, terms.p2c]);
+    }
+    const probs = g.node('Softmax', [g.node('Mul', [sum, this.invScale])], { axis: -1 }, names?.('probs'));
+    return { terms, probs };
+  }
+}
+
+/** The full encoder: per-layer input states, the relative rows and the last hidden state as outputs. */
+export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
   const D = s.hiddenSize, E = s.embeddingSize, H = s.numHeads, d = s.headDim, A = s.allHeadSize;
-  const relative = s.relativeAttention && s.posAttType.length > 0;
-  const hasC2p = relative && s.posAttType.includes('c2p');
-  const hasP2c = relative && s.posAttType.includes('p2c');
 
   const ids = g.input(InputName.ids, OnnxType.INT64, ['n']);
   let e = g.node('Gather', [W('embeddings.word_embeddings.weight', [s.vocabSize, E]), ids], { axis: 0 });
@@ -63,96 +176,151 @@ export function buildDebertaGraph(ck: Checkpoint): GraphBuilder {
   // The attention mask is all ones for a single unpadded sequence, so the mask multiply is the identity.
   let h = layerNorm(e, 'embeddings.LayerNorm');
   const h0 = h;
+  const att = new AttentionBuilder(g, s);
 
   // Relative table rows used by this input (shared by all layers; LayerNorm'd once in v3).
   let rel: string | undefined;
-  let skew: ((x: string, out?: string) => string) | undefined;
-  if (relative) {
+  if (att.flags.relative) {
     const rows = g.input(InputName.relRows, OnnxType.INT64, ['u']);
     rel = g.node('Gather', [W('encoder.rel_embeddings.weight', [2 * s.attSpan, D]), rows], { axis: 0 });
     if (s.modelType === 'deberta-v2' && s.normRelEbd) rel = layerNorm(rel, 'encoder.LayerNorm');
-    const start = g.input(InputName.skewStart, OnnxType.INT64, [1]);
-    const end = g.input(InputName.skewEnd, OnnxType.INT64, [1]);
-    const shape = g.input(InputName.skewShape, OnnxType.INT64, [3]);
-    const nVec = g.input(InputName.n, OnnxType.INT64, [1]);
-    const flatShape = g.constInt64([H, -1]);
-    const axis1 = g.constInt64([1]), axis2 = g.constInt64([2]), zero = g.constInt64([0]);
-    // out[r, c] = C[r, (n−1) − r + c] for C of shape [H, n, 2n]: flatten, drop n−1, view as [H, n, 2n−1], keep n.
-    skew = (x: string, out?: string) => {
-      const flat = g.node('Reshape', [x, flatShape]);
-      const part = g.node('Slice', [flat, start, end, axis1]);
-      return g.node('Slice', [g.node('Reshape', [part, shape]), zero, nVec, axis2], {}, out);
-    };
+    g.output(rel, REL_OUTPUT, OnnxType.FLOAT, ['u', D]);
   }
-  const c2pPick = hasC2p ? g.input(InputName.c2pPick, OnnxType.INT64, ['2n']) : '';
-  const p2cPick = hasP2c ? g.input(InputName.p2cPick, OnnxType.INT64, ['2n']) : '';
-
-  const headsShape = g.constInt64([0, H, d]); // [n, A] → [n, H, d]
   const mergeShape = g.constInt64([0, A]);
-  const toHeads = (x: string, perm: number[]) => g.node('Transpose', [g.node('Reshape', [x, headsShape])], { perm });
-  const linear = (x: string, prefix: string, out: number, inp: number, bias = true) =>
-    g.node('Gemm', bias ? [x, W(`${prefix}.weight`, [out, inp]), W(`${prefix}.bias`, [out])] : [x, W(`${prefix}.weight`, [out, inp])], { transB: 1 });
-  const invScale = g.constFloat([1 / scaleOf(s)], []);
 
   for (let l = 0; l < s.numLayers; l++) {
+    g.output(h, layerInputOutput(l), OnnxType.FLOAT, ['n', D]);
     const p = `encoder.layer.${l}`;
-    const att = `${p}.attention.self`;
-    // Content projections, split into heads: q [H, n, d], kT [H, d, n], v [H, n, d].
-    let q: string, kT: string, k: string, v: string;
+    const w = layerWeights(s, l);
+    const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
+    const bias = (feed: LayerInputName) => (w[feed] ? byName(feed) : undefined);
+    let q: string, k: string, v: string;
     if (s.modelType === 'deberta') {
-      // v1: in_proj rows are grouped per head as [q_h | k_h | v_h] (spec §3); no key bias.
-      const qkv = g.node('Reshape', [g.node('Gemm', [h, W(`${att}.in_proj.weight`, [3 * A, D])], { transB: 1 }), g.constInt64([0, H, 3 * d])]);
-      const [q0, k0, v0] = g.nodeN('Split', [qkv, g.constInt64([d, d, d])], 3, { axis: 2 });
-      const qb = g.node('Add', [q0, g.node('Reshape', [W(`${att}.q_bias`, [A]), g.constInt64([H, d])])]);
-      const vb = g.node('Add', [v0, g.node('Reshape', [W(`${att}.v_bias`, [A]), g.constInt64([H, d])])]);
+      const [q0, k0, v0] = att.splitQkv(att.linear(h, byName(LayerInput.wqkv)));
+      const qb = g.node('Add', [q0, g.node('Reshape', [byName(LayerInput.bq), g.constInt64([H, d])])]);
+      const vb = g.node('Add', [v0, g.node('Reshape', [W(`${p}.attention.self.v_bias`, [A]), g.constInt64([H, d])])]);
       q = g.node('Transpose', [qb], { perm: [1, 0, 2] });
       k = g.node('Transpose', [k0], { perm: [1, 0, 2] });
-      kT = g.node('Transpose', [k0], { perm: [1, 2, 0] });
       v = g.node('Transpose', [vb], { perm: [1, 0, 2] });
     } else {
-      const qFlat = linear(h, `${att}.query_proj`, A, D);
-      const kFlat = linear(h, `${att}.key_proj`, A, D);
-      q = toHeads(qFlat, [1, 0, 2]);
-      k = toHeads(kFlat, [1, 0, 2]);
-      kT = toHeads(kFlat, [1, 2, 0]);
-      v = toHeads(linear(h, `${att}.value_proj`, A, D), [1, 0, 2]);
+      q = att.toHeads(att.linear(h, byName(LayerInput.wq), byName(LayerInput.bq)), [1, 0, 2]);
+      k = att.toHeads(att.linear(h, byName(LayerInput.wk), byName(LayerInput.bk)), [1, 0, 2]);
+      v = att.toHeads(att.linear(h, W(`${p}.attention.self.value_proj.weight`, [A, D]), W(`${p}.attention.self.value_proj.bias`, [A])), [1, 0, 2]);
     }
-    const c2c = g.node('MatMul', [q, kT], {}, termOutput(l, 'c2c'));
-    let sum = c2c;
-    const terms: Partial<Record<TermName, string>> = { c2c };
-    if (hasC2p && rel && skew) {
-      const pk =
-        s.modelType === 'deberta'
-          ? linear(rel, `${att}.pos_proj`, A, D, false)
-          : linear(rel, s.shareAttKey ? `${att}.key_proj` : `${att}.pos_key_proj`, A, D);
-      const pkT = toHeads(g.node('Gather', [pk, c2pPick], { axis: 0 }), [1, 2, 0]); // [H, d, 2n]
-      terms.c2p = skew(g.node('MatMul', [q, pkT]), termOutput(l, 'c2p'));
-      sum = g.node('Add', [sum, terms.c2p]);
+    const { pkW, pkB, pqW, pqB } = positionFeeds(s);
+    const pk = rel && att.flags.c2p ? att.linear(rel, byName(pkW), bias(pkB)) : undefined;
+    const pq = rel && att.flags.p2c ? att.linear(rel, byName(pqW), bias(pqB)) : undefined;
+    const sizes = Array.from({ length: Math.ceil(H / headGroup) }, (_, k) => Math.min(headGroup, H - k * headGroup));
+    let heads: string;
+    if (sizes.length === 1) heads = g.node('MatMul', [att.terms(q, k, pk, pq).probs, v]);
+    else {
+      // [H, ·, ·] split by head on axis 0; the projected relative rows [u, H·d] split by head on axis 1.
+      const byHead = (x: string) => g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 });
+      const byColumn = (x: string | undefined) => (x ? g.nodeN('Split', [x, g.constInt64(sizes.map((h) => h * d))], sizes.length, { axis: 1 }) : []);
+      const [qs, ks, vs, pks, pqs] = [byHead(q), byHead(k), byHead(v), byColumn(pk), byColumn(pq)];
+      heads = g.node('Concat', sizes.map((_, j) => g.node('MatMul', [att.terms(qs[j], ks[j], pks[j], pqs[j]).probs, vs[j]])), { axis: 0 });
     }
-    if (hasP2c && rel && skew) {
-      const pq =
-        s.modelType === 'deberta'
-          ? linear(rel, `${att}.pos_q_proj`, A, D)
-          : linear(rel, s.shareAttKey ? `${att}.query_proj` : `${att}.pos_query_proj`, A, D);
-      const pqT = toHeads(g.node('Gather', [pq, p2cPick], { axis: 0 }), [1, 2, 0]); // [H, d, 2n]
-      const transposed = skew(g.node('MatMul', [k, pqT])); // [H, n(key j), n(query i)]
-      terms.p2c = g.node('Transpose', [transposed], { perm: [0, 2, 1] }, termOutput(l, 'p2c'));
-      sum = g.node('Add', [sum, terms.p2c]);
-    }
-    const probs = g.node('Softmax', [g.node('Mul', [sum, invScale])], { axis: -1 }, termOutput(l, 'probs'));
-    const ctx = g.node('Reshape', [g.node('Transpose', [g.node('MatMul', [probs, v])], { perm: [1, 0, 2] }), mergeShape]);
+    const ctx = g.node('Reshape', [g.node('Transpose', [heads], { perm: [1, 0, 2] }), mergeShape]);
+    const linear = (x: string, prefix: string, out: number, inp: number) => att.linear(x, W(`${prefix}.weight`, [out, inp]), W(`${prefix}.bias`, [out]));
     const attOut = layerNorm(g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), h]), `${p}.attention.output.LayerNorm`);
     const inter = activation(g, linear(attOut, `${p}.intermediate.dense`, s.intermediateSize, D), s.hiddenAct);
     h = layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);
     if (l === 0 && s.convKernelSize > 0) h = convBlock(g, W, s, h0, h, layerNorm);
-
-    for (const kind of ['c2c', 'c2p', 'p2c'] as const) {
-      const t = terms[kind];
-      if (t) g.output(t, t, OnnxType.FLOAT, [H, 'n', 'n']);
-    }
-    g.output(probs, probs, OnnxType.FLOAT, [H, 'n', 'n']);
   }
   g.output(h, LAST_HIDDEN, OnnxType.FLOAT, ['n', D]);
+  return g;
+}
+
+/** Feed names of the position projections: the content projections when the model shares them. */
+function positionFeeds(s: ModelSpec): { pkW: LayerInputName; pkB: LayerInputName; pqW: LayerInputName; pqB: LayerInputName } {
+  if (s.modelType === 'deberta-v2' && s.shareAttKey) return { pkW: LayerInput.wk, pkB: LayerInput.bk, pqW: LayerInput.wq, pqB: LayerInput.bq };
+  return { pkW: LayerInput.wpk, pkB: LayerInput.bpk, pqW: LayerInput.wpq, pqB: LayerInput.bpq };
+}
+
+/** A checkpoint weight the layer graph needs, and how many rows of it one head owns. */
+export interface LayerWeight {
+  name: string;
+  shape: number[];
+  rowsPerHead: number;
+}
+
+/**
+ * The checkpoint weights behind each layer-graph input for layer l (spec §3). Head h owns rows
+ * [h·rowsPerHead, (h+1)·rowsPerHead) of each, so a range of heads is a contiguous block of rows.
+ */
+export function layerWeights(s: ModelSpec, l: number): Partial<Record<LayerInputName, LayerWeight>> {
+  const att = `encoder.layer.${l}.attention.self`;
+  const D = s.hiddenSize, A = s.allHeadSize, d = s.headDim;
+  const { c2p, p2c } = termFlags(s);
+  const mat = (name: string, rows = d): LayerWeight => ({ name, shape: [(rows / d) * A, D], rowsPerHead: rows });
+  const vec = (name: string): LayerWeight => ({ name, shape: [A], rowsPerHead: d });
+  const out: Partial<Record<LayerInputName, LayerWeight>> = {};
+  if (s.modelType === 'deberta') {
+    out[LayerInput.wqkv] = mat(`${att}.in_proj.weight`, 3 * d);
+    out[LayerInput.bq] = vec(`${att}.q_bias`);
+    if (c2p) out[LayerInput.wpk] = mat(`${att}.pos_proj.weight`);
+    if (p2c) {
+      out[LayerInput.wpq] = mat(`${att}.pos_q_proj.weight`);
+      out[LayerInput.bpq] = vec(`${att}.pos_q_proj.bias`);
+    }
+    return out;
+  }
+  out[LayerInput.wq] = mat(`${att}.query_proj.weight`);
+  out[LayerInput.bq] = vec(`${att}.query_proj.bias`);
+  out[LayerInput.wk] = mat(`${att}.key_proj.weight`);
+  out[LayerInput.bk] = vec(`${att}.key_proj.bias`);
+  if (!s.shareAttKey) {
+    if (c2p) {
+      out[LayerInput.wpk] = mat(`${att}.pos_key_proj.weight`);
+      out[LayerInput.bpk] = vec(`${att}.pos_key_proj.bias`);
+    }
+    if (p2c) {
+      out[LayerInput.wpq] = mat(`${att}.pos_query_proj.weight`);
+      out[LayerInput.bpq] = vec(`${att}.pos_query_proj.bias`);
+    }
+  }
+  return out;
+}
+
+/**
+ * One layer's attention for a range of heads: inputs `hidden` [n, D], `rel` [u, D], the picks and skew inputs,
+ * and the weight rows of those heads (layerWeights); outputs c2c, c2p, p2c, probs as [h, n, n].
+ */
+export function buildLayerGraph(s: ModelSpec): GraphBuilder {
+  const g = new GraphBuilder();
+  const D = s.hiddenSize, d = s.headDim;
+  const att = new AttentionBuilder(g, s);
+  const w = layerWeights(s, 0);
+  const declared = new Map<LayerInputName, string>();
+  /** Declares a weight input once (shared position projections reuse the content ones). */
+  const feed = (name: LayerInputName): string | undefined => {
+    const spec = w[name];
+    if (!spec) return undefined;
+    let v = declared.get(name);
+    if (!v) {
+      v = g.input(name, OnnxType.FLOAT, spec.shape.length === 1 ? ['hd'] : [spec.rowsPerHead === d ? 'hd' : 'h3d', D]);
+      declared.set(name, v);
+    }
+    return v;
+  };
+  const h = g.input(LayerInput.hidden, OnnxType.FLOAT, ['n', D]);
+  const rel = att.flags.relative ? g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]) : undefined;
+  let q: string, k: string;
+  if (s.modelType === 'deberta') {
+    const [q0, k0] = att.splitQkv(att.linear(h, feed(LayerInput.wqkv)!));
+    const qb = g.node('Add', [q0, g.node('Reshape', [feed(LayerInput.bq)!, g.constInt64([-1, d])])]);
+    q = g.node('Transpose', [qb], { perm: [1, 0, 2] });
+    k = g.node('Transpose', [k0], { perm: [1, 0, 2] });
+  } else {
+    q = att.toHeads(att.linear(h, feed(LayerInput.wq)!, feed(LayerInput.bq)), [1, 0, 2]);
+    k = att.toHeads(att.linear(h, feed(LayerInput.wk)!, feed(LayerInput.bk)), [1, 0, 2]);
+  }
+  const { pkW, pkB, pqW, pqB } = positionFeeds(s);
+  const pk = rel && att.flags.c2p ? att.linear(rel, feed(pkW)!, feed(pkB)) : undefined;
+  const pq = rel && att.flags.p2c ? att.linear(rel, feed(pqW)!, feed(pqB)) : undefined;
+  const { terms, probs } = att.terms(q, k, pk, pq, layerOutput);
+  for (const kind of ['c2c', 'c2p', 'p2c'] as const) if (terms[kind]) g.output(terms[kind]!, layerOutput(kind), OnnxType.FLOAT, ['h', 'n', 'n']);
+  g.output(probs, layerOutput('probs'), OnnxType.FLOAT, ['h', 'n', 'n']);
   return g;
 }
 

@@ -4,15 +4,18 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Checkpoint } from '../checkpoint';
 import { LensError } from '../errors';
-import { buildDebertaGraph, GRAPH_VERSION, OPSET } from './deberta-graph';
+import { buildForwardGraph, buildLayerGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
 import { WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
 export const MODEL_FILE = 'model.onnx';
+/** The one-layer attention graph (no weights of its own: the layer's weights are fed). */
+export const LAYER_FILE = 'layer.onnx';
 const READY_FILE = 'READY';
 
 export interface CachedGraph {
   modelPath: string;
+  layerPath: string;
   /** True when this call built the graph (a cold load); false when it came from the cache. */
   built: boolean;
   buildMs: number;
@@ -24,23 +27,26 @@ export function defaultCacheDir(): string {
 }
 
 /**
- * Returns the ONNX graph for a checkpoint, building it once and caching it keyed by the checkpoint's content
+ * Returns the ONNX graphs for a checkpoint (the forward graph and the one-layer graph), building it once and caching it keyed by the checkpoint's content
  * hash (and the graph version). Weights are ONNX external data: float32 tensors are referenced in place in the
  * checkpoint's own files (through a hard link in the cache folder); other dtypes are widened into weights.bin.
  */
-export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) => void): CachedGraph {
-  const key = createHash('sha256').update(`${GRAPH_VERSION}\n${ck.hash}`).digest('hex').slice(0, 20);
+export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) => void, headGroup = FORWARD_HEAD_GROUP): CachedGraph {
+  const variant = headGroup === FORWARD_HEAD_GROUP ? '' : `\nheads/${headGroup}`;
+  const key = createHash('sha256').update(`${GRAPH_VERSION}\n${ck.hash}${variant}`).digest('hex').slice(0, 20);
   const dir = path.join(cacheDir, 'graphs', key);
   const modelPath = path.join(dir, MODEL_FILE);
-  if (fs.existsSync(path.join(dir, READY_FILE)) && linksValid(dir)) return { modelPath, built: false, buildMs: 0 };
+  const layerPath = path.join(dir, LAYER_FILE);
+  if (fs.existsSync(path.join(dir, READY_FILE)) && linksValid(dir)) return { modelPath, layerPath, built: false, buildMs: 0 };
 
   const t0 = performance.now();
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
     fs.mkdirSync(tmp, { recursive: true });
-    const builder = buildDebertaGraph(ck);
+    const builder = buildForwardGraph(ck, headGroup);
     const proto = encodeModel(builder.build(`deberta-lens:${ck.name}`), OPSET, 'deberta-lens');
     fs.writeFileSync(path.join(tmp, MODEL_FILE), proto);
+    fs.writeFileSync(path.join(tmp, LAYER_FILE), encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens'));
     const fd = fs.openSync(path.join(tmp, WEIGHTS_FILE), 'w');
     try {
       for (const blob of builder.placement.blobs) fs.writeSync(fd, blob);
@@ -62,7 +68,7 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
   }
   const buildMs = performance.now() - t0;
   log?.(`built ONNX graph for ${ck.name} in ${buildMs.toFixed(0)} ms → ${dir}`);
-  return { modelPath, built: true, buildMs };
+  return { modelPath, layerPath, built: true, buildMs };
 }
 
 /**

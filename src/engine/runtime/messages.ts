@@ -1,6 +1,6 @@
-// Messages between the engine and the runtime process. Feeds travel over IPC (small); outputs (up to GBs) are
-// written by the runtime into one spill file on a RAM-backed folder and read back by the engine: two copies,
-// where IPC serialisation took four.
+// Messages between the engine and the runtime process. Feeds travel over IPC (small: token ids, one layer's
+// input states); outputs are written by the runtime into a spill file on a RAM-backed folder and read back by
+// the engine, which is several times faster than IPC serialisation for the [h, n, n] matrices.
 
 export interface FeedTensor {
   type: 'int64' | 'float32';
@@ -16,11 +16,31 @@ export interface SpilledTensor {
   length: number;
 }
 
+/** The two graphs a runtime process serves: the whole forward pass, and one layer's attention. */
+export type GraphName = 'forward' | 'layer';
+
+/** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights). */
+export interface KeptSlice {
+  key: string;
+  rows: [number, number];
+}
+
 export type ToWorker =
-  | { type: 'load'; modelPath: string; providers: string[]; threads: number }
-  | { type: 'run'; id: number; feeds: Record<string, FeedTensor>; fetches: string[]; spill: string };
+  | { type: 'load'; graphs: Record<GraphName, string>; providers: string[]; threads: number }
+  | {
+      type: 'run';
+      id: number;
+      graph: GraphName;
+      feeds: Record<string, FeedTensor>;
+      fetches: string[];
+      spill: string;
+      /** Tensors for the runtime to keep under `key` for this and later runs (a layer's weights, sent once). */
+      keep?: { key: string; tensors: Record<string, FeedTensor> };
+      /** Feeds taken from kept tensors: feed name → which rows of the tensor of that name kept under `key`. */
+      kept?: Record<string, KeptSlice>;
+    };
 
 export type FromWorker =
-  | { type: 'loaded'; provider: string; tried: { provider: string; error: string }[]; ms: number; outputs: string[] }
+  | { type: 'loaded'; provider: string; tried: { provider: string; error: string }[]; ms: number }
   | { type: 'result'; id: number; spill: string; tensors: SpilledTensor[]; ms: number; spillMs: number }
   | { type: 'error'; id?: number; message: string };

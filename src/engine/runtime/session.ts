@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import type { FeedTensor, FromWorker, ToWorker } from './messages';
+import type { FeedTensor, FromWorker, GraphName, KeptSlice, ToWorker } from './messages';
 import { discardSpill, SpillReader, takeSpillPath } from './spill';
 
 export interface RunOutput {
@@ -32,23 +32,34 @@ const RUNTIME_MALLOC_ENV = {
 
 type Pending = Map<number, { resolve: (r: RunOutput) => void; reject: (e: Error) => void; spill: string }>;
 
+/** Extra inputs of a run that come from tensors the runtime keeps (a layer's weights, sent once per process). */
+export interface KeptFeeds {
+  key: string;
+  /** The full tensors, read only when this runtime process does not hold `key` yet. */
+  tensors: () => Record<string, FeedTensor>;
+  /** Which rows of each kept tensor to feed. */
+  rows: Record<string, [number, number]>;
+}
+
 /**
- * An onnxruntime session in a child process. A child, not a worker thread: a native crash in onnxruntime
+ * onnxruntime sessions (the forward graph and the one-layer graph) in a child process. A child, not a worker thread: a native crash in onnxruntime
  * stays in the child, and cancelling is a kill — a worker thread terminated mid-run aborted the whole process
  * when the native run returned into the dead thread. The next run after a kill starts a fresh child from the
- * cached graph. Outputs come back through a spill file, read on demand (see spill.ts).
+ * cached graph. Outputs come back through a spill file (see spill.ts).
  */
 export class RuntimeSession {
   private child?: ChildProcess;
   private loading?: Promise<void>;
   private pending: Pending = new Map();
   private nextId = 1;
+  /** Keys of the tensors the current child keeps. */
+  private keptKeys = new Set<string>();
   provider = 'none';
   providerErrors: { provider: string; error: string }[] = [];
   loadMs = 0;
 
   constructor(
-    private readonly modelPath: string,
+    private readonly graphs: Record<GraphName, string>,
     private readonly providers: string[],
     private readonly threads: number,
   ) {}
@@ -64,6 +75,7 @@ export class RuntimeSession {
         execArgv: [],
       });
       this.child = child;
+      this.keptKeys = new Set();
       // Each child has its own pending runs, so a killed child's exit cannot fail its successor's runs.
       const pending: Pending = (this.pending = new Map());
       let stderr = '';
@@ -91,7 +103,7 @@ export class RuntimeSession {
           pending.get(m.id)?.reject(new LensError(`onnxruntime failed: ${m.message}`, 'runtime'));
           pending.delete(m.id);
         } else {
-          fail(new LensError(`cannot load the model graph ${this.modelPath}: ${m.message}`, 'runtime'));
+          fail(new LensError(`cannot load the model graph ${this.graphs.forward}: ${m.message}`, 'runtime'));
         }
       });
       child.on('error', (e) => fail(new LensError(`cannot start the runtime process: ${e.message}`, 'runtime')));
@@ -100,7 +112,7 @@ export class RuntimeSession {
         const last = stderr.trim().split('\n').pop();
         fail(new LensError(`the runtime process stopped (${signal ?? `exit code ${code}`})${last ? `: ${last}` : ''}`, 'runtime'));
       });
-      child.send({ type: 'load', modelPath: this.modelPath, providers: this.providers, threads: this.threads } satisfies ToWorker);
+      child.send({ type: 'load', graphs: this.graphs, providers: this.providers, threads: this.threads } satisfies ToWorker);
     });
     return this.loading;
   }
@@ -110,13 +122,22 @@ export class RuntimeSession {
     return this.child?.pid;
   }
 
-  async run(feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal): Promise<RunOutput> {
+  /** Runs one graph; the caller reads the outputs it needs and then releases them (`outputs.release()`). */
+  async run(graph: GraphName, feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal, kept?: KeptFeeds): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     await this.start();
     const child = this.child!;
     const pending = this.pending;
     const id = this.nextId++;
-    const spill = takeSpillPath();
+    const msg: ToWorker = { type: 'run', id, graph, feeds, fetches, spill: '' };
+    if (kept) {
+      if (!this.keptKeys.has(kept.key)) {
+        msg.keep = { key: kept.key, tensors: kept.tensors() };
+        this.keptKeys.add(kept.key);
+      }
+      msg.kept = Object.fromEntries(Object.entries(kept.rows).map(([name, rows]): [string, KeptSlice] => [name, { key: kept.key, rows }]));
+    }
+    const spill = (msg.spill = takeSpillPath());
     return new Promise<RunOutput>((resolve, reject) => {
       const onAbort = () => {
         pending.delete(id);
@@ -130,7 +151,7 @@ export class RuntimeSession {
         reject: (e) => (signal?.removeEventListener('abort', onAbort), reject(e)),
         spill,
       });
-      child.send({ type: 'run', id, feeds, fetches, spill } satisfies ToWorker);
+      child.send(msg);
     });
   }
 

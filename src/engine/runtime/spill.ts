@@ -8,55 +8,58 @@ import type { SpilledTensor } from './messages';
 export const SPILL_DIR = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 const PREFIX = 'deberta-lens-';
 let counter = 0;
-let leases = 0;
-/** Files that belong to a result, with the lease of that result (a reused file gets a new lease). */
-const live = new Map<string, number>();
+/** Files this process created that a run is writing or the engine is reading. */
+const inUse = new Set<string>();
 /**
- * Files of released results, kept for the next run to overwrite. A freed page costs ~3× more to fault in again
- * than a kept one on these VMs (600 MB of outputs: ~1.5 s into a new file, ~0.15 s into a kept one), so one
- * spare is kept for a short while and deleted when idle.
+ * Files whose outputs have been read, kept for the next run to overwrite. A freed page costs ~3× more to fault in
+ * again than a kept one on these VMs, so one spare is kept for a short while and deleted when idle.
  */
 const spares: string[] = [];
 const MAX_SPARES = 1;
 const SPARE_IDLE_MS = 30_000;
 let spareTimer: NodeJS.Timeout | undefined;
 
-/** A file for the runtime to write the next run's outputs to: a spare if there is one, else a new name. */
+/**
+ * Creates (or takes a spare of) the file the runtime writes one run's outputs to. The engine creates, reads and
+ * removes spill files; no result owns one: a run's outputs are read into memory as soon as the run returns.
+ */
 export function takeSpillPath(): string {
   if (counter === 0) removeStaleSpills();
-  return spares.pop() ?? path.join(SPILL_DIR, `${PREFIX}${process.pid}-${++counter}.bin`);
+  const spare = spares.pop();
+  const file = spare ?? path.join(SPILL_DIR, `${PREFIX}${process.pid}-${++counter}.bin`);
+  if (!spare) fs.closeSync(fs.openSync(file, 'w', 0o600));
+  inUse.add(file);
+  return file;
 }
 
-/**
- * The outputs of one run, read from the runtime's spill file on demand, so a result pays only for the tensors
- * it is asked for: a view that shows one head of one layer reads one [H, n, n] block. The file is handed back
- * when every tensor has been read, when the owner is garbage-collected, or deleted when the process exits.
- */
+/** The outputs of one run in its spill file. Read what you need, then release(). */
 export class SpillReader {
   private readonly index: Map<string, SpilledTensor>;
-  private unread: Set<string>;
-  readonly lease = ++leases;
 
   constructor(
     readonly file: string,
     tensors: SpilledTensor[],
   ) {
     this.index = new Map(tensors.map((t) => [t.name, t]));
-    this.unread = new Set(this.index.keys());
-    live.set(file, this.lease);
   }
 
-  has(name: string): boolean {
-    return this.index.has(name);
+  dims(name: string): number[] {
+    return this.tensor(name).dims;
   }
 
-  /** Reads one output (a new array each call: callers keep what they read). */
-  read(name: string): Float32Array {
+  private tensor(name: string): SpilledTensor {
     const t = this.index.get(name);
     if (!t) throw new RangeError(`no output ${name} in this run`);
-    if (live.get(this.file) !== this.lease) throw new LensError('this result was released; explain again', 'runtime');
-    const data = new Float32Array(t.length / 4);
-    const bytes = new Uint8Array(data.buffer);
+    return t;
+  }
+
+  /** Reads one output into `into` at element offset `at` (a new array when `into` is absent). */
+  read(name: string, into?: Float32Array, at = 0): Float32Array {
+    const t = this.tensor(name);
+    if (!inUse.has(this.file)) throw new LensError('this run\'s outputs were already released', 'runtime');
+    const data = into ?? new Float32Array(t.length / 4);
+    if (at * 4 + t.length > data.byteLength) throw new RangeError(`output ${name} does not fit the destination`);
+    const bytes = new Uint8Array(data.buffer, data.byteOffset + at * 4, t.length);
     const fd = fs.openSync(this.file, 'r');
     try {
       for (let done = 0; done < t.length; ) {
@@ -67,30 +70,27 @@ export class SpillReader {
     } finally {
       fs.closeSync(fd);
     }
-    this.unread.delete(name);
-    if (this.unread.size === 0) this.release();
     return data;
   }
 
+  /** Hands the file back (kept as a spare for the next run, or deleted). */
   release(): void {
-    returnSpill({ file: this.file, lease: this.lease });
+    returnSpill(this.file);
   }
 }
 
-/** Hands a result's file back (kept as a spare, or deleted); a no-op when that lease has ended already. */
-export function returnSpill({ file, lease }: { file: string; lease: number }): void {
-  if (live.get(file) !== lease) return;
-  live.delete(file);
-  if (spares.length >= MAX_SPARES) return discardSpill(file);
+function returnSpill(file: string): void {
+  if (!inUse.delete(file)) return;
+  if (spares.length >= MAX_SPARES) return void fs.rmSync(file, { force: true });
   spares.push(file);
   clearTimeout(spareTimer);
   spareTimer = setTimeout(dropSpares, SPARE_IDLE_MS);
   spareTimer.unref();
 }
 
-/** Deletes a file no result owns (a cancelled or failed run's). */
+/** Deletes a file whose run failed or was cancelled. */
 export function discardSpill(file: string): void {
-  live.delete(file);
+  inUse.delete(file);
   fs.rmSync(file, { force: true });
 }
 
@@ -98,11 +98,13 @@ function dropSpares(): void {
   for (const f of spares.splice(0)) fs.rmSync(f, { force: true });
 }
 
-/** Hands back the spill file of a result nobody holds any more. */
-export const spillRegistry = new FinalizationRegistry<{ file: string; lease: number }>(returnSpill);
+/** Spill files this process holds right now (tests check that nothing piles up). */
+export function spillFilesHeld(): number {
+  return inUse.size + spares.length;
+}
 
 process.on('exit', () => {
-  for (const f of [...live.keys(), ...spares]) fs.rmSync(f, { force: true });
+  for (const f of [...inUse, ...spares]) fs.rmSync(f, { force: true });
 });
 
 /** Spill files of processes that died without cleaning up (a crash, a kill -9). */

@@ -159,7 +159,7 @@ export async function startCodeServer({ name = 'code-server', files, settings, v
     await stop();
     throw e;
   }
-  return { url, port, dirs, logPath, stop };
+  return { url, port, dirs, logPath, stop, pid: child.pid };
 }
 
 /** SIGTERM the whole process group (code-server forks its extension host and file watchers), then SIGKILL. */

@@ -1,0 +1,12 @@
+// The engine's one front door: the extension, the CLI and the benchmarks import from here only.
+export type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api';
+export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model';
+export type { OpenModel } from './model';
+export { forwardOnly } from './explain';
+export { ExplainResult, type ExplainTimings, type LayerTensors } from './result';
+export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './layer-cache';
+export { estimateMemory, formatBytes, type MemoryEstimate } from './memory';
+export { isLensError, LensError, type LensErrorCode } from './errors';
+export { EXECUTION_PROVIDERS } from './runtime/execution-providers';
+export type { ExecutionProviderSetting, MatrixKind, ModelInfo, TermName, Token } from './types';
+export { TERM_NAMES } from './types';

@@ -1,0 +1,87 @@
+// Which computed layers stay in memory: one process-wide least-recently-used list, bounded in bytes, over the
+// layers of every live result. A layer of v3-large at 2048 tokens is 1 GiB (4 matrices × 16 heads × n²), so
+// results never keep all of theirs; the most recent layer always stays, whatever its size. An evicted layer that
+// an analysis still holds (the Diff view holds one layer of two results) stays readable until it lets go.
+
+/** What the cache needs from a result: a way to drop one of its layers. */
+export interface LayerOwner {
+  readonly cacheId: number;
+  evict(layer: number): void;
+}
+
+interface Entry {
+  owner: WeakRef<LayerOwner>;
+  layer: number;
+  bytes: number;
+}
+
+export const DEFAULT_LAYER_CACHE_BYTES = 1024 * 2 ** 20;
+const MIN_ENTRIES = 1;
+
+export class LayerCache {
+  private readonly entries = new Map<string, Entry>();
+  private total = 0;
+  private readonly gone = new FinalizationRegistry<number>((id) => this.forget(id));
+
+  constructor(private maxBytes = DEFAULT_LAYER_CACHE_BYTES) {}
+
+  get bytes(): number {
+    return this.total;
+  }
+
+  get limit(): number {
+    return this.maxBytes;
+  }
+
+  setLimit(bytes: number): void {
+    this.maxBytes = bytes;
+    this.trim();
+  }
+
+  /** Starts tracking an owner (its entries leave the cache when it is garbage-collected). */
+  track(owner: LayerOwner): void {
+    this.gone.register(owner, owner.cacheId);
+  }
+
+  /** Records that `owner` now holds `layer` (most recently used), evicting older layers beyond the budget. */
+  add(owner: LayerOwner, layer: number, bytes: number): void {
+    const key = `${owner.cacheId}:${layer}`;
+    const old = this.entries.get(key);
+    if (old) this.total -= old.bytes;
+    this.entries.delete(key);
+    this.entries.set(key, { owner: new WeakRef(owner), layer, bytes });
+    this.total += bytes;
+    this.trim();
+  }
+
+  /** Marks a layer as just used. */
+  touch(owner: LayerOwner, layer: number): void {
+    const key = `${owner.cacheId}:${layer}`;
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.entries.set(key, e);
+  }
+
+  /** Forgets every layer of an owner (released or collected); does not call evict. */
+  forget(cacheId: number): void {
+    for (const [key, e] of this.entries) {
+      if (key.startsWith(`${cacheId}:`)) {
+        this.total -= e.bytes;
+        this.entries.delete(key);
+      }
+    }
+  }
+
+  private trim(): void {
+    for (const [key, e] of this.entries) {
+      if (this.total <= this.maxBytes || this.entries.size <= MIN_ENTRIES) return;
+      this.entries.delete(key);
+      this.total -= e.bytes;
+      e.owner.deref()?.evict(e.layer);
+    }
+  }
+}
+
+/** The cache every on-demand result of this process shares. */
+export const layerCache = new LayerCache();

@@ -1,0 +1,58 @@
+// Responses built from one layer's matrices (slice, heads grid, hover row) and the layer × head overview, which
+// streams over the layers and keeps one number per head.
+import type { ExplainResult, MatrixKind } from '../engine';
+import { toBuffer, type HeadsResponse, type OverviewResponse, type RowResponse, type SliceResponse } from '../protocol';
+import { downsampleInto, meanAbs, meanRowEntropy } from './matrix-math';
+import { memo } from './result-memo';
+import { availableKinds, check } from './result-shape';
+
+export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind): Promise<SliceResponse> {
+  check(result, layer, head, kind);
+  await result.load(layer);
+  return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(result.slice(layer, head, kind)) };
+}
+
+export async function heads(result: ExplainResult, layer: number, kind: MatrixKind, maxSize: number): Promise<HeadsResponse> {
+  check(result, layer, undefined, kind);
+  await result.load(layer);
+  const n = result.n;
+  const size = Math.min(n, Math.max(1, Math.floor(maxSize)));
+  const out = new Float32Array(result.heads * size * size);
+  for (let h = 0; h < result.heads; h++) {
+    downsampleInto(result.slice(layer, h, kind), n, size, out.subarray(h * size * size, (h + 1) * size * size));
+  }
+  return { type: 'heads', layer, kind, heads: result.heads, size, data: out.buffer };
+}
+
+export async function overview(result: ExplainResult, kind: MatrixKind): Promise<OverviewResponse> {
+  if (!result.has(kind)) throw new Error(`this model has no ${kind} term`);
+  const metric = kind === 'probs' ? 'entropy' : 'mean-abs';
+  const data = await memo(result, `overview/${kind}`, async () => {
+    const H = result.heads;
+    const n = result.n;
+    const out = new Float32Array(result.layers.length * H);
+    let li = 0;
+    for await (const _ of result.stream()) {
+      const layer = result.layers[li];
+      for (let h = 0; h < H; h++) {
+        const s = result.slice(layer, h, kind);
+        out[li * H + h] = metric === 'entropy' ? meanRowEntropy(s, n) : meanAbs(s);
+      }
+      li++;
+    }
+    return out;
+  });
+  return { type: 'overview', kind, metric, layers: result.layers, heads: result.heads, data: toBuffer(data) };
+}
+
+export async function row(result: ExplainResult, layer: number, head: number, i: number): Promise<RowResponse> {
+  check(result, layer, head, 'probs');
+  const n = result.n;
+  if (i < 0 || i >= n) throw new Error(`token ${i} is out of range`);
+  await result.load(layer);
+  const rows: RowResponse['rows'] = {};
+  for (const kind of availableKinds(result)) {
+    rows[kind] = toBuffer(result.slice(layer, head, kind).subarray(i * n, (i + 1) * n));
+  }
+  return { type: 'row', layer, head, i, n, rows };
+}
