@@ -10,21 +10,22 @@ import { writeChunks } from './analysis/export/write-chunks';
 
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'max-tokens'];
 const COMMANDS = {
-  explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'layers', 'format', 'out'] },
+  explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
 };
 
 const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) per layer and head
 
-  deberta-lens explain --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+  deberta-lens explain --model DIR|default (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--layers all|0,3,5] [--format json|npz] [--out FILE]
   deberta-lens info    --model DIR|default [--json]
   deberta-lens bench   --model DIR|default [--lengths 32,128,512] [--runs 5] [--json]
 
 Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --cache-dir DIR  --max-tokens N  --verbose
-DIR is a Hugging Face DeBERTa folder (config.json, model.safetensors or pytorch_model.bin, spm.model |
-tokenizer.json | vocab.json + merges.txt); \`info\` also reads BERT folders (vocab.txt | tokenizer.json).
+DIR is a Hugging Face DeBERTa or BERT folder (config.json, model.safetensors or pytorch_model.bin, and the
+tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, vocab.txt | tokenizer.json for BERT).
+--pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
 "default" is the small demo model shipped with DeBERTa Lens; for real analyses pass a real checkpoint such as
 microsoft/deberta-v3-base.`;
 
@@ -71,12 +72,14 @@ async function explainCommand(flags: Map<string, string>): Promise<void> {
     }
   } else text = flags.get('text');
   const ids = flags.has('ids') ? intList(flags.get('ids')!, 'ids') : undefined;
+  if (ids && flags.has('pair')) throw new LensError('--pair goes with --text or --file: ids are fed as given');
+  const pair = flags.get('pair');
   const layersFlag = flags.get('layers') ?? 'all';
   const layers = layersFlag === 'all' ? undefined : intList(layersFlag, 'layers');
 
   const model = await openModel(requireModel(flags), engineOptions(flags));
   try {
-    const result = await model.explain(ids ? { ids, layers } : { text, layers });
+    const result = await model.explain(ids ? { ids, layers } : { text, pair, layers });
     // Written layer by layer: each layer is computed, written and dropped (the layer cache bounds what stays).
     if (format === 'npz') await writeNpzFile(result, out!);
     else await writeChunks(out ?? 1, withNewline(jsonChunks(result)));

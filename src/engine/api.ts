@@ -24,6 +24,9 @@ export interface EngineOptions {
 export interface ExplainInput {
   /** Text to tokenize; [CLS] … [SEP] are added. */
   text?: string;
+  /** With text: a second text, for a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1 from the
+   *  pair on); the pair's tokens have offsets into `pair`. */
+  pair?: string;
   /** Ids fed as given (no specials added). Exactly one of text/ids. */
   ids?: number[];
   /** Layers the result can give (default: all). Only these layers' input states are kept. */

@@ -123,14 +123,11 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
   const ck = await loadCheckpoint(dir);
-  if (ck.spec.architecture !== 'deberta') {
-    throw new LensError(`${ck.dir}: a ${ck.spec.modelType} checkpoint; this build explains DeBERTa models only (it reads BERT folders for \`info\`) — pick a DeBERTa model.`, 'unsupported');
-  }
   const tokenizer = await tryTokenizer(dir);
   const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log, opts.attentionHeadGroup);
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
+  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
   await session.start();
   for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
   opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
@@ -139,6 +136,7 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
     path: ck.dir,
     name: ck.name,
     type: ck.spec.modelType,
+    architecture: ck.spec.architecture,
     layers: ck.spec.numLayers,
     heads: ck.spec.numHeads,
     head_dim: ck.spec.headDim,

@@ -82,6 +82,8 @@ export interface ModelInfo {
   path: string;
   name: string;
   type: ModelType;
+  /** Absent in results saved before BERT was read: those are DeBERTa. */
+  architecture?: Architecture;
   layers: number;
   heads: number;
   head_dim: number;

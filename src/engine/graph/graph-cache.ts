@@ -4,18 +4,23 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Checkpoint } from '../checkpoint';
 import { LensError } from '../errors';
+import { buildDecompositionGraph } from './bert-decomposition';
 import { buildForwardGraph, buildLayerGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
-import { WEIGHTS_FILE } from './graph-builder';
+import { GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
 export const MODEL_FILE = 'model.onnx';
 /** The one-layer attention graph (no weights of its own: the layer's weights are fed). */
 export const LAYER_FILE = 'layer.onnx';
+/** BERT's layer-0 decomposition graph (weights fed too). */
+export const DECOMPOSITION_FILE = 'decomposition.onnx';
 const READY_FILE = 'READY';
 
 export interface CachedGraph {
   modelPath: string;
   layerPath: string;
+  /** BERT only: the layer-0 decomposition graph. */
+  decompositionPath?: string;
   /** True when this call built the graph (a cold load); false when it came from the cache. */
   built: boolean;
   buildMs: number;
@@ -37,7 +42,8 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
   const dir = path.join(cacheDir, 'graphs', key);
   const modelPath = path.join(dir, MODEL_FILE);
   const layerPath = path.join(dir, LAYER_FILE);
-  if (fs.existsSync(path.join(dir, READY_FILE)) && linksValid(dir)) return { modelPath, layerPath, built: false, buildMs: 0 };
+  const decompositionPath = ck.spec.architecture === 'bert' ? path.join(dir, DECOMPOSITION_FILE) : undefined;
+  if (fs.existsSync(path.join(dir, READY_FILE)) && linksValid(dir)) return { modelPath, layerPath, decompositionPath, built: false, buildMs: 0 };
 
   const t0 = performance.now();
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
@@ -47,6 +53,11 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
     const proto = encodeModel(builder.build(`deberta-lens:${ck.name}`), OPSET, 'deberta-lens');
     fs.writeFileSync(path.join(tmp, MODEL_FILE), proto);
     fs.writeFileSync(path.join(tmp, LAYER_FILE), encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens'));
+    if (decompositionPath) {
+      const g = new GraphBuilder();
+      buildDecompositionGraph(g, ck.spec);
+      fs.writeFileSync(path.join(tmp, DECOMPOSITION_FILE), encodeModel(g.build(`deberta-lens-decomposition:${ck.name}`), OPSET, 'deberta-lens'));
+    }
     const fd = fs.openSync(path.join(tmp, WEIGHTS_FILE), 'w');
     try {
       for (const blob of builder.placement.blobs) fs.writeSync(fd, blob);
@@ -68,7 +79,7 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
   }
   const buildMs = performance.now() - t0;
   log?.(`built ONNX graph for ${ck.name} in ${buildMs.toFixed(0)} ms → ${dir}`);
-  return { modelPath, layerPath, built: true, buildMs };
+  return { modelPath, layerPath, decompositionPath, built: true, buildMs };
 }
 
 /**

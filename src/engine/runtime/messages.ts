@@ -16,8 +16,11 @@ export interface SpilledTensor {
   length: number;
 }
 
-/** The two graphs a runtime process serves: the whole forward pass, and one layer's attention. */
-export type GraphName = 'forward' | 'layer';
+/** The graphs a runtime process serves: the whole forward pass, one layer's attention, and for BERT the
+ *  layer-0 score split by embedding part. */
+export type GraphName = 'forward' | 'layer' | 'decomposition';
+/** Graph files by name; the decomposition graph exists for BERT only. */
+export type GraphPaths = Record<'forward' | 'layer', string> & { decomposition?: string };
 
 /** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights). */
 export interface KeptSlice {
@@ -26,7 +29,7 @@ export interface KeptSlice {
 }
 
 export type ToWorker =
-  | { type: 'load'; graphs: Record<GraphName, string>; providers: string[]; threads: number }
+  | { type: 'load'; graphs: GraphPaths; providers: string[]; threads: number }
   | {
       type: 'run';
       id: number;

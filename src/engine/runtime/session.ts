@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import type { FeedTensor, FromWorker, GraphName, KeptSlice, ToWorker } from './messages';
+import type { FeedTensor, FromWorker, GraphName, GraphPaths, KeptSlice, ToWorker } from './messages';
 import { discardSpill, SpillReader, takeSpillPath } from './spill';
 
 export interface RunOutput {
@@ -59,7 +59,7 @@ export class RuntimeSession {
   loadMs = 0;
 
   constructor(
-    private readonly graphs: Record<GraphName, string>,
+    private readonly graphs: GraphPaths,
     private readonly providers: string[],
     private readonly threads: number,
   ) {}

@@ -66,6 +66,7 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
       const layer = await ort.InferenceSession.create(msg.graphs.layer, opts);
       sessions.set('forward', forward);
       sessions.set('layer', layer);
+      if (msg.graphs.decomposition) sessions.set('decomposition', await ort.InferenceSession.create(msg.graphs.decomposition, opts));
       post({ type: 'loaded', provider, tried, ms: performance.now() - t0 });
       return;
     } catch (e) {
