@@ -11,7 +11,7 @@ import { writeChunks } from './analysis/export/write-chunks';
 
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'max-tokens'];
 const COMMANDS = {
-  explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'layers', 'format', 'out'] },
+  explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
   predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
@@ -19,7 +19,7 @@ const COMMANDS = {
 
 const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) per layer and head
 
-  deberta-lens explain --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+  deberta-lens explain --model DIR|default (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--layers all|0,3,5] [--format json|npz] [--out FILE]
   deberta-lens predict --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
                        [--positions 3,7] [--top 5]
@@ -27,9 +27,11 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
   deberta-lens bench   --model DIR|default [--lengths 32,128,512] [--runs 5] [--json]
 
 Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --cache-dir DIR  --max-tokens N  --verbose
-DIR is a Hugging Face DeBERTa folder (config.json, model.safetensors or pytorch_model.bin, spm.model |
-tokenizer.json | vocab.json + merges.txt). "default" is the small demo model shipped with DeBERTa Lens;
-for real analyses pass a real checkpoint such as microsoft/deberta-v3-base.`;
+DIR is a Hugging Face DeBERTa or BERT folder (config.json, model.safetensors or pytorch_model.bin, and the
+tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, vocab.txt | tokenizer.json for BERT).
+--pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
+"default" is the small demo model shipped with DeBERTa Lens; for real analyses pass a real checkpoint such as
+microsoft/deberta-v3-base.`;
 
 function engineOptions(flags: Map<string, string>): EngineOptions {
   const ep = (flags.get('ep') ?? 'auto') as ExecutionProviderSetting;
@@ -63,12 +65,14 @@ async function explainCommand(flags: Map<string, string>): Promise<void> {
   if (format !== 'json' && format !== 'npz') throw new LensError(`--format must be json or npz, got "${format}"`);
   const out = flags.get('out');
   if (format === 'npz' && !out) throw new LensError('--format npz writes binary data: give --out FILE.npz');
+  if (ids && flags.has('pair')) throw new LensError('--pair goes with --text or --file: ids are fed as given');
+  const pair = flags.get('pair');
   const layersFlag = flags.get('layers') ?? 'all';
   const layers = layersFlag === 'all' ? undefined : intList(layersFlag, 'layers');
 
   const model = await openModel(requireModel(flags), engineOptions(flags));
   try {
-    const result = await model.explain(ids ? { ids, layers } : { text, layers });
+    const result = await model.explain(ids ? { ids, layers } : { text, pair, layers });
     // Written layer by layer: each layer is computed, written and dropped (the layer cache bounds what stays).
     if (format === 'npz') await writeNpzFile(result, out!);
     else await writeChunks(out ?? 1, withNewline(jsonChunks(result)));
@@ -96,9 +100,11 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
     `layers       ${s.layers} × ${s.heads} heads of ${s.head_dim} (hidden ${s.hidden_size}, FFN ${s.intermediate_size})`,
     `parameters   ${s.parameters.toLocaleString('en-US')} (encoder)`,
     `vocabulary   ${s.vocab_size} (tokenizer: ${s.tokenizer})`,
-    `terms        ${s.terms.join(', ')}`,
+    ...(s.architecture === 'bert'
+      ? [`attention    entangled: absolute positions (max ${s.max_relative_positions}) added to the word embeddings`]
+      : [`terms        ${s.terms.join(', ')}`,
+        `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`]),
     `predicts     ${s.prediction_heads.length ? s.prediction_heads.map((h) => (h === 'mask_predictions' ? `replaced-token detection (${h}.*)` : `masked LM (${h}.*)`)).join(', ') : 'none: a bare encoder (predict has nothing to run)'}`,
-    `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`,
     `weights      ${s.weights.join(', ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,7 +1,7 @@
 // The engine's public types: what the extension and the CLI call (through ./index.ts). Implemented in ./model.ts.
 import type { PredictInput, PredictResult } from './prediction';
 import type { ExplainResult } from './result';
-import type { ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
+import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 
 export interface EngineOptions {
   /** Preferred execution provider; falls back to CPU when it fails. Default 'auto'. */
@@ -25,6 +25,9 @@ export interface EngineOptions {
 export interface ExplainInput {
   /** Text to tokenize; [CLS] … [SEP] are added. */
   text?: string;
+  /** With text: a second text, for a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1 from the
+   *  pair on); the pair's tokens have offsets into `pair`. */
+  pair?: string;
   /** Ids fed as given (no specials added). Exactly one of text/ids. */
   ids?: number[];
   /** Layers the result can give (default: all). Only these layers' input states are kept. */
@@ -33,6 +36,7 @@ export interface ExplainInput {
 
 /** `deberta-lens info` and the extension's Select Model validation. Cheap: no graph build. */
 export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' | 'layers' | 'heads' | 'head_dim'> {
+  architecture: Architecture;
   hidden_size: number;
   intermediate_size: number;
   vocab_size: number;

@@ -3,6 +3,7 @@
 import type { ExplainInput } from './api';
 import { type Checkpoint, requireWeight } from './checkpoint';
 import { isLensError, LensError } from './errors';
+import { DECOMPOSITION_TERMS, DecompositionInput, type DecompositionTerm, EMBEDDING_PARTS } from './graph/bert-decomposition';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
 import { toFloat32 } from './graph/float32';
 import { graphInputs, type Int64Feeds, relativeInputs } from './graph/graph-inputs';
@@ -10,8 +11,7 @@ import { availableMemory, estimateMemory, formatBytes, layerChunkHeads } from '.
 import { ExplainResult, type LayerSource, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
 import type { KeptFeeds, RuntimeSession } from './runtime/session';
-import type { Tokenizer } from './tokenizer';
-import { encodeWithMasks } from './tokenizer/mask-literal';
+import { buildModelInput, missingTokenizerError, type Tokenizer } from './tokenizer';
 import type { ModelInfo, Token } from './types';
 
 /** What explain needs of an open model. */
@@ -30,6 +30,8 @@ export interface ExplainContext {
 interface Prepared {
   ids: number[];
   tokens: Token[];
+  /** Absent: all 0 (one text, or ids). */
+  tokenTypes?: number[];
 }
 
 /** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary. */
@@ -37,6 +39,7 @@ export function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoi
   const spec = model.checkpoint.spec;
   const tok = model.tokenizer;
   if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
+  if (input.pair !== undefined && input.text === undefined) throw new LensError('a sentence pair needs text for its first part; ids are fed as given');
   if (input.ids !== undefined) {
     if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
     const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
@@ -48,17 +51,17 @@ export function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoi
     });
     return { ids: input.ids, tokens };
   }
-  if (!tok) throw new LensError(`${model.checkpoint.dir} has no tokenizer (spm.model, tokenizer.json or vocab.json + merges.txt): add one, or pass ids`, 'not-found');
-  const text = input.text!;
-  const body = encodeWithMasks(tok, text);
-  if (body.length === 0) throw new LensError('nothing to explain: the text is empty or only whitespace');
-  const cls: Token = { id: tok.special.cls, text: tok.idToPiece(tok.special.cls) ?? '[CLS]', start: 0, end: 0, special: true };
-  const sep: Token = { id: tok.special.sep, text: tok.idToPiece(tok.special.sep) ?? '[SEP]', start: text.length, end: text.length, special: true };
-  for (const t of body) {
+  if (!tok) throw missingTokenizerError(model.checkpoint.dir, spec.architecture);
+  const { tokens, ids, tokenTypeIds } = buildModelInput(tok, input.text!, input.pair);
+  // [CLS] and [SEP] cover no characters; a [MASK] written in the text does, and counts as text.
+  if (tokens.every((t) => t.special && t.start === t.end)) throw new LensError('nothing to explain: the text is empty or only whitespace');
+  for (const t of tokens) {
     if (t.id >= spec.vocabSize) throw new LensError(`the tokenizer produced id ${t.id} for "${t.text}", outside the model's vocabulary of ${spec.vocabSize}: the tokenizer files do not belong to this model`, 'corrupt');
   }
-  const tokens = [cls, ...body, sep];
-  return { ids: tokens.map((t) => t.id), tokens };
+  if (input.pair !== undefined && spec.typeVocabSize < 2) {
+    throw new LensError(`this model has ${spec.typeVocabSize} token types (type_vocab_size in config.json), so it cannot tell a pair's two texts apart: explain one text`, 'invalid-input');
+  }
+  return { ids, tokens, tokenTypes: input.pair !== undefined ? tokenTypeIds : undefined };
 }
 
 /** Refuses a length over the limit, beyond an absolute-position table, or beyond what memory can hold. */
@@ -98,7 +101,7 @@ function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
 
 export async function explainWith(model: ExplainContext, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
-  const { ids, tokens } = prepareInput(model, input);
+  const { ids, tokens, tokenTypes } = prepareInput(model, input);
   checkLength(model, ids.length);
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();
@@ -108,23 +111,28 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   const fetches = layers.map(layerInputOutput);
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
   if (relative) fetches.push(REL_OUTPUT);
-  const { outputs, ms, spillMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), fetches, signal);
-  let states: Float32Array, rel: Float32Array | undefined;
+  // BERT: the three parts of the embedding output, which layer 0's decomposition projects.
+  const decomposable = spec.architecture === 'bert' && layers.includes(0);
+  const partNames = Object.values(EMBEDDING_PARTS);
+  if (decomposable) fetches.push(...partNames);
+  const { outputs, ms, spillMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, tokenTypes)), fetches, signal);
+  let states: Float32Array, rel: Float32Array | undefined, parts: Float32Array[] | undefined;
   try {
     states = new Float32Array(layers.length * n * D);
     layers.forEach((l, k) => outputs.read(layerInputOutput(l), states, k * n * D));
     rel = relative ? outputs.read(REL_OUTPUT) : undefined;
+    parts = decomposable ? partNames.map((p) => outputs.read(p)) : undefined;
   } finally {
     outputs.release();
   }
-  const source = new LayerComputation(model, n, layers, states, rel, relative ? outputs.dims(REL_OUTPUT)[0] : 0);
+  const source = new LayerComputation(model, n, layers, states, rel, relative ? outputs.dims(REL_OUTPUT)[0] : 0, parts);
   const info = { ...model.info, execution_provider: model.session.provider };
   return new ExplainResult(info, ids, tokens, scaleOf(spec), { layers, source }, input.text, {
     tokenize_ms: t1 - t0,
     run_ms: ms,
     spill_ms: spillMs,
     total_ms: performance.now() - t0,
-  });
+  }, tokenTypes, input.pair);
 }
 
 /**
@@ -143,6 +151,8 @@ class LayerComputation implements LayerSource {
     states: Float32Array,
     private readonly rel: Float32Array | undefined,
     private readonly relRows: number,
+    /** BERT with layer 0 kept: content, position and rest parts of the embedding output, each [n, D]. */
+    private parts?: Float32Array[],
   ) {
     this.states = states;
     this.index = new Map(layers.map((l, k) => [l, k]));
@@ -193,6 +203,37 @@ class LayerComputation implements LayerSource {
     }
   }
 
+  /** BERT's layer-0 score split by embedding part, all heads (in head chunks), from the kept parts. */
+  async decomposition(signal?: AbortSignal): Promise<Record<DecompositionTerm, Float32Array>> {
+    const parts = this.parts;
+    if (!parts) throw new LensError('this result has no layer-0 decomposition (BERT with layer 0 only); explain again', 'runtime');
+    const spec = this.model.checkpoint.spec;
+    const { n } = this;
+    const H = spec.numHeads, D = spec.hiddenSize, nn = n * n;
+    const out = {} as Record<DecompositionTerm, Float32Array>;
+    for (const t of DECOMPOSITION_TERMS) out[t] = new Float32Array(H * nn);
+    const feeds: Record<string, FeedTensor> = {};
+    [DecompositionInput.content, DecompositionInput.position, DecompositionInput.rest].forEach((name, k) => {
+      feeds[name] = { type: 'float32', data: parts[k], dims: [n, D] };
+    });
+    const weights = layerWeights(spec, 0);
+    const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
+    for (let h0 = 0; h0 < H; h0 += chunk) {
+      const h1 = Math.min(H, h0 + chunk);
+      const rows: Record<string, [number, number]> = {};
+      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w!.rowsPerHead, h1 * w!.rowsPerHead];
+      // The same kept tensors as layer 0's attention: BERT's decomposition uses exactly its query and key.
+      const kept = { key: 'layer0', tensors: () => this.readWeights(0), rows };
+      const run = await this.model.session.run('decomposition', feeds, [...DECOMPOSITION_TERMS], signal, kept);
+      try {
+        for (const t of DECOMPOSITION_TERMS) run.outputs.read(t, out[t], h0 * nn);
+      } finally {
+        run.outputs.release();
+      }
+    }
+    return out;
+  }
+
   private readWeights(layer: number): Record<string, FeedTensor> {
     const out: Record<string, FeedTensor> = {};
     for (const [name, w] of Object.entries(layerWeights(this.model.checkpoint.spec, layer))) {
@@ -204,13 +245,14 @@ class LayerComputation implements LayerSource {
 
   release(): void {
     this.states = undefined;
+    this.parts = undefined;
   }
 }
 
 /** The forward pass alone, returning the last hidden state: the benchmark's baseline and the parity tests' check. */
-export async function forwardOnly(model: ExplainContext, ids: number[], signal?: AbortSignal): Promise<{ ms: number; hidden: Float32Array }> {
+export async function forwardOnly(model: ExplainContext, ids: number[], signal?: AbortSignal, tokenTypes?: number[]): Promise<{ ms: number; hidden: Float32Array }> {
   checkLength(model, ids.length);
-  const { outputs, ms } = await model.session.run('forward', int64Feeds(graphInputs(model.checkpoint.spec, ids)), [LAST_HIDDEN], signal);
+  const { outputs, ms } = await model.session.run('forward', int64Feeds(graphInputs(model.checkpoint.spec, ids, tokenTypes)), [LAST_HIDDEN], signal);
   try {
     return { ms, hidden: outputs.read(LAST_HIDDEN) };
   } finally {

@@ -56,6 +56,7 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
     path: ck.dir,
     name: ck.name,
     type: s.modelType,
+    architecture: s.architecture,
     layers: s.numLayers,
     heads: s.numHeads,
     head_dim: s.headDim,
@@ -63,7 +64,8 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
     intermediate_size: s.intermediateSize,
     vocab_size: s.vocabSize,
     parameters: encoderParameters(ck),
-    terms: ['c2c', ...s.posAttType.slice().sort()],
+    // BERT has no per-layer terms: its scores are one q·k product (layer 0 splits into four by the embeddings).
+    terms: s.architecture === 'bert' ? [] : ['c2c', ...s.posAttType.slice().sort()],
     position_buckets: s.positionBuckets,
     max_relative_positions: s.maxRelativePositions,
     tokenizer: tokenizer?.kind ?? 'none',
@@ -141,7 +143,7 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log, opts.attentionHeadGroup);
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
+  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
   await session.start();
   for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
   opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
@@ -150,6 +152,7 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
     path: ck.dir,
     name: ck.name,
     type: ck.spec.modelType,
+    architecture: ck.spec.architecture,
     layers: ck.spec.numLayers,
     heads: ck.spec.numHeads,
     head_dim: ck.spec.headDim,

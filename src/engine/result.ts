@@ -14,9 +14,14 @@ export interface LayerTensors {
 /** Where an on-demand result gets a layer from: a one-layer computation from the states the forward pass kept. */
 export interface LayerSource {
   compute(layer: number, signal?: AbortSignal): Promise<LayerTensors>;
+  /** BERT: layer 0's score split by embedding part (c2c, c2p, p2c, p2p, rest), each [heads, n, n] in score units. */
+  decomposition?(signal?: AbortSignal): Promise<Layer0Decomposition>;
   /** Frees what the source keeps (the layers' input states). */
   release(): void;
 }
+
+/** The five parts of BERT's layer-0 score; their sum is the score. */
+export type Layer0Decomposition = Record<'c2c' | 'c2p' | 'p2c' | 'p2p' | 'rest', Float32Array>;
 
 export interface ExplainTimings {
   tokenize_ms: number;
@@ -48,6 +53,7 @@ export class ExplainResult implements LayerOwner {
   private readonly source?: LayerSource;
   private readonly cache?: LayerCache;
   private isReleased = false;
+  private decomposition?: Promise<Layer0Decomposition>;
 
   constructor(
     readonly model: ModelInfo,
@@ -57,6 +63,10 @@ export class ExplainResult implements LayerOwner {
     layers: LayerTensors[] | { layers: number[]; source: LayerSource; cache?: LayerCache },
     readonly text?: string,
     readonly timings?: ExplainTimings,
+    /** Token types for a sentence pair (0 up to the first [SEP], then 1); absent: all 0. */
+    readonly tokenTypeIds?: number[],
+    /** The second text of a sentence pair (its tokens' offsets are into it). */
+    readonly pair?: string,
   ) {
     this.n = inputIds.length;
     this.heads = model.heads;
@@ -69,6 +79,21 @@ export class ExplainResult implements LayerOwner {
       this.cache = layers.cache ?? layerCache;
       this.cache.track(this);
     }
+  }
+
+  /** Whether layer0Decomposition() can answer: BERT, with layer 0 among the layers kept. */
+  get hasDecomposition(): boolean {
+    return !!this.source?.decomposition && this.model.architecture === 'bert' && this.present.includes(0) && !this.isReleased;
+  }
+
+  /** BERT's exact split of layer 0's scores by what entered the embedding: computed once, on first use. */
+  layer0Decomposition(signal?: AbortSignal): Promise<Layer0Decomposition> {
+    if (!this.hasDecomposition) return Promise.reject(new LensError('no layer-0 decomposition: it exists for BERT results that include layer 0', 'runtime'));
+    this.decomposition ??= this.source!.decomposition!(signal).catch((e: unknown) => {
+      this.decomposition = undefined;
+      throw e;
+    });
+    return this.decomposition;
   }
 
   /** Layers this result can give (all, or those asked for with `layers`). */
@@ -155,6 +180,7 @@ export class ExplainResult implements LayerOwner {
     this.cache?.forget(this.cacheId);
     this.loaded.clear();
     this.evicted.clear();
+    this.decomposition = undefined;
     this.source.release();
   }
 

@@ -1,7 +1,11 @@
 // Types shared across the engine's boundaries (checkpoint → graph → runtime → explain → CLI/extension).
 // Defined once here; everything else imports them.
 
-export type ModelType = 'deberta' | 'deberta-v2';
+/** config.json's model_type: DeBERTa v1, DeBERTa v2/v3 (and mDeBERTa), BERT. */
+export type ModelType = 'deberta' | 'deberta-v2' | 'bert';
+/** The attention family: DeBERTa's disentangled relative terms, or BERT's absolute positions added to the input
+ *  ("entangled": every score mixes content and position). */
+export type Architecture = 'deberta' | 'bert';
 /** The three disentangled attention terms, raw (unscaled). */
 export type TermName = 'c2c' | 'c2p' | 'p2c';
 /** Everything the engine can hand out per layer: the raw terms, their scaled sum and the softmax. */
@@ -11,6 +15,9 @@ export const TERM_NAMES: readonly TermName[] = ['c2c', 'c2p', 'p2c'];
 /** Normalised config.json: every field the forward pass needs, with HF's defaults and rules applied. */
 export interface ModelSpec {
   modelType: ModelType;
+  /** A BERT spec is written in DeBERTa's terms: absolute positions added to the input (positionBiasedInput),
+   *  no relative attention (posAttType empty), scale sqrt(d) (scaleFactor 1), embeddingSize = hiddenSize. */
+  architecture: Architecture;
   vocabSize: number;
   hiddenSize: number; // D
   embeddingSize: number; // E (E != D adds embed_proj)
@@ -66,7 +73,7 @@ export interface Token {
   special: boolean;
 }
 
-export type TokenizerKind = 'spm' | 'tokenizer.json' | 'bpe';
+export type TokenizerKind = 'spm' | 'tokenizer.json' | 'bpe' | 'wordpiece';
 
 export type ExecutionProviderSetting = 'auto' | 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
 
@@ -75,6 +82,8 @@ export interface ModelInfo {
   path: string;
   name: string;
   type: ModelType;
+  /** Absent in results saved before BERT was read: those are DeBERTa. */
+  architecture?: Architecture;
   layers: number;
   heads: number;
   head_dim: number;

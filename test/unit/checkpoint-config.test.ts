@@ -113,10 +113,11 @@ test('talking_head is refused for v1', () => {
   assert.equal(v1({ talking_head: false }).modelType, 'deberta');
 });
 
-test('model_type must be deberta or deberta-v2', () => {
-  expectError({ model_type: 'bert' }, 'unsupported', '"bert"', '"deberta"', '"deberta-v2"');
-  expectError({ model_type: 'deberta-v3' }, 'unsupported', 'deberta-v3', '"deberta-v2"');
-  expectError({ hidden_size: 8 }, 'unsupported', 'no model_type');
+test('model_type must be deberta, deberta-v2 or bert; any other is named in one line with the ones read', () => {
+  for (const t of ['roberta', 'electra', 'xlm-roberta', 'distilbert', 'deberta-v3']) {
+    expectError({ model_type: t }, 'unsupported', `model_type "${t}"`, '"deberta"', '"deberta-v2"', '"bert"');
+  }
+  expectError({ hidden_size: 8 }, 'unsupported', 'has no model_type');
   expectError([1, 2], 'corrupt');
   expectError('{"model_type": "deberta"}', 'corrupt');
 });

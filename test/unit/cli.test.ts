@@ -102,6 +102,13 @@ describe('deberta-lens info', () => {
     assert.ok(s.parameters > 10_000);
     assert.match(cli('info', '--model', V1).stdout, /tokenizer: bpe/);
   });
+
+  it('reads a BERT folder: architecture bert, WordPiece tokenizer, entangled absolute positions', () => {
+    const bert = path.join(FIXTURES, 'bert', 'bert_tiny');
+    const s = JSON.parse(cli('info', '--model', bert, '--json').stdout);
+    assert.deepEqual([s.type, s.architecture, s.tokenizer, s.terms], ['bert', 'bert', 'wordpiece', []]);
+    assert.match(cli('info', '--model', bert).stdout, /attention {4}entangled: absolute positions \(max 64\)/);
+  });
 });
 
 describe('deberta-lens bench', () => {

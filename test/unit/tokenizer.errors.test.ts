@@ -34,7 +34,7 @@ test('missing folder, a file instead of a folder, and a folder without tokenizer
   const file = path.join(tmp, 'plain.txt');
   fs.writeFileSync(file, 'x');
   await rejectsWith(file, /plain\.txt is not a folder/);
-  await rejectsWith(dirWith('empty', {}), /No tokenizer in .*spm\.model, tokenizer\.json, or vocab\.json \+ merges\.txt/);
+  await rejectsWith(dirWith('empty', {}), /No tokenizer in .*spm\.model, vocab\.txt, tokenizer\.json, or vocab\.json \+ merges\.txt/);
 });
 
 test('truncated spm.model: cut mid-field and cut on a field boundary', async () => {

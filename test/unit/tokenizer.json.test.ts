@@ -127,6 +127,6 @@ test('tokenizer.json: unsupported model types and broken files are clear LensErr
   fs.mkdirSync(broken);
   fs.writeFileSync(path.join(broken, 'tokenizer.json'), '{"model": {"type": "Unigram", "vocab": [');
   await assert.rejects(loadTokenizer(broken), (e: Error) => e.name === 'LensError' && /tokenizer\.json is not valid JSON/.test(e.message));
-  await assert.rejects(loadTokenizer(writeDir('badnorm', { normalizer: { type: 'BertNormalizer' }, model: { type: 'Unigram', unk_id: 0, vocab: [['[UNK]', 0]] } })),
-    (e: Error) => e.name === 'LensError' && /BertNormalizer/.test(e.message));
+  await assert.rejects(loadTokenizer(writeDir('badnorm', { normalizer: { type: 'Nmt' }, model: { type: 'Unigram', unk_id: 0, vocab: [['[UNK]', 0]] } })),
+    (e: Error) => e.name === 'LensError' && /Nmt/.test(e.message));
 });

@@ -15,14 +15,24 @@ export function float32ForJson(x: number): number | null {
   return Number(x.toPrecision(9));
 }
 
+function isBert(result: ExplainResult): boolean {
+  return result.model.architecture === 'bert';
+}
+
 function kindsOf(result: ExplainResult): MatrixKind[] {
+  // BERT's score is one q·k product (its terms exist for layer 0 only, in layer0_decomposition).
+  if (isBert(result)) return ['scores', 'probs'];
   // §4's order: c2c, c2p, p2c (those present), probs.
   return [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
 }
 
+const DECOMPOSITION_ORDER = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] as const;
+
 function header(result: ExplainResult) {
   const m = result.model;
   return {
+    // DeBERTa's JSON keeps DESIGN §4's shape; a BERT result says what it is.
+    ...(m.architecture === 'bert' ? { architecture: 'bert' } : {}),
     model: {
       path: m.path,
       name: m.name,
@@ -35,7 +45,9 @@ function header(result: ExplainResult) {
       checkpoint_hash: m.checkpoint_hash,
     },
     ...(result.text !== undefined ? { text: result.text } : {}),
+    ...(result.pair !== undefined ? { text_pair: result.pair } : {}),
     input_ids: result.inputIds,
+    ...(result.tokenTypeIds ? { token_type_ids: result.tokenTypeIds } : {}),
     tokens: result.tokens.map((t) => ({ id: t.id, text: t.text, start: t.start, end: t.end, special: t.special })),
     scale: result.scale,
   };
@@ -64,7 +76,12 @@ export async function toJson(result: ExplainResult): Promise<Record<string, unkn
     for (const k of kindsOf(result)) o[k] = nested(result.tensor(layer, k), result.heads, result.n);
     layers.push(o);
   }
-  return { ...header(result), layers };
+  const out: Record<string, unknown> = { ...header(result), layers };
+  if (result.hasDecomposition) {
+    const d = await result.layer0Decomposition();
+    out.layer0_decomposition = Object.fromEntries(DECOMPOSITION_ORDER.map((k) => [k, nested(d[k], result.heads, result.n)]));
+  }
+  return out;
 }
 
 /** The same JSON as text, one chunk per matrix row, computing one layer at a time; join or stream the chunks. */
@@ -76,21 +93,30 @@ export async function* jsonChunks(result: ExplainResult): AsyncGenerator<string>
   for (let li = 0; li < layers.length; li++) {
     await result.load(layers[li]);
     yield `${li ? ',' : ''}{"layer":${layers[li]}`;
-    for (const k of kindsOf(result)) {
-      const t = result.tensor(layers[li], k);
-      yield `,"${k}":[`;
-      for (let h = 0; h < heads; h++) {
-        for (let i = 0; i < n; i++) {
-          const row = new Array<string>(n);
-          for (let j = 0; j < n; j++) row[j] = String(float32ForJson(t[(h * n + i) * n + j]));
-          yield `${i === 0 ? (h ? ',[' : '[') : ','}[${row.join(',')}]${i === n - 1 ? ']' : ''}`;
-        }
-      }
-      yield ']';
-    }
+    for (const k of kindsOf(result)) yield* matrixChunks(k, result.tensor(layers[li], k), heads, n);
     yield '}';
   }
-  yield ']}';
+  yield ']';
+  if (result.hasDecomposition) {
+    const d = await result.layer0Decomposition();
+    yield ',"layer0_decomposition":{';
+    for (const [k, name] of DECOMPOSITION_ORDER.entries()) yield* matrixChunks(name, d[name], heads, n, k === 0 ? '' : ',');
+    yield '}';
+  }
+  yield '}';
+}
+
+/** `"name":[…]`, [heads][n][n], one chunk per row. */
+function* matrixChunks(name: string, t: Float32Array, heads: number, n: number, lead = ','): Generator<string> {
+  yield `${lead}"${name}":[`;
+  for (let h = 0; h < heads; h++) {
+    for (let i = 0; i < n; i++) {
+      const row = new Array<string>(n);
+      for (let j = 0; j < n; j++) row[j] = String(float32ForJson(t[(h * n + i) * n + j]));
+      yield `${i === 0 ? (h ? ',[' : '[') : ','}[${row.join(',')}]${i === n - 1 ? ']' : ''}`;
+    }
+  }
+  yield ']';
 }
 
 export async function toJsonText(result: ExplainResult): Promise<string> {

@@ -1,28 +1,15 @@
 // config.json → ModelSpec, following Hugging Face's DebertaConfig / DebertaV2Config and the attention modules'
 // own reading of it (deberta-spec.md §2). Every default and counting rule here mirrors HF, not the paper.
 import { LensError } from '../errors';
-import type { ModelSpec, ModelType } from '../types';
+import type { ModelSpec } from '../types';
+import { parseBertConfig } from './bert-config';
+import { FieldReader } from './config-fields';
 
-type Act = ModelSpec['hiddenAct'];
-
-const MODEL_TYPES: readonly ModelType[] = ['deberta', 'deberta-v2'];
-
-// HF's ACT2FN names that have an implementation in the graph; aliases map onto the same function.
-const ACTIVATIONS: Record<string, Act> = {
-  gelu: 'gelu',
-  gelu_python: 'gelu', // the same exact erf GELU, written in Python
-  gelu_new: 'gelu_new',
-  gelu_pytorch_tanh: 'gelu_new', // the tanh approximation, fused
-  gelu_fast: 'gelu_fast',
-  quick_gelu: 'quick_gelu',
-  relu: 'relu',
-  tanh: 'tanh',
-  silu: 'silu',
-  swish: 'silu',
-};
+type DebertaType = 'deberta' | 'deberta-v2';
+const DEBERTA_TYPES: readonly string[] = ['deberta', 'deberta-v2'];
 
 /** HF class defaults that differ between v1 (`deberta`) and v2/v3 (`deberta-v2`). */
-const CLASS_DEFAULTS: Record<ModelType, { V: number; D: number; L: number; H: number; I: number }> = {
+const CLASS_DEFAULTS: Record<DebertaType, { V: number; D: number; L: number; H: number; I: number }> = {
   deberta: { V: 50265, D: 768, L: 12, H: 12, I: 3072 },
   'deberta-v2': { V: 128100, D: 1536, L: 24, H: 24, I: 6144 },
 };
@@ -35,15 +22,16 @@ export function parseConfig(json: unknown, file: string): ModelSpec {
   const r = new FieldReader(json as Record<string, unknown>, file);
 
   const rawType = r.raw('model_type');
-  if (typeof rawType !== 'string' || !MODEL_TYPES.includes(rawType as ModelType)) {
-    const got = rawType === undefined ? 'no model_type' : `model_type ${JSON.stringify(rawType)}`;
+  if (rawType === 'bert') return parseBertConfig(r, file);
+  if (typeof rawType !== 'string' || !DEBERTA_TYPES.includes(rawType)) {
+    const got = rawType === undefined ? 'has no model_type' : `has model_type ${JSON.stringify(rawType)}`;
     throw new LensError(
-      `${file}: ${got} is not supported; accepted model_type values: ${MODEL_TYPES.map((t) => `"${t}"`).join(', ')} ` +
-        `(DeBERTa v3 and mDeBERTa use "deberta-v2").`,
+      `${file} ${got}, which DeBERTa Lens does not read: it reads DeBERTa ("deberta"; "deberta-v2" for v2, v3 and ` +
+        `mDeBERTa) and BERT ("bert") checkpoints.`,
       'unsupported',
     );
   }
-  const modelType = rawType as ModelType;
+  const modelType = rawType as DebertaType;
   const v2 = modelType === 'deberta-v2';
   const dflt = CLASS_DEFAULTS[modelType];
 
@@ -123,6 +111,7 @@ export function parseConfig(json: unknown, file: string): ModelSpec {
 
   return {
     modelType,
+    architecture: 'deberta',
     vocabSize,
     hiddenSize,
     embeddingSize,
@@ -149,86 +138,4 @@ export function parseConfig(json: unknown, file: string): ModelSpec {
     convAct,
     padTokenId,
   };
-}
-
-/** Typed access to config fields; `null` counts as absent (HF configs write null for unset options). */
-class FieldReader {
-  constructor(
-    private readonly json: Record<string, unknown>,
-    private readonly file: string,
-  ) {}
-
-  raw(key: string): unknown {
-    const v = this.json[key];
-    return v === null ? undefined : v;
-  }
-
-  private bad(key: string, value: unknown, want: string): LensError {
-    return new LensError(`${this.file}: ${key} must be ${want}, got ${JSON.stringify(value)}; fix the config.`);
-  }
-
-  int(key: string, dflt: number): number {
-    const v = this.raw(key);
-    if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw this.bad(key, v, 'an integer');
-    return v;
-  }
-
-  positiveInt(key: string, dflt: number): number {
-    const v = this.int(key, dflt);
-    if (v < 1) throw this.bad(key, v, 'a positive integer');
-    return v;
-  }
-
-  nonNegativeInt(key: string, dflt: number): number {
-    const v = this.int(key, dflt);
-    if (v < 0) throw this.bad(key, v, 'a non-negative integer');
-    return v;
-  }
-
-  positiveNumber(key: string, dflt: number): number {
-    const v = this.raw(key);
-    if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw this.bad(key, v, 'a positive number');
-    return v;
-  }
-
-  bool(key: string, dflt: boolean): boolean {
-    const v = this.raw(key);
-    if (v === undefined) return dflt;
-    if (typeof v === 'boolean') return v;
-    // Python truthiness of 0/1, which configs written by hand sometimes use.
-    if (v === 0 || v === 1) return v === 1;
-    throw this.bad(key, v, 'true or false');
-  }
-
-  activation(key: string, dflt: Act): Act {
-    const v = this.raw(key);
-    if (v === undefined) return dflt;
-    const act = typeof v === 'string' ? ACTIVATIONS[v.toLowerCase()] : undefined;
-    if (act === undefined) {
-      throw new LensError(
-        `${this.file}: ${key} ${JSON.stringify(v)} is not supported; use one of ${Object.keys(ACTIVATIONS).join(', ')}.`,
-        'unsupported',
-      );
-    }
-    return act;
-  }
-
-  /** HF: a string is lower-cased, split on "|" and stripped; a list is taken as is; None → []. */
-  posAttType(): string[] {
-    const v = this.raw('pos_att_type');
-    if (v === undefined) return [];
-    if (typeof v === 'string') return v.toLowerCase().split('|').map((s) => s.trim());
-    if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v as string[];
-    throw this.bad('pos_att_type', v, 'a string like "p2c|c2p" or a list of strings');
-  }
-
-  /** HF v2: `"layer_norm" in [x.strip() for x in norm_rel_ebd.lower().split("|")]`. */
-  normRelEbd(): boolean {
-    const v = this.raw('norm_rel_ebd');
-    if (v === undefined) return false;
-    if (typeof v !== 'string') throw this.bad('norm_rel_ebd', v, 'a string like "layer_norm" or "none"');
-    return v.toLowerCase().split('|').map((s) => s.trim()).includes('layer_norm');
-  }
 }

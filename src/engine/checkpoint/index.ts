@@ -9,6 +9,7 @@ import { hashFiles } from './hash';
 import { readSafetensors } from './safetensors';
 import type { FileTensors, SkippedTensor, SourcedTensor } from './tensor';
 import { readTorchBin } from './torch-bin';
+import { basePrefix, canonicalWeightName } from './weight-names';
 
 export { parseConfig } from './config';
 export type { SkippedTensor } from './tensor';
@@ -17,14 +18,12 @@ export interface Checkpoint {
   dir: string; // absolute
   name: string; // folder name, or the HF cache repo name (models--org--name/snapshots/x → org/name)
   spec: ModelSpec; // from config.json
-  weights: Map<string, TensorData>; // names with any `deberta.` prefix stripped; ALL float tensors kept (graph picks)
+  weights: Map<string, TensorData>; // names without the `deberta.`/`bert.` prefix; ALL float tensors kept (graph picks)
   weightFiles: string[]; // absolute paths of the weight files read
   hash: string; // sha256 hex of config.json + weight file bytes (streamed; memoised per path+size+mtime)
   /** Non-float tensors (integer buffers such as `embeddings.position_ids`): not weights, listed for messages. */
   skipped: Map<string, SkippedTensor>;
 }
-
-const PREFIX = 'deberta.';
 
 export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
   const abs = resolveSnapshot(path.resolve(dir));
@@ -44,16 +43,17 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
   const weights = new Map<string, TensorData>();
   const skipped = new Map<string, SkippedTensor>();
   const origin = new Map<string, string>(); // stripped name → original name, to report collisions
+  const prefix = basePrefix(spec);
   for (const file of layout.files) {
     const found: FileTensors = layout.format === 'safetensors' ? readSafetensors(file) : readTorchBin(file);
     if (layout.weightMap) checkShard(file, found, layout.weightMap);
     for (const t of found.tensors) {
-      const name = stripPrefix(t.name);
+      const name = canonicalWeightName(t.name, prefix);
       claim(origin, name, t.name, file);
       weights.set(name, { ...t, name });
     }
     for (const s of found.skipped) {
-      const name = stripPrefix(s.name);
+      const name = canonicalWeightName(s.name, prefix);
       claim(origin, name, s.name, file);
       skipped.set(name, { ...s, name });
     }
@@ -64,7 +64,7 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
 
 /**
  * The named weight with the expected shape, or a LensError naming the weight file, the tensor and both shapes.
- * `name` is without the `deberta.` prefix.
+ * `name` is without the `deberta.`/`bert.` prefix.
  */
 export function requireWeight(ck: Checkpoint, name: string, shape: number[]): TensorData {
   const t = ck.weights.get(name);
@@ -107,15 +107,11 @@ function readJson(file: string): unknown {
   }
 }
 
-function stripPrefix(name: string): string {
-  return name.startsWith(PREFIX) ? name.slice(PREFIX.length) : name;
-}
-
 function claim(origin: Map<string, string>, name: string, original: string, file: string): void {
   const before = origin.get(name);
   if (before !== undefined) {
     throw new LensError(
-      `${file}: tensors '${before}' and '${original}' both become '${name}' once the '${PREFIX}' prefix is dropped; keep only one.`,
+      `${file}: tensors '${before}' and '${original}' both become '${name}' once the model prefix is dropped (and gamma/beta read as weight/bias); keep only one.`,
       'corrupt',
     );
   }

@@ -2,6 +2,7 @@ import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
 import type { ModelSpec, TermName } from '../types';
 import { activation } from './activation';
+import { EMBEDDING_PARTS, embeddingParts } from './bert-decomposition';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
@@ -19,7 +20,7 @@ import { OnnxType } from './onnx-proto';
  * distance; c2p and p2c are then read off a [H, n, 2n] product with the pad-and-reshape "skew" (Transformer-XL),
  * which needs no gather over n² elements. See ./graph-inputs.ts for the index arithmetic.
  */
-export const GRAPH_VERSION = 'deberta-lens-graph-5';
+export const GRAPH_VERSION = 'deberta-lens-graph-6';
 /**
  * The forward graph computes attention in groups of at most this many heads, one group after the other, so its
  * working memory is that of a few heads' [n, n] and [n, 2n] arrays, not all of them at once (v3-large at 2048
@@ -159,14 +160,25 @@ export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP
   const D = s.hiddenSize, E = s.embeddingSize, H = s.numHeads, d = s.headDim, A = s.allHeadSize;
 
   const ids = g.input(InputName.ids, OnnxType.INT64, ['n']);
-  let e = g.node('Gather', [W('embeddings.word_embeddings.weight', [s.vocabSize, E]), ids], { axis: 0 });
+  const word = g.node('Gather', [W('embeddings.word_embeddings.weight', [s.vocabSize, E]), ids], { axis: 0 });
+  let e = word;
+  let position: string | undefined, tokenType: string | undefined;
   if (s.positionBiasedInput) {
     const pos = g.input(InputName.positions, OnnxType.INT64, ['n']);
-    e = g.node('Add', [e, g.node('Gather', [W('embeddings.position_embeddings.weight', [s.maxPositionEmbeddings, E]), pos], { axis: 0 })]);
+    position = g.node('Gather', [W('embeddings.position_embeddings.weight', [s.maxPositionEmbeddings, E]), pos], { axis: 0 });
+    e = g.node('Add', [e, position]);
   }
   if (s.typeVocabSize > 0) {
     const tt = g.input(InputName.tokenTypes, OnnxType.INT64, ['n']);
-    e = g.node('Add', [e, g.node('Gather', [W('embeddings.token_type_embeddings.weight', [s.typeVocabSize, E]), tt], { axis: 0 })]);
+    tokenType = g.node('Gather', [W('embeddings.token_type_embeddings.weight', [s.typeVocabSize, E]), tt], { axis: 0 });
+    e = g.node('Add', [e, tokenType]);
+  }
+  if (s.architecture === 'bert') {
+    // The parts of the embedding LayerNorm's output that layer 0's score decomposition projects.
+    const zeros = () => g.node('Mul', [word, g.constFloat([0], [])]);
+    const parts = embeddingParts(g, word, position ?? zeros(), tokenType ?? zeros(),
+      W('embeddings.LayerNorm.weight', [D]), W('embeddings.LayerNorm.bias', [D]), s.layerNormEps);
+    for (const k of ['content', 'position', 'rest'] as const) g.output(parts[k], EMBEDDING_PARTS[k], OnnxType.FLOAT, ['n', D]);
   }
   if (E !== D) e = g.node('Gemm', [e, W('embeddings.embed_proj.weight', [D, E])], { transB: 1 });
   const layerNorm = (x: string, prefix: string) =>
@@ -204,9 +216,10 @@ export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP
       k = g.node('Transpose', [k0], { perm: [1, 0, 2] });
       v = g.node('Transpose', [vb], { perm: [1, 0, 2] });
     } else {
+      const value = s.architecture === 'bert' ? 'value' : 'value_proj';
       q = att.toHeads(att.linear(h, byName(LayerInput.wq), byName(LayerInput.bq)), [1, 0, 2]);
       k = att.toHeads(att.linear(h, byName(LayerInput.wk), byName(LayerInput.bk)), [1, 0, 2]);
-      v = att.toHeads(att.linear(h, W(`${p}.attention.self.value_proj.weight`, [A, D]), W(`${p}.attention.self.value_proj.bias`, [A])), [1, 0, 2]);
+      v = att.toHeads(att.linear(h, W(`${p}.attention.self.${value}.weight`, [A, D]), W(`${p}.attention.self.${value}.bias`, [A])), [1, 0, 2]);
     }
     const { pkW, pkB, pqW, pqB } = positionFeeds(s);
     const pk = rel && att.flags.c2p ? att.linear(rel, byName(pkW), bias(pkB)) : undefined;
@@ -266,10 +279,12 @@ export function layerWeights(s: ModelSpec, l: number): Partial<Record<LayerInput
     }
     return out;
   }
-  out[LayerInput.wq] = mat(`${att}.query_proj.weight`);
-  out[LayerInput.bq] = vec(`${att}.query_proj.bias`);
-  out[LayerInput.wk] = mat(`${att}.key_proj.weight`);
-  out[LayerInput.bk] = vec(`${att}.key_proj.bias`);
+  // BERT names its projections query/key (DeBERTa v2/v3 query_proj/key_proj); it has no position projections.
+  const proj = s.architecture === 'bert' ? '' : '_proj';
+  out[LayerInput.wq] = mat(`${att}.query${proj}.weight`);
+  out[LayerInput.bq] = vec(`${att}.query${proj}.bias`);
+  out[LayerInput.wk] = mat(`${att}.key${proj}.weight`);
+  out[LayerInput.bk] = vec(`${att}.key${proj}.bias`);
   if (!s.shareAttKey) {
     if (c2p) {
       out[LayerInput.wpk] = mat(`${att}.pos_key_proj.weight`);

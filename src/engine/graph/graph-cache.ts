@@ -4,18 +4,23 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Checkpoint } from '../checkpoint';
 import { LensError } from '../errors';
+import { buildDecompositionGraph } from './bert-decomposition';
 import { buildForwardGraph, buildLayerGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
-import { type GraphBuilder, WEIGHTS_FILE } from './graph-builder';
+import { GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
 export const MODEL_FILE = 'model.onnx';
 /** The one-layer attention graph (no weights of its own: the layer's weights are fed). */
 export const LAYER_FILE = 'layer.onnx';
+/** BERT's layer-0 decomposition graph (weights fed too). */
+export const DECOMPOSITION_FILE = 'decomposition.onnx';
 const READY_FILE = 'READY';
 
 export interface CachedGraph {
   modelPath: string;
   layerPath: string;
+  /** BERT only: the layer-0 decomposition graph. */
+  decompositionPath?: string;
   /** True when this call built the graph (a cold load); false when it came from the cache. */
   built: boolean;
   buildMs: number;
@@ -33,15 +38,25 @@ export function defaultCacheDir(): string {
  */
 export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) => void, headGroup = FORWARD_HEAD_GROUP): CachedGraph {
   const variant = headGroup === FORWARD_HEAD_GROUP ? '' : `\nheads/${headGroup}`;
+  const bert = ck.spec.architecture === 'bert';
   const kind: GraphKind = {
     version: GRAPH_VERSION,
     variant,
     what: 'ONNX graph',
     build: () => buildForwardGraph(ck, headGroup),
-    extraFiles: () => ({ [LAYER_FILE]: encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens') }),
+    extraFiles: () => {
+      const files: Record<string, Uint8Array> = { [LAYER_FILE]: encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens') };
+      if (bert) {
+        const g = new GraphBuilder();
+        buildDecompositionGraph(g, ck.spec);
+        files[DECOMPOSITION_FILE] = encodeModel(g.build(`deberta-lens-decomposition:${ck.name}`), OPSET, 'deberta-lens');
+      }
+      return files;
+    },
   };
   const { modelPath, built, buildMs } = ensureGraphOf(ck, cacheDir, kind, log);
-  return { modelPath, layerPath: path.join(path.dirname(modelPath), LAYER_FILE), built, buildMs };
+  const dir = path.dirname(modelPath);
+  return { modelPath, layerPath: path.join(dir, LAYER_FILE), decompositionPath: bert ? path.join(dir, DECOMPOSITION_FILE) : undefined, built, buildMs };
 }
 
 /** What to cache: a graph built from a checkpoint, versioned on its own (the encoder, the prediction heads). */
@@ -56,7 +71,7 @@ export interface GraphKind {
   extraFiles?: () => Record<string, Uint8Array>;
 }
 
-export function ensureGraphOf(ck: Checkpoint, cacheDir: string, kind: GraphKind, log?: (s: string) => void): Omit<CachedGraph, 'layerPath'> {
+export function ensureGraphOf(ck: Checkpoint, cacheDir: string, kind: GraphKind, log?: (s: string) => void): Omit<CachedGraph, 'layerPath' | 'decompositionPath'> {
   const key = createHash('sha256').update(`${kind.version}\n${ck.hash}${kind.variant ?? ''}`).digest('hex').slice(0, 20);
   const dir = path.join(cacheDir, 'graphs', key);
   const modelPath = path.join(dir, MODEL_FILE);

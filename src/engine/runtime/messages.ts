@@ -16,9 +16,10 @@ export interface SpilledTensor {
   length: number;
 }
 
-/** The graphs a runtime process serves: the whole forward pass and one layer's attention (the encoder's
- *  process), or the prediction heads (a process of their own, started on the first prediction). */
-export type GraphName = 'forward' | 'layer' | 'heads';
+/** The graphs a runtime process serves: the whole forward pass, one layer's attention and, for BERT, the layer-0
+ *  score split by embedding part (the encoder's process), or the prediction heads (a process of their own,
+ *  started on the first prediction). */
+export type GraphName = 'forward' | 'layer' | 'decomposition' | 'heads';
 
 /** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights). */
 export interface KeptSlice {

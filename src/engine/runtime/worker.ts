@@ -64,7 +64,7 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
       };
       // All graphs on the same provider, so a layer recomputed later matches the forward pass that kept its input.
       const created = new Map<GraphName, Ort.InferenceSession>();
-      for (const [name, file] of Object.entries(msg.graphs) as [GraphName, string][]) created.set(name, await ort.InferenceSession.create(file, opts));
+      for (const [name, file] of Object.entries(msg.graphs) as [GraphName, string | undefined][]) if (file) created.set(name, await ort.InferenceSession.create(file, opts));
       for (const [name, session] of created) sessions.set(name, session);
       post({ type: 'loaded', provider, tried, ms: performance.now() - t0 });
       return;

@@ -90,3 +90,12 @@ export function* codePointRanges(text: string): Generator<[number, number]> {
     i += n;
   }
 }
+
+// Created on first use: building an Intl.Segmenter costs tens of milliseconds of ICU start-up.
+let segmenter: Intl.Segmenter | undefined;
+
+/** [start, end) UTF-16 ranges of the text's grapheme clusters (Unicode normalization never crosses them). */
+export function* graphemeRanges(text: string): Generator<[number, number]> {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  for (const g of segmenter.segment(text)) yield [g.index, g.index + g.segment.length];
+}

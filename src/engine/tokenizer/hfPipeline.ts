@@ -1,6 +1,7 @@
-// The normalizers and pre-tokenizers of a Hugging Face tokenizer.json that DeBERTa tokenizers use, each
+// The normalizers and pre-tokenizers of a Hugging Face tokenizer.json that DeBERTa and BERT tokenizers use, each
 // keeping the alignment to the original text. Unknown kinds throw Error (the loader names the file).
-import { AlignedText, codePointRanges } from './alignedText';
+import { AlignedText, codePointRanges, graphemeRanges } from './alignedText';
+import { cleanText, lowercase, RUST_SPACE, spaceCjk, splitOnPunctuation, splitOnSpace, stripAccents } from './bertBasic';
 import { GPT2_SPLIT } from './byteLevel';
 import { PrecompiledCharsmap } from './charsmap';
 import { isRecord } from './files';
@@ -21,10 +22,6 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-// Created on first use: building an Intl.Segmenter costs tens of milliseconds of ICU start-up.
-let segmenter: Intl.Segmenter | undefined;
-const graphemes = () => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
-
 function precompiled(blobBase64: string): Normalizer {
   const map = new PrecompiledCharsmap(new Uint8Array(Buffer.from(blobBase64, 'base64')));
   const transform = (s: string) => {
@@ -34,11 +31,10 @@ function precompiled(blobBase64: string): Normalizer {
   // As Hugging Face does: a short grapheme is looked up whole, otherwise char by char.
   return (t) => {
     const pieces: Array<[number, number]> = [];
-    for (const g of graphemes().segment(t.text)) {
-      const s = g.index;
-      const e = s + g.segment.length;
-      if (encodeUtf8(g.segment).length < 6 && transform(g.segment) !== undefined) pieces.push([s, e]);
-      else for (const [a, b] of codePointRanges(g.segment)) pieces.push([s + a, s + b]);
+    for (const [s, e] of graphemeRanges(t.text)) {
+      const g = t.text.slice(s, e);
+      if (encodeUtf8(g).length < 6 && transform(g) !== undefined) pieces.push([s, e]);
+      else for (const [a, b] of codePointRanges(g)) pieces.push([s + a, s + b]);
     }
     return t.mapPieces(pieces, (p) => transform(p) ?? p);
   };
@@ -77,6 +73,19 @@ export function buildNormalizer(json: unknown): Normalizer {
     case 'NFC': case 'NFD': case 'NFKC': case 'NFKD': {
       const form = j.type;
       return (t) => t.mapPieces(codePointRanges(t.text), (c) => c.normalize(form));
+    }
+    case 'BertNormalizer': {
+      // Hugging Face's order: clean, space out CJK, strip accents (by default when lower-casing), lower-case.
+      const clean = j.clean_text !== false;
+      const cjk = j.handle_chinese_chars !== false;
+      const lower = j.lowercase !== false;
+      const strip = typeof j.strip_accents === 'boolean' ? j.strip_accents : lower;
+      return (t) => {
+        let x = clean ? cleanText(t) : t;
+        if (cjk) x = spaceCjk(x);
+        if (strip) x = stripAccents(x);
+        return lower ? lowercase(x) : x;
+      };
     }
     case 'Prepend': {
       const p = typeof j.prepend === 'string' ? j.prepend : '';
@@ -154,6 +163,8 @@ export function buildPreTokenizer(json: unknown): PreTokenizerInfo {
         byteLevel: true,
       };
     }
+    case 'BertPreTokenizer':
+      return { run: (t) => splitOnSpace(t, RUST_SPACE).flatMap(splitOnPunctuation), byteLevel: false };
     case 'WhitespaceSplit':
       return { run: (t) => splitByRegex(t, /\s+/gu, 'removed'), byteLevel: false };
     case 'Whitespace':

@@ -1,4 +1,4 @@
-// tokenizer.json → HfJsonTokenizer. Reads what the file says; kinds DeBERTa does not use are refused clearly.
+// tokenizer.json → HfJsonTokenizer. Reads what the file says; kinds DeBERTa and BERT do not use are refused clearly.
 import * as path from 'node:path';
 import { LensError } from '../errors';
 import { isRecord, readJsonOrThrow } from './files';
@@ -7,6 +7,7 @@ import { BpeWordModel, HfJsonTokenizer, UnigramWordModel, type WordModel } from 
 import { readSpecialInfo, resolveSpecials } from './specials';
 import { UnigramKind, UnigramModel, type UnigramPiece } from './unigram';
 import { encodeUtf8 } from './utf8';
+import { WordPieceModel } from './wordpiece';
 
 export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
   const file = path.join(dir, 'tokenizer.json');
@@ -76,8 +77,25 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
     unkId = ids.get(typeof m.unk_token === 'string' ? m.unk_token : info.names.unk) ?? added.get(info.names.unk);
     if (unkId === undefined) throw bad('BPE model has no unknown token (unk_token)', 'unsupported');
     model = new BpeWordModel(merges, ids, unkId, preTok.byteLevel);
+  } else if (type === 'WordPiece') {
+    if (!isRecord(m.vocab)) throw bad('WordPiece model has no "vocab" object');
+    for (const [p, id] of Object.entries(m.vocab)) {
+      if (!Number.isInteger(id) || (id as number) < 0) throw bad(`the id of ${JSON.stringify(p)} is not a non-negative integer`);
+      ids.set(p, id as number);
+      pieces[id as number] = p;
+    }
+    const unkPiece = typeof m.unk_token === 'string' ? m.unk_token : info.names.unk;
+    unkId = ids.get(unkPiece) ?? added.get(unkPiece);
+    if (unkId === undefined) throw bad(`WordPiece model has no unknown token ${JSON.stringify(unkPiece)} in its vocabulary`);
+    const maxChars = m.max_input_chars_per_word ?? 100;
+    if (!Number.isInteger(maxChars)) throw bad('max_input_chars_per_word is not an integer');
+    model = new WordPieceModel({
+      vocab: ids, unkId, unkPiece,
+      prefix: typeof m.continuing_subword_prefix === 'string' ? m.continuing_subword_prefix : '##',
+      maxChars: maxChars as number,
+    });
   } else {
-    throw bad(`model type ${String(type)} is not supported (DeBERTa uses Unigram or BPE)`, 'unsupported');
+    throw bad(`model type ${String(type)} is not supported (DeBERTa uses Unigram or BPE, BERT WordPiece)`, 'unsupported');
   }
 
   for (const [c, id] of added) info.added.set(c, id);

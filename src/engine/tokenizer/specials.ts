@@ -13,6 +13,10 @@ export interface SpecialInfo {
   names: Record<Role, string>;
   /** Added tokens (content → id) from added_tokens.json and tokenizer_config.json's added_tokens_decoder. */
   added: Map<string, number>;
+  /** additional_special_tokens, which count as specials too. */
+  additional: string[];
+  /** Added tokens that are neither special nor normalized (added_tokens_decoder flags); the rest are. */
+  unnormalized: Set<string>;
 }
 
 function tokenContent(v: unknown): string | undefined {
@@ -24,6 +28,8 @@ function tokenContent(v: unknown): string | undefined {
 export function readSpecialInfo(dir: string): SpecialInfo {
   const names = { ...DEFAULT_NAMES };
   const added = new Map<string, number>();
+  const additional: string[] = [];
+  const unnormalized = new Set<string>();
   for (const file of ['tokenizer_config.json', 'special_tokens_map.json']) {
     const p = path.join(dir, file);
     if (!exists(p)) continue;
@@ -33,11 +39,18 @@ export function readSpecialInfo(dir: string): SpecialInfo {
       const c = tokenContent(json[`${role}_token`]);
       if (c !== undefined) names[role] = c;
     }
+    if (Array.isArray(json.additional_special_tokens)) {
+      for (const v of json.additional_special_tokens) {
+        const c = tokenContent(v);
+        if (c !== undefined && !additional.includes(c)) additional.push(c);
+      }
+    }
     const dec = json.added_tokens_decoder;
     if (isRecord(dec)) {
       for (const [id, v] of Object.entries(dec)) {
         const c = tokenContent(v);
         if (c !== undefined && /^\d+$/.test(id)) added.set(c, Number(id));
+        if (c !== undefined && isRecord(v) && v.special !== true && v.normalized === false) unnormalized.add(c);
       }
     }
   }
@@ -47,7 +60,7 @@ export function readSpecialInfo(dir: string): SpecialInfo {
     if (!isRecord(json)) throw new LensError(`${addedFile} must map token strings to ids — replace it with the model's original file.`, 'corrupt');
     for (const [c, id] of Object.entries(json)) if (Number.isInteger(id)) added.set(c, id as number);
   }
-  return { names, added };
+  return { names, added, additional, unnormalized };
 }
 
 /** Resolves every role; `fallback` may supply an id the vocabulary lacks (spm: [MASK] after the pieces). */
