@@ -67,13 +67,16 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, log?: (s: string) 
 
 /**
  * A hard link keeps the weights where they are without a copy. Not a symlink: onnxruntime resolves links and
- * refuses external data outside the model's folder. Across file systems a hard link is impossible: copy.
+ * refuses external data outside the model's folder. The target's real path is linked: link(2) does not follow
+ * symlinks, and a Hugging Face snapshot's files are relative symlinks into blobs/ that would dangle from the
+ * cache. Across file systems (or where the file may not be linked) a hard link is impossible: copy.
  */
 function linkOrCopy(target: string, link: string): void {
+  const real = fs.realpathSync(target);
   try {
-    fs.linkSync(target, link);
+    fs.linkSync(real, link);
   } catch {
-    fs.copyFileSync(target, link);
+    fs.copyFileSync(real, link);
   }
 }
 
