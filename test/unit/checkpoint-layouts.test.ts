@@ -1,11 +1,16 @@
 // Real checkpoint folder layouts, each built into a graph AND run, against Hugging Face's own numbers: a hub
-// snapshot (relative symlinks into blobs/) with the graph cache on the same file system and on another one.
+// snapshot (relative symlinks into blobs/) with the graph cache on the same file system and on another one, a
+// folder of absolute symlinks, read-only weights, a sharded index with symlinked shards, a path with spaces and
+// non-ASCII characters. None of them may be written to.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { openModel } from '../../src/engine/model';
+import { fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
+import { f32 } from './checkpoint-test-utils';
 import { FIXTURES } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
@@ -54,8 +59,24 @@ function hubSnapshot(root: string): string {
   return snap;
 }
 
+/** Every file under `dir` (symlinks not followed) with its size, mtime and mode: what must not change. */
+function snapshotTree(dir: string): string[] {
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: false }).map(String).sort().map((rel) => {
+    const st = fs.lstatSync(path.join(dir, rel));
+    return `${rel} ${st.size} ${st.mtimeMs} ${st.mode.toString(8)}`;
+  });
+}
+
+/** The fixture's files copied into `dir` (created). */
+function copyFiles(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of FILES) fs.copyFileSync(path.join(V3, f), path.join(dir, f));
+  return dir;
+}
+
 /** Opens the folder, builds the graph, explains one case and checks every layer's probabilities against HF. */
 async function explainsLikeHf(dir: string, cacheDir: string): Promise<{ cached: boolean; hash: string }> {
+  const untouched = snapshotTree(dir);
   const model = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 1 });
   try {
     const r = await model.explain({ ids: CASE.input_ids });
@@ -69,6 +90,7 @@ async function explainsLikeHf(dir: string, cacheDir: string): Promise<{ cached: 
     return { cached: model.loadTimings.graph_cached, hash: model.info.checkpoint_hash };
   } finally {
     await model.dispose();
+    assert.deepEqual(snapshotTree(dir), untouched, 'the model folder was modified');
   }
 }
 
@@ -88,5 +110,58 @@ describe('real layouts build and run end to end', () => {
     assert.ok(otherFileSystem(snap, cacheDir));
     assert.equal((await explainsLikeHf(snap, cacheDir)).cached, false);
     assert.equal((await explainsLikeHf(snap, cacheDir)).cached, true);
+  });
+
+  it('a folder of absolute symlinks to files elsewhere', async () => {
+    const root = tempIn(os.tmpdir(), 'abs');
+    const store = copyFiles(path.join(root, 'store'));
+    const dir = path.join(root, 'model');
+    fs.mkdirSync(dir);
+    for (const f of FILES) fs.symlinkSync(path.join(store, f), path.join(dir, f));
+    assert.equal((await explainsLikeHf(dir, path.join(root, 'cache'))).cached, false);
+  });
+
+  it('read-only weights in a read-only folder', async () => {
+    const root = tempIn(os.tmpdir(), 'ro');
+    const dir = copyFiles(path.join(root, 'model'));
+    for (const f of FILES) fs.chmodSync(path.join(dir, f), 0o444);
+    fs.chmodSync(dir, 0o555);
+    try {
+      assert.equal((await explainsLikeHf(dir, path.join(root, 'cache'))).cached, false);
+      assert.equal((await explainsLikeHf(dir, path.join(root, 'cache'))).cached, true);
+    } finally {
+      fs.chmodSync(dir, 0o755); // so that the temp folder can be removed
+    }
+  });
+
+  it('sharded safetensors index whose shards are symlinks into blobs/', async () => {
+    const root = tempIn(os.tmpdir(), 'shards');
+    const single = await loadCheckpoint(V3);
+    const snap = hubSnapshot(root);
+    const blobs = path.join(snap, '..', '..', 'blobs');
+    fs.rmSync(path.join(snap, 'model.safetensors'));
+    const names = [...single.weights.keys()];
+    const parts = [names.slice(0, 15), names.slice(15, 30), names.slice(30)];
+    const weightMap: Record<string, string> = {};
+    parts.forEach((part, k) => {
+      const file = `model-0000${k + 1}-of-00003.safetensors`;
+      const blob = `shard${k}${'e'.repeat(34)}`;
+      writeSafetensors(path.join(blobs, blob), part.map((n) => fromArray(`deberta.${n}`, single.weights.get(n)!.shape, f32(single.weights.get(n)!))));
+      fs.symlinkSync(path.join('..', '..', 'blobs', blob), path.join(snap, file));
+      for (const n of part) weightMap[`deberta.${n}`] = file;
+    });
+    fs.writeFileSync(path.join(blobs, 'index'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
+    fs.symlinkSync(path.join('..', '..', 'blobs', 'index'), path.join(snap, 'model.safetensors.index.json'));
+    assert.equal((await loadCheckpoint(snap)).weightFiles.length, 3);
+    assert.equal((await explainsLikeHf(snap, path.join(root, 'deberta-lens'))).cached, false);
+    assert.equal((await explainsLikeHf(snap, path.join(root, 'deberta-lens'))).cached, true);
+  });
+
+  it('model folder and cache on paths with spaces and non-ASCII characters', async () => {
+    const root = tempIn(os.tmpdir(), 'names');
+    const dir = copyFiles(path.join(root, 'Mödèl földer — 模型 ü', 'deberta v3 (tiny) #1'));
+    const cacheDir = path.join(root, 'cäche dir 缓存');
+    assert.equal((await explainsLikeHf(dir, cacheDir)).cached, false);
+    assert.equal((await explainsLikeHf(dir, cacheDir)).cached, true);
   });
 });
