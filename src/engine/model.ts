@@ -5,7 +5,8 @@ import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api
 import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { LensError } from './errors';
 import { explainWith } from './explain';
-import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
+import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-store';
+import { type CachedGraph, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
 import type { ExplainResult } from './result';
@@ -101,14 +102,19 @@ class OpenModel implements LensModel {
     readonly session: RuntimeSession,
     readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
+    private readonly graph: CachedGraph,
   ) {}
 
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
     return explainWith(this, input, signal);
   }
 
-  dispose(): Promise<void> {
-    return this.session.terminate();
+  async dispose(): Promise<void> {
+    try {
+      await this.session.terminate();
+    } finally {
+      this.graph.release();
+    }
   }
 }
 export type { OpenModel };
@@ -117,13 +123,19 @@ export type { OpenModel };
 export async function openModel(dirArg: string, opts: EngineOptions = {}): Promise<OpenModel> {
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
-  const ck = await loadCheckpoint(dir);
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(cacheDir) });
   const tokenizer = await tryTokenizer(dir);
-  const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log);
+  const graph = ensureGraph(ck, cacheDir, { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log });
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
   const session = new RuntimeSession(graph.modelPath, providerOrder(opts.executionProvider ?? 'auto'), threads);
-  await session.start();
+  try {
+    await session.start();
+  } catch (e) {
+    graph.release();
+    throw e;
+  }
   for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
   opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
   const summary = summarize(ck, tokenizer);
@@ -140,5 +152,5 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   };
   const t2 = performance.now();
   const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
-  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings);
+  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, graph);
 }

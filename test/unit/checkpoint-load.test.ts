@@ -56,21 +56,23 @@ test('v2_tiny and v1_tiny: specs per deberta-spec §2', async () => {
   assert.ok(v1.weights.has('lm_predictions.lm_head.bias'));
 });
 
-test('hash is sha256 of config.json + weight bytes, stable, and changes with the weights', async () => {
+test('hash is sha256 of `sha256sum config.json model.safetensors`, stable, and changes with the weights', async () => {
   const dir = copyFixture('v2');
-  const expect = createHash('sha256')
-    .update(fs.readFileSync(path.join(dir, 'config.json')))
-    .update(fs.readFileSync(path.join(dir, 'model.safetensors')))
-    .digest('hex');
+  const sum = (f: string) => createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex');
+  // What `cd DIR && sha256sum config.json model.safetensors | sha256sum` prints.
+  const listing = ['config.json', 'model.safetensors'].map((f) => `${sum(f)}  ${f}\n`).join('');
+  const expect = createHash('sha256').update(listing).digest('hex');
   const a = await loadCheckpoint(dir);
   assert.equal(a.hash, expect);
+  assert.deepEqual(a.hashed.map((h) => h.sha256), [sum('config.json'), sum('model.safetensors')]);
   assert.equal((await loadCheckpoint(dir)).hash, expect);
-  // Same size, new bytes and mtime → a new hash (the memo is keyed on size + mtime).
+  // Same size, new bytes, and the old mtime put back → a new hash (records are keyed on the inode's ctime too).
   const file = path.join(dir, 'model.safetensors');
+  const { atime, mtime } = fs.statSync(file);
   const bytes = fs.readFileSync(file);
   bytes[bytes.length - 1] ^= 0xff;
   fs.writeFileSync(file, bytes);
-  fs.utimesSync(file, new Date(), new Date(Date.now() + 5000));
+  fs.utimesSync(file, atime, mtime);
   assert.notEqual((await loadCheckpoint(dir)).hash, expect);
 });
 
