@@ -1,5 +1,6 @@
 // The extension's settings: their types, defaults and validation, defined once. `readSettings` is the one
 // place that reads them (extension.ts passes VS Code's configuration getter).
+import { DEFAULT_CACHE_MAX_GB } from '../engine/cache/cache-store';
 import type { ExecutionProviderSetting, MatrixKind } from '../engine/types';
 import type { ColorScaleName, ViewName } from '../protocol';
 
@@ -13,6 +14,8 @@ export interface LensSettings {
   defaultTerm: MatrixKind;
   defaultView: ViewName;
   colorScale: ColorScaleName;
+  /** Size limit of the graph cache (decimal GB); applied whenever a graph is built. */
+  cacheMaxGB: number;
 }
 
 export const DEFAULTS: LensSettings = {
@@ -22,6 +25,7 @@ export const DEFAULTS: LensSettings = {
   defaultTerm: 'probs',
   defaultView: 'heatmap',
   colorScale: 'diverging',
+  cacheMaxGB: DEFAULT_CACHE_MAX_GB,
 };
 
 const EPS: readonly ExecutionProviderSetting[] = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
@@ -40,6 +44,7 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T)
 export function readSettings(get: (key: keyof LensSettings) => unknown): LensSettings {
   const path = get('modelPath');
   const max = get('maxTokens');
+  const cacheMax = get('cacheMaxGB');
   return {
     modelPath: typeof path === 'string' ? path.trim() : DEFAULTS.modelPath,
     executionProvider: oneOf(get('executionProvider'), EPS, DEFAULTS.executionProvider),
@@ -47,6 +52,7 @@ export function readSettings(get: (key: keyof LensSettings) => unknown): LensSet
     defaultTerm: oneOf(get('defaultTerm'), TERMS, DEFAULTS.defaultTerm),
     defaultView: oneOf(get('defaultView'), VIEWS, DEFAULTS.defaultView),
     colorScale: oneOf(get('colorScale'), SCALES, DEFAULTS.colorScale),
+    cacheMaxGB: typeof cacheMax === 'number' && Number.isFinite(cacheMax) && cacheMax >= 0 ? cacheMax : DEFAULTS.cacheMaxGB,
   };
 }
 
