@@ -60,7 +60,7 @@ async function main(argv: string[]): Promise<void> {
       warm_load_ms_median: median(warm.map((s) => s.load_ms)),
       warm_graph_check_ms_median: median(warm.map((s) => s.graph_ms)),
       warm_all_cached: warm.every((s) => s.graph_cached),
-      after_ctime_change: { ...ctime, note: 'chmod: inode state changed, bytes re-hashed, entry rebuilt' },
+      after_ctime_change: { ...ctime, note: 'chmod moved the ctime: bytes re-hashed; the graph entry (same inode) stays valid through the new hash record' },
       after_that: after,
       cpus: os.cpus().length,
       loadavg_1m: os.loadavg()[0],
