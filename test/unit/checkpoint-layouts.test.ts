@@ -8,16 +8,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
-import { openModel } from '../../src/engine/model';
 import { fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
-import { f32 } from './checkpoint-test-utils';
+import { explainV3Case, f32, hubSnapshot } from './checkpoint-test-utils';
 import { FIXTURES } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
 const FILES = ['config.json', 'model.safetensors', 'spm.model', 'special_tokens_map.json', 'tokenizer_config.json'];
 
-interface ExpectedCase { name: string; input_ids: number[]; expected: { layers: { probs: number[][][] }[] } }
-const CASE: ExpectedCase = JSON.parse(fs.readFileSync(path.join(V3, 'expected_outputs.json'), 'utf8')).cases[0];
 
 const made: string[] = [];
 after(() => {
@@ -43,22 +40,6 @@ const OTHER_FS = ['/dev/shm', '/run/user', os.homedir()].find((d) => {
   }
 });
 
-/** huggingface_hub's layout: models--org--name/{blobs/<sha>, snapshots/<rev>/<file> → ../../blobs/<sha>, refs/main}. */
-function hubSnapshot(root: string): string {
-  const repo = path.join(root, 'models--microsoft--deberta-v3-tiny');
-  const snap = path.join(repo, 'snapshots', '0123abcd');
-  fs.mkdirSync(snap, { recursive: true });
-  fs.mkdirSync(path.join(repo, 'blobs'));
-  fs.mkdirSync(path.join(repo, 'refs'));
-  fs.writeFileSync(path.join(repo, 'refs', 'main'), '0123abcd');
-  FILES.forEach((f, k) => {
-    const blob = `${k}f3a9c${'0'.repeat(34)}`; // blobs are named by their hash, not by the file name
-    fs.copyFileSync(path.join(V3, f), path.join(repo, 'blobs', blob));
-    fs.symlinkSync(path.join('..', '..', 'blobs', blob), path.join(snap, f));
-  });
-  return snap;
-}
-
 /** Every file under `dir` (symlinks not followed) with its size, mtime and mode: what must not change. */
 function snapshotTree(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, withFileTypes: false }).map(String).sort().map((rel) => {
@@ -74,30 +55,19 @@ function copyFiles(dir: string): string {
   return dir;
 }
 
-/** Opens the folder, builds the graph, explains one case and checks every layer's probabilities against HF. */
+/** Builds and runs the graph from `dir`: every layer's probabilities as Hugging Face's; the folder untouched. */
 async function explainsLikeHf(dir: string, cacheDir: string): Promise<{ cached: boolean; hash: string }> {
   const untouched = snapshotTree(dir);
-  const model = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 1 });
-  try {
-    const r = await model.explain({ ids: CASE.input_ids });
-    CASE.expected.layers.forEach((want, l) => {
-      const got = r.tensor(l, 'probs');
-      const flat = want.probs.flat(2);
-      assert.equal(got.length, flat.length);
-      const maxDiff = flat.reduce((m, w, k) => Math.max(m, Math.abs(w - got[k])), 0);
-      assert.ok(maxDiff <= 1e-5, `layer ${l} probs differ from Hugging Face's by ${maxDiff}`);
-    });
-    return { cached: model.loadTimings.graph_cached, hash: model.info.checkpoint_hash };
-  } finally {
-    await model.dispose();
-    assert.deepEqual(snapshotTree(dir), untouched, 'the model folder was modified');
-  }
+  const r = await explainV3Case(dir, cacheDir);
+  assert.ok(r.diff <= 1e-5, `probabilities differ from Hugging Face's by ${r.diff}`);
+  assert.deepEqual(snapshotTree(dir), untouched, 'the model folder was modified');
+  return r;
 }
 
 describe('real layouts build and run end to end', () => {
   it('hub snapshot (relative symlinks into blobs/), graph cache on the same file system', async () => {
     const root = tempIn(os.tmpdir(), 'hub');
-    const snap = hubSnapshot(root);
+    const snap = hubSnapshot(root, FILES);
     const cacheDir = path.join(root, 'deberta-lens'); // beside the hub folder, as ~/.cache/{huggingface,deberta-lens}
     assert.equal((await explainsLikeHf(snap, cacheDir)).cached, false);
     assert.equal((await explainsLikeHf(snap, cacheDir)).cached, true, 'the second open reuses the graph');
@@ -105,7 +75,7 @@ describe('real layouts build and run end to end', () => {
   });
 
   it('hub snapshot, graph cache on another file system', { skip: OTHER_FS ? false : 'no second writable file system here' }, async () => {
-    const snap = hubSnapshot(tempIn(os.tmpdir(), 'hub'));
+    const snap = hubSnapshot(tempIn(os.tmpdir(), 'hub'), FILES);
     const cacheDir = tempIn(OTHER_FS!, 'cache');
     assert.ok(otherFileSystem(snap, cacheDir));
     assert.equal((await explainsLikeHf(snap, cacheDir)).cached, false);
@@ -137,7 +107,7 @@ describe('real layouts build and run end to end', () => {
   it('sharded safetensors index whose shards are symlinks into blobs/', async () => {
     const root = tempIn(os.tmpdir(), 'shards');
     const single = await loadCheckpoint(V3);
-    const snap = hubSnapshot(root);
+    const snap = hubSnapshot(root, FILES);
     const blobs = path.join(snap, '..', '..', 'blobs');
     fs.rmSync(path.join(snap, 'model.safetensors'));
     const names = [...single.weights.keys()];

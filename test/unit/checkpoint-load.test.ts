@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadCheckpoint, requireWeight } from '../../src/engine/checkpoint';
 import { fromArray, writeSafetensors, encode, type SafetensorsDType } from '../../tools/fixtures/write-safetensors';
-import { TINY, copyFixture, f32, rejectsLens, tempDir } from './checkpoint-test-utils';
+import { TINY, copyFixture, f32, hubSnapshot, rejectsLens, tempDir } from './checkpoint-test-utils';
 
 test('v3_tiny: spec per deberta-spec §2, prefix stripped, extras kept, lazy file references', async () => {
   const ck = await loadCheckpoint(TINY('v3'));
@@ -85,18 +85,8 @@ test('requireWeight: missing tensor and shape mismatch name the file, the tensor
 });
 
 test('Hugging Face cache layout: name is org/name; the repo folder resolves through refs/main', async () => {
-  const root = tempDir('hf');
-  const repo = path.join(root, 'models--microsoft--deberta-v3-tiny');
-  const snap = path.join(repo, 'snapshots', 'abc123');
-  fs.mkdirSync(snap, { recursive: true });
-  fs.mkdirSync(path.join(repo, 'blobs'));
-  fs.mkdirSync(path.join(repo, 'refs'));
-  fs.writeFileSync(path.join(repo, 'refs', 'main'), 'abc123');
-  // Snapshots hold symlinks into blobs/, as huggingface_hub writes them.
-  for (const f of ['config.json', 'model.safetensors']) {
-    fs.copyFileSync(path.join(TINY('v3'), f), path.join(repo, 'blobs', f));
-    fs.symlinkSync(path.join('..', '..', 'blobs', f), path.join(snap, f));
-  }
+  const snap = hubSnapshot(tempDir('hf'), ['config.json', 'model.safetensors'], 'abc123');
+  const repo = path.dirname(path.dirname(snap));
   const ck = await loadCheckpoint(snap);
   assert.equal(ck.name, 'microsoft/deberta-v3-tiny');
   assert.equal(ck.weights.size, 44);

@@ -10,30 +10,13 @@ import { after, describe, it } from 'node:test';
 import { evict, listEntries } from '../../src/engine/cache/cache-store';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { openModel } from '../../src/engine/model';
+import { explainV3Case } from './checkpoint-test-utils';
 import { FIXTURES, REPO_ROOT } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
-interface ExpectedCase { input_ids: number[]; expected: { layers: { probs: number[][][] }[] } }
-const CASE: ExpectedCase = JSON.parse(fs.readFileSync(path.join(V3, 'expected_outputs.json'), 'utf8')).cases[0];
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-gcache-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-/** Largest |p − HF's p| over every layer's probabilities. */
-async function explainA(dir: string, cacheDir: string): Promise<{ diff: number; hash: string; cached: boolean }> {
-  const model = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 1 });
-  try {
-    const r = await model.explain({ ids: CASE.input_ids });
-    let diff = 0;
-    CASE.expected.layers.forEach((want, l) => {
-      const got = r.tensor(l, 'probs');
-      want.probs.flat(2).forEach((w, k) => (diff = Math.max(diff, Math.abs(w - got[k]))));
-    });
-    return { diff, hash: model.info.checkpoint_hash, cached: model.loadTimings.graph_cached };
-  } finally {
-    await model.dispose();
-  }
-}
 
 function modelDir(name: string): string {
   const dir = path.join(tmp, name);
@@ -62,9 +45,9 @@ describe('stale numbers', () => {
     const b = await weightsB(dir);
     fs.utimesSync(file, LONG_AGO, LONG_AGO);
 
-    const first = await explainA(dir, cacheDir);
+    const first = await explainV3Case(dir, cacheDir);
     assert.ok(first.diff <= 1e-5, `A matches HF (${first.diff})`);
-    assert.equal((await explainA(dir, cacheDir)).cached, true);
+    assert.equal((await explainV3Case(dir, cacheDir)).cached, true);
 
     // In place: same inode, same size, and the old mtime put back — only the ctime tells.
     const ino = fs.statSync(file).ino;
@@ -73,7 +56,7 @@ describe('stale numbers', () => {
     fs.closeSync(fd);
     fs.utimesSync(file, LONG_AGO, LONG_AGO);
     assert.equal(fs.statSync(file).ino, ino);
-    const second = await explainA(dir, cacheDir);
+    const second = await explainV3Case(dir, cacheDir);
     assert.notEqual(second.hash, first.hash, 'B has its own hash');
     assert.ok(second.diff > 1e-2, `B's attention is not A's (${second.diff})`);
 
@@ -82,11 +65,11 @@ describe('stale numbers', () => {
     fs.writeFileSync(file, a);
     fs.utimesSync(file, LONG_AGO, LONG_AGO);
     assert.notEqual(fs.statSync(file).ino, ino);
-    const third = await explainA(dir, cacheDir);
+    const third = await explainV3Case(dir, cacheDir);
     assert.equal(third.hash, first.hash, "A's hash");
     assert.equal(third.cached, false, 'the stale entry was rebuilt');
     assert.ok(third.diff <= 1e-5, `A's attention (${third.diff} from HF)`);
-    assert.equal((await explainA(dir, cacheDir)).cached, true, 'and is reused afterwards');
+    assert.equal((await explainV3Case(dir, cacheDir)).cached, true, 'and is reused afterwards');
   });
 
   it('the same scenario with fresh mtimes (no hash records kept): B then A', async () => {
@@ -94,13 +77,13 @@ describe('stale numbers', () => {
     const cacheDir = path.join(tmp, 'cache-fresh');
     const file = path.join(dir, 'model.safetensors');
     const a = fs.readFileSync(file);
-    const first = await explainA(dir, cacheDir);
+    const first = await explainV3Case(dir, cacheDir);
     fs.writeFileSync(file, await weightsB(dir)); // truncates and rewrites the same inode
-    const second = await explainA(dir, cacheDir);
+    const second = await explainV3Case(dir, cacheDir);
     assert.ok(second.diff > 1e-2 && second.hash !== first.hash);
     fs.rmSync(file);
     fs.writeFileSync(file, a);
-    const third = await explainA(dir, cacheDir);
+    const third = await explainV3Case(dir, cacheDir);
     assert.deepEqual([third.hash, third.diff <= 1e-5], [first.hash, true]);
   });
 
@@ -142,8 +125,8 @@ describe('size bound', () => {
       fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...cfg, layer_norm_eps: 1e-7 * (k + 2) }));
       return dir;
     });
-    for (const d of dirs.slice(0, 3)) await explainA(d, cacheDir);
-    await explainA(dirs[0], cacheDir); // m0 used again: now m1 is the least recently used
+    for (const d of dirs.slice(0, 3)) await explainV3Case(d, cacheDir);
+    await explainV3Case(dirs[0], cacheDir); // m0 used again: now m1 is the least recently used
     const held = await openModel(dirs[1], { cacheDir, threads: 1 }); // and m1 is in use
     try {
       const byName = () => new Map(listEntries(cacheDir).map((e) => [path.basename(e.model!.dir), e]));
