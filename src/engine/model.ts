@@ -82,7 +82,7 @@ async function tryTokenizer(dir: string): Promise<Tokenizer | undefined> {
 /** Reads config, weights index and tokenizer: what Select Model and `deberta-lens info` need, no graph build. */
 export async function inspectModel(dirArg: string): Promise<ModelSummary> {
   const dir = resolveModelDir(dirArg);
-  const ck = await loadCheckpoint(dir);
+  const ck = await loadCheckpoint(dir, { hash: false }); // a summary shows no hash: no need to read every byte
   return summarize(ck, await tryTokenizer(dir));
 }
 

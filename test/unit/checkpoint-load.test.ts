@@ -66,6 +66,8 @@ test('hash is sha256 of `sha256sum config.json model.safetensors`, stable, and c
   assert.equal(a.hash, expect);
   assert.deepEqual(a.hashed.map((h) => h.sha256), [sum('config.json'), sum('model.safetensors')]);
   assert.equal((await loadCheckpoint(dir)).hash, expect);
+  const shapeOnly = await loadCheckpoint(dir, { hash: false }); // what `info` and Select Model need: no byte read
+  assert.deepEqual([shapeOnly.hash, shapeOnly.hashed.length, shapeOnly.weights.size], ['', 0, a.weights.size]);
   // Same size, new bytes, and the old mtime put back → a new hash (records are keyed on the inode's ctime too).
   const file = path.join(dir, 'model.safetensors');
   const { atime, mtime } = fs.statSync(file);

@@ -31,6 +31,8 @@ const PREFIX = 'deberta.';
 export interface LoadOptions {
   /** A folder where file hashes are remembered across processes (the graph cache keeps one). */
   hashStore?: string;
+  /** false: skip hashing (hash '' and no hashed files) where only the shape of the model is wanted. */
+  hash?: boolean;
 }
 
 export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promise<Checkpoint> {
@@ -65,7 +67,7 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
       skipped.set(name, { ...s, name });
     }
   }
-  const { hash, files: hashed } = await hashFiles([configFile, ...layout.files], opts.hashStore);
+  const { hash, files: hashed } = opts.hash === false ? { hash: '', files: [] } : await hashFiles([configFile, ...layout.files], opts.hashStore);
   return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped };
 }
 
