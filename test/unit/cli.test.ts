@@ -144,7 +144,7 @@ describe('deberta-lens cache', () => {
       encoding: 'utf8', env: { ...env, DEBERTA_LENS_CACHE_MAX_GB: '0' },
     });
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stderr, /graph cache over 0 GB: evicted v1_tiny/);
+    assert.match(r.stderr, /graph cache over 0 GB: removed v1_tiny/);
     assert.deepEqual(JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout).graphs.map((g: { model: string }) => g.model), ['v2_tiny']);
     const clear = cli('cache', 'clear', '--cache-dir', cacheDir);
     assert.match(clear.stdout, /^removed 1 graph \([\d.]+ kB\) from /);

@@ -82,7 +82,7 @@ export function openEntry(
   opts: OpenOptions = {},
 ): CacheEntry {
   const dir = path.join(graphsOf(cacheDir), key);
-  if (verify(cacheDir, dir, key)) return use(cacheDir, dir, key, false, 0);
+  if (verify(cacheDir, dir, key)) return bounded(cacheDir, use(cacheDir, dir, key, false, 0), opts);
   const t0 = performance.now();
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
@@ -96,7 +96,7 @@ export function openEntry(
     if (verify(cacheDir, dir, key)) {
       // Another process built the same entry meanwhile: use theirs, which it may already have open.
       fs.rmSync(tmp, { recursive: true, force: true });
-      return use(cacheDir, dir, key, true, performance.now() - t0);
+      return bounded(cacheDir, use(cacheDir, dir, key, true, performance.now() - t0), opts);
     }
     fs.rmSync(dir, { recursive: true, force: true });
     fs.renameSync(tmp, dir);
@@ -109,9 +109,14 @@ export function openEntry(
     }
     throw e;
   }
-  const entry = use(cacheDir, dir, key, true, performance.now() - t0);
-  if (opts.maxGB !== undefined) {
-    for (const gone of evict(cacheDir, opts.maxGB * GB)) opts.log?.(`graph cache over ${opts.maxGB} GB: evicted ${gone.model?.name ?? gone.key} (${formatBytes(gone.bytes)}, last used ${gone.lastUsed.toISOString()})`);
+  return bounded(cacheDir, use(cacheDir, dir, key, true, performance.now() - t0), opts);
+}
+
+/** Applies the size limit on every open (not only when the cache grows), so a lowered limit takes effect. */
+function bounded(cacheDir: string, entry: CacheEntry, opts: OpenOptions): CacheEntry {
+  if (opts.maxGB === undefined) return entry;
+  for (const gone of evict(cacheDir, opts.maxGB * GB)) {
+    opts.log?.(`graph cache over ${opts.maxGB} GB: removed ${gone.model?.name ?? gone.key} (${formatBytes(gone.bytes)}, last used ${gone.lastUsed.toISOString()})`);
   }
   return entry;
 }
