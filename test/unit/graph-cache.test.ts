@@ -148,4 +148,19 @@ describe('size bound', () => {
     }
     assert.deepEqual(listEntries(cacheDir).map((e) => e.users.length), [0, 0], 'released on dispose');
   });
+
+  it('markers of dead processes and leftovers of interrupted builds do not hold space', async () => {
+    const cacheDir = path.join(tmp, 'cache-dead');
+    await explainV3Case(modelDir('dead'), cacheDir);
+    const [entry] = listEntries(cacheDir);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const marker = path.join(cacheDir, 'in-use', `${entry.key}.${dead}.0-1`);
+    fs.writeFileSync(marker, ''); // a process killed while it had the graph open
+    const leftover = path.join(cacheDir, 'graphs', `${entry.key}.tmp-${dead}-1`);
+    fs.mkdirSync(leftover);
+    fs.writeFileSync(path.join(leftover, 'model.onnx'), Buffer.alloc(1 << 20));
+    assert.deepEqual(listEntries(cacheDir).map((e) => e.users), [[]]);
+    assert.equal(fs.existsSync(marker) || fs.existsSync(leftover), false);
+    assert.deepEqual(evict(cacheDir, 0).map((e) => e.key), [entry.key]);
+  });
 });
