@@ -1,6 +1,6 @@
 // The extension's settings: their types, defaults and validation, defined once. `readSettings` is the one
 // place that reads them (extension.ts passes VS Code's configuration getter).
-import { DEFAULT_CACHE_MAX_GB } from '../engine/cache/cache-store';
+import { DEFAULT_CACHE_MAX_GB } from '../engine/cache/cache-layout';
 import type { ExecutionProviderSetting, MatrixKind } from '../engine/types';
 import type { ColorScaleName, ViewName } from '../protocol';
 

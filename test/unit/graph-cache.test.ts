@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { evict, listEntries } from '../../src/engine/cache/cache-store';
+import { evict, listEntries } from '../../src/engine/cache/cache-usage';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { openModel } from '../../src/engine/model';
 import { explainV3Case } from './checkpoint-test-utils';

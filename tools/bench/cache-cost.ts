@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hashStoreOf } from '../../src/engine/cache/cache-store';
+import { hashStoreOf } from '../../src/engine/cache/cache-layout';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { ensureGraph } from '../../src/engine/graph/graph-cache';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type CacheEntry, openEntry, type OpenOptions } from '../cache/cache-store';
+import { type CacheEntry, openEntry, type OpenOptions } from '../cache/cache-entry';
 import type { Checkpoint } from '../checkpoint';
 import { buildDebertaGraph, GRAPH_VERSION, OPSET } from './deberta-graph';
 import { WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
-export { defaultCacheDir } from '../cache/cache-store';
+export { defaultCacheDir } from '../cache/cache-layout';
 export const MODEL_FILE = 'model.onnx';
 
 export interface CachedGraph extends CacheEntry {
