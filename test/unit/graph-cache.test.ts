@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { evict, listEntries } from '../../src/engine/cache/cache-usage';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
+import { type ByteObserver, hashFiles } from '../../src/engine/checkpoint/hash';
 import { openModel } from '../../src/engine/model';
 import { explainV3Case } from './checkpoint-test-utils';
 import { FIXTURES, REPO_ROOT } from './helpers';
@@ -113,6 +114,37 @@ describe('stale numbers', () => {
     fs.utimesSync(file, new Date(), new Date());
     assert.equal(fresh(), truth.sha256);
     assert.equal(fs.existsSync(store) ? fs.readdirSync(store).length : 0, 0);
+  });
+});
+
+describe('a check fed the same bytes as the hash', () => {
+  it('is fed each byte once, and its findings are remembered with the hash (not re-read while unchanged)', async () => {
+    const dir = modelDir('observer');
+    const store = path.join(tmp, 'observer-store');
+    const files = ['config.json', 'model.safetensors'].map((f) => path.join(dir, f));
+    for (const f of files) fs.utimesSync(f, LONG_AGO, LONG_AGO);
+    const counter = () => {
+      const fed = [0, 0];
+      const recalled: unknown[] = [];
+      const observer: ByteObserver = {
+        feed: (k, chunk, at) => {
+          assert.equal(at, fed[k], 'chunks in order');
+          fed[k] += chunk.length;
+        },
+        findings: (k) => ({ bytes: fed[k] }),
+        recalled: (k, f) => (recalled[k] = f),
+      };
+      return { fed, recalled, observer };
+    };
+    const plain = await hashFiles(files, store); // a record without findings: a check must still read the bytes
+    const first = counter();
+    const withCheck = await hashFiles(files, store, first.observer);
+    assert.equal(withCheck.hash, plain.hash);
+    assert.deepEqual(first.fed, files.map((f) => fs.statSync(f).size));
+    const again = counter();
+    await hashFiles(files, store, again.observer);
+    assert.deepEqual(again.fed, [0, 0], 'nothing read');
+    assert.deepEqual(again.recalled, first.fed.map((bytes) => ({ bytes })));
   });
 });
 

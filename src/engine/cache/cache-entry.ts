@@ -99,7 +99,7 @@ function place(cacheDir: string, hashed: HashedFile[], source: string, dest: str
   unchangedSinceHashed(h);
   const identity = identityOf(dest);
   // Linking moved the shared inode's ctime: remember the hash under the new state so the next open need not re-read.
-  if (linked) remember(identity, h.sha256, hashStoreOf(cacheDir), real);
+  if (linked) remember(identity, h, hashStoreOf(cacheDir), real);
   return { location, identity, source: real, sha256: h.sha256 };
 }
 
@@ -131,7 +131,7 @@ function verify(cacheDir: string, dir: string, key: string): boolean {
       return false;
     }
     if (sameIdentity(now, f.identity)) continue;
-    if (f.sha256 === undefined || recall(now, hashStoreOf(cacheDir)) !== f.sha256) return false;
+    if (f.sha256 === undefined || recall(now, hashStoreOf(cacheDir))?.sha256 !== f.sha256) return false;
     f.identity = now;
     moved = true;
   }

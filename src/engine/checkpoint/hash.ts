@@ -19,11 +19,30 @@ export interface FileIdentity {
   ctimeNs: string;
 }
 
-export interface HashedFile {
+/** What is remembered about a file's bytes: their hash, and what a ByteObserver found in them. */
+export interface Known {
+  sha256: string;
+  findings?: unknown;
+}
+
+export interface HashedFile extends Known {
   /** As given (a symlink stays a symlink here); the identity is that of the file it resolves to. */
   file: string;
-  sha256: string;
   identity: FileIdentity;
+}
+
+/**
+ * A check that needs every byte of the files too (a scan of the weights), fed while they are hashed so that they
+ * are read once. Its findings per file are remembered with the hash, so an unchanged file is neither re-read nor
+ * re-scanned.
+ */
+export interface ByteObserver {
+  /** `chunk` holds bytes [at, at + chunk.length) of files[file], in order. */
+  feed(file: number, chunk: Buffer, at: number): void;
+  /** What files[file] showed, JSON-serialisable and never undefined (null for nothing); called once it is read. */
+  findings(file: number): unknown;
+  /** Findings remembered for files[file], which was not read this time. */
+  recalled(file: number, findings: unknown): void;
 }
 
 export interface CheckpointHash {
@@ -33,7 +52,7 @@ export interface CheckpointHash {
 }
 
 const RACY_MS = 2000;
-const memo = new Map<string, string>(); // identity key → sha256
+const memo = new Map<string, Known>(); // full identity → what is known
 
 export function identityOf(file: string): FileIdentity {
   const st = fs.statSync(file, { bigint: true });
@@ -53,16 +72,18 @@ const keyOf = (id: FileIdentity) => `${id.dev}-${id.ino}`;
 const recordFile = (store: string, id: FileIdentity) => path.join(store, `${keyOf(id)}.json`);
 const settled = (id: FileIdentity) => Date.now() - Number(BigInt(id.mtimeNs) / 1_000_000n) > RACY_MS;
 
-/** The sha256 remembered for exactly this inode state, if any. */
-export function recall(id: FileIdentity, store: string | undefined): string | undefined {
-  const full = `${keyOf(id)}-${id.size}-${id.mtimeNs}-${id.ctimeNs}`;
-  const known = memo.get(full);
+const fullKey = (id: FileIdentity) => `${keyOf(id)}-${id.size}-${id.mtimeNs}-${id.ctimeNs}`;
+
+/** What is remembered for exactly this inode state, if anything. */
+export function recall(id: FileIdentity, store: string | undefined): Known | undefined {
+  const known = memo.get(fullKey(id));
   if (known !== undefined || store === undefined) return known;
   try {
-    const rec = JSON.parse(fs.readFileSync(recordFile(store, id), 'utf8')) as { identity: FileIdentity; sha256: string };
+    const rec = JSON.parse(fs.readFileSync(recordFile(store, id), 'utf8')) as { identity: FileIdentity } & Known;
     if (sameIdentity(rec.identity, id) && /^[0-9a-f]{64}$/.test(rec.sha256)) {
-      memo.set(full, rec.sha256);
-      return rec.sha256;
+      const found: Known = { sha256: rec.sha256, findings: rec.findings };
+      memo.set(fullKey(id), found);
+      return found;
     }
   } catch {
     // no record, or an unreadable one: hash the file
@@ -70,29 +91,39 @@ export function recall(id: FileIdentity, store: string | undefined): string | un
   return undefined;
 }
 
-/** Remembers `sha256` for the file's current identity, if its mtime has settled. Best effort: a cache, not state. */
-export function remember(id: FileIdentity, sha256: string, store: string | undefined, file = ''): void {
+/** Remembers what is known for the file's current identity, if its mtime has settled. Best effort: a cache. */
+export function remember(id: FileIdentity, known: Known, store: string | undefined, file = ''): void {
   if (!settled(id)) return;
-  memo.set(`${keyOf(id)}-${id.size}-${id.mtimeNs}-${id.ctimeNs}`, sha256);
+  memo.set(fullKey(id), { sha256: known.sha256, findings: known.findings });
   if (store === undefined) return;
   try {
     fs.mkdirSync(store, { recursive: true });
     const tmp = `${recordFile(store, id)}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify({ identity: id, sha256, file }));
+    fs.writeFileSync(tmp, JSON.stringify({ identity: id, sha256: known.sha256, findings: known.findings, file }));
     fs.renameSync(tmp, recordFile(store, id));
   } catch {
     // a read-only cache folder only costs a re-hash next time
   }
 }
 
-async function hashOne(file: string, store: string | undefined): Promise<HashedFile> {
+async function hashOne(files: string[], k: number, store: string | undefined, observer: ByteObserver | undefined): Promise<HashedFile> {
+  const file = files[k];
   const before = identityOf(file);
   const known = recall(before, store);
-  if (known !== undefined) return { file, sha256: known, identity: before };
+  if (known !== undefined && (observer === undefined || known.findings !== undefined)) {
+    if (observer) observer.recalled(k, known.findings);
+    return { file, ...known, identity: before };
+  }
   const h = createHash('sha256');
   try {
-    for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 22 })) h.update(chunk as Buffer);
+    let at = 0;
+    for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 22 })) {
+      h.update(chunk as Buffer);
+      observer?.feed(k, chunk as Buffer, at);
+      at += (chunk as Buffer).length;
+    }
   } catch (e) {
+    if (e instanceof LensError) throw e;
     throw new LensError(`${file}: cannot read it to hash the checkpoint (${(e as NodeJS.ErrnoException).code ?? 'error'}).`, 'not-found');
   }
   const sha256 = h.digest('hex');
@@ -100,14 +131,18 @@ async function hashOne(file: string, store: string | undefined): Promise<HashedF
   if (!sameContentIdentity(before, after)) {
     throw new LensError(`${file}: changed while it was being read; wait until it is fully written (a download or copy in progress?) and try again.`, 'corrupt');
   }
-  remember(after, sha256, store, fs.realpathSync(file));
-  return { file, sha256, identity: after };
+  const found: Known = { sha256, findings: observer?.findings(k) };
+  remember(after, found, store, fs.realpathSync(file));
+  return { file, ...found, identity: after };
 }
 
-/** Hashes each file (or recalls it), and the checkpoint as a whole. `store`: a folder for records across processes. */
-export async function hashFiles(files: string[], store?: string): Promise<CheckpointHash> {
+/**
+ * Hashes each file (or recalls it), and the checkpoint as a whole. `store`: a folder for records across
+ * processes; `observer`: another check fed the same bytes.
+ */
+export async function hashFiles(files: string[], store?: string, observer?: ByteObserver): Promise<CheckpointHash> {
   const hashed: HashedFile[] = [];
-  for (const f of files) hashed.push(await hashOne(f, store));
+  for (let k = 0; k < files.length; k++) hashed.push(await hashOne(files, k, store, observer));
   const listing = hashed.map((h) => `${h.sha256}  ${path.basename(h.file)}\n`).join('');
   return { hash: createHash('sha256').update(listing).digest('hex'), files: hashed };
 }
