@@ -83,7 +83,7 @@ async function tryTokenizer(dir: string): Promise<Tokenizer | undefined> {
 export async function inspectModel(dirArg: string): Promise<ModelSummary> {
   const dir = resolveModelDir(dirArg);
   const ck = await loadCheckpoint(dir, { hash: false }); // a summary shows no hash: no need to read every byte
-  return summarize(ck, await tryTokenizer(dir));
+  return summarize(ck, await tryTokenizer(ck.dir));
 }
 
 export interface LoadTimings {
@@ -125,7 +125,7 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const dir = resolveModelDir(dirArg);
   const cacheDir = opts.cacheDir ?? defaultCacheDir();
   const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(cacheDir) });
-  const tokenizer = await tryTokenizer(dir);
+  const tokenizer = await tryTokenizer(ck.dir);
   const graph = ensureGraph(ck, cacheDir, { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log });
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);

@@ -60,6 +60,7 @@ async function explainsLikeHf(dir: string, cacheDir: string): Promise<{ cached: 
   const untouched = snapshotTree(dir);
   const r = await explainV3Case(dir, cacheDir);
   assert.ok(r.diff <= 1e-5, `probabilities differ from Hugging Face's by ${r.diff}`);
+  assert.ok(r.tokenized, 'the tokenizer files loaded from this layout');
   assert.deepEqual(snapshotTree(dir), untouched, 'the model folder was modified');
   return r;
 }
