@@ -67,7 +67,7 @@ export function openEntry(
     if (e instanceof LensError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC' || code === 'EDQUOT') {
-      throw new LensError(`cannot write the graph cache in ${cacheDir} (${code}): free space or choose another cache folder`, 'runtime');
+      throw new LensError(`cannot write the graph cache in ${cacheDir} (${code}): free space, or point XDG_CACHE_HOME (CLI: --cache-dir) at another folder`, 'runtime');
     }
     throw e;
   }
@@ -75,12 +75,12 @@ export function openEntry(
 }
 
 /** Applies the size limit on every open (not only when the cache grows), so a lowered limit takes effect. */
-function bounded(cacheDir: string, entry: CacheEntry, opts: OpenOptions): CacheEntry {
-  if (opts.maxGB === undefined) return entry;
+function bounded(cacheDir: string, opened: CacheEntry, opts: OpenOptions): CacheEntry {
+  if (opts.maxGB === undefined) return opened;
   for (const gone of evict(cacheDir, opts.maxGB * GB)) {
     opts.log?.(`graph cache over ${opts.maxGB} GB: removed ${gone.model?.name ?? gone.key} (${formatBytes(gone.bytes)}, last used ${gone.lastUsed.toISOString()})`);
   }
-  return entry;
+  return opened;
 }
 
 /** Hard link to the real file (link(2) does not follow symlinks: a hub snapshot's relative link would dangle). */
