@@ -151,6 +151,11 @@ describe('deberta-lens cache', () => {
     assert.match(cli('cache', 'list', '--cache-dir', cacheDir).stdout, /: 0 graphs, 0\.0 kB on disk/);
   });
   it('bad --cache-max-gb', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1', '--cache-max-gb', 'lots'), /--cache-max-gb takes a size in GB/));
+  it('a cache folder that cannot be one', () => {
+    const file = path.join(tmp, 'a-file');
+    fs.writeFileSync(file, '');
+    assertCleanError(cli('explain', '--model', V3, '--ids', '1,5,2', '--cache-dir', path.join(file, 'cache')), /cannot write the graph cache in .*a-file.*ENOTDIR.*--cache-dir/);
+  });
   it('unknown cache subcommand', () => assertCleanError(cli('cache', 'purge'), /unknown command "cache purge"/));
 });
 

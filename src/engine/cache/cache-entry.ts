@@ -63,11 +63,16 @@ export function openEntry(
     fs.rmSync(dir, { recursive: true, force: true });
     fs.renameSync(tmp, dir);
   } catch (e) {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    try {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    } catch {
+      // the cache folder itself is unusable: the error below says so
+    }
     if (e instanceof LensError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC' || code === 'EDQUOT') {
-      throw new LensError(`cannot write the graph cache in ${cacheDir} (${code}): free space, or point XDG_CACHE_HOME (CLI: --cache-dir) at another folder`, 'runtime');
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC' || code === 'EDQUOT' || code === 'ENOTDIR') {
+      const fix = code === 'ENOSPC' || code === 'EDQUOT' ? 'free space, or point' : 'point';
+      throw new LensError(`cannot write the graph cache in ${cacheDir} (${code}): ${fix} XDG_CACHE_HOME (CLI: --cache-dir) at a folder you can write`, 'runtime');
     }
     throw e;
   }
