@@ -1,7 +1,7 @@
 // explain(): one forward pass that keeps each layer's input states, and the one-layer computation that turns
 // those states back into a layer's matrices when a view (or the CLI) asks for that layer.
 import type { ExplainInput } from './api';
-import { type Checkpoint, requireWeight } from './checkpoint';
+import { assertUnchanged, type Checkpoint, requireWeight } from './checkpoint';
 import { isLensError, LensError } from './errors';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
 import { toFloat32 } from './graph/float32';
@@ -193,6 +193,8 @@ class LayerComputation implements LayerSource {
   }
 
   private readWeights(layer: number): Record<string, FeedTensor> {
+    // Read from the checkpoint's files, which must still hold what the forward graph was built from.
+    assertUnchanged(this.model.checkpoint);
     const out: Record<string, FeedTensor> = {};
     for (const [name, w] of Object.entries(layerWeights(this.model.checkpoint.spec, layer))) {
       // slice(): a fresh buffer (the reader may hand a view of a larger one, and IPC would send all of it).

@@ -5,7 +5,8 @@ import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api
 import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { LensError } from './errors';
 import { type ExplainContext, explainWith } from './explain';
-import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
+import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-layout';
+import { type CachedGraph, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
 import type { ExplainResult } from './result';
@@ -82,8 +83,8 @@ async function tryTokenizer(dir: string): Promise<Tokenizer | undefined> {
 /** Reads config, weights index and tokenizer: what Select Model and `deberta-lens info` need, no graph build. */
 export async function inspectModel(dirArg: string): Promise<ModelSummary> {
   const dir = resolveModelDir(dirArg);
-  const ck = await loadCheckpoint(dir);
-  return summarize(ck, await tryTokenizer(dir));
+  const ck = await loadCheckpoint(dir, { hash: false }); // a summary shows no hash: no need to read every byte
+  return summarize(ck, await tryTokenizer(ck.dir));
 }
 
 export interface LoadTimings {
@@ -102,6 +103,7 @@ class OpenModel implements LensModel, ExplainContext {
     readonly session: RuntimeSession,
     readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
+    private readonly graph: CachedGraph,
     readonly maxTokensName?: string,
     readonly layerChunkBytes?: number,
   ) {}
@@ -110,8 +112,12 @@ class OpenModel implements LensModel, ExplainContext {
     return explainWith(this, input, signal);
   }
 
-  dispose(): Promise<void> {
-    return this.session.dispose();
+  async dispose(): Promise<void> {
+    try {
+      await this.session.dispose();
+    } finally {
+      this.graph.release();
+    }
   }
 }
 export type { OpenModel };
@@ -120,13 +126,21 @@ export type { OpenModel };
 export async function openModel(dirArg: string, opts: EngineOptions = {}): Promise<OpenModel> {
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
-  const ck = await loadCheckpoint(dir);
-  const tokenizer = await tryTokenizer(dir);
-  const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log, opts.attentionHeadGroup);
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(cacheDir) });
+  const tokenizer = await tryTokenizer(ck.dir);
+  const graph = ensureGraph(ck, cacheDir, { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup });
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
   const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
-  await session.start();
+  try {
+    await session.start();
+  } catch (e) {
+    // A graph the runtime refused leaves its process waiting: stop it, and let the entry be evicted.
+    await session.dispose();
+    graph.release();
+    throw e;
+  }
   for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
   opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
   const summary = summarize(ck, tokenizer);
@@ -143,5 +157,5 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   };
   const t2 = performance.now();
   const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
-  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, opts.maxTokensName, opts.layerChunkBytes);
+  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, graph, opts.maxTokensName, opts.layerChunkBytes);
 }

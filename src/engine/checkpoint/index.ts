@@ -5,7 +5,7 @@ import { LensError } from '../errors';
 import type { ModelSpec, TensorData } from '../types';
 import { parseConfig } from './config';
 import { checkpointName, findWeights, resolveSnapshot } from './files';
-import { hashFiles } from './hash';
+import { type HashedFile, hashFiles, unchangedSinceHashed } from './hash';
 import { readSafetensors } from './safetensors';
 import type { FileTensors, SkippedTensor, SourcedTensor } from './tensor';
 import { readTorchBin } from './torch-bin';
@@ -19,14 +19,23 @@ export interface Checkpoint {
   spec: ModelSpec; // from config.json
   weights: Map<string, TensorData>; // names with any `deberta.` prefix stripped; ALL float tensors kept (graph picks)
   weightFiles: string[]; // absolute paths of the weight files read
-  hash: string; // sha256 hex of config.json + weight file bytes (streamed; memoised per path+size+mtime)
+  hash: string; // sha256 of `sha256sum config.json <weight files>` (streamed; remembered per inode state, see hash.ts)
+  /** config.json and the weight files with their sha256 and the inode state they were hashed in. */
+  hashed: HashedFile[];
   /** Non-float tensors (integer buffers such as `embeddings.position_ids`): not weights, listed for messages. */
   skipped: Map<string, SkippedTensor>;
 }
 
 const PREFIX = 'deberta.';
 
-export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
+export interface LoadOptions {
+  /** A folder where file hashes are remembered across processes (the graph cache keeps one). */
+  hashStore?: string;
+  /** false: skip hashing (hash '' and no hashed files) where only the shape of the model is wanted. */
+  hash?: boolean;
+}
+
+export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promise<Checkpoint> {
   const abs = resolveSnapshot(path.resolve(dir));
   let st: fs.Stats;
   try {
@@ -58,14 +67,25 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
       skipped.set(name, { ...s, name });
     }
   }
-  const hash = await hashFiles([configFile, ...layout.files]);
-  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, skipped };
+  const { hash, files: hashed } = opts.hash === false ? { hash: '', files: [] } : await hashFiles([configFile, ...layout.files], opts.hashStore);
+  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped };
 }
 
 /**
  * The named weight with the expected shape, or a LensError naming the weight file, the tensor and both shapes.
  * `name` is without the `deberta.` prefix.
  */
+/**
+ * Weights read after loading (a layer's, when a view opens it) must be the bytes the checkpoint was hashed and
+ * its graph built with: a file replaced or rewritten since is refused, never mixed with the old weights.
+ */
+export function assertUnchanged(ck: Checkpoint): void {
+  const changed = ck.hashed.find((h) => !unchangedSinceHashed(h));
+  if (changed) {
+    throw new LensError(`${changed.file}: changed since the model was loaded: load the model again (Select Model… in VS Code; run the command again in the CLI) so that its layers are computed from the weights its graph was built with.`, 'corrupt');
+  }
+}
+
 export function requireWeight(ck: Checkpoint, name: string, shape: number[]): TensorData {
   const t = ck.weights.get(name);
   if (t === undefined) {
