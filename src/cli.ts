@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { intList, parseArgs } from './cli-args';
 import { runBench } from './bench';
 import type { EngineOptions } from './engine/api';
-import { isLensError, LensError } from './engine/errors';
+import { isLensError, LensError, oneLine } from './engine/errors';
 import { inspectModel, openModel } from './engine/model';
 import { EXECUTION_PROVIDERS } from './engine/runtime/execution-providers';
 import type { ExecutionProviderSetting } from './engine/types';
@@ -159,7 +159,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (isLensError(e)) process.stderr.write(`deberta-lens: ${e.message}\n`);
-    else process.stderr.write(`deberta-lens: internal error: ${(e as Error)?.message ?? e}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
+    else process.stderr.write(`deberta-lens: internal error: ${oneLine(String((e as Error)?.message ?? e))}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
     return 1;
   }
 }

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { LensError } from '../errors';
 import type { ModelSpec, TensorData } from '../types';
 import { parseConfig } from './config';
+import { shapeText } from './dtype';
 import { checkpointName, findWeights, resolveSnapshot } from './files';
 import { hashFiles } from './hash';
 import { readSafetensors } from './safetensors';
@@ -78,14 +79,14 @@ export function requireWeight(ck: Checkpoint, name: string, shape: number[]): Te
     }
     const where = ck.weightFiles.length === 1 ? ck.weightFiles[0] : `${ck.dir} (${ck.weightFiles.length} weight files)`;
     throw new LensError(
-      `${where}: tensor '${name}' [${shape.join(', ')}] is missing; the weights do not match config.json (${ck.spec.modelType}).`,
+      `${where}: tensor '${name}' ${shapeText(shape)} is missing; the weights do not match config.json (${ck.spec.modelType}).`,
       'invalid-input',
     );
   }
   if (t.shape.length !== shape.length || t.shape.some((s, k) => s !== shape[k])) {
     const source = (t as Partial<SourcedTensor>).source ?? t.file ?? ck.dir;
     throw new LensError(
-      `${source}: tensor '${name}' has shape [${t.shape.join(', ')}], but config.json implies [${shape.join(', ')}]; ` +
+      `${source}: tensor '${name}' has shape ${shapeText(t.shape)}, but config.json implies ${shapeText(shape)}; ` +
         `the weights and config.json do not belong together.`,
       'invalid-input',
     );
