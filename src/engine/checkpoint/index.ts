@@ -6,7 +6,7 @@ import type { ModelSpec, TensorData } from '../types';
 import { parseConfig } from './config';
 import { shapeText } from './dtype';
 import { checkpointName, findWeights, resolveSnapshot } from './files';
-import { hashFiles } from './hash';
+import { checkedOnRead, hashAndScan, nonFiniteError, type NonFinite } from './finite';
 import { readSafetensors } from './safetensors';
 import type { FileTensors, SkippedTensor, SourcedTensor } from './tensor';
 import { readTorchBin } from './torch-bin';
@@ -23,6 +23,8 @@ export interface Checkpoint {
   hash: string; // sha256 hex of config.json + weight file bytes (streamed; memoised per path+size+mtime)
   /** Non-float tensors (integer buffers such as `embeddings.position_ids`): not weights, listed for messages. */
   skipped: Map<string, SkippedTensor>;
+  /** Weights referenced in place that hold NaN or ±Inf (found while hashing); requireWeight refuses them. */
+  nonFinite?: Map<string, NonFinite>;
 }
 
 const PREFIX = 'deberta.';
@@ -51,7 +53,8 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
     for (const t of found.tensors) {
       const name = stripPrefix(t.name);
       claim(origin, name, t.name, file);
-      weights.set(name, { ...t, name });
+      // Bytes that are read rather than referenced in place are checked for NaN/Inf as they are read.
+      weights.set(name, t.file === undefined ? checkedOnRead({ ...t, name }, t.source) : { ...t, name });
     }
     for (const s of found.skipped) {
       const name = stripPrefix(s.name);
@@ -59,8 +62,8 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
       skipped.set(name, { ...s, name });
     }
   }
-  const hash = await hashFiles([configFile, ...layout.files]);
-  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, skipped };
+  const { hash, nonFinite } = await hashAndScan([configFile, ...layout.files], weights.values());
+  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, skipped, nonFinite };
 }
 
 /**
@@ -91,6 +94,8 @@ export function requireWeight(ck: Checkpoint, name: string, shape: number[]): Te
       'invalid-input',
     );
   }
+  const bad = ck.nonFinite?.get(name);
+  if (bad) throw nonFiniteError((t as Partial<SourcedTensor>).source ?? t.file ?? ck.dir, name, bad);
   return t;
 }
 

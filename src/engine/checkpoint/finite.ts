@@ -1,0 +1,182 @@
+// Finds NaN and ±Inf in weights. A checkpoint holding one produces NaN attention that would be drawn as if it
+// were a number; the tensor is named instead. Tensors referenced in place are scanned while the checkpoint is
+// hashed (the bytes pass by anyway, so it costs no extra read); tensors that are read, gathered or inflated are
+// checked when read.
+import { LensError } from '../errors';
+import type { DType, TensorData } from '../types';
+import { DTYPE_BYTES } from './dtype';
+import { fileStamp, hashFiles } from './hash';
+
+/** The first non-finite element of a tensor. */
+export interface NonFinite {
+  index: number;
+  value: 'NaN' | 'Infinity' | '-Infinity';
+}
+
+interface Range {
+  names: string[]; // tensors whose bytes lie in [begin, end) (views of one storage share a range)
+  begins: number[];
+  begin: number;
+  end: number;
+  dtype: DType;
+}
+
+/** Bit patterns with an all-ones exponent: NaN or ±Inf. */
+const EXP = { float32: 0x7f800000, float16: 0x7c00, bfloat16: 0x7f80 } as const;
+
+function classify(dtype: DType, bits: number): NonFinite['value'] {
+  const mantissa = dtype === 'float32' ? bits & 0x7fffff : dtype === 'float16' ? bits & 0x3ff : bits & 0x7f;
+  if (mantissa !== 0) return 'NaN';
+  const negative = dtype === 'float32' ? bits >>> 31 : bits >>> 15;
+  return negative ? '-Infinity' : 'Infinity';
+}
+
+/** Index of the first non-finite element of `bytes` (whole elements of `dtype`, little-endian), or -1. */
+export function firstNonFinite(bytes: Uint8Array, dtype: DType): number {
+  const exp = EXP[dtype];
+  if (dtype === 'float32') {
+    const n = bytes.byteLength >>> 2;
+    if (bytes.byteOffset % 4 === 0) {
+      const u = new Uint32Array(bytes.buffer, bytes.byteOffset, n);
+      for (let i = 0; i < n; i++) if ((u[i] & exp) === exp) return i;
+      return -1;
+    }
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < n; i++) if ((v.getUint32(i * 4, true) & exp) === exp) return i;
+    return -1;
+  }
+  const n = bytes.byteLength >>> 1;
+  if (bytes.byteOffset % 2 === 0) {
+    const u = new Uint16Array(bytes.buffer, bytes.byteOffset, n);
+    for (let i = 0; i < n; i++) if ((u[i] & exp) === exp) return i;
+    return -1;
+  }
+  for (let i = 0; i < n; i++) if (((bytes[2 * i] | (bytes[2 * i + 1] << 8)) & exp) === exp) return i;
+  return -1;
+}
+
+function bitsAt(bytes: Uint8Array, at: number, dtype: DType): number {
+  return dtype === 'float32'
+    ? (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0
+    : bytes[at] | (bytes[at + 1] << 8);
+}
+
+/** Scans the tensor ranges of several files as their bytes stream past (chunks in order, any sizes). */
+export class NonFiniteScan {
+  readonly found = new Map<string, NonFinite>();
+  private readonly ranges: Range[][];
+  private readonly next: number[];
+  private readonly carry = new Uint8Array(4);
+  private carryLen = 0;
+
+  constructor(files: string[], tensors: Iterable<TensorData>) {
+    const byFile = new Map<string, Range[]>(files.map((f) => [f, []]));
+    for (const t of tensors) {
+      const list = t.file !== undefined && t.offset !== undefined && t.byteLength > 0 ? byFile.get(t.file) : undefined;
+      list?.push({ names: [t.name], begins: [t.offset!], begin: t.offset!, end: t.offset! + t.byteLength, dtype: t.dtype });
+    }
+    this.ranges = files.map((f) => mergeOverlaps(byFile.get(f)!));
+    this.next = files.map(() => 0);
+  }
+
+  /** `chunk` holds bytes [at, at + chunk.length) of files[file]. */
+  feed(file: number, chunk: Uint8Array, at: number): void {
+    const ranges = this.ranges[file];
+    const chunkEnd = at + chunk.length;
+    while (this.next[file] < ranges.length) {
+      const r = ranges[this.next[file]];
+      if (r.begin >= chunkEnd) return;
+      const elem = DTYPE_BYTES[r.dtype];
+      let s = Math.max(r.begin, at);
+      const e = Math.min(r.end, chunkEnd);
+      if (this.carryLen > 0) {
+        // An element split across the previous chunk and this one.
+        const need = elem - this.carryLen;
+        if (chunk.length < need) {
+          this.carry.set(chunk, this.carryLen);
+          this.carryLen += chunk.length;
+          return;
+        }
+        this.carry.set(chunk.subarray(0, need), this.carryLen);
+        this.check(r, bitsAt(this.carry, 0, r.dtype), s - this.carryLen);
+        this.carryLen = 0;
+        s += need;
+      }
+      const whole = Math.floor((e - s) / elem) * elem;
+      if (!this.found.has(r.names[0]) && whole > 0) {
+        const k = firstNonFinite(chunk.subarray(s - at, s - at + whole), r.dtype);
+        if (k >= 0) this.check(r, bitsAt(chunk, s - at + k * elem, r.dtype), s + k * elem);
+      }
+      const rest = e - s - whole;
+      if (rest > 0) {
+        this.carry.set(chunk.subarray(s - at + whole, e - at));
+        this.carryLen = rest;
+      }
+      if (r.end > chunkEnd) return;
+      this.next[file]++;
+    }
+  }
+
+  private check(r: Range, bits: number, byteAt: number): void {
+    const exp = EXP[r.dtype];
+    if ((bits & exp) !== exp || this.found.has(r.names[0])) return;
+    // Name the tensor whose bytes hold the value (the last one starting at or before it).
+    let k = 0;
+    for (let j = 0; j < r.begins.length; j++) if (r.begins[j] <= byteAt) k = j;
+    const elem = DTYPE_BYTES[r.dtype];
+    const hit = { index: Math.floor((byteAt - r.begins[k]) / elem), value: classify(r.dtype, bits) };
+    for (const name of r.names) if (!this.found.has(name)) this.found.set(name, hit);
+  }
+}
+
+function mergeOverlaps(list: Range[]): Range[] {
+  list.sort((a, b) => a.begin - b.begin);
+  const out: Range[] = [];
+  for (const r of list) {
+    const last = out[out.length - 1];
+    if (last && r.begin < last.end) {
+      last.names.push(...r.names);
+      last.begins.push(...r.begins);
+      last.end = Math.max(last.end, r.end);
+    } else out.push(r);
+  }
+  return out;
+}
+
+const memo = new Map<string, Map<string, NonFinite>>();
+
+/** The checkpoint's content hash and the non-finite tensors among those referenced in place, in one read. */
+export async function hashAndScan(files: string[], tensors: Iterable<TensorData>): Promise<{ hash: string; nonFinite: Map<string, NonFinite> }> {
+  const stamp = fileStamp(files);
+  const known = memo.get(stamp);
+  if (known !== undefined) return { hash: await hashFiles(files), nonFinite: known };
+  const scan = new NonFiniteScan(files, tensors);
+  const hash = await hashFiles(files, (i, chunk, at) => scan.feed(i, chunk, at));
+  memo.set(stamp, scan.found);
+  return { hash, nonFinite: scan.found };
+}
+
+export function nonFiniteError(source: string, name: string, bad: NonFinite): LensError {
+  return new LensError(
+    `${source}: tensor '${name}' holds ${bad.value} (element ${bad.index}); the weights are damaged or the training diverged — ` +
+      `use an intact checkpoint.`,
+    'corrupt',
+  );
+}
+
+/** The tensor with `read()` checked: bytes that are read (not referenced in place) are scanned as they arrive. */
+export function checkedOnRead<T extends TensorData>(t: T, source: string): T {
+  const read = t.read;
+  return {
+    ...t,
+    read: () => {
+      const bytes = read();
+      const k = firstNonFinite(bytes, t.dtype);
+      if (k >= 0) {
+        const elem = DTYPE_BYTES[t.dtype];
+        throw nonFiniteError(source, t.name, { index: k, value: classify(t.dtype, bitsAt(bytes, k * elem, t.dtype)) });
+      }
+      return bytes;
+    },
+  };
+}
