@@ -13,28 +13,31 @@ interface Prepared {
   tokens: Token[];
 }
 
-/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary. */
-export function prepareInput(model: Pick<OpenModel, 'tokenizer' | 'checkpoint'>, input: ExplainInput): Prepared {
+/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
+ *  Tokenizing runs in the tokenizer's thread, under its time budget. */
+export async function prepareInput(model: Pick<OpenModel, 'tokenizer' | 'checkpoint'>, input: ExplainInput, signal?: AbortSignal): Promise<Prepared> {
   const spec = model.checkpoint.spec;
   const tok = model.tokenizer;
   if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
   if (input.ids !== undefined) {
     if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
     const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
-    const tokens = input.ids.map((id, k): Token => {
+    input.ids.forEach((id, k) => {
       if (!Number.isInteger(id) || id < 0 || id >= spec.vocabSize) {
         throw new LensError(`id ${id} at position ${k} is outside the model's vocabulary (0…${spec.vocabSize - 1})`);
       }
-      return { id, text: tok?.idToPiece(id) ?? `#${id}`, start: 0, end: 0, special: specials.has(id) };
     });
+    const pieces = tok ? await tok.pieces(input.ids, signal) : [];
+    const tokens = input.ids.map((id, k): Token => ({ id, text: pieces[k] ?? `#${id}`, start: 0, end: 0, special: specials.has(id) }));
     return { ids: input.ids, tokens };
   }
   if (!tok) throw new LensError(`${model.checkpoint.dir} has no tokenizer (spm.model, tokenizer.json or vocab.json + merges.txt): add one, or pass ids`, 'not-found');
   const text = input.text!;
-  const body = tok.encode(text);
+  const body = await tok.encode(text, signal);
   if (body.length === 0) throw new LensError('nothing to explain: the text is empty or only whitespace');
-  const cls: Token = { id: tok.special.cls, text: tok.idToPiece(tok.special.cls) ?? '[CLS]', start: 0, end: 0, special: true };
-  const sep: Token = { id: tok.special.sep, text: tok.idToPiece(tok.special.sep) ?? '[SEP]', start: text.length, end: text.length, special: true };
+  const [clsText, sepText] = await tok.pieces([tok.special.cls, tok.special.sep], signal);
+  const cls: Token = { id: tok.special.cls, text: clsText ?? '[CLS]', start: 0, end: 0, special: true };
+  const sep: Token = { id: tok.special.sep, text: sepText ?? '[SEP]', start: text.length, end: text.length, special: true };
   for (const t of body) {
     if (t.id >= spec.vocabSize) throw new LensError(`the tokenizer produced id ${t.id} for "${t.text}", outside the model's vocabulary of ${spec.vocabSize}: the tokenizer files do not belong to this model`, 'corrupt');
   }
@@ -70,7 +73,7 @@ function feedsFor(model: OpenModel, ids: number[]): Record<string, FeedTensor> {
 
 export async function explainWith(model: OpenModel, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
-  const { ids, tokens } = prepareInput(model, input);
+  const { ids, tokens } = await prepareInput(model, input, signal);
   checkLength(model, ids.length);
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();

@@ -9,7 +9,8 @@ import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
 import type { ExplainResult } from './result';
-import { loadTokenizer, type Tokenizer } from './tokenizer';
+import type { TokenizerHandle } from './tokenizer/types';
+import { ThreadedTokenizer } from './tokenizer-thread/threaded-tokenizer';
 import type { ModelInfo } from './types';
 
 export const DEFAULT_MODEL = 'default';
@@ -46,7 +47,7 @@ export function encoderParameters(ck: Checkpoint): number {
   return total;
 }
 
-function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSummary {
+function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | undefined): ModelSummary {
   const s = ck.spec;
   return {
     path: ck.dir,
@@ -68,21 +69,36 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
   };
 }
 
-async function tryTokenizer(dir: string): Promise<Tokenizer | undefined> {
+/** The folder's tokenizer, loaded in its own thread, with its special ids checked against the model. */
+async function tryTokenizer(dir: string, ck: Checkpoint): Promise<TokenizerHandle | undefined> {
+  let tok: TokenizerHandle;
   try {
-    return await loadTokenizer(dir);
+    tok = await ThreadedTokenizer.open(dir);
   } catch (e) {
     // A folder without tokenizer files still explains `--ids`; text input reports the missing tokenizer then.
     if (e instanceof LensError && e.code === 'not-found') return undefined;
     throw e;
   }
+  for (const [role, id] of Object.entries(tok.special)) {
+    if (id >= ck.spec.vocabSize) {
+      await tok.dispose();
+      throw new LensError(
+        `${dir}: the tokenizer's ${role} token has id ${id}, outside the model's vocabulary of ${ck.spec.vocabSize} (config.json vocab_size); ` +
+          `the tokenizer files do not belong to this model.`,
+        'corrupt',
+      );
+    }
+  }
+  return tok;
 }
 
 /** Reads config, weights index and tokenizer: what Select Model and `deberta-lens info` need, no graph build. */
 export async function inspectModel(dirArg: string): Promise<ModelSummary> {
   const dir = resolveModelDir(dirArg);
   const ck = await loadCheckpoint(dir);
-  return summarize(ck, await tryTokenizer(dir));
+  const tok = await tryTokenizer(dir, ck);
+  await tok?.dispose();
+  return summarize(ck, tok);
 }
 
 export interface LoadTimings {
@@ -97,7 +113,7 @@ class OpenModel implements LensModel {
     readonly info: ModelInfo,
     readonly summary: ModelSummary,
     readonly checkpoint: Checkpoint,
-    readonly tokenizer: Tokenizer | undefined,
+    readonly tokenizer: TokenizerHandle | undefined,
     readonly session: RuntimeSession,
     readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
@@ -107,8 +123,8 @@ class OpenModel implements LensModel {
     return explainWith(this, input, signal);
   }
 
-  dispose(): Promise<void> {
-    return this.session.terminate();
+  async dispose(): Promise<void> {
+    await Promise.all([this.session.terminate(), this.tokenizer?.dispose()]);
   }
 }
 export type { OpenModel };
@@ -118,12 +134,20 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
   const ck = await loadCheckpoint(dir);
-  const tokenizer = await tryTokenizer(dir);
-  const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log);
-  const t1 = performance.now();
-  const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-  const session = new RuntimeSession(graph.modelPath, providerOrder(opts.executionProvider ?? 'auto'), threads);
-  await session.start();
+  const tokenizer = await tryTokenizer(dir, ck);
+  let graph: ReturnType<typeof ensureGraph>;
+  let session: RuntimeSession;
+  let t1: number;
+  try {
+    graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log);
+    t1 = performance.now();
+    const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+    session = new RuntimeSession(graph.modelPath, providerOrder(opts.executionProvider ?? 'auto'), threads);
+    await session.start();
+  } catch (e) {
+    await tokenizer?.dispose();
+    throw e;
+  }
   for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
   opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
   const summary = summarize(ck, tokenizer);

@@ -4,6 +4,7 @@ import { AlignedText, codePointRanges } from './alignedText';
 import { GPT2_SPLIT } from './byteLevel';
 import { PrecompiledCharsmap } from './charsmap';
 import { isRecord } from './files';
+import { enterStage, stageId } from './stages';
 import { decodeUtf8, encodeUtf8 } from './utf8';
 
 export type Normalizer = (t: AlignedText) => AlignedText;
@@ -44,10 +45,27 @@ function precompiled(blobBase64: string): Normalizer {
   };
 }
 
+/** How a construct is named in a budget error: its type and, for Replace/Split, its pattern. */
+function describe(kind: string, j: Json): string {
+  const p = j.pattern;
+  const pattern = isRecord(p) && typeof p.Regex === 'string' ? ` /${p.Regex}/` : isRecord(p) && typeof p.String === 'string' ? ` ${JSON.stringify(p.String)}` : '';
+  return `${kind} ${String(j.type)}${pattern}`;
+}
+
 export function buildNormalizer(json: unknown): Normalizer {
   if (json === null || json === undefined) return (t) => t;
   if (!isRecord(json)) throw new Error('normalizer must be an object');
   const j = json as Json;
+  const run = buildNormalizerStep(j);
+  if (j.type === 'Sequence') return run;
+  const stage = stageId(describe('normalizer', j));
+  return (t) => {
+    enterStage(stage);
+    return run(t);
+  };
+}
+
+function buildNormalizerStep(j: Json): Normalizer {
   switch (j.type) {
     case 'Sequence': {
       const parts = (Array.isArray(j.normalizers) ? j.normalizers : []).map(buildNormalizer);
@@ -120,6 +138,19 @@ export function buildPreTokenizer(json: unknown): PreTokenizerInfo {
   if (json === null || json === undefined) return { run: (t) => [t], byteLevel: false };
   if (!isRecord(json)) throw new Error('pre_tokenizer must be an object');
   const j = json as Json;
+  const step = buildPreTokenizerStep(j);
+  if (j.type === 'Sequence') return step;
+  const stage = stageId(describe('pre_tokenizer', j));
+  return {
+    run: (t) => {
+      enterStage(stage);
+      return step.run(t);
+    },
+    byteLevel: step.byteLevel,
+  };
+}
+
+function buildPreTokenizerStep(j: Json): PreTokenizerInfo {
   switch (j.type) {
     case 'Sequence': {
       const parts = (Array.isArray(j.pretokenizers) ? j.pretokenizers : []).map(buildPreTokenizer);
@@ -129,7 +160,11 @@ export function buildPreTokenizer(json: unknown): PreTokenizerInfo {
       };
     }
     case 'Metaspace': {
-      const rep = typeof j.replacement === 'string' ? j.replacement : '▁';
+      const rep = j.replacement === undefined ? '▁' : j.replacement;
+      // Hugging Face declares the replacement a single char; an empty one would split at every position forever.
+      if (typeof rep !== 'string' || [...rep].length !== 1) {
+        throw new Error(`Metaspace replacement ${JSON.stringify(rep)} must be exactly one character`);
+      }
       const scheme = typeof j.prepend_scheme === 'string' ? j.prepend_scheme : j.add_prefix_space === false ? 'never' : 'always';
       const split = j.split !== false;
       return {
