@@ -16,6 +16,7 @@ export interface NonFinite {
 interface Range {
   names: string[]; // tensors whose bytes lie in [begin, end) (views of one storage share a range)
   begins: number[];
+  ends: number[];
   begin: number;
   end: number;
   dtype: DType;
@@ -73,7 +74,7 @@ export class NonFiniteScan {
     const byFile = new Map<string, Range[]>(files.map((f) => [f, []]));
     for (const t of tensors) {
       const list = t.file !== undefined && t.offset !== undefined && t.byteLength > 0 ? byFile.get(t.file) : undefined;
-      list?.push({ names: [t.name], begins: [t.offset!], begin: t.offset!, end: t.offset! + t.byteLength, dtype: t.dtype });
+      list?.push({ names: [t.name], begins: [t.offset!], ends: [t.offset! + t.byteLength], begin: t.offset!, end: t.offset! + t.byteLength, dtype: t.dtype });
     }
     this.ranges = files.map((f) => mergeOverlaps(byFile.get(f)!));
     this.next = files.map(() => 0);
@@ -103,9 +104,13 @@ export class NonFiniteScan {
         s += need;
       }
       const whole = Math.floor((e - s) / elem) * elem;
-      if (!this.found.has(r.names[0]) && whole > 0) {
-        const k = firstNonFinite(chunk.subarray(s - at, s - at + whole), r.dtype);
-        if (k >= 0) this.check(r, bitsAt(chunk, s - at + k * elem, r.dtype), s + k * elem);
+      // Views of one storage may each need a later bad value, so continue past each hit while any is unnamed.
+      for (let from = 0; from < whole && r.names.some((n) => !this.found.has(n)); ) {
+        const k = firstNonFinite(chunk.subarray(s - at + from, s - at + whole), r.dtype);
+        if (k < 0) break;
+        const byte = from + k * elem;
+        this.check(r, bitsAt(chunk, s - at + byte, r.dtype), s + byte);
+        from = byte + elem;
       }
       const rest = e - s - whole;
       if (rest > 0) {
@@ -119,13 +124,15 @@ export class NonFiniteScan {
 
   private check(r: Range, bits: number, byteAt: number): void {
     const exp = EXP[r.dtype];
-    if ((bits & exp) !== exp || this.found.has(r.names[0])) return;
-    // Name the tensor whose bytes hold the value (the last one starting at or before it).
-    let k = 0;
-    for (let j = 0; j < r.begins.length; j++) if (r.begins[j] <= byteAt) k = j;
+    if ((bits & exp) !== exp) return;
+    // Every tensor whose bytes hold the value, with the element's index in that tensor.
     const elem = DTYPE_BYTES[r.dtype];
-    const hit = { index: Math.floor((byteAt - r.begins[k]) / elem), value: classify(r.dtype, bits) };
-    for (const name of r.names) if (!this.found.has(name)) this.found.set(name, hit);
+    const value = classify(r.dtype, bits);
+    r.names.forEach((name, j) => {
+      if (!this.found.has(name) && r.begins[j] <= byteAt && byteAt < r.ends[j]) {
+        this.found.set(name, { index: Math.floor((byteAt - r.begins[j]) / elem), value });
+      }
+    });
   }
 }
 
@@ -137,6 +144,7 @@ function mergeOverlaps(list: Range[]): Range[] {
     if (last && r.begin < last.end) {
       last.names.push(...r.names);
       last.begins.push(...r.begins);
+      last.ends.push(...r.ends);
       last.end = Math.max(last.end, r.end);
     } else out.push(r);
   }
