@@ -153,7 +153,7 @@ function writeView(file: string, numel: number, shape: number[], stride: number[
   p.op(0x2e);
   writeZip(file, [
     { name: 'archive/data.pkl', data: p.bytes() },
-    { name: 'archive/data/0', data: new Uint8Array(numel * 4) },
+    { name: 'archive/data/0', data: new Uint8Array(Float32Array.from({ length: numel }, (_, i) => i).buffer) },
   ], false);
 }
 
@@ -170,6 +170,17 @@ test('stride-0 and overlapping views with more elements than their storage are r
   assert.throws(() => readTorchBin(file), /320 elements\) but its storage holds only 64/);
   writeView(file, 64, [2, 32], [32, 1]); // a plain view is fine
   assert.deepEqual(readTorchBin(file).tensors[0].shape, [2, 32]);
+});
+
+test('a view spanning far more of its storage than it holds reads only its own elements', () => {
+  const dir = tempDir('sparse');
+  const file = path.join(dir, 'pytorch_model.bin');
+  writeView(file, 300_000, [2, 3], [150_000, 1]);
+  const t = readTorchBin(file).tensors[0];
+  assert.equal(t.file, undefined);
+  assert.deepEqual([...new Float32Array(t.read().slice().buffer)], [0, 1, 2, 150_000, 150_001, 150_002]);
+  writeView(file, 64, [4, 2], [1, 8]); // a transposed view within a small span: read as one range
+  assert.deepEqual([...new Float32Array(readTorchBin(file).tensors[0].read().slice().buffer)], [0, 8, 1, 9, 2, 10, 3, 11]);
 });
 
 test('a pickle APPENDS of 300k items does not overflow the stack', () => {

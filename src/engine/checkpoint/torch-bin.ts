@@ -207,14 +207,27 @@ function gather(inflated: Uint8Array | null, file: string, entry: ZipEntry, t: T
   const lo = t.offset;
   let hi = t.offset;
   for (let k = 0; k < t.shape.length; k++) hi += (t.shape[k] - 1) * t.stride[k];
-  const src = inflated ? inflated.subarray(lo * elem, (hi + 1) * elem) : readRange(file, entry.dataOffset + lo * elem, (hi - lo + 1) * elem);
+  const spanElems = hi - lo + 1;
+  const count = byteLength / elem;
+  if (inflated || spanElems <= 4 * count + 65536) {
+    const src = inflated ? inflated.subarray(lo * elem, (hi + 1) * elem) : readRange(file, entry.dataOffset + lo * elem, spanElems * elem);
+    forEachElement(t, (n, at) => out.set(src.subarray((at - lo) * elem, (at - lo) * elem + elem), n * elem));
+  } else {
+    // The view spans far more of its storage than it holds (shape [2], stride [10^8]): read element by element
+    // rather than the whole span, so the work stays proportional to the tensor.
+    forEachElement(t, (n, at) => out.set(readRange(file, entry.dataOffset + at * elem, elem), n * elem));
+  }
+  return out;
+}
+
+/** Calls fn(n, storage element index) for the view's elements in row-major order (an odometer over the shape). */
+function forEachElement(t: TensorRef, fn: (n: number, at: number) => void): void {
   const rank = t.shape.length;
   const idx = new Array<number>(rank).fill(0);
-  const count = byteLength / elem;
-  let at = t.offset - lo;
+  const count = elementCount(t.shape);
+  let at = t.offset;
   for (let n = 0; n < count; n++) {
-    out.set(src.subarray(at * elem, at * elem + elem), n * elem);
-    // Odometer increment over the shape, updating the source element index by strides.
+    fn(n, at);
     for (let k = rank - 1; k >= 0; k--) {
       idx[k]++;
       at += t.stride[k];
@@ -223,7 +236,6 @@ function gather(inflated: Uint8Array | null, file: string, entry: ZipEntry, t: T
       idx[k] = 0;
     }
   }
-  return out;
 }
 
 function isContiguous(shape: number[], stride: number[]): boolean {

@@ -122,8 +122,13 @@ export class ZipArchive {
     }
   }
 
+  /** The last entry inflated: views of one deflated storage are read one after another, and inflating it again
+   *  for each of thousands of views would multiply the work. */
+  private lastInflated?: { entry: ZipEntry; bytes: Uint8Array };
+
   /** The entry's uncompressed bytes. */
   readEntry(entry: ZipEntry): Uint8Array {
+    if (this.lastInflated?.entry === entry) return this.lastInflated.bytes;
     const raw = readRange(this.file, entry.dataOffset, entry.compressedSize);
     if (entry.method === 0) return raw;
     let out: Buffer;
@@ -137,6 +142,7 @@ export class ZipArchive {
       throw this.corrupt(`entry ${entry.name} does not inflate`);
     }
     if (out.length !== entry.size) throw this.corrupt(`entry ${entry.name} inflates to ${out.length} bytes, not ${entry.size}`);
+    this.lastInflated = { entry, bytes: out };
     return out;
   }
 
