@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadCheckpoint } from '../../../src/engine/checkpoint';
 import { readSafetensors } from '../../../src/engine/checkpoint/safetensors';
-import { parseSpmModel } from '../../../src/engine/tokenizer/spmModel';
-import { PickleWriter, writeTorchBin, writeZip } from '../../../tools/fixtures/write-torch-bin';
+import { contiguousStrides, PickleWriter, writeTorchBin, writeZip } from '../../../tools/fixtures/write-torch-bin';
+import { unigramTokenizerJson } from '../../../tools/fixtures/write-tokenizer-json';
 import { FIXTURES } from '../helpers';
 import { mutateBytes, mutateJson, mutateLines, Rng } from './mutate';
 
@@ -38,19 +38,7 @@ export async function makeBases(dir: string): Promise<Bases> {
     const t = ck.weights.get(name.replace(/^deberta\./, ''))!;
     return { name, shape: t.shape, bytes: t.read().slice() };
   });
-  const proto = parseSpmModel(fs.readFileSync(path.join(V3, 'spm.model')));
-  const added = (content: string, id: number) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-  const tokenizerJson = {
-    version: '1.0',
-    added_tokens: [added('[PAD]', 0), added('[CLS]', 1), added('[SEP]', 2), added('[UNK]', 3), added('[MASK]', proto.pieces.length)],
-    normalizer: { type: 'Sequence', normalizers: [
-      { type: 'Strip', strip_left: true, strip_right: true },
-      { type: 'Precompiled', precompiled_charsmap: Buffer.from(proto.normalizer.precompiledCharsmap).toString('base64') },
-      { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' },
-    ] },
-    pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
-    model: { type: 'Unigram', unk_id: 3, vocab: proto.pieces.map((p) => [p.piece, p.score]), byte_fallback: false },
-  };
+  const tokenizerJson = unigramTokenizerJson(path.join(V3, 'spm.model'));
   return { dir, v3Tensors, tokenizerJson };
 }
 
@@ -132,7 +120,7 @@ function writeHostileBin(file: string, tensors: StoredTensor[], rng: Rng): strin
   let what = '';
   tensors.forEach((t, k) => {
     let shape = t.shape;
-    let stride = contiguous(t.shape);
+    let stride = contiguousStrides(t.shape);
     let numel = t.bytes.length / 4;
     let offset = 0;
     let cls = 'FloatStorage';
@@ -154,16 +142,6 @@ function writeHostileBin(file: string, tensors: StoredTensor[], rng: Rng): strin
   p.op(0x2e);
   writeZip(file, [{ name: 'archive/data.pkl', data: p.bytes() }, ...entries], false);
   return what;
-}
-
-function contiguous(shape: number[]): number[] {
-  const s = new Array<number>(shape.length);
-  let acc = 1;
-  for (let k = shape.length - 1; k >= 0; k--) {
-    s[k] = acc;
-    acc *= shape[k];
-  }
-  return s;
 }
 
 /** Writes case `index` of `kind` into `dir`; returns a one-line description of the damage. */
