@@ -4,7 +4,7 @@
 //   FUZZ_CASES=3000   cases in all (default 240, split evenly across the kinds)
 //   FUZZ_SEED=11      base seed; case i of a run uses seed + i
 //   FUZZ_JOBS=2       cases run at once
-//   FUZZ_REPORT=FILE  writes the per-kind figures as JSON
+//   FUZZ_REPORT=FILE  writes the per-kind figures as JSON (and each case, as it ends, to FILE.jsonl)
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -46,6 +46,8 @@ test(`fuzz: ${CASES} mutated model folders through the CLI end in a clear line o
         const text = textFor(kind);
         const result = await runCase(cli, ['explain', '--model', dir, '--text', text, '--cache-dir', cache, '--threads', '1'], text, LIMITS);
         rows.push({ kind, index: i, what, result });
+        // A long run can be read while it goes: one line per case.
+        if (process.env.FUZZ_REPORT) fs.appendFileSync(`${process.env.FUZZ_REPORT}.jsonl`, `${JSON.stringify(rows[rows.length - 1])}\n`);
         if (result.outcome === 'clear error' || result.outcome === 'correct result') fs.rmSync(dir, { recursive: true, force: true });
       }
     };
