@@ -1,5 +1,6 @@
 import type { ExplainInput } from './api';
 import { LensError } from './errors';
+import { assertFiniteAttention } from './finite-outputs';
 import { LAST_HIDDEN, scaleOf, termOutput } from './graph/deberta-graph';
 import { graphInputs } from './graph/graph-inputs';
 import type { OpenModel } from './model';
@@ -91,6 +92,12 @@ export async function explainWith(model: OpenModel, input: ExplainInput, signal?
   });
   result.onRelease(() => outputs.release());
   spillRegistry.register(result, { file: outputs.file, lease: outputs.lease });
+  try {
+    assertFiniteAttention(tensors, model.checkpoint.dir);
+  } catch (e) {
+    result.release();
+    throw e;
+  }
   return result;
 }
 

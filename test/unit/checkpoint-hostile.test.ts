@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { loadCheckpoint, requireWeight } from '../../src/engine/checkpoint';
+import { openModel } from '../../src/engine/model';
 import { firstNonFinite, NonFiniteScan } from '../../src/engine/checkpoint/finite';
 import { unpickle } from '../../src/engine/checkpoint/pickle';
 import { readSafetensors } from '../../src/engine/checkpoint/safetensors';
@@ -238,4 +239,18 @@ test('a 10,000-dimension shape and a JSON error quoting newlines give one short 
   const long = 'x'.repeat(50_000);
   fs.writeFileSync(path.join(cfgDir, 'config.json'), `{"model_type": "deberta-v2", "hidden_act": "${long}"}`);
   await rejectsLens(() => loadCheckpoint(cfgDir), 'unsupported', 'config.json', 'characters cut');
+});
+
+test('finite weights that overflow float32 in the run are refused, never returned as attention', async () => {
+  const tensors = await v3Tensors((name, d) => { if (name === 'encoder.layer.0.attention.self.query_proj.weight') d.fill(3e38); });
+  const dir = copyFixture('v3', 'overflow', false);
+  for (const f of ['spm.model', 'special_tokens_map.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(TINY('v3'), f), path.join(dir, f));
+  writeSafetensors(path.join(dir, 'model.safetensors'), tensors.map((t) => fromArray(t.full, t.shape, t.data)));
+  const model = await openModel(dir, { cacheDir: tempDir('overflow-cache'), executionProvider: 'cpu', threads: 1 });
+  try {
+    await rejectsLens(() => model.explain({ text: 'hello world' }), 'corrupt', dir, 'the attention of layer 0 holds NaN or Infinity');
+    await rejectsLens(() => model.explain({ text: 'hello world', layers: [1] }), 'corrupt', 'layer 1');
+  } finally {
+    await model.dispose();
+  }
 });
