@@ -72,6 +72,18 @@ function editJson(value: unknown, rng: Rng, rounds: number): { value: unknown; w
   return { value: v, what };
 }
 
+const NESTED = '@@nested-sequence:';
+
+/** JSON text of `json`, with a nested-Sequence placeholder expanded. */
+function jsonText(json: Record<string, unknown>): string {
+  const text = JSON.stringify(json);
+  const m = /"@@nested-sequence:(\d+)"/.exec(text);
+  if (!m) return text;
+  const depth = Number(m[1]);
+  const nested = `${'{"type":"Sequence","normalizers":['.repeat(depth)}{"type":"Lowercase"}${']}'.repeat(depth)}`;
+  return text.slice(0, m.index) + nested + text.slice(m.index + m[0].length);
+}
+
 const CATASTROPHIC = ['(a+)+$', '(a|aa)+$', '(a*)*b', '(\\w+\\s?)*$', '^(([a-z])+.)+[A-Z]([a-z])+$', '(.*a){12}'];
 
 /** Tokenizer constructs that are valid JSON but hostile: patterns that backtrack, replacements that loop or blow up. */
@@ -88,10 +100,9 @@ function hostileTokenizerEdit(json: Record<string, unknown>, rng: Rng): string {
       return `Metaspace replacement ${JSON.stringify(rep)}`;
     }
     case 2: {
-      let n: unknown = { type: 'Lowercase' };
+      // Written as text by makeCase: JSON.stringify itself overflows the stack on 20,000 levels.
       const depth = rng.pick([10, 1000, 20_000]);
-      for (let k = 0; k < depth; k++) n = { type: 'Sequence', normalizers: [n] };
-      json.normalizer = n;
+      json.normalizer = `${NESTED}${depth}`;
       return `Sequence nested ${depth} deep`;
     }
     case 3: {
@@ -193,7 +204,7 @@ export function makeCase(kind: Kind, bases: Bases, rng: Rng, dir: string): strin
       if (r < 0.3) {
         const json = structuredClone(bases.tokenizerJson);
         const what = hostileTokenizerEdit(json, rng);
-        fs.writeFileSync(file, JSON.stringify(json));
+        fs.writeFileSync(file, jsonText(json));
         return what;
       }
       if (r < 0.8) {

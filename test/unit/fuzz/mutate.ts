@@ -41,10 +41,15 @@ export function mutateBytes(input: Uint8Array, rng: Rng, focus?: [number, number
   const len = input.length;
   const at = (): number => {
     if (len === 0) return 0;
-    if (focus && rng.chance(0.7)) return focus[0] + rng.int(Math.max(1, Math.min(focus[1], len) - focus[0]));
+    // An earlier round may have cut the file short of the focus region.
+    if (focus && focus[0] < len && rng.chance(0.7)) return focus[0] + rng.int(Math.max(1, Math.min(focus[1], len) - focus[0]));
     return rng.int(len);
   };
   const buf = Uint8Array.from(input);
+  if (len === 0) {
+    const extra = Uint8Array.from({ length: 1 + rng.int(16) }, () => rng.int(256));
+    return { bytes: extra, what: `empty file given ${extra.length} random bytes` };
+  }
   switch (rng.int(8)) {
     case 0: {
       const n = 1 + rng.int(4);
