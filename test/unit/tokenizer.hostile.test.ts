@@ -51,6 +51,13 @@ test('an empty Metaspace replacement (which would split forever) is refused at l
   await rejectsLine(loadTokenizer(two), 'Metaspace replacement "ab"');
 });
 
+test('Sequences nested thousands deep are refused by depth, not by a stack overflow', async () => {
+  const depth = 20_000;
+  const nested = `${'{"type":"Sequence","normalizers":['.repeat(depth)}{"type":"Lowercase"}${']}'.repeat(depth)}`;
+  const text = JSON.stringify(unigram({ normalizer: 'X' })).replace('"X"', nested);
+  await rejectsLine(loadTokenizer(dirWith({ 'tokenizer.json': text })), 'tokenizer.json', 'normalizer Sequences are nested more than 32 deep');
+});
+
 test('negative, fractional and enormous ids from any tokenizer file are refused', async () => {
   await rejectsLine(loadTokenizer(dirWith({ 'tokenizer.json': unigram({ added_tokens: [{ id: -1, content: '[X]' }] }) })),
     'tokenizer.json', 'added token "[X]" has id -1');

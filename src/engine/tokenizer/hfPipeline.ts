@@ -52,11 +52,19 @@ function describe(kind: string, j: Json): string {
   return `${kind} ${String(j.type)}${pattern}`;
 }
 
-export function buildNormalizer(json: unknown): Normalizer {
+/** Real tokenizers nest a Sequence one level deep; a file nesting thousands would overflow the stack. */
+const MAX_NESTING = 32;
+
+function checkDepth(kind: string, depth: number): void {
+  if (depth > MAX_NESTING) throw new Error(`${kind} Sequences are nested more than ${MAX_NESTING} deep`);
+}
+
+export function buildNormalizer(json: unknown, depth = 0): Normalizer {
   if (json === null || json === undefined) return (t) => t;
   if (!isRecord(json)) throw new Error('normalizer must be an object');
+  checkDepth('normalizer', depth);
   const j = json as Json;
-  const run = buildNormalizerStep(j);
+  const run = buildNormalizerStep(j, depth);
   if (j.type === 'Sequence') return run;
   const stage = stageId(describe('normalizer', j));
   return (t) => {
@@ -65,10 +73,10 @@ export function buildNormalizer(json: unknown): Normalizer {
   };
 }
 
-function buildNormalizerStep(j: Json): Normalizer {
+function buildNormalizerStep(j: Json, depth: number): Normalizer {
   switch (j.type) {
     case 'Sequence': {
-      const parts = (Array.isArray(j.normalizers) ? j.normalizers : []).map(buildNormalizer);
+      const parts = (Array.isArray(j.normalizers) ? j.normalizers : []).map((n) => buildNormalizer(n, depth + 1));
       return (t) => parts.reduce((acc, n) => n(acc), t);
     }
     case 'Precompiled':
@@ -134,11 +142,12 @@ function splitByRegex(t: AlignedText, re: RegExp, keep: 'isolated' | 'removed'):
 
 export interface PreTokenizerInfo { run: PreTokenizer; byteLevel: boolean }
 
-export function buildPreTokenizer(json: unknown): PreTokenizerInfo {
+export function buildPreTokenizer(json: unknown, depth = 0): PreTokenizerInfo {
   if (json === null || json === undefined) return { run: (t) => [t], byteLevel: false };
   if (!isRecord(json)) throw new Error('pre_tokenizer must be an object');
+  checkDepth('pre_tokenizer', depth);
   const j = json as Json;
-  const step = buildPreTokenizerStep(j);
+  const step = buildPreTokenizerStep(j, depth);
   if (j.type === 'Sequence') return step;
   const stage = stageId(describe('pre_tokenizer', j));
   return {
@@ -150,10 +159,10 @@ export function buildPreTokenizer(json: unknown): PreTokenizerInfo {
   };
 }
 
-function buildPreTokenizerStep(j: Json): PreTokenizerInfo {
+function buildPreTokenizerStep(j: Json, depth: number): PreTokenizerInfo {
   switch (j.type) {
     case 'Sequence': {
-      const parts = (Array.isArray(j.pretokenizers) ? j.pretokenizers : []).map(buildPreTokenizer);
+      const parts = (Array.isArray(j.pretokenizers) ? j.pretokenizers : []).map((p) => buildPreTokenizer(p, depth + 1));
       return {
         run: (t) => parts.reduce<AlignedText[]>((acc, p) => acc.flatMap((x) => p.run(x)), [t]),
         byteLevel: parts.some((p) => p.byteLevel),
