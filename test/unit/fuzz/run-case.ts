@@ -1,5 +1,6 @@
 // Runs the real CLI on one fuzz case in a child process, under a time limit and a memory limit on the whole
-// process tree (the CLI and its runtime process), and sorts the outcome.
+// process tree (the CLI and its runtime process), and sorts the outcome. Memory is read from /proc (Linux, where
+// CI runs); elsewhere only the time limit applies.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 
