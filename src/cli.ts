@@ -5,7 +5,7 @@ import { intList, parseArgs } from './cli-args';
 import { runBench } from './bench';
 import {
   clearCache, DEFAULT_CACHE_MAX_GB, defaultCacheDir, type EngineOptions, type EntryInfo, EXECUTION_PROVIDERS, type ExecutionProviderSetting,
-  formatDiskBytes, inspectModel, isLensError, LensError, listEntries, openModel,
+  formatDiskBytes, inspectModel, isLensError, LensError, listEntries, oneLine, openModel,
 } from './engine';
 import { jsonChunks } from './analysis/export/json';
 import { writeNpzFile } from './analysis/export/npz';
@@ -180,7 +180,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (isLensError(e)) process.stderr.write(`deberta-lens: ${e.message}\n`);
-    else process.stderr.write(`deberta-lens: internal error: ${(e as Error)?.message ?? e}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
+    else process.stderr.write(`deberta-lens: internal error: ${oneLine(String((e as Error)?.message ?? e))}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
     return 1;
   }
 }

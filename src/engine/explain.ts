@@ -3,6 +3,7 @@
 import type { ExplainInput } from './api';
 import { assertUnchanged, type Checkpoint, requireWeight } from './checkpoint';
 import { isLensError, LensError } from './errors';
+import { assertFiniteForward, assertFiniteLayer } from './finite-outputs';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
 import { toFloat32 } from './graph/float32';
 import { graphInputs, type Int64Feeds, relativeInputs } from './graph/graph-inputs';
@@ -10,14 +11,14 @@ import { availableMemory, estimateMemory, formatBytes, layerChunkHeads } from '.
 import { ExplainResult, type LayerSource, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
 import type { KeptFeeds, RuntimeSession } from './runtime/session';
-import type { Tokenizer } from './tokenizer';
+import type { TokenizerHandle } from './tokenizer/types';
 import type { ModelInfo, Token } from './types';
 
 /** What explain needs of an open model. */
 export interface ExplainContext {
   readonly info: ModelInfo;
   readonly checkpoint: Checkpoint;
-  readonly tokenizer: Tokenizer | undefined;
+  readonly tokenizer: TokenizerHandle | undefined;
   readonly session: RuntimeSession;
   readonly maxTokens: number;
   /** The setting or flag that sets maxTokens, named in messages. */
@@ -31,28 +32,31 @@ interface Prepared {
   tokens: Token[];
 }
 
-/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary. */
-export function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoint'>, input: ExplainInput): Prepared {
+/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
+ *  Tokenizing runs in the tokenizer's thread, under its time budget. */
+export async function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoint'>, input: ExplainInput, signal?: AbortSignal): Promise<Prepared> {
   const spec = model.checkpoint.spec;
   const tok = model.tokenizer;
   if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
   if (input.ids !== undefined) {
     if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
     const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
-    const tokens = input.ids.map((id, k): Token => {
+    input.ids.forEach((id, k) => {
       if (!Number.isInteger(id) || id < 0 || id >= spec.vocabSize) {
         throw new LensError(`id ${id} at position ${k} is outside the model's vocabulary (0…${spec.vocabSize - 1})`);
       }
-      return { id, text: tok?.idToPiece(id) ?? `#${id}`, start: 0, end: 0, special: specials.has(id) };
     });
+    const pieces = tok ? await tok.pieces(input.ids, signal) : [];
+    const tokens = input.ids.map((id, k): Token => ({ id, text: pieces[k] ?? `#${id}`, start: 0, end: 0, special: specials.has(id) }));
     return { ids: input.ids, tokens };
   }
   if (!tok) throw new LensError(`${model.checkpoint.dir} has no tokenizer (spm.model, tokenizer.json or vocab.json + merges.txt): add one, or pass ids`, 'not-found');
   const text = input.text!;
-  const body = tok.encode(text);
+  const body = await tok.encode(text, signal);
   if (body.length === 0) throw new LensError('nothing to explain: the text is empty or only whitespace');
-  const cls: Token = { id: tok.special.cls, text: tok.idToPiece(tok.special.cls) ?? '[CLS]', start: 0, end: 0, special: true };
-  const sep: Token = { id: tok.special.sep, text: tok.idToPiece(tok.special.sep) ?? '[SEP]', start: text.length, end: text.length, special: true };
+  const [clsText, sepText] = await tok.pieces([tok.special.cls, tok.special.sep], signal);
+  const cls: Token = { id: tok.special.cls, text: clsText ?? '[CLS]', start: 0, end: 0, special: true };
+  const sep: Token = { id: tok.special.sep, text: sepText ?? '[SEP]', start: text.length, end: text.length, special: true };
   for (const t of body) {
     if (t.id >= spec.vocabSize) throw new LensError(`the tokenizer produced id ${t.id} for "${t.text}", outside the model's vocabulary of ${spec.vocabSize}: the tokenizer files do not belong to this model`, 'corrupt');
   }
@@ -97,7 +101,7 @@ function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
 
 export async function explainWith(model: ExplainContext, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
-  const { ids, tokens } = prepareInput(model, input);
+  const { ids, tokens } = await prepareInput(model, input, signal);
   checkLength(model, ids.length);
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();
@@ -105,6 +109,11 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   const n = ids.length, D = spec.hiddenSize;
   // Only the requested layers' states are kept: a later layer never needs an earlier layer's input.
   const fetches = layers.map(layerInputOutput);
+  // The output of the last requested layer too (the next layer's input, or the last hidden state): only to check
+  // that no requested layer overflowed, without running layers beyond it.
+  const last = layers[layers.length - 1];
+  const after = last + 1 < spec.numLayers ? layerInputOutput(last + 1) : LAST_HIDDEN;
+  fetches.push(after);
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
   if (relative) fetches.push(REL_OUTPUT);
   const { outputs, ms, spillMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), fetches, signal);
@@ -113,6 +122,7 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
     states = new Float32Array(layers.length * n * D);
     layers.forEach((l, k) => outputs.read(layerInputOutput(l), states, k * n * D));
     rel = relative ? outputs.read(REL_OUTPUT) : undefined;
+    assertFiniteForward(model.checkpoint.dir, layers, states, n * D, rel, outputs.read(after));
   } finally {
     outputs.release();
   }
@@ -176,6 +186,7 @@ class LayerComputation implements LayerSource {
         run.outputs.release();
       }
     }
+    assertFiniteLayer(this.model.checkpoint.dir, out);
     return out;
   }
 

@@ -8,7 +8,7 @@ export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './layer-cache';
 export { estimateMemory, formatBytes, type MemoryEstimate } from './memory';
 export { DEFAULT_CACHE_MAX_GB, defaultCacheDir, formatBytes as formatDiskBytes } from './cache/cache-layout';
 export { clearCache, type EntryInfo, listEntries } from './cache/cache-usage';
-export { isLensError, LensError, type LensErrorCode } from './errors';
+export { isLensError, LensError, type LensErrorCode, oneLine } from './errors';
 export { EXECUTION_PROVIDERS } from './runtime/execution-providers';
 export type { ExecutionProviderSetting, MatrixKind, ModelInfo, TermName, Token } from './types';
 export { TERM_NAMES } from './types';

@@ -10,7 +10,8 @@ import { type CachedGraph, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
 import type { ExplainResult } from './result';
-import { loadTokenizer, type Tokenizer } from './tokenizer';
+import type { TokenizerHandle } from './tokenizer/types';
+import { ThreadedTokenizer } from './tokenizer-thread/threaded-tokenizer';
 import type { ModelInfo } from './types';
 
 export const DEFAULT_MODEL = 'default';
@@ -48,7 +49,7 @@ export function encoderParameters(ck: Checkpoint): number {
   return total;
 }
 
-function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSummary {
+function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | undefined): ModelSummary {
   const s = ck.spec;
   return {
     path: ck.dir,
@@ -70,21 +71,36 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
   };
 }
 
-async function tryTokenizer(dir: string): Promise<Tokenizer | undefined> {
+/** The folder's tokenizer, loaded in its own thread, with its special ids checked against the model. */
+async function tryTokenizer(dir: string, ck: Checkpoint): Promise<TokenizerHandle | undefined> {
+  let tok: TokenizerHandle;
   try {
-    return await loadTokenizer(dir);
+    tok = await ThreadedTokenizer.open(dir);
   } catch (e) {
     // A folder without tokenizer files still explains `--ids`; text input reports the missing tokenizer then.
     if (e instanceof LensError && e.code === 'not-found') return undefined;
     throw e;
   }
+  for (const [role, id] of Object.entries(tok.special)) {
+    if (id >= ck.spec.vocabSize) {
+      await tok.dispose();
+      throw new LensError(
+        `${dir}: the tokenizer's ${role} token has id ${id}, outside the model's vocabulary of ${ck.spec.vocabSize} (config.json vocab_size); ` +
+          `the tokenizer files do not belong to this model.`,
+        'corrupt',
+      );
+    }
+  }
+  return tok;
 }
 
 /** Reads config, weights index and tokenizer: what Select Model and `deberta-lens info` need, no graph build. */
 export async function inspectModel(dirArg: string): Promise<ModelSummary> {
   const dir = resolveModelDir(dirArg);
   const ck = await loadCheckpoint(dir, { hash: false }); // a summary shows no hash: no need to read every byte
-  return summarize(ck, await tryTokenizer(ck.dir));
+  const tok = await tryTokenizer(ck.dir, ck);
+  await tok?.dispose();
+  return summarize(ck, tok);
 }
 
 export interface LoadTimings {
@@ -99,7 +115,7 @@ class OpenModel implements LensModel, ExplainContext {
     readonly info: ModelInfo,
     readonly summary: ModelSummary,
     readonly checkpoint: Checkpoint,
-    readonly tokenizer: Tokenizer | undefined,
+    readonly tokenizer: TokenizerHandle | undefined,
     readonly session: RuntimeSession,
     readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
@@ -114,7 +130,7 @@ class OpenModel implements LensModel, ExplainContext {
 
   async dispose(): Promise<void> {
     try {
-      await this.session.dispose();
+      await Promise.all([this.session.dispose(), this.tokenizer?.dispose()]);
     } finally {
       this.graph.release();
     }
@@ -128,8 +144,14 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const dir = resolveModelDir(dirArg);
   const cacheDir = opts.cacheDir ?? defaultCacheDir();
   const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(cacheDir) });
-  const tokenizer = await tryTokenizer(ck.dir);
-  const graph = ensureGraph(ck, cacheDir, { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup });
+  const tokenizer = await tryTokenizer(ck.dir, ck);
+  let graph: CachedGraph;
+  try {
+    graph = ensureGraph(ck, cacheDir, { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup });
+  } catch (e) {
+    await tokenizer?.dispose();
+    throw e;
+  }
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
   const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
@@ -137,7 +159,7 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
     await session.start();
   } catch (e) {
     // A graph the runtime refused leaves its process waiting: stop it, and let the entry be evicted.
-    await session.dispose();
+    await Promise.all([session.dispose(), tokenizer?.dispose()]);
     graph.release();
     throw e;
   }

@@ -1,6 +1,7 @@
 // config.json → ModelSpec, following Hugging Face's DebertaConfig / DebertaV2Config and the attention modules'
 // own reading of it (deberta-spec.md §2). Every default and counting rule here mirrors HF, not the paper.
 import { LensError } from '../errors';
+import { own } from '../own';
 import type { ModelSpec, ModelType } from '../types';
 
 type Act = ModelSpec['hiddenAct'];
@@ -205,7 +206,7 @@ class FieldReader {
   activation(key: string, dflt: Act): Act {
     const v = this.raw(key);
     if (v === undefined) return dflt;
-    const act = typeof v === 'string' ? ACTIVATIONS[v.toLowerCase()] : undefined;
+    const act = typeof v === 'string' ? own(ACTIVATIONS, v.toLowerCase()) : undefined;
     if (act === undefined) {
       throw new LensError(
         `${this.file}: ${key} ${JSON.stringify(v)} is not supported; use one of ${Object.keys(ACTIVATIONS).join(', ')}.`,

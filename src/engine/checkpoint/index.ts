@@ -4,8 +4,10 @@ import * as path from 'node:path';
 import { LensError } from '../errors';
 import type { ModelSpec, TensorData } from '../types';
 import { parseConfig } from './config';
+import { shapeText } from './dtype';
 import { checkpointName, findWeights, resolveSnapshot } from './files';
-import { type HashedFile, hashFiles, unchangedSinceHashed } from './hash';
+import { checkedOnRead, hashAndScan, nonFiniteError, type NonFinite } from './finite';
+import { type HashedFile, unchangedSinceHashed } from './hash';
 import { readSafetensors } from './safetensors';
 import type { FileTensors, SkippedTensor, SourcedTensor } from './tensor';
 import { readTorchBin } from './torch-bin';
@@ -24,6 +26,8 @@ export interface Checkpoint {
   hashed: HashedFile[];
   /** Non-float tensors (integer buffers such as `embeddings.position_ids`): not weights, listed for messages. */
   skipped: Map<string, SkippedTensor>;
+  /** Weights referenced in place that hold NaN or ±Inf (found while hashing; not looked for without a hash). */
+  nonFinite?: Map<string, NonFinite>;
 }
 
 const PREFIX = 'deberta.';
@@ -59,7 +63,8 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
     for (const t of found.tensors) {
       const name = stripPrefix(t.name);
       claim(origin, name, t.name, file);
-      weights.set(name, { ...t, name });
+      // Bytes that are read rather than referenced in place are checked for NaN/Inf as they are read.
+      weights.set(name, t.file === undefined ? checkedOnRead({ ...t, name }, t.source) : { ...t, name });
     }
     for (const s of found.skipped) {
       const name = stripPrefix(s.name);
@@ -67,8 +72,9 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
       skipped.set(name, { ...s, name });
     }
   }
-  const { hash, files: hashed } = opts.hash === false ? { hash: '', files: [] } : await hashFiles([configFile, ...layout.files], opts.hashStore);
-  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped };
+  const { hash, files: hashed, nonFinite } =
+    opts.hash === false ? { hash: '', files: [], nonFinite: undefined } : await hashAndScan([configFile, ...layout.files], weights.values(), opts.hashStore);
+  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped, nonFinite };
 }
 
 /**
@@ -98,18 +104,20 @@ export function requireWeight(ck: Checkpoint, name: string, shape: number[]): Te
     }
     const where = ck.weightFiles.length === 1 ? ck.weightFiles[0] : `${ck.dir} (${ck.weightFiles.length} weight files)`;
     throw new LensError(
-      `${where}: tensor '${name}' [${shape.join(', ')}] is missing; the weights do not match config.json (${ck.spec.modelType}).`,
+      `${where}: tensor '${name}' ${shapeText(shape)} is missing; the weights do not match config.json (${ck.spec.modelType}).`,
       'invalid-input',
     );
   }
   if (t.shape.length !== shape.length || t.shape.some((s, k) => s !== shape[k])) {
     const source = (t as Partial<SourcedTensor>).source ?? t.file ?? ck.dir;
     throw new LensError(
-      `${source}: tensor '${name}' has shape [${t.shape.join(', ')}], but config.json implies [${shape.join(', ')}]; ` +
+      `${source}: tensor '${name}' has shape ${shapeText(t.shape)}, but config.json implies ${shapeText(shape)}; ` +
         `the weights and config.json do not belong together.`,
       'invalid-input',
     );
   }
+  const bad = ck.nonFinite?.get(name);
+  if (bad) throw nonFiniteError((t as Partial<SourcedTensor>).source ?? t.file ?? ck.dir, name, bad);
   return t;
 }
 

@@ -19,3 +19,15 @@ export interface Tokenizer {
   /** The vocabulary piece of an id (for `--ids` input and display), or undefined when out of range. */
   idToPiece(id: number): string | undefined;
 }
+
+/** A tokenizer that runs elsewhere (a worker thread) under a time budget: what the explain path uses, so no
+ *  tokenization holds the caller's thread. Rejects with LensError('cancelled') when `signal` aborts. */
+export interface TokenizerHandle {
+  readonly kind: TokenizerKind;
+  readonly special: SpecialIds;
+  readonly vocabSize: number;
+  encode(text: string, signal?: AbortSignal): Promise<Token[]>;
+  /** Vocabulary pieces of ids (undefined where out of range). */
+  pieces(ids: number[], signal?: AbortSignal): Promise<(string | undefined)[]>;
+  dispose(): Promise<void>;
+}
