@@ -2,7 +2,7 @@
 // in size (least recently used evicted, never one in use), and its file-hash records used only for the exact
 // inode state they were taken in.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -134,6 +134,32 @@ describe('stale numbers', () => {
     } finally {
       await model.dispose();
     }
+  });
+});
+
+describe('processes building one entry at once', () => {
+  it('all open it: none fails on another\'s folder (a stale or just-published entry)', async () => {
+    const dir = modelDir('race');
+    const cacheDir = path.join(tmp, 'cache-race');
+    const engine = (m: string) => JSON.stringify(path.join(REPO_ROOT, 'out', 'src', 'engine', ...m.split('/')));
+    const child = `
+      const { loadCheckpoint } = require(${engine('checkpoint/index.js')});
+      const { ensureGraph } = require(${engine('graph/graph-cache.js')});
+      loadCheckpoint(process.argv[1]).then((ck) => ensureGraph(ck, process.argv[2]).release())
+        .catch((e) => { process.stderr.write(e.message); process.exit(1); });`;
+    const failures: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      fs.rmSync(path.join(cacheDir, 'graphs'), { recursive: true, force: true });
+      const runs = Array.from({ length: 5 }, () => new Promise<void>((resolve) => {
+        const p = spawn(process.execPath, ['-e', child, dir, cacheDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        p.on('exit', (code) => (code === 0 || failures.push(err), resolve()));
+      }));
+      await Promise.all(runs);
+    }
+    assert.deepEqual(failures, []);
+    assert.equal(listEntries(cacheDir).length, 1);
   });
 });
 

@@ -55,13 +55,10 @@ export function openEntry(
     const files = fs.readdirSync(tmp).map((location) => placed.find((p) => p.location === location) ?? { location, identity: identityOf(path.join(tmp, location)) });
     const manifest: Manifest = { version: MANIFEST_VERSION, key, model, created: new Date().toISOString(), files };
     fs.writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest, null, 1));
-    if (verify(cacheDir, dir, key)) {
+    if (!publish(cacheDir, tmp, dir, key)) {
       // Another process built the same entry meanwhile: use theirs, which it may already have open.
       fs.rmSync(tmp, { recursive: true, force: true });
-      return bounded(cacheDir, entry(cacheDir, dir, key, true, performance.now() - t0), opts);
     }
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.renameSync(tmp, dir);
   } catch (e) {
     try {
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -77,6 +74,31 @@ export function openEntry(
     throw e;
   }
   return bounded(cacheDir, entry(cacheDir, dir, key, true, performance.now() - t0), opts);
+}
+
+/**
+ * Moves the built entry into place, unless a valid one is there (false: use that one). An invalid one is moved
+ * aside whole before it is removed, and a rename that loses a race with another process's publish (ENOTEMPTY)
+ * looks again, so processes building the same entry at once never fail on each other's folders.
+ */
+function publish(cacheDir: string, tmp: string, dir: string, key: string): boolean {
+  for (let attempt = 0; ; attempt++) {
+    if (verify(cacheDir, dir, key)) return false;
+    const aside = `${dir}.tmp-${process.pid}-${Date.now()}-old${attempt}`;
+    try {
+      fs.renameSync(dir, aside);
+      fs.rmSync(aside, { recursive: true, force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    try {
+      fs.renameSync(tmp, dir);
+      return true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt >= 5) throw e;
+    }
+  }
 }
 
 /** Applies the size limit on every open (not only when the cache grows), so a lowered limit takes effect. */
