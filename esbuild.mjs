@@ -1,4 +1,4 @@
-// Bundles the extension host, the CLI, the runtime worker and the webview.
+// Bundles the extension host, the CLI, the runtime worker, the tokenizer thread and the webview.
 // onnxruntime-node stays external: it loads native binaries relative to its own package folder.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
@@ -19,6 +19,7 @@ const builds = [
   { ...node, entryPoints: { extension: 'src/extension/extension.ts' } },
   { ...node, entryPoints: { cli: 'src/cli.ts' }, banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { 'runtime-worker': 'src/engine/runtime/worker.ts' } },
+  { ...node, entryPoints: { 'tokenizer-thread': 'src/engine/tokenizer-thread/thread.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { webview: 'webview/main.ts' } },
 ].filter((b) => Object.values(b.entryPoints).every((f) => fs.existsSync(f)));
 

@@ -3,18 +3,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inputFlags, intList, parseArgs } from './cli-args';
 import { runBench } from './bench';
-import { type EngineOptions, EXECUTION_PROVIDERS, type ExecutionProviderSetting, inspectModel, isLensError, LensError, openModel } from './engine';
+import {
+  clearCache, DEFAULT_CACHE_MAX_GB, defaultCacheDir, type EngineOptions, type EntryInfo, EXECUTION_PROVIDERS, type ExecutionProviderSetting,
+  formatDiskBytes, inspectModel, isLensError, LensError, listEntries, oneLine, openModel,
+} from './engine';
 import { predictCommand } from './cli-predict';
 import { jsonChunks } from './analysis/export/json';
 import { writeNpzFile } from './analysis/export/npz';
 import { writeChunks } from './analysis/export/write-chunks';
 
-const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'max-tokens'];
+const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'cache-max-gb', 'max-tokens'];
+const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
   predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
+  'cache list': { switches: ['json'], values: ['cache-dir'] },
+  'cache clear': { switches: [], values: ['cache-dir'] },
 };
 
 const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) per layer and head
@@ -25,8 +31,11 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
                        [--positions 3,7] [--top 5]
   deberta-lens info    --model DIR|default [--json]
   deberta-lens bench   --model DIR|default [--lengths 32,128,512] [--runs 5] [--json]
+  deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
 
-Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --cache-dir DIR  --max-tokens N  --verbose
+Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --max-tokens N  --verbose
+              --cache-dir DIR (default ~/.cache/deberta-lens)
+              --cache-max-gb G (default ${DEFAULT_CACHE_MAX_GB}, or $${CACHE_MAX_ENV}): built graphs kept, least recently used removed
 DIR is a Hugging Face DeBERTa or BERT folder (config.json, model.safetensors or pytorch_model.bin, and the
 tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, vocab.txt | tokenizer.json for BERT).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
@@ -49,8 +58,46 @@ function engineOptions(flags: Map<string, string>): EngineOptions {
     maxTokens: positive('max-tokens'),
     maxTokensName: '--max-tokens',
     cacheDir: flags.get('cache-dir'),
+    cacheMaxGB: cacheMaxGB(flags),
     log: flags.has('verbose') ? (line) => process.stderr.write(`deberta-lens: ${line}\n`) : undefined,
   };
+}
+
+/** --cache-max-gb, else $DEBERTA_LENS_CACHE_MAX_GB, else the engine's default. */
+function cacheMaxGB(flags: Map<string, string>): number | undefined {
+  const [value, source] = flags.has('cache-max-gb') ? [flags.get('cache-max-gb')!, '--cache-max-gb'] : [process.env[CACHE_MAX_ENV], CACHE_MAX_ENV];
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new LensError(`${source} takes a size in GB (0 or more, e.g. 4 or 0.5), got "${value}"`);
+  return n;
+}
+
+function cacheCommand(sub: 'list' | 'clear', flags: Map<string, string>): void {
+  const dir = flags.get('cache-dir') ?? defaultCacheDir();
+  const inUse = (e: EntryInfo) => (e.users.length ? `in use (pid ${e.users.join(', ')})` : '');
+  const describe = (e: EntryInfo) => `${e.model?.name ?? '(unknown model)'}  ${e.model?.dir ?? e.dir}`;
+  if (sub === 'clear') {
+    const { removed, kept } = clearCache(dir);
+    const freed = removed.reduce((s, e) => s + e.bytes, 0);
+    process.stdout.write(`removed ${removed.length} graph${removed.length === 1 ? '' : 's'} (${formatDiskBytes(freed)}) from ${dir}\n`);
+    for (const e of kept) process.stdout.write(`kept ${describe(e)}: ${inUse(e) || 'could not be removed'}\n`);
+    return;
+  }
+  const entries = listEntries(dir);
+  if (flags.has('json')) {
+    const rows = entries.map((e) => ({ key: e.key, model: e.model?.name, model_dir: e.model?.dir, checkpoint_hash: e.model?.hash, bytes: e.bytes, linked_bytes: e.linkedBytes, last_used: e.lastUsed.toISOString(), in_use_by: e.users }));
+    process.stdout.write(`${JSON.stringify({ cache_dir: dir, graphs: rows }, null, 2)}\n`);
+    return;
+  }
+  const own = entries.reduce((s, e) => s + e.bytes, 0);
+  const linked = entries.reduce((s, e) => s + e.linkedBytes, 0);
+  const lines = [`${dir}: ${entries.length} graph${entries.length === 1 ? '' : 's'}, ${formatDiskBytes(own)} on disk (+ ${formatDiskBytes(linked)} of weights hard-linked from model folders)`];
+  if (entries.length) lines.push(`${'SIZE'.padEnd(10)}${'LAST USED'.padEnd(22)}MODEL`);
+  for (const e of entries) {
+    const when = e.lastUsed.toISOString().slice(0, 16).replace('T', ' ');
+    lines.push(`${formatDiskBytes(e.bytes).padEnd(10)}${`${when} UTC`.padEnd(22)}${describe(e)}${e.users.length ? `  [${inUse(e)}]` : ''}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 function requireModel(flags: Map<string, string>): string {
@@ -113,12 +160,15 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
 export async function main(argv: string[]): Promise<number> {
   const verbose = argv.includes('--verbose');
   try {
-    const { command, flags } = parseArgs(argv, COMMANDS);
+    // `cache list` / `cache clear`: a command of two words.
+    const args = argv[0] === 'cache' && argv[1] !== undefined && !argv[1].startsWith('-') ? [`cache ${argv[1]}`, ...argv.slice(2)] : argv;
+    const { command, flags } = parseArgs(args, COMMANDS);
     if (command === 'help') process.stdout.write(`${HELP}\n`);
     else if (command === 'version') process.stdout.write(`${packageVersion()}\n`);
     else if (command === 'explain') await explainCommand(flags);
     else if (command === 'predict') await predictCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'info') await infoCommand(flags);
+    else if (command === 'cache list' || command === 'cache clear') cacheCommand(command === 'cache list' ? 'list' : 'clear', flags);
     else if (command === 'bench') {
       const opts = engineOptions(flags);
       const report = await runBench(requireModel(flags), {
@@ -131,7 +181,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (isLensError(e)) process.stderr.write(`deberta-lens: ${e.message}\n`);
-    else process.stderr.write(`deberta-lens: internal error: ${(e as Error)?.message ?? e}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
+    else process.stderr.write(`deberta-lens: internal error: ${oneLine(String((e as Error)?.message ?? e))}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
     return 1;
   }
 }

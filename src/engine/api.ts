@@ -8,6 +8,8 @@ export interface EngineOptions {
   executionProvider?: ExecutionProviderSetting;
   /** Where built ONNX graphs are cached (keyed by checkpoint content). Default: ~/.cache/deberta-lens. */
   cacheDir?: string;
+  /** Size limit of that cache in decimal GB: least recently used graphs beyond it are removed. Default 4. */
+  cacheMaxGB?: number;
   /** Intra-op threads for onnxruntime (default: all cores). */
   threads?: number;
   /** Refuse inputs longer than this many tokens (specials included) with a clear error. Default 4096. */

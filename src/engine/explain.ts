@@ -1,8 +1,9 @@
 // explain(): one forward pass that keeps each layer's input states, and the one-layer computation that turns
 // those states back into a layer's matrices when a view (or the CLI) asks for that layer.
 import type { ExplainInput } from './api';
-import { type Checkpoint, requireWeight } from './checkpoint';
+import { assertUnchanged, type Checkpoint, requireWeight } from './checkpoint';
 import { isLensError, LensError } from './errors';
+import { assertFiniteForward, assertFiniteLayer } from './finite-outputs';
 import { DECOMPOSITION_TERMS, DecompositionInput, type DecompositionTerm, EMBEDDING_PARTS } from './graph/bert-decomposition';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
 import { toFloat32 } from './graph/float32';
@@ -11,14 +12,15 @@ import { availableMemory, estimateMemory, formatBytes, layerChunkHeads } from '.
 import { ExplainResult, type LayerSource, type LayerTensors } from './result';
 import type { FeedTensor } from './runtime/messages';
 import type { KeptFeeds, RuntimeSession } from './runtime/session';
-import { buildModelInput, missingTokenizerError, type Tokenizer } from './tokenizer';
+import { missingTokenizerError } from './tokenizer';
+import type { TokenizerHandle } from './tokenizer/types';
 import type { ModelInfo, Token } from './types';
 
 /** What explain needs of an open model. */
 export interface ExplainContext {
   readonly info: ModelInfo;
   readonly checkpoint: Checkpoint;
-  readonly tokenizer: Tokenizer | undefined;
+  readonly tokenizer: TokenizerHandle | undefined;
   readonly session: RuntimeSession;
   readonly maxTokens: number;
   /** The setting or flag that sets maxTokens, named in messages. */
@@ -34,8 +36,9 @@ interface Prepared {
   tokenTypes?: number[];
 }
 
-/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary. */
-export function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoint'>, input: ExplainInput): Prepared {
+/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
+ *  Tokenizing runs in the tokenizer's thread, under its time budget. */
+export async function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoint'>, input: ExplainInput, signal?: AbortSignal): Promise<Prepared> {
   const spec = model.checkpoint.spec;
   const tok = model.tokenizer;
   if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
@@ -43,16 +46,17 @@ export function prepareInput(model: Pick<ExplainContext, 'tokenizer' | 'checkpoi
   if (input.ids !== undefined) {
     if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
     const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
-    const tokens = input.ids.map((id, k): Token => {
+    input.ids.forEach((id, k) => {
       if (!Number.isInteger(id) || id < 0 || id >= spec.vocabSize) {
         throw new LensError(`id ${id} at position ${k} is outside the model's vocabulary (0…${spec.vocabSize - 1})`);
       }
-      return { id, text: tok?.idToPiece(id) ?? `#${id}`, start: 0, end: 0, special: specials.has(id) };
     });
+    const pieces = tok ? await tok.pieces(input.ids, signal) : [];
+    const tokens = input.ids.map((id, k): Token => ({ id, text: pieces[k] ?? `#${id}`, start: 0, end: 0, special: specials.has(id) }));
     return { ids: input.ids, tokens };
   }
   if (!tok) throw missingTokenizerError(model.checkpoint.dir, spec.architecture);
-  const { tokens, ids, tokenTypeIds } = buildModelInput(tok, input.text!, input.pair);
+  const { tokens, ids, tokenTypeIds } = await tok.modelInput(input.text!, input.pair, signal);
   // [CLS] and [SEP] cover no characters; a [MASK] written in the text does, and counts as text.
   if (tokens.every((t) => t.special && t.start === t.end)) throw new LensError('nothing to explain: the text is empty or only whitespace');
   for (const t of tokens) {
@@ -101,7 +105,7 @@ function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
 
 export async function explainWith(model: ExplainContext, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
-  const { ids, tokens, tokenTypes } = prepareInput(model, input);
+  const { ids, tokens, tokenTypes } = await prepareInput(model, input, signal);
   checkLength(model, ids.length);
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();
@@ -109,6 +113,11 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   const n = ids.length, D = spec.hiddenSize;
   // Only the requested layers' states are kept: a later layer never needs an earlier layer's input.
   const fetches = layers.map(layerInputOutput);
+  // The output of the last requested layer too (the next layer's input, or the last hidden state): only to check
+  // that no requested layer overflowed, without running layers beyond it.
+  const last = layers[layers.length - 1];
+  const after = last + 1 < spec.numLayers ? layerInputOutput(last + 1) : LAST_HIDDEN;
+  fetches.push(after);
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
   if (relative) fetches.push(REL_OUTPUT);
   // BERT: the three parts of the embedding output, which layer 0's decomposition projects.
@@ -122,6 +131,7 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
     layers.forEach((l, k) => outputs.read(layerInputOutput(l), states, k * n * D));
     rel = relative ? outputs.read(REL_OUTPUT) : undefined;
     parts = decomposable ? partNames.map((p) => outputs.read(p)) : undefined;
+    assertFiniteForward(model.checkpoint.dir, layers, states, n * D, rel, outputs.read(after));
   } finally {
     outputs.release();
   }
@@ -187,6 +197,7 @@ class LayerComputation implements LayerSource {
         run.outputs.release();
       }
     }
+    assertFiniteLayer(this.model.checkpoint.dir, out);
     return out;
   }
 
@@ -235,6 +246,8 @@ class LayerComputation implements LayerSource {
   }
 
   private readWeights(layer: number): Record<string, FeedTensor> {
+    // Read from the checkpoint's files, which must still hold what the forward graph was built from.
+    assertUnchanged(this.model.checkpoint);
     const out: Record<string, FeedTensor> = {};
     for (const [name, w] of Object.entries(layerWeights(this.model.checkpoint.spec, layer))) {
       // slice(): a fresh buffer (the reader may hand a view of a larger one, and IPC would send all of it).

@@ -8,11 +8,13 @@ import { type ExplainContext, explainWith } from './explain';
 import { findHeads, headNames } from './heads';
 import { HeadSession, predictWith } from './predict';
 import type { PredictInput, PredictResult } from './prediction';
-import { defaultCacheDir, ensureGraph } from './graph/graph-cache';
+import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-layout';
+import { type CachedGraph, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
 import type { ExplainResult } from './result';
-import { loadTokenizer, type Tokenizer } from './tokenizer';
+import type { TokenizerHandle } from './tokenizer/types';
+import { ThreadedTokenizer } from './tokenizer-thread/threaded-tokenizer';
 import type { ModelInfo } from './types';
 
 export const DEFAULT_MODEL = 'default';
@@ -50,7 +52,7 @@ export function encoderParameters(ck: Checkpoint): number {
   return total;
 }
 
-function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSummary {
+function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | undefined): ModelSummary {
   const s = ck.spec;
   return {
     path: ck.dir,
@@ -75,21 +77,36 @@ function summarize(ck: Checkpoint, tokenizer: Tokenizer | undefined): ModelSumma
   };
 }
 
-async function tryTokenizer(dir: string): Promise<Tokenizer | undefined> {
+/** The folder's tokenizer, loaded in its own thread, with its special ids checked against the model. */
+async function tryTokenizer(dir: string, ck: Checkpoint): Promise<TokenizerHandle | undefined> {
+  let tok: TokenizerHandle;
   try {
-    return await loadTokenizer(dir);
+    tok = await ThreadedTokenizer.open(dir);
   } catch (e) {
     // A folder without tokenizer files still explains `--ids`; text input reports the missing tokenizer then.
     if (e instanceof LensError && e.code === 'not-found') return undefined;
     throw e;
   }
+  for (const [role, id] of Object.entries(tok.special)) {
+    if (id >= ck.spec.vocabSize) {
+      await tok.dispose();
+      throw new LensError(
+        `${dir}: the tokenizer's ${role} token has id ${id}, outside the model's vocabulary of ${ck.spec.vocabSize} (config.json vocab_size); ` +
+          `the tokenizer files do not belong to this model.`,
+        'corrupt',
+      );
+    }
+  }
+  return tok;
 }
 
 /** Reads config, weights index and tokenizer: what Select Model and `deberta-lens info` need, no graph build. */
 export async function inspectModel(dirArg: string): Promise<ModelSummary> {
   const dir = resolveModelDir(dirArg);
-  const ck = await loadCheckpoint(dir);
-  return summarize(ck, await tryTokenizer(dir));
+  const ck = await loadCheckpoint(dir, { hash: false }); // a summary shows no hash: no need to read every byte
+  const tok = await tryTokenizer(ck.dir, ck);
+  await tok?.dispose();
+  return summarize(ck, tok);
 }
 
 export interface LoadTimings {
@@ -104,10 +121,11 @@ class OpenModel implements LensModel, ExplainContext {
     readonly info: ModelInfo,
     readonly summary: ModelSummary,
     readonly checkpoint: Checkpoint,
-    readonly tokenizer: Tokenizer | undefined,
+    readonly tokenizer: TokenizerHandle | undefined,
     readonly session: RuntimeSession,
     readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
+    private readonly graph: CachedGraph,
     readonly maxTokensName?: string,
     readonly layerChunkBytes?: number,
     readonly options: EngineOptions = {},
@@ -129,7 +147,11 @@ class OpenModel implements LensModel, ExplainContext {
   }
 
   async dispose(): Promise<void> {
-    await Promise.all([this.session.dispose(), this.headSession?.dispose()]);
+    try {
+      await Promise.all([this.session.dispose(), this.headSession?.dispose(), this.tokenizer?.dispose()]);
+    } finally {
+      this.graph.release();
+    }
   }
 }
 export type { OpenModel };
@@ -138,13 +160,27 @@ export type { OpenModel };
 export async function openModel(dirArg: string, opts: EngineOptions = {}): Promise<OpenModel> {
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
-  const ck = await loadCheckpoint(dir);
-  const tokenizer = await tryTokenizer(dir);
-  const graph = ensureGraph(ck, opts.cacheDir ?? defaultCacheDir(), opts.log, opts.attentionHeadGroup);
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(cacheDir) });
+  const tokenizer = await tryTokenizer(ck.dir, ck);
+  let graph: CachedGraph;
+  try {
+    graph = ensureGraph(ck, cacheDir, { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup });
+  } catch (e) {
+    await tokenizer?.dispose();
+    throw e;
+  }
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
   const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
-  await session.start();
+  try {
+    await session.start();
+  } catch (e) {
+    // A graph the runtime refused leaves its process waiting: stop it, and let the entry be evicted.
+    await Promise.all([session.dispose(), tokenizer?.dispose()]);
+    graph.release();
+    throw e;
+  }
   for (const t of session.providerErrors) opts.log?.(`execution provider ${t.provider} unavailable (${t.error}); fell back`);
   opts.log?.(`session ready on ${session.provider} in ${session.loadMs.toFixed(0)} ms`);
   const summary = summarize(ck, tokenizer);
@@ -162,5 +198,5 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   };
   const t2 = performance.now();
   const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
-  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, opts.maxTokensName, opts.layerChunkBytes, opts);
+  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, graph, opts.maxTokensName, opts.layerChunkBytes, opts);
 }

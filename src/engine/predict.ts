@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import { LensError } from './errors';
 import { forwardOnly, prepareInput } from './explain';
 import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from './graph/head-graph';
-import { defaultCacheDir, ensureGraphOf } from './graph/graph-cache';
+import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
+import { type CachedModelGraph, ensureGraphOf } from './graph/graph-cache';
 import { findHeads, type Heads, noHeadMessage } from './heads';
 import type { OpenModel } from './model';
 import type { PositionPrediction, PredictInput, PredictResult, RtdScore, TopToken } from './prediction';
@@ -19,6 +20,7 @@ export const DEFAULT_TOP = 5;
  */
 export class HeadSession {
   private readonly sessions = new Map<'plain' | 'compare', RuntimeSession>();
+  private readonly graphs: CachedModelGraph[] = [];
   readonly heads: Heads;
 
   constructor(private readonly model: OpenModel) {
@@ -32,7 +34,8 @@ export class HeadSession {
     const heads = this.heads;
     const compare = variant === 'compare';
     const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${variant} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
-    const graph = ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, options.log);
+    const graph = ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
+    this.graphs.push(graph);
     // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
     const threads = Math.min(2, options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
     const session = new RuntimeSession({ heads: graph.modelPath }, providerOrder(options.executionProvider ?? 'auto'), threads);
@@ -92,8 +95,12 @@ export class HeadSession {
   }
 
   async dispose(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
-    this.sessions.clear();
+    try {
+      await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
+    } finally {
+      this.sessions.clear();
+      for (const g of this.graphs.splice(0)) g.release();
+    }
   }
 }
 
@@ -105,7 +112,7 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
   const heads = model.heads.heads;
   const ck = model.checkpoint;
   if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(ck), 'unsupported');
-  const { ids, tokens } = prepareInput(model, { text: input.text, ids: input.ids });
+  const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
   const n = ids.length;
   const V = ck.spec.vocabSize;
   const k = input.top ?? DEFAULT_TOP;
@@ -128,7 +135,8 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
     throw new LensError(`nothing to predict: ${why} and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)`);
   }
   const t1 = performance.now();
-  const piece = (id: number) => model.tokenizer?.idToPiece(id) ?? `#${id}`;
+  // Pieces are looked up in the tokenizer's thread once, for every id shown, after the runs.
+  const piece = (id: number) => `#${id}`;
   let forwardMs = 0, headMs = 0;
 
   const runOnce = async (runIds: number[], positions: number[], targets: number[], rtd: boolean) => {
@@ -169,6 +177,13 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
     predictions.push({ position: p, source: 'masked', top, original: { ...target, id: ids[p], token: piece(ids[p]) } });
   }
   predictions.sort((a, b) => a.position - b.position);
+  const shown = [...new Set(predictions.flatMap((p) => [...p.top.map((t) => t.id), ...(p.original ? [p.original.id] : [])]))];
+  const names = model.tokenizer ? await model.tokenizer.pieces(shown, signal) : [];
+  const named = new Map(shown.map((id, i) => [id, names[i] ?? piece(id)]));
+  for (const p of predictions) {
+    for (const t of p.top) t.token = named.get(t.id)!;
+    if (p.original) p.original.token = named.get(p.original.id)!;
+  }
   return {
     model: { ...model.info, execution_provider: model.session.provider },
     mlm_head: heads.mlm?.layout ?? null,

@@ -35,7 +35,13 @@ export class ModelHost {
     this.key = key;
     const dir = this.modelDir(s);
     this.log(`opening model ${dir} (execution provider ${s.executionProvider}, max ${s.maxTokens} tokens)`);
-    const p = this.open(dir, { executionProvider: s.executionProvider, maxTokens: s.maxTokens, maxTokensName: 'the debertaLens.maxTokens setting', log: this.log }).then(
+    const p = this.open(dir, {
+      executionProvider: s.executionProvider,
+      maxTokens: s.maxTokens,
+      maxTokensName: 'the debertaLens.maxTokens setting',
+      cacheMaxGB: s.cacheMaxGB,
+      log: this.log,
+    }).then(
       (m) => {
         if (this.pending === p) this.current = m;
         else void m.dispose(); // settings changed while it was opening

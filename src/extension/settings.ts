@@ -1,6 +1,6 @@
 // The extension's settings: their types, defaults and validation, defined once. `readSettings` is the one
 // place that reads them (extension.ts passes VS Code's configuration getter).
-import { DEFAULT_MAX_TOKENS, type ExecutionProviderSetting, type MatrixKind } from '../engine';
+import { DEFAULT_CACHE_MAX_GB, DEFAULT_MAX_TOKENS, type ExecutionProviderSetting, type MatrixKind } from '../engine';
 import type { ColorScaleName, ViewName } from '../protocol';
 
 export const SECTION = 'debertaLens';
@@ -13,6 +13,8 @@ export interface LensSettings {
   defaultTerm: MatrixKind;
   defaultView: ViewName;
   colorScale: ColorScaleName;
+  /** Size limit of the graph cache (decimal GB); applied whenever a graph is built. */
+  cacheMaxGB: number;
 }
 
 export const DEFAULTS: LensSettings = {
@@ -22,6 +24,7 @@ export const DEFAULTS: LensSettings = {
   defaultTerm: 'probs',
   defaultView: 'heatmap',
   colorScale: 'diverging',
+  cacheMaxGB: DEFAULT_CACHE_MAX_GB,
 };
 
 const EPS: readonly ExecutionProviderSetting[] = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
@@ -40,6 +43,7 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T)
 export function readSettings(get: (key: keyof LensSettings) => unknown): LensSettings {
   const path = get('modelPath');
   const max = get('maxTokens');
+  const cacheMax = get('cacheMaxGB');
   return {
     modelPath: typeof path === 'string' ? path.trim() : DEFAULTS.modelPath,
     executionProvider: oneOf(get('executionProvider'), EPS, DEFAULTS.executionProvider),
@@ -47,6 +51,7 @@ export function readSettings(get: (key: keyof LensSettings) => unknown): LensSet
     defaultTerm: oneOf(get('defaultTerm'), TERMS, DEFAULTS.defaultTerm),
     defaultView: oneOf(get('defaultView'), VIEWS, DEFAULTS.defaultView),
     colorScale: oneOf(get('colorScale'), SCALES, DEFAULTS.colorScale),
+    cacheMaxGB: typeof cacheMax === 'number' && Number.isFinite(cacheMax) && cacheMax >= 0 ? cacheMax : DEFAULTS.cacheMaxGB,
   };
 }
 

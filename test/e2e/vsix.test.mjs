@@ -20,7 +20,7 @@ describe('the VSIX', { skip: skip ?? false }, () => {
 
   test('holds the bundles and the Linux x64 onnxruntime binding', () => {
     const names = entries.map((e) => e.name);
-    for (const f of ['extension/dist/extension.js', 'extension/dist/runtime-worker.js', 'extension/dist/webview.js', 'extension/package.json']) {
+    for (const f of ['extension/dist/extension.js', 'extension/dist/runtime-worker.js', 'extension/dist/tokenizer-thread.js', 'extension/dist/webview.js', 'extension/package.json']) {
       assert.ok(names.includes(f), `${f} is in the VSIX`);
     }
     assert.ok(names.some((n) => /^extension\/node_modules\/onnxruntime-node\/bin\/napi-v\d+\/linux\/x64\/.*\.node$/.test(n)),

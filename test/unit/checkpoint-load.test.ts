@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadCheckpoint, requireWeight } from '../../src/engine/checkpoint';
 import { fromArray, writeSafetensors, encode, type SafetensorsDType } from '../../tools/fixtures/write-safetensors';
-import { TINY, copyFixture, f32, rejectsLens, tempDir } from './checkpoint-test-utils';
+import { TINY, copyFixture, f32, hubSnapshot, rejectsLens, tempDir } from './checkpoint-test-utils';
 
 test('v3_tiny: spec per deberta-spec §2, prefix stripped, extras kept, lazy file references', async () => {
   const ck = await loadCheckpoint(TINY('v3'));
@@ -56,21 +56,25 @@ test('v2_tiny and v1_tiny: specs per deberta-spec §2', async () => {
   assert.ok(v1.weights.has('lm_predictions.lm_head.bias'));
 });
 
-test('hash is sha256 of config.json + weight bytes, stable, and changes with the weights', async () => {
+test('hash is sha256 of `sha256sum config.json model.safetensors`, stable, and changes with the weights', async () => {
   const dir = copyFixture('v2');
-  const expect = createHash('sha256')
-    .update(fs.readFileSync(path.join(dir, 'config.json')))
-    .update(fs.readFileSync(path.join(dir, 'model.safetensors')))
-    .digest('hex');
+  const sum = (f: string) => createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex');
+  // What `cd DIR && sha256sum config.json model.safetensors | sha256sum` prints.
+  const listing = ['config.json', 'model.safetensors'].map((f) => `${sum(f)}  ${f}\n`).join('');
+  const expect = createHash('sha256').update(listing).digest('hex');
   const a = await loadCheckpoint(dir);
   assert.equal(a.hash, expect);
+  assert.deepEqual(a.hashed.map((h) => h.sha256), [sum('config.json'), sum('model.safetensors')]);
   assert.equal((await loadCheckpoint(dir)).hash, expect);
-  // Same size, new bytes and mtime → a new hash (the memo is keyed on size + mtime).
+  const shapeOnly = await loadCheckpoint(dir, { hash: false }); // what `info` and Select Model need: no byte read
+  assert.deepEqual([shapeOnly.hash, shapeOnly.hashed.length, shapeOnly.weights.size], ['', 0, a.weights.size]);
+  // Same size, new bytes, and the old mtime put back → a new hash (records are keyed on the inode's ctime too).
   const file = path.join(dir, 'model.safetensors');
+  const { atime, mtime } = fs.statSync(file);
   const bytes = fs.readFileSync(file);
   bytes[bytes.length - 1] ^= 0xff;
   fs.writeFileSync(file, bytes);
-  fs.utimesSync(file, new Date(), new Date(Date.now() + 5000));
+  fs.utimesSync(file, atime, mtime);
   assert.notEqual((await loadCheckpoint(dir)).hash, expect);
 });
 
@@ -83,18 +87,8 @@ test('requireWeight: missing tensor and shape mismatch name the file, the tensor
 });
 
 test('Hugging Face cache layout: name is org/name; the repo folder resolves through refs/main', async () => {
-  const root = tempDir('hf');
-  const repo = path.join(root, 'models--microsoft--deberta-v3-tiny');
-  const snap = path.join(repo, 'snapshots', 'abc123');
-  fs.mkdirSync(snap, { recursive: true });
-  fs.mkdirSync(path.join(repo, 'blobs'));
-  fs.mkdirSync(path.join(repo, 'refs'));
-  fs.writeFileSync(path.join(repo, 'refs', 'main'), 'abc123');
-  // Snapshots hold symlinks into blobs/, as huggingface_hub writes them.
-  for (const f of ['config.json', 'model.safetensors']) {
-    fs.copyFileSync(path.join(TINY('v3'), f), path.join(repo, 'blobs', f));
-    fs.symlinkSync(path.join('..', '..', 'blobs', f), path.join(snap, f));
-  }
+  const snap = hubSnapshot(tempDir('hf'), ['config.json', 'model.safetensors'], 'abc123');
+  const repo = path.dirname(path.dirname(snap));
   const ck = await loadCheckpoint(snap);
   assert.equal(ck.name, 'microsoft/deberta-v3-tiny');
   assert.equal(ck.weights.size, 44);

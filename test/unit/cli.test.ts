@@ -130,6 +130,43 @@ describe('deberta-lens bench', () => {
   });
 });
 
+describe('deberta-lens cache', () => {
+  it('list shows each graph (size, model, last used); --cache-max-gb evicts; clear empties it', () => {
+    const cacheDir = path.join(tmp, 'cache-cmd');
+    const v1 = cli('explain', '--model', V1, '--ids', '1,5,2', '--cache-dir', cacheDir);
+    assert.equal(v1.code, 0, v1.stderr);
+    assert.equal(cli('explain', '--model', V3, '--ids', '1,5,2', '--cache-dir', cacheDir).code, 0);
+    const list = cli('cache', 'list', '--cache-dir', cacheDir);
+    assert.equal(list.code, 0, list.stderr);
+    const lines = list.stdout.trim().split('\n');
+    assert.match(lines[0], /2 graphs, [\d.]+ kB on disk \(\+ [\d.]+ kB of weights hard-linked from model folders\)/);
+    assert.match(lines[1], /SIZE\s+LAST USED\s+MODEL/);
+    assert.match(lines[2], /^[\d.]+ kB\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+v3_tiny  /, 'most recently used first');
+    assert.ok(lines[2].endsWith(`v3_tiny  ${V3}`), lines[2]);
+    assert.match(lines[3], /v1_tiny/);
+    const json = JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout);
+    assert.deepEqual(json.graphs.map((g: { model: string }) => g.model), ['v3_tiny', 'v1_tiny']);
+    assert.ok(json.graphs.every((g: { bytes: number; in_use_by: number[] }) => g.bytes > 0 && g.in_use_by.length === 0));
+    // A limit of 0 through the environment: building v2 removes both older graphs.
+    const r = spawnSync(process.execPath, [CLI, 'explain', '--model', path.join(FIXTURES, 'deberta', 'v2_tiny'), '--ids', '1,5,2', '--cache-dir', cacheDir, '--verbose'], {
+      encoding: 'utf8', env: { ...env, DEBERTA_LENS_CACHE_MAX_GB: '0' },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /graph cache over 0 GB: removed v1_tiny/);
+    assert.deepEqual(JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout).graphs.map((g: { model: string }) => g.model), ['v2_tiny']);
+    const clear = cli('cache', 'clear', '--cache-dir', cacheDir);
+    assert.match(clear.stdout, /^removed 1 graph \([\d.]+ kB\) from /);
+    assert.match(cli('cache', 'list', '--cache-dir', cacheDir).stdout, /: 0 graphs, 0\.0 kB on disk/);
+  });
+  it('bad --cache-max-gb', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1', '--cache-max-gb', 'lots'), /--cache-max-gb takes a size in GB/));
+  it('a cache folder that cannot be one', () => {
+    const file = path.join(tmp, 'a-file');
+    fs.writeFileSync(file, '');
+    assertCleanError(cli('explain', '--model', V3, '--ids', '1,5,2', '--cache-dir', path.join(file, 'cache')), /cannot write the graph cache in .*a-file.*ENOTDIR.*--cache-dir/);
+  });
+  it('unknown cache subcommand', () => assertCleanError(cli('cache', 'purge'), /unknown command "cache purge"/));
+});
+
 describe('deberta-lens errors: one clear line, non-zero exit, no stack trace', () => {
   it('missing model folder', () => assertCleanError(cli('explain', '--model', path.join(tmp, 'nope'), '--text', 'x'), /nope.*not found/));
   it('missing --model', () => assertCleanError(cli('explain', '--text', 'x'), /--model is required/));

@@ -14,17 +14,18 @@ import { FIXTURES } from './helpers';
 test('readSettings sanitises every value and falls back to defaults', () => {
   assert.deepEqual(readSettings(() => undefined), DEFAULTS);
   const raw: Record<string, unknown> = {
-    modelPath: '  /models/x  ', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis',
+    modelPath: '  /models/x  ', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5,
   };
   assert.deepEqual(readSettings((k) => raw[k]), {
-    modelPath: '/models/x', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis',
+    modelPath: '/models/x', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5,
   });
-  const bad: Record<string, unknown> = { executionProvider: 'tpu', maxTokens: 1.5, defaultTerm: 'qk', modelPath: 3 };
+  const bad: Record<string, unknown> = { executionProvider: 'tpu', maxTokens: 1.5, defaultTerm: 'qk', modelPath: 3, cacheMaxGB: -1 };
   const s = readSettings((k) => bad[k]);
   assert.equal(s.executionProvider, 'auto');
   assert.equal(s.maxTokens, 4096);
   assert.equal(s.defaultTerm, 'probs');
   assert.equal(s.modelPath, '');
+  assert.equal(s.cacheMaxGB, 4);
 });
 
 test('package.json declares exactly the settings settings.ts reads, with the same defaults', () => {
@@ -111,6 +112,7 @@ test('ModelHost opens once per settings key, reopens on change, and does not cac
   assert.equal(opened[0].dir, '/ext/models/default');
   assert.equal(opened[0].opts.maxTokens, 4096);
   assert.match(String(opened[0].opts.maxTokensName), /debertaLens\.maxTokens/);
+  assert.equal(opened[0].opts.cacheMaxGB, 4);
   assert.equal(await host.get({ ...s, defaultTerm: 'c2c' }), a, 'view settings do not reopen');
   const c = await host.get({ ...s, executionProvider: 'cpu' });
   assert.notEqual(c, a);

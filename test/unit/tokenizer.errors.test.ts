@@ -60,7 +60,7 @@ test('vocab.json without merges.txt, broken merges, broken vocab, missing specia
   await rejectsWith(dirWith('badmerges', { 'vocab.json': v1('vocab.json'), 'merges.txt': '#version: 0.2\nt h\nthree parts here\n' }),
     /merges\.txt line 3 is not "left right"/);
   await rejectsWith(dirWith('badvocab', { 'vocab.json': '{"a": 1,', 'merges.txt': v1('merges.txt') }), /vocab\.json .*is not valid JSON/);
-  await rejectsWith(dirWith('badids', { 'vocab.json': '{"a": "one"}', 'merges.txt': v1('merges.txt') }), /vocab\.json: the id of "a"/);
+  await rejectsWith(dirWith('badids', { 'vocab.json': '{"a": "one"}', 'merges.txt': v1('merges.txt') }), /vocab\.json: piece "a" has id "one"/);
   await rejectsWith(dirWith('nospecial', { 'vocab.json': '{"a": 0, "b": 1}', 'merges.txt': '' }), /vocab\.json has no \[PAD\] token/);
 });
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { loadTokenizer } from '../../src/engine/tokenizer';
-import { parseSpmModel } from '../../src/engine/tokenizer/spmModel';
+import { unigramTokenizerJson } from '../../tools/fixtures/write-tokenizer-json';
 import { FIXTURES } from './helpers';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-tokjson-'));
@@ -17,22 +17,7 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const added = (content: string, id: number) =>
   ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
 
-function unigramJson(): object {
-  const proto = parseSpmModel(fs.readFileSync(path.join(FIXTURES, 'tokenizer', 'spm.model')));
-  return {
-    version: '1.0',
-    added_tokens: [added('[PAD]', 0), added('[CLS]', 1), added('[SEP]', 2), added('[UNK]', 3), added('[MASK]', proto.pieces.length)],
-    normalizer: { type: 'Sequence', normalizers: [
-      { type: 'Strip', strip_left: true, strip_right: true },
-      { type: 'Precompiled', precompiled_charsmap: Buffer.from(proto.normalizer.precompiledCharsmap).toString('base64') },
-      { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' },
-    ] },
-    pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true }] },
-    post_processor: null,
-    decoder: null,
-    model: { type: 'Unigram', unk_id: 3, vocab: proto.pieces.map((p) => [p.piece, p.score]), byte_fallback: false },
-  };
-}
+const unigramJson = () => unigramTokenizerJson(path.join(FIXTURES, 'tokenizer', 'spm.model'));
 
 function bpeJson(): object {
   const dir = path.join(FIXTURES, 'deberta', 'v1_tiny');

@@ -48,7 +48,7 @@ async function main() {
   try {
     const mask = model.tokenizer!.special.mask;
     const text = fs.readFileSync(path.join(REPO, 'samples', 'sample.md'), 'utf8').replace(/\s+/g, ' ');
-    const body = model.tokenizer!.encode(text.repeat(20)).map((t) => t.id);
+    const body = (await model.tokenizer!.encode(text.repeat(20))).map((t) => t.id);
     for (const n of lengths) {
       const ids = [model.tokenizer!.special.cls, ...body.slice(0, n - 2), model.tokenizer!.special.sep];
       ids[Math.floor(n / 2)] = mask;

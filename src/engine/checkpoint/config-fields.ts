@@ -1,6 +1,7 @@
 // Typed, validated access to config.json fields, shared by the DeBERTa and BERT config readers. Every error names
 // the file and the key.
 import { LensError } from '../errors';
+import { own } from '../own';
 import type { ModelSpec } from '../types';
 
 type Act = ModelSpec['hiddenAct'];
@@ -73,7 +74,7 @@ export class FieldReader {
   activation(key: string, dflt: Act): Act {
     const v = this.raw(key);
     if (v === undefined) return dflt;
-    const act = typeof v === 'string' ? ACTIVATIONS[v.toLowerCase()] : undefined;
+    const act = typeof v === 'string' ? own(ACTIVATIONS, v.toLowerCase()) : undefined;
     if (act === undefined) {
       throw new LensError(
         `${this.file}: ${key} ${JSON.stringify(v)} is not supported; use one of ${Object.keys(ACTIVATIONS).join(', ')}.`,

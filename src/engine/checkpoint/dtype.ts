@@ -16,3 +16,9 @@ export function elementCount(shape: number[]): number {
   for (const s of shape) n *= s;
   return n;
 }
+
+/** A shape for messages: `[3, 4]`, or the first dimensions and the rank when there are many. */
+export function shapeText(shape: readonly number[]): string {
+  if (shape.length <= 8) return `[${shape.join(', ')}]`;
+  return `[${shape.slice(0, 6).join(', ')}, … ${shape.length} dimensions]`;
+}

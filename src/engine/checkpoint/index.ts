@@ -4,8 +4,10 @@ import * as path from 'node:path';
 import { LensError } from '../errors';
 import type { ModelSpec, TensorData } from '../types';
 import { parseConfig } from './config';
+import { shapeText } from './dtype';
 import { checkpointName, findWeights, resolveSnapshot } from './files';
-import { hashFiles } from './hash';
+import { checkedOnRead, hashAndScan, nonFiniteError, type NonFinite } from './finite';
+import { type HashedFile, unchangedSinceHashed } from './hash';
 import { readSafetensors } from './safetensors';
 import type { FileTensors, SkippedTensor, SourcedTensor } from './tensor';
 import { readTorchBin } from './torch-bin';
@@ -20,12 +22,23 @@ export interface Checkpoint {
   spec: ModelSpec; // from config.json
   weights: Map<string, TensorData>; // names without the `deberta.`/`bert.` prefix; ALL float tensors kept (graph picks)
   weightFiles: string[]; // absolute paths of the weight files read
-  hash: string; // sha256 hex of config.json + weight file bytes (streamed; memoised per path+size+mtime)
+  hash: string; // sha256 of `sha256sum config.json <weight files>` (streamed; remembered per inode state, see hash.ts)
+  /** config.json and the weight files with their sha256 and the inode state they were hashed in. */
+  hashed: HashedFile[];
   /** Non-float tensors (integer buffers such as `embeddings.position_ids`): not weights, listed for messages. */
   skipped: Map<string, SkippedTensor>;
+  /** Weights referenced in place that hold NaN or ±Inf (found while hashing; not looked for without a hash). */
+  nonFinite?: Map<string, NonFinite>;
 }
 
-export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
+export interface LoadOptions {
+  /** A folder where file hashes are remembered across processes (the graph cache keeps one). */
+  hashStore?: string;
+  /** false: skip hashing (hash '' and no hashed files) where only the shape of the model is wanted. */
+  hash?: boolean;
+}
+
+export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promise<Checkpoint> {
   const abs = resolveSnapshot(path.resolve(dir));
   let st: fs.Stats;
   try {
@@ -50,7 +63,8 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
     for (const t of found.tensors) {
       const name = canonicalWeightName(t.name, prefix);
       claim(origin, name, t.name, file);
-      weights.set(name, { ...t, name });
+      // Bytes that are read rather than referenced in place are checked for NaN/Inf as they are read.
+      weights.set(name, t.file === undefined ? checkedOnRead({ ...t, name }, t.source) : { ...t, name });
     }
     for (const s of found.skipped) {
       const name = canonicalWeightName(s.name, prefix);
@@ -58,8 +72,20 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
       skipped.set(name, { ...s, name });
     }
   }
-  const hash = await hashFiles([configFile, ...layout.files]);
-  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, skipped };
+  const { hash, files: hashed, nonFinite } =
+    opts.hash === false ? { hash: '', files: [], nonFinite: undefined } : await hashAndScan([configFile, ...layout.files], weights.values(), opts.hashStore);
+  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped, nonFinite };
+}
+
+/**
+ * Weights read after loading (a layer's, when a view opens it) must be the bytes the checkpoint was hashed and
+ * its graph built with: a file replaced or rewritten since is refused, never mixed with the old weights.
+ */
+export function assertUnchanged(ck: Checkpoint): void {
+  const changed = ck.hashed.find((h) => !unchangedSinceHashed(h));
+  if (changed) {
+    throw new LensError(`${changed.file}: changed since the model was loaded: load the model again (Select Model… in VS Code; run the command again in the CLI) so that its layers are computed from the weights its graph was built with.`, 'corrupt');
+  }
 }
 
 /**
@@ -78,18 +104,20 @@ export function requireWeight(ck: Checkpoint, name: string, shape: number[]): Te
     }
     const where = ck.weightFiles.length === 1 ? ck.weightFiles[0] : `${ck.dir} (${ck.weightFiles.length} weight files)`;
     throw new LensError(
-      `${where}: tensor '${name}' [${shape.join(', ')}] is missing; the weights do not match config.json (${ck.spec.modelType}).`,
+      `${where}: tensor '${name}' ${shapeText(shape)} is missing; the weights do not match config.json (${ck.spec.modelType}).`,
       'invalid-input',
     );
   }
   if (t.shape.length !== shape.length || t.shape.some((s, k) => s !== shape[k])) {
     const source = (t as Partial<SourcedTensor>).source ?? t.file ?? ck.dir;
     throw new LensError(
-      `${source}: tensor '${name}' has shape [${t.shape.join(', ')}], but config.json implies [${shape.join(', ')}]; ` +
+      `${source}: tensor '${name}' has shape ${shapeText(t.shape)}, but config.json implies ${shapeText(shape)}; ` +
         `the weights and config.json do not belong together.`,
       'invalid-input',
     );
   }
+  const bad = ck.nonFinite?.get(name);
+  if (bad) throw nonFiniteError((t as Partial<SourcedTensor>).source ?? t.file ?? ck.dir, name, bad);
   return t;
 }
 

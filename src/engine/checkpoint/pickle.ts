@@ -90,7 +90,8 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
   };
   const appendItems = (target: unknown, items: unknown[]) => {
     if (!Array.isArray(target)) throw corrupt('APPENDS on a non-list');
-    target.push(...items);
+    // Not push(...items): spreading 300k items overflows the call stack.
+    for (const item of items) target.push(item);
   };
   const long = (bytes: Buffer) => {
     if (bytes.length === 0) return 0;

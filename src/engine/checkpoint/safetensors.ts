@@ -2,7 +2,8 @@
 // Only the header is read here; tensor bytes are referenced by file + offset.
 import * as fs from 'node:fs';
 import { LensError } from '../errors';
-import { SAFETENSORS_DTYPES, SAFETENSORS_INTEGER_DTYPES, DTYPE_BYTES, elementCount } from './dtype';
+import { own } from '../own';
+import { SAFETENSORS_DTYPES, SAFETENSORS_INTEGER_DTYPES, DTYPE_BYTES, elementCount, shapeText } from './dtype';
 import { contiguousFileTensor, readRange, type FileTensors, type SkippedTensor, type SourcedTensor } from './tensor';
 
 // The format's own limit; a larger value means a garbled file, and we must not allocate it.
@@ -35,8 +36,8 @@ export function readSafetensors(file: string): FileTensors {
   for (const [name, info] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') continue;
     const entry = parseEntry(info, name, corrupt);
-    const floatType = SAFETENSORS_DTYPES[entry.dtype];
-    const intBytes = SAFETENSORS_INTEGER_DTYPES[entry.dtype];
+    const floatType = own(SAFETENSORS_DTYPES, entry.dtype);
+    const intBytes = own(SAFETENSORS_INTEGER_DTYPES, entry.dtype);
     if (floatType === undefined && intBytes === undefined) {
       throw new LensError(
         `${file}: tensor '${name}' has dtype ${entry.dtype}; DeBERTa Lens reads F32, F16 and BF16 weights — re-save the checkpoint as float32.`,
@@ -46,7 +47,7 @@ export function readSafetensors(file: string): FileTensors {
     const elemBytes = floatType !== undefined ? DTYPE_BYTES[floatType] : intBytes!;
     const expected = elementCount(entry.shape) * elemBytes;
     if (entry.end - entry.begin !== expected) {
-      throw corrupt(`tensor '${name}' spans ${entry.end - entry.begin} bytes but its shape [${entry.shape}] needs ${expected}`);
+      throw corrupt(`tensor '${name}' spans ${entry.end - entry.begin} bytes but its shape ${shapeText(entry.shape)} needs ${expected}`);
     }
     if (entry.end > dataSize) throw corrupt(`tensor '${name}' ends at byte ${dataStart + entry.end}, past the end of the file (${size})`);
     ranges.push({ name, begin: entry.begin, end: entry.end });
@@ -62,6 +63,22 @@ export function readSafetensors(file: string): FileTensors {
     const cur = ranges[k];
     // Empty tensors occupy no bytes and may share an offset with anything.
     if (cur.begin < prev.end && cur.end > cur.begin) throw corrupt(`tensors '${prev.name}' and '${cur.name}' overlap`);
+  }
+  // As the format requires (and its reference reader checks), tensors tile the data section exactly. A header
+  // length one byte short still parses (the header ends in padding spaces) but shifts every weight by a byte.
+  let covered = 0;
+  for (const r of ranges) {
+    if (r.end === r.begin) continue;
+    if (r.begin !== covered) {
+      throw corrupt(`tensor '${r.name}' starts at data byte ${r.begin}, but the tensors before it end at ${covered} (a gap)`);
+    }
+    covered = r.end;
+  }
+  if (covered !== dataSize) {
+    throw corrupt(
+      `its tensors cover ${covered} bytes but the data section after the ${n}-byte header is ${dataSize}; ` +
+        `the header length is wrong or the file has extra bytes`,
+    );
   }
   return { tensors, skipped };
 }

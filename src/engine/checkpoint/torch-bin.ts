@@ -2,25 +2,27 @@
 // each storage's raw bytes. The pickle is read by the strict interpreter with an allow-list of torch globals.
 import { LensError } from '../errors';
 import type { DType } from '../types';
-import { DTYPE_BYTES, elementCount } from './dtype';
+import { DTYPE_BYTES, elementCount, shapeText } from './dtype';
 import { unpickle, PyTuple, type PickleHooks } from './pickle';
 import { fileSize } from './safetensors';
 import { contiguousFileTensor, readRange, type FileTensors, type SkippedTensor, type SourcedTensor } from './tensor';
 import { ZipArchive, type ZipEntry } from './zip';
 
 /** torch storage classes: float ones become weights; integer ones (position_ids buffers) are skipped. */
-const STORAGES: Record<string, { dtype?: DType; label: string; bytes: number }> = {
-  FloatStorage: { dtype: 'float32', label: 'float32', bytes: 4 },
-  HalfStorage: { dtype: 'float16', label: 'float16', bytes: 2 },
-  BFloat16Storage: { dtype: 'bfloat16', label: 'bfloat16', bytes: 2 },
-  DoubleStorage: { label: 'float64', bytes: 8 },
-  LongStorage: { label: 'int64', bytes: 8 },
-  IntStorage: { label: 'int32', bytes: 4 },
-  ShortStorage: { label: 'int16', bytes: 2 },
-  CharStorage: { label: 'int8', bytes: 1 },
-  ByteStorage: { label: 'uint8', bytes: 1 },
-  BoolStorage: { label: 'bool', bytes: 1 },
-};
+// A Map, not an object literal: a name from the file such as `__proto__` or `toString` must not find anything.
+const STORAGES = new Map<string, { dtype?: DType; label: string; bytes: number }>([
+  ['FloatStorage', { dtype: 'float32', label: 'float32', bytes: 4 }],
+  ['HalfStorage', { dtype: 'float16', label: 'float16', bytes: 2 }],
+  ['BFloat16Storage', { dtype: 'bfloat16', label: 'bfloat16', bytes: 2 }],
+  ['DoubleStorage', { label: 'float64', bytes: 8 }],
+  ['LongStorage', { label: 'int64', bytes: 8 }],
+  ['IntStorage', { label: 'int32', bytes: 4 }],
+  ['ShortStorage', { label: 'int16', bytes: 2 }],
+  ['CharStorage', { label: 'int8', bytes: 1 }],
+  ['ByteStorage', { label: 'uint8', bytes: 1 }],
+  ['BoolStorage', { label: 'bool', bytes: 1 }],
+]);
+type StorageType = NonNullable<ReturnType<typeof STORAGES.get>>;
 
 const REBUILD = new Set(['_rebuild_tensor_v2', '_rebuild_tensor', '_rebuild_parameter']);
 
@@ -33,7 +35,7 @@ class Global {
 
 interface StorageRef {
   kind: 'storage';
-  type: (typeof STORAGES)[string];
+  type: StorageType;
   entry: ZipEntry;
 }
 
@@ -46,6 +48,9 @@ interface TensorRef {
 }
 
 const ZIP_MAGIC = 0x04034b50;
+
+/** data.pkl of deberta-v3-large is ~60 KB; every opcode may allocate an object, so the pickle's size bounds memory. */
+const MAX_PICKLE_BYTES = 32 * 2 ** 20;
 
 export function readTorchBin(file: string): FileTensors {
   const size = fileSize(file);
@@ -64,12 +69,20 @@ export function readTorchBin(file: string): FileTensors {
   const pklName = [...zip.entries.keys()].find((n) => n === 'data.pkl' || n.endsWith('/data.pkl'));
   if (pklName === undefined) throw new LensError(`${file}: no data.pkl inside the zip; this is not a torch.save checkpoint.`, 'corrupt');
   const prefix = pklName.slice(0, pklName.length - 'data.pkl'.length);
+  const pkl = zip.entries.get(pklName)!;
+  if (pkl.size > MAX_PICKLE_BYTES) {
+    throw new LensError(
+      `${file}: data.pkl is ${pkl.size} bytes, over the limit of ${MAX_PICKLE_BYTES} for a state dict's description; this is not a plain checkpoint.`,
+      'corrupt',
+    );
+  }
   const byteorder = zip.entries.get(`${prefix}byteorder`);
+  if (byteorder && byteorder.size > 16) throw new LensError(`${file}: the byteorder entry is ${byteorder.size} bytes, not "little"; re-save the checkpoint.`, 'corrupt');
   if (byteorder && Buffer.from(zip.readEntry(byteorder)).toString('latin1').trim() !== 'little') {
     throw new LensError(`${file}: the checkpoint was saved big-endian; re-save it on a little-endian machine.`, 'unsupported');
   }
 
-  const root = unpickle(zip.readEntry(zip.entries.get(pklName)!), file, torchHooks(file, zip, prefix));
+  const root = unpickle(zip.readEntry(pkl), file, torchHooks(file, zip, prefix));
   const dict = stateDictOf(root);
   if (dict === undefined) throw new LensError(`${file}: the pickle holds no state dict of tensors; save model.state_dict().`, 'invalid-input');
 
@@ -101,7 +114,7 @@ function torchHooks(file: string, zip: ZipArchive, prefix: string): PickleHooks 
       const ok =
         (module === 'collections' && name === 'OrderedDict') ||
         (module === 'torch._utils' && REBUILD.has(name)) ||
-        (module === 'torch' && name in STORAGES);
+        (module === 'torch' && STORAGES.has(name));
       if (!ok) {
         throw new LensError(
           `${file}: refusing to load: the pickle references ${module}.${name}, which is not a tensor or state-dict type ` +
@@ -136,11 +149,11 @@ function torchHooks(file: string, zip: ZipArchive, prefix: string): PickleHooks 
       // ('storage', torch.FloatStorage, key, location, numel)
       if (!(pid instanceof PyTuple) || pid.items[0] !== 'storage' || pid.items.length < 5) throw corrupt('unknown persistent id');
       const [, cls, key, , numel] = pid.items;
-      if (!(cls instanceof Global) || cls.module !== 'torch' || !(cls.name in STORAGES)) throw corrupt('storage of unknown type');
+      const type = cls instanceof Global && cls.module === 'torch' ? STORAGES.get(cls.name) : undefined;
+      if (type === undefined) throw corrupt('storage of unknown type');
       if (typeof key !== 'string' || !isCount(numel)) throw corrupt('bad storage reference');
       const entry = zip.entries.get(`${prefix}data/${key}`);
       if (!entry) throw corrupt(`storage ${key} missing from the zip`);
-      const type = STORAGES[cls.name];
       if (entry.size < numel * type.bytes) {
         throw new LensError(`${file}: storage ${key} holds ${entry.size} bytes, fewer than its ${numel} elements need; re-download it.`, 'corrupt');
       }
@@ -156,6 +169,16 @@ function torchHooks(file: string, zip: ZipArchive, prefix: string): PickleHooks 
 function tensorFrom(file: string, zip: ZipArchive, name: string, dtype: DType, t: TensorRef): SourcedTensor {
   const elem = DTYPE_BYTES[dtype];
   const count = elementCount(t.shape);
+  // A view with more elements than its storage holds (stride 0, overlapping strides) would be materialised at
+  // full size: expand(10^7, 32) of 32 stored floats is 1.28 GB. torch.save of a state dict never writes one.
+  const stored = Math.floor(t.storage.entry.size / elem);
+  if (count > stored) {
+    throw new LensError(
+      `${file}: tensor '${name}' has shape ${shapeText(t.shape)} (${count} elements) but its storage holds only ${stored}; ` +
+        `expanded or overlapping views are not weights — re-save the checkpoint with tensors made contiguous.`,
+      'corrupt',
+    );
+  }
   let last = t.offset;
   for (let k = 0; k < t.shape.length; k++) if (t.shape[k] > 0) last += (t.shape[k] - 1) * t.stride[k];
   if (count > 0 && (last + 1) * elem > t.storage.entry.size) {
@@ -184,14 +207,27 @@ function gather(inflated: Uint8Array | null, file: string, entry: ZipEntry, t: T
   const lo = t.offset;
   let hi = t.offset;
   for (let k = 0; k < t.shape.length; k++) hi += (t.shape[k] - 1) * t.stride[k];
-  const src = inflated ? inflated.subarray(lo * elem, (hi + 1) * elem) : readRange(file, entry.dataOffset + lo * elem, (hi - lo + 1) * elem);
+  const spanElems = hi - lo + 1;
+  const count = byteLength / elem;
+  if (inflated || spanElems <= 4 * count + 65536) {
+    const src = inflated ? inflated.subarray(lo * elem, (hi + 1) * elem) : readRange(file, entry.dataOffset + lo * elem, spanElems * elem);
+    forEachElement(t, (n, at) => out.set(src.subarray((at - lo) * elem, (at - lo) * elem + elem), n * elem));
+  } else {
+    // The view spans far more of its storage than it holds (shape [2], stride [10^8]): read element by element
+    // rather than the whole span, so the work stays proportional to the tensor.
+    forEachElement(t, (n, at) => out.set(readRange(file, entry.dataOffset + at * elem, elem), n * elem));
+  }
+  return out;
+}
+
+/** Calls fn(n, storage element index) for the view's elements in row-major order (an odometer over the shape). */
+function forEachElement(t: TensorRef, fn: (n: number, at: number) => void): void {
   const rank = t.shape.length;
   const idx = new Array<number>(rank).fill(0);
-  const count = byteLength / elem;
-  let at = t.offset - lo;
+  const count = elementCount(t.shape);
+  let at = t.offset;
   for (let n = 0; n < count; n++) {
-    out.set(src.subarray(at * elem, at * elem + elem), n * elem);
-    // Odometer increment over the shape, updating the source element index by strides.
+    fn(n, at);
     for (let k = rank - 1; k >= 0; k--) {
       idx[k]++;
       at += t.stride[k];
@@ -200,7 +236,6 @@ function gather(inflated: Uint8Array | null, file: string, entry: ZipEntry, t: T
       idx[k] = 0;
     }
   }
-  return out;
 }
 
 function isContiguous(shape: number[], stride: number[]): boolean {

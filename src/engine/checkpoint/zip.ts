@@ -21,6 +21,12 @@ const EOCD64_SIG = 0x06064b50;
 const CENTRAL_SIG = 0x02014b50;
 const LOCAL_SIG = 0x04034b50;
 
+/** What a deflated entry may inflate to: 64 MiB plus 32× its compressed size. torch.save never deflates; a
+ *  hand-made archive of weights compresses a few-fold at most, while a zip bomb inflates a thousand-fold. */
+export function inflateLimit(compressedSize: number): number {
+  return 64 * 2 ** 20 + 32 * compressedSize;
+}
+
 export class ZipArchive {
   readonly entries = new Map<string, ZipEntry>();
 
@@ -100,6 +106,11 @@ export class ZipArchive {
         throw new LensError(`${this.file}: entry ${name} uses zip compression method ${method}; re-save it with torch.save.`, 'unsupported');
       }
       if (method === 0 && compressedSize !== size) throw this.corrupt(`stored entry ${name} has mismatched sizes`);
+      if (method === 8 && size > inflateLimit(compressedSize)) {
+        throw this.corrupt(
+          `entry ${name} claims to inflate from ${compressedSize} to ${size} bytes, over the limit of ${inflateLimit(compressedSize)}`,
+        );
+      }
       const local = Buffer.from(this.read(localOffset, 30, `local header of ${name}`));
       if (local.readUInt32LE(0) !== LOCAL_SIG) throw this.corrupt(`local header of ${name} missing`);
       const dataOffset = localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
@@ -111,17 +122,27 @@ export class ZipArchive {
     }
   }
 
+  /** The last entry inflated: views of one deflated storage are read one after another, and inflating it again
+   *  for each of thousands of views would multiply the work. */
+  private lastInflated?: { entry: ZipEntry; bytes: Uint8Array };
+
   /** The entry's uncompressed bytes. */
   readEntry(entry: ZipEntry): Uint8Array {
+    if (this.lastInflated?.entry === entry) return this.lastInflated.bytes;
     const raw = readRange(this.file, entry.dataOffset, entry.compressedSize);
     if (entry.method === 0) return raw;
     let out: Buffer;
     try {
-      out = zlib.inflateRawSync(raw);
-    } catch {
+      // The declared size bounds the output: inflateRawSync alone would grow its buffer without limit.
+      out = zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.size) });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw this.corrupt(`entry ${entry.name} inflates to more than the ${entry.size} bytes it declares`);
+      }
       throw this.corrupt(`entry ${entry.name} does not inflate`);
     }
     if (out.length !== entry.size) throw this.corrupt(`entry ${entry.name} inflates to ${out.length} bytes, not ${entry.size}`);
+    this.lastInflated = { entry, bytes: out };
     return out;
   }
 

@@ -4,6 +4,7 @@
 import type { Token, TokenizerKind } from '../types';
 import { BpeModel } from './bpe';
 import { BYTE_TO_CHAR, splitGpt2 } from './byteLevel';
+import { enterStage, stageId } from './stages';
 import type { SpecialIds, Tokenizer } from './types';
 import { encodeUtf8WithMap } from './utf8';
 
@@ -18,6 +19,10 @@ export interface ByteLevelBpeOptions {
   /** Exact strings matched before pre-tokenization (added tokens), longest first. */
   addedTokens?: ReadonlyMap<string, number>;
 }
+
+const SPLIT_STAGE = stageId('GPT-2 pre-tokenizer');
+const MERGE_STAGE = stageId('BPE merges (merges.txt)');
+const ADDED_STAGE = stageId('added tokens');
 
 export class ByteLevelBpeTokenizer implements Tokenizer {
   readonly kind: TokenizerKind;
@@ -58,7 +63,9 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
       s = ' ' + s;
       shift -= 1;
     }
+    enterStage(SPLIT_STAGE);
     const ranges: Array<[number, number]> = this.opts.useRegex ? splitGpt2(s) : s.length ? [[0, s.length]] : [];
+    enterStage(MERGE_STAGE);
     for (const [ws, we] of ranges) {
       const u = encodeUtf8WithMap(s.slice(ws, we));
       const symbols = Array.from(u.bytes, (b) => BYTE_TO_CHAR[b]);
@@ -79,6 +86,7 @@ export interface TextPart { start: number; end: number; id?: number }
 /** Splits text around exact occurrences of added tokens (leftmost, then longest). */
 export function splitAdded(text: string, added: ReadonlyArray<[string, number]>): TextPart[] {
   if (added.length === 0) return [{ start: 0, end: text.length }];
+  enterStage(ADDED_STAGE);
   const parts: TextPart[] = [];
   let plainStart = 0;
   let i = 0;

@@ -6,16 +6,20 @@ import { BpeModel } from './bpe';
 import { BYTE_TO_CHAR } from './byteLevel';
 import { splitAdded } from './byteLevelBpeTokenizer';
 import { type Normalizer, type PreTokenizerInfo } from './hfPipeline';
+import { enterStage, stageId } from './stages';
 import type { SpecialIds, Tokenizer } from './types';
 import { UnigramModel } from './unigram';
 import { encodeUtf8WithMap } from './utf8';
 
 /** Segments one pre-token; offsets are UTF-16 ranges within that pre-token's text. */
 export interface WordModel {
+  /** The model's stage (see stages.ts), entered before each word. */
+  readonly stage: number;
   tokenize(word: string): Array<{ id: number; piece: string; start: number; end: number }>;
 }
 
 export class UnigramWordModel implements WordModel {
+  readonly stage = stageId('model Unigram');
   constructor(private readonly model: UnigramModel, private readonly pieces: string[],
     private readonly byteIds: Map<number, number> | undefined) {}
 
@@ -46,6 +50,7 @@ export class UnigramWordModel implements WordModel {
 }
 
 export class BpeWordModel implements WordModel {
+  readonly stage = stageId('model BPE (merges)');
   private readonly bpe: BpeModel;
   constructor(merges: ReadonlyArray<readonly [string, string]>, private readonly vocab: ReadonlyMap<string, number>,
     private readonly unkId: number, private readonly byteLevel: boolean) {
@@ -106,6 +111,7 @@ export class HfJsonTokenizer implements Tokenizer {
       }
       const normalized = this.normalizer(AlignedText.of(text.slice(part.start, part.end), part.start));
       for (const word of this.preTokenizer.run(normalized)) {
+        enterStage(this.model.stage);
         for (const t of this.model.tokenize(word.text)) {
           const [start, end] = word.origRange(t.start, t.end);
           tokens.push({ id: t.id, text: t.piece, start, end, special: false });

@@ -5,6 +5,7 @@ import { cleanText, lowercase, RUST_SPACE, spaceCjk, splitOnPunctuation, splitOn
 import { GPT2_SPLIT } from './byteLevel';
 import { PrecompiledCharsmap } from './charsmap';
 import { isRecord } from './files';
+import { enterStage, stageId } from './stages';
 import { decodeUtf8, encodeUtf8 } from './utf8';
 
 export type Normalizer = (t: AlignedText) => AlignedText;
@@ -40,13 +41,38 @@ function precompiled(blobBase64: string): Normalizer {
   };
 }
 
-export function buildNormalizer(json: unknown): Normalizer {
+/** How a construct is named in a budget error: its type and, for Replace/Split, its pattern. */
+function describe(kind: string, j: Json): string {
+  const p = j.pattern;
+  const pattern = isRecord(p) && typeof p.Regex === 'string' ? ` /${p.Regex}/` : isRecord(p) && typeof p.String === 'string' ? ` ${JSON.stringify(p.String)}` : '';
+  return `${kind} ${String(j.type)}${pattern}`;
+}
+
+/** Real tokenizers nest a Sequence one level deep; a file nesting thousands would overflow the stack. */
+const MAX_NESTING = 32;
+
+function checkDepth(kind: string, depth: number): void {
+  if (depth > MAX_NESTING) throw new Error(`${kind} Sequences are nested more than ${MAX_NESTING} deep`);
+}
+
+export function buildNormalizer(json: unknown, depth = 0): Normalizer {
   if (json === null || json === undefined) return (t) => t;
   if (!isRecord(json)) throw new Error('normalizer must be an object');
+  checkDepth('normalizer', depth);
   const j = json as Json;
+  const run = buildNormalizerStep(j, depth);
+  if (j.type === 'Sequence') return run;
+  const stage = stageId(describe('normalizer', j));
+  return (t) => {
+    enterStage(stage);
+    return run(t);
+  };
+}
+
+function buildNormalizerStep(j: Json, depth: number): Normalizer {
   switch (j.type) {
     case 'Sequence': {
-      const parts = (Array.isArray(j.normalizers) ? j.normalizers : []).map(buildNormalizer);
+      const parts = (Array.isArray(j.normalizers) ? j.normalizers : []).map((n) => buildNormalizer(n, depth + 1));
       return (t) => parts.reduce((acc, n) => n(acc), t);
     }
     case 'Precompiled':
@@ -125,20 +151,38 @@ function splitByRegex(t: AlignedText, re: RegExp, keep: 'isolated' | 'removed'):
 
 export interface PreTokenizerInfo { run: PreTokenizer; byteLevel: boolean }
 
-export function buildPreTokenizer(json: unknown): PreTokenizerInfo {
+export function buildPreTokenizer(json: unknown, depth = 0): PreTokenizerInfo {
   if (json === null || json === undefined) return { run: (t) => [t], byteLevel: false };
   if (!isRecord(json)) throw new Error('pre_tokenizer must be an object');
+  checkDepth('pre_tokenizer', depth);
   const j = json as Json;
+  const step = buildPreTokenizerStep(j, depth);
+  if (j.type === 'Sequence') return step;
+  const stage = stageId(describe('pre_tokenizer', j));
+  return {
+    run: (t) => {
+      enterStage(stage);
+      return step.run(t);
+    },
+    byteLevel: step.byteLevel,
+  };
+}
+
+function buildPreTokenizerStep(j: Json, depth: number): PreTokenizerInfo {
   switch (j.type) {
     case 'Sequence': {
-      const parts = (Array.isArray(j.pretokenizers) ? j.pretokenizers : []).map(buildPreTokenizer);
+      const parts = (Array.isArray(j.pretokenizers) ? j.pretokenizers : []).map((p) => buildPreTokenizer(p, depth + 1));
       return {
         run: (t) => parts.reduce<AlignedText[]>((acc, p) => acc.flatMap((x) => p.run(x)), [t]),
         byteLevel: parts.some((p) => p.byteLevel),
       };
     }
     case 'Metaspace': {
-      const rep = typeof j.replacement === 'string' ? j.replacement : '▁';
+      const rep = j.replacement === undefined ? '▁' : j.replacement;
+      // Hugging Face declares the replacement a single char; an empty one would split at every position forever.
+      if (typeof rep !== 'string' || [...rep].length !== 1) {
+        throw new Error(`Metaspace replacement ${JSON.stringify(rep)} must be exactly one character`);
+      }
       const scheme = typeof j.prepend_scheme === 'string' ? j.prepend_scheme : j.add_prefix_space === false ? 'never' : 'always';
       const split = j.split !== false;
       return {

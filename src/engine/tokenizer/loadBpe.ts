@@ -2,19 +2,14 @@
 import * as path from 'node:path';
 import { LensError } from '../errors';
 import { ByteLevelBpeTokenizer } from './byteLevelBpeTokenizer';
-import { exists, isRecord, readFileOrThrow, readJsonOrThrow } from './files';
+import { exists, isRecord, readFileOrThrow, readJsonOrThrow, tokenId } from './files';
 import { readSpecialInfo, resolveSpecials } from './specials';
 
 export function readVocabJson(file: string): Map<string, number> {
   const json = readJsonOrThrow(file, 'vocab.json');
   if (!isRecord(json)) throw new LensError(`${file} must map pieces to ids — replace it with the model's original vocab.json.`, 'corrupt');
   const vocab = new Map<string, number>();
-  for (const [piece, id] of Object.entries(json)) {
-    if (!Number.isInteger(id) || (id as number) < 0) {
-      throw new LensError(`${file}: the id of ${JSON.stringify(piece)} is not a non-negative integer — replace it with the model's original vocab.json.`, 'corrupt');
-    }
-    vocab.set(piece, id as number);
-  }
+  for (const [piece, id] of Object.entries(json)) vocab.set(piece, tokenId(id, file, `piece ${JSON.stringify(piece)}`));
   return vocab;
 }
 

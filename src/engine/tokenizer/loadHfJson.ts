@@ -1,7 +1,7 @@
 // tokenizer.json → HfJsonTokenizer. Reads what the file says; kinds DeBERTa and BERT do not use are refused clearly.
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import { isRecord, readJsonOrThrow } from './files';
+import { isRecord, readJsonOrThrow, tokenId } from './files';
 import { buildNormalizer, buildPreTokenizer } from './hfPipeline';
 import { BpeWordModel, HfJsonTokenizer, UnigramWordModel, type WordModel } from './hfJsonTokenizer';
 import { readSpecialInfo, resolveSpecials } from './specials';
@@ -21,7 +21,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
   const added = new Map<string, number>();
   if (Array.isArray(json.added_tokens)) {
     for (const t of json.added_tokens) {
-      if (isRecord(t) && typeof t.content === 'string' && Number.isInteger(t.id)) added.set(t.content, t.id as number);
+      if (isRecord(t) && typeof t.content === 'string') added.set(t.content, tokenId(t.id, file, `added token ${JSON.stringify(t.content)}`));
     }
   }
 
@@ -50,8 +50,9 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
       if (!ids.has(entry[0])) ids.set(entry[0], id);
       up.push({ bytes: encodeUtf8(entry[0]), id, score: entry[1], kind: UnigramKind.NORMAL });
     });
-    if (!Number.isInteger(m.unk_id)) throw bad('Unigram model has no unk_id', 'unsupported');
-    unkId = m.unk_id as number;
+    if (m.unk_id === undefined || m.unk_id === null) throw bad('Unigram model has no unk_id', 'unsupported');
+    unkId = tokenId(m.unk_id, file, 'the Unigram unk_id');
+    if (unkId >= pieces.length) throw bad(`the Unigram unk_id ${unkId} is past the end of the vocabulary (${pieces.length} pieces)`);
     let byteIds: Map<number, number> | undefined;
     if (m.byte_fallback === true) {
       byteIds = new Map();
@@ -61,8 +62,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
   } else if (type === 'BPE') {
     if (!isRecord(m.vocab)) throw bad('BPE model has no "vocab" object');
     for (const [p, id] of Object.entries(m.vocab)) {
-      if (!Number.isInteger(id)) throw bad(`the id of ${JSON.stringify(p)} is not an integer`);
-      ids.set(p, id as number);
+      ids.set(p, tokenId(id, file, `BPE piece ${JSON.stringify(p)}`));
       pieces[id as number] = p;
     }
     const merges: Array<[string, string]> = [];

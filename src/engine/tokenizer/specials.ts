@@ -2,7 +2,7 @@
 // [PAD] [CLS] [SEP] [UNK] [MASK]), ids from added tokens or the vocabulary.
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import { exists, isRecord, readJsonOrThrow } from './files';
+import { exists, isRecord, readJsonOrThrow, tokenId } from './files';
 import type { SpecialIds } from './types';
 
 type Role = keyof SpecialIds;
@@ -49,7 +49,7 @@ export function readSpecialInfo(dir: string): SpecialInfo {
     if (isRecord(dec)) {
       for (const [id, v] of Object.entries(dec)) {
         const c = tokenContent(v);
-        if (c !== undefined && /^\d+$/.test(id)) added.set(c, Number(id));
+        if (c !== undefined) added.set(c, tokenId(/^\d+$/.test(id) ? Number(id) : id, p, `added token ${JSON.stringify(c)}`));
         if (c !== undefined && isRecord(v) && v.special !== true && v.normalized === false) unnormalized.add(c);
       }
     }
@@ -58,7 +58,7 @@ export function readSpecialInfo(dir: string): SpecialInfo {
   if (exists(addedFile)) {
     const json = readJsonOrThrow(addedFile, 'added_tokens.json');
     if (!isRecord(json)) throw new LensError(`${addedFile} must map token strings to ids — replace it with the model's original file.`, 'corrupt');
-    for (const [c, id] of Object.entries(json)) if (Number.isInteger(id)) added.set(c, id as number);
+    for (const [c, id] of Object.entries(json)) added.set(c, tokenId(id, addedFile, `added token ${JSON.stringify(c)}`));
   }
   return { names, added, additional, unnormalized };
 }
@@ -77,7 +77,7 @@ export function resolveSpecials(
     if (id === undefined) {
       throw new LensError(`${file} has no ${name} token (the ${role} token) — use the tokenizer files that came with the model.`, 'invalid-input');
     }
-    out[role] = id;
+    out[role] = tokenId(id, file, `the ${role} token ${name}`);
   }
   return out;
 }

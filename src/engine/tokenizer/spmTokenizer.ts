@@ -3,7 +3,11 @@
 import type { Token } from '../types';
 import { PieceType, type SpmModelProto, SpmModelType } from './spmModel';
 import { SpmNormalizer } from './spmNormalizer';
+import { enterStage, stageId } from './stages';
 import type { SpecialIds, Tokenizer } from './types';
+
+const NORMALIZER_STAGE = stageId('SentencePiece normalizer');
+const MODEL_STAGE = stageId('SentencePiece Unigram model');
 import { UnigramKind, UnigramModel, type UnigramPiece } from './unigram';
 import { byteEndToUtf16, byteStartToUtf16 } from './offsets';
 import { decodeUtf8, encodeUtf8, encodeUtf8WithMap } from './utf8';
@@ -54,7 +58,9 @@ export class SpmTokenizer implements Tokenizer {
 
   encode(text: string): Token[] {
     const orig = encodeUtf8WithMap(text);
+    enterStage(NORMALIZER_STAGE);
     const norm = this.normalizer.normalize(orig.bytes);
+    enterStage(MODEL_STAGE);
     const segments = this.model.encode(norm.bytes);
     const n2o = norm.normToOrig;
     const tokens: Token[] = [];

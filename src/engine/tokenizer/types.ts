@@ -1,3 +1,4 @@
+import type { ModelInput } from './modelInput';
 import type { Token, TokenizerKind } from '../types';
 
 /** Ids of the special tokens DeBERTa's input layout uses. */
@@ -18,4 +19,18 @@ export interface Tokenizer {
   encode(text: string): Token[];
   /** The vocabulary piece of an id (for `--ids` input and display), or undefined when out of range. */
   idToPiece(id: number): string | undefined;
+}
+
+/** A tokenizer that runs elsewhere (a worker thread) under a time budget: what the explain path uses, so no
+ *  tokenization holds the caller's thread. Rejects with LensError('cancelled') when `signal` aborts. */
+export interface TokenizerHandle {
+  readonly kind: TokenizerKind;
+  readonly special: SpecialIds;
+  readonly vocabSize: number;
+  encode(text: string, signal?: AbortSignal): Promise<Token[]>;
+  /** The model's input for a text (or a pair): [CLS] A [SEP] (B [SEP]), a written [MASK] as the mask token. */
+  modelInput(text: string, pair?: string, signal?: AbortSignal): Promise<ModelInput>;
+  /** Vocabulary pieces of ids (undefined where out of range). */
+  pieces(ids: number[], signal?: AbortSignal): Promise<(string | undefined)[]>;
+  dispose(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 // WordPiece segmentation of one word (BERT's WordpieceTokenizer, and the WordPiece model of a tokenizer.json):
 // greedy longest match from the left over code points, later pieces carrying the continuation prefix ("##").
 // A word with any character no piece covers, or longer than the character limit, becomes one unknown token.
+import { stageId } from './stages';
 import type { WordModel } from './hfJsonTokenizer';
 
 export interface WordPieceOptions {
@@ -16,6 +17,7 @@ export interface WordPieceOptions {
 export interface WordPieceOut { id: number; piece: string; start: number; end: number }
 
 export class WordPieceModel implements WordModel {
+  readonly stage = stageId('model WordPiece');
   /** Longest vocabulary entry in UTF-16 units: longer candidates are not looked up (a 100-character word of
    *  unknown text would otherwise cost 5,000 lookups). */
   private readonly longest: number;
