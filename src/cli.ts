@@ -94,7 +94,7 @@ async function explainCommand(flags: Map<string, string>): Promise<void> {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (e) {
-      throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`, 'not-found');
+      throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'not-found');
     }
   } else text = flags.get('text');
   const ids = flags.has('ids') ? intList(flags.get('ids')!, 'ids') : undefined;
@@ -165,13 +165,13 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
 }
 
 function packageVersion(): string {
   for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')).version;
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
   }
   return 'unknown';
 }

@@ -7,7 +7,7 @@
 // whole project type-checking); every VSIX is checked against it afterwards. `--smoke` unpacks the VSIX for the
 // machine it runs on and explains "hello world" with the packaged CLI, runtime child process and bundled model.
 import * as esbuild from 'esbuild';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -173,7 +173,7 @@ const memos = new WeakMap<ExplainResult, Map<string, unknown>>();
 /** Computes `make()` once per (result, key); least recently used entries drop out beyond MEMO_LIMIT. */
 export function memo<T>(result: ExplainResult, key: string, make: () => T): T {
   let m = memos.get(result);
-  if (!m) memos.set(result, (m = new Map()));
+  if (!m) memos.set(result, (m = new Map<string, unknown>()));
   if (m.has(key)) {
     const v = m.get(key) as T;
     m.delete(key);

@@ -27,7 +27,7 @@ function runTorch(dir: string, lengths: string, runs: number, threads: number, e
     maxBuffer: 1 << 24,
   });
   if (r.status !== 0) return { error: (r.stderr || '').trim().split('\n').pop() };
-  return JSON.parse(r.stdout);
+  return JSON.parse(r.stdout) as unknown;
 }
 
 async function main() {
@@ -79,14 +79,14 @@ function table(report: Record<string, unknown>[]): string {
       const h = hf.find((x) => x.tokens === r.tokens);
       const s = sk.find((x) => x.tokens === r.tokens);
       lines.push(
-        `| ${e.geometry} | ${r.tokens} | ${r.explain_ms_median} (${r.explain_run_ms_median}; ${r.explain_read_all_ms_median}) | ${r.forward_ms_median} | ${(r.term_overhead * 100).toFixed(1)}% / ${(r.term_overhead_delivered * 100).toFixed(1)}% (${(r.term_overhead_floor * 100).toFixed(1)}%) | ${r.explain_gflops} (${(r.matmul_efficiency * 100).toFixed(0)}%) | ${h ? `${h.forward_attn_ms_median} (${h.forward_terms_ms_median})` : '–'} | ${s ? s.forward_attn_ms_median : '–'} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.peak_rss_mb} + ${r.runtime_peak_rss_mb} |`,
+        `| ${e.geometry as string} | ${r.tokens} | ${r.explain_ms_median} (${r.explain_run_ms_median}; ${r.explain_read_all_ms_median}) | ${r.forward_ms_median} | ${(r.term_overhead * 100).toFixed(1)}% / ${(r.term_overhead_delivered * 100).toFixed(1)}% (${(r.term_overhead_floor * 100).toFixed(1)}%) | ${r.explain_gflops} (${(r.matmul_efficiency * 100).toFixed(0)}%) | ${h ? `${h.forward_attn_ms_median} (${h.forward_terms_ms_median})` : '–'} | ${s ? s.forward_attn_ms_median : '–'} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.peak_rss_mb} + ${r.runtime_peak_rss_mb} |`,
       );
     }
   }
   return `${lines.join('\n')}\n`;
 }
 
-main().catch((e) => {
-  process.stderr.write(`bench failed: ${e?.message ?? e}\n`);
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);
 });

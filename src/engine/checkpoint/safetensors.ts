@@ -43,10 +43,10 @@ export function readSafetensors(file: string): FileTensors {
         'unsupported',
       );
     }
-    const elemBytes = floatType !== undefined ? DTYPE_BYTES[floatType] : intBytes!;
+    const elemBytes = floatType !== undefined ? DTYPE_BYTES[floatType] : intBytes;
     const expected = elementCount(entry.shape) * elemBytes;
     if (entry.end - entry.begin !== expected) {
-      throw corrupt(`tensor '${name}' spans ${entry.end - entry.begin} bytes but its shape [${entry.shape}] needs ${expected}`);
+      throw corrupt(`tensor '${name}' spans ${entry.end - entry.begin} bytes but its shape [${entry.shape.join(',')}] needs ${expected}`);
     }
     if (entry.end > dataSize) throw corrupt(`tensor '${name}' ends at byte ${dataStart + entry.end}, past the end of the file (${size})`);
     ranges.push({ name, begin: entry.begin, end: entry.end });

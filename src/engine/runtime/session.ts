@@ -65,7 +65,7 @@ export class RuntimeSession {
       });
       this.child = child;
       // Each child has its own pending runs, so a killed child's exit cannot fail its successor's runs.
-      const pending: Pending = (this.pending = new Map());
+      const pending: Pending = (this.pending = new Map() as Pending);
       let stderr = '';
       child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
       const fail = (e: Error) => {
@@ -122,7 +122,7 @@ export class RuntimeSession {
         pending.delete(id);
         discardSpill(spill);
         reject(new LensError('cancelled', 'cancelled'));
-        this.terminate();
+        void this.terminate();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       pending.set(id, {

@@ -36,6 +36,7 @@ process.on('disconnect', () => process.exit(0));
 async function handle(msg: ToWorker): Promise<void> {
   if (msg.type === 'load') {
     if (!ort) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require, so a missing native binary fails this message, not the import
       ort = require('onnxruntime-node') as typeof Ort;
       // Provider failures come back as exceptions (and are reported); keep onnxruntime's own stderr quiet.
       ort.env.logLevel = 'fatal';

@@ -65,7 +65,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
       pieces[id as number] = p;
     }
     const merges: Array<[string, string]> = [];
-    for (const mg of Array.isArray(m.merges) ? m.merges : []) {
+    for (const mg of (Array.isArray(m.merges) ? m.merges : []) as unknown[]) {
       const pair = typeof mg === 'string' ? mg.split(' ') : mg;
       if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
         throw bad(`BPE merge ${JSON.stringify(mg)} is not a pair`);
@@ -77,7 +77,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
     if (unkId === undefined) throw bad('BPE model has no unknown token (unk_token)', 'unsupported');
     model = new BpeWordModel(merges, ids, unkId, preTok.byteLevel);
   } else {
-    throw bad(`model type ${String(type)} is not supported (DeBERTa uses Unigram or BPE)`, 'unsupported');
+    throw bad(`model type ${JSON.stringify(type)} is not supported (DeBERTa uses Unigram or BPE)`, 'unsupported');
   }
 
   for (const [c, id] of added) info.added.set(c, id);
