@@ -39,6 +39,9 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', {
+        // The VS Code API returns Thenables, not Promises: an ignored showErrorMessage or executeCommand is as
+        // lost as an ignored promise (its rejection goes nowhere).
+        checkThenables: true,
         // node:test's test()/describe() return promises the runner itself awaits.
         allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }],
       }],
