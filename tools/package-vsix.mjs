@@ -134,7 +134,7 @@ async function main() {
     const vsix = path.join(args.out, `deberta-lens-${target}-${version}.vsix`);
     fs.rmSync(vsix, { force: true });
     console.log(`packaging ${target} (${files.length} files)`);
-    run(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--out', vsix, '--allow-missing-repository', '--dependencies', '--no-yarn']);
+    run(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--out', vsix, '--allow-missing-repository', '--no-rewrite-relative-links', '--dependencies', '--no-yarn']);
     const count = checkContents(h, vsix, files);
     const size = fs.statSync(vsix).size;
     sizes.push({ target, file: path.relative(ROOT, vsix), bytes: size, entries: count });
