@@ -11,7 +11,7 @@ import { launchBrowser, recordConsole } from './lib/browser.mjs';
 import { freePort } from './lib/code-server.mjs';
 import { extensionMissing, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
 import { REPO_ROOT } from './lib/paths.mjs';
-import { goToLine, runCommand, screenshot, waitForCommand, waitUntil, webviewFrame } from './lib/workbench.mjs';
+import { focusEditor, goToLine, runCommand, screenshot, waitForCommand, waitUntil, webviewFrame } from './lib/workbench.mjs';
 
 const DOCS_SHOT = path.join(REPO_ROOT, 'docs', 'images', 'panel.png');
 const demoText = fs.readFileSync(path.join(REPO_ROOT, 'samples', 'demo.md'), 'utf8');
@@ -56,7 +56,11 @@ describe('npm run demo', { skip: skip ?? false }, () => {
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
     await page.locator('.tab.active[data-resource-name="demo.md"]').waitFor({ timeout: 60_000 });
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'sample.md' }).first().waitFor({ timeout: 10_000 });
-    await waitForCommand(page, 'DeBERTa Lens: Select Model');
+    // The file from the URL opens while the workbench is still restoring and can take focus back from a palette
+    // opened in that moment (which then closes): focus the editor first, and give the palette a second chance.
+    await focusEditor(page);
+    await waitForCommand(page, 'DeBERTa Lens: Select Model', { timeout: 30_000 })
+      .catch(() => focusEditor(page).then(() => waitForCommand(page, 'DeBERTa Lens: Select Model', { timeout: 30_000 })));
   });
 
   test('Explain on the long paragraph draws the panel with the bundled model (README screenshot)', async () => {
