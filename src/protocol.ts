@@ -415,7 +415,7 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
   switch (b.type) {
     case 'words':
       return isInt(b.layer) && (isInt(b.head) || b.head === 'mean' || b.head === 'max') && isMatrixKind(b.kind)
-        ? { type: 'words', layer: b.layer, head: b.head as HeadPick, kind: b.kind, mode: b.mode === 'identifiers' ? 'identifiers' : 'words' }
+        ? { type: 'words', layer: b.layer, head: b.head, kind: b.kind, mode: b.mode === 'identifiers' ? 'identifiers' : 'words' }
         : undefined;
     case 'diff':
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind) ? { type: 'diff', layer: b.layer, head: b.head, kind: b.kind } : undefined;
@@ -435,7 +435,7 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
         : undefined;
     case 'aggregate':
       return (isInt(b.layer) || b.layer === 'all') && (isInt(b.head) || b.head === 'mean' || b.head === 'max') && isMatrixKind(b.kind)
-        ? { type: 'aggregate', layer: b.layer as number | 'all', head: b.head as HeadPick, kind: b.kind, discountSpecial: b.discountSpecial === true }
+        ? { type: 'aggregate', layer: b.layer, head: b.head, kind: b.kind, discountSpecial: b.discountSpecial === true }
         : undefined;
     case 'shares':
       return { type: 'shares', weighting: b.weighting === 'probs' ? 'probs' : 'uniform' };
@@ -474,7 +474,7 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       return {
         type: 'hover',
         resultId: m.resultId,
-        hover: { i: h.i as number | null, layer: h.layer, head: h.head, kind: h.kind, pinned: h.pinned === true },
+        hover: { i: h.i, layer: h.layer, head: h.head, kind: h.kind, pinned: h.pinned === true },
       };
     }
     case 'log':

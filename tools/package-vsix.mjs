@@ -7,7 +7,7 @@
 // whole project type-checking); every VSIX is checked against it afterwards. `--smoke` unpacks the VSIX for the
 // machine it runs on and explains "hello world" with the packaged CLI, runtime child process and bundled model.
 import * as esbuild from 'esbuild';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -134,7 +134,7 @@ async function main() {
     const vsix = path.join(args.out, `deberta-lens-${target}-${version}.vsix`);
     fs.rmSync(vsix, { force: true });
     console.log(`packaging ${target} (${files.length} files)`);
-    run(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--out', vsix, '--allow-missing-repository', '--dependencies', '--no-yarn']);
+    run(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--out', vsix, '--allow-missing-repository', '--no-rewrite-relative-links', '--dependencies', '--no-yarn']);
     const count = checkContents(h, vsix, files);
     const size = fs.statSync(vsix).size;
     sizes.push({ target, file: path.relative(ROOT, vsix), bytes: size, entries: count });

@@ -14,7 +14,6 @@ import {
   type RowResponse,
   type SliceResponse,
   type ViewInit,
-  type ViewName,
   type WebviewToHost,
 } from '../src/protocol';
 import { LruCache } from './cache';

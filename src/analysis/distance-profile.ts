@@ -148,7 +148,7 @@ export function tableRowScores(table: Float32Array, d: number, vec: Float32Array
 
 /** For a table with 2S rows: the δ range (within ±maxDelta) reading each row, or null for rows none reach. */
 export function rowDeltaRanges(spec: PositionSpec, maxDelta: number): ({ min: number; max: number } | null)[] {
-  const out: ({ min: number; max: number } | null)[] = new Array(2 * spec.attSpan).fill(null);
+  const out: ({ min: number; max: number } | null)[] = new Array<{ min: number; max: number } | null>(2 * spec.attSpan).fill(null);
   const iota = positionIndexByDelta(maxDelta + 1, spec);
   for (let k = 0; k < iota.length; k++) {
     const delta = k - maxDelta;

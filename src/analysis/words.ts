@@ -64,7 +64,7 @@ function boundary(a: Token, b: Token, sa: string, sb: string, mode: MergeMode): 
   if (mode === 'words' && ca === 'word') {
     if (isLowerOrDigit(last) && isUpper(first)) return true;
     const second = [...sb][1];
-    if (isUpper(last) && isUpper(first) && isLowerOrDigit(second) && !/\p{N}/u.test(second!)) return true;
+    if (isUpper(last) && isUpper(first) && isLowerOrDigit(second) && !/\p{N}/u.test(second)) return true;
   }
   return false;
 }

@@ -57,7 +57,6 @@ export function activate(context: vscode.ExtensionContext): void {
     });
   };
 
-  let lens: EditorLens;
   const panel = new LensPanel(
     context.extensionUri,
     () => {
@@ -70,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): void {
       log,
     },
   );
-  lens = new EditorLens((i) => panel.focusToken(i));
+  const lens = new EditorLens((i) => panel.focusToken(i));
 
   const explain = async (raw?: unknown): Promise<ExplainOutcome> => {
     try {
@@ -157,7 +156,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const a = raw && typeof raw === 'object' && !(raw instanceof vscode.Uri) ? (raw as Record<string, unknown>) : {};
     try {
       let format: ExportFormat | undefined = isExportFormat(a.format) ? a.format : undefined;
-      if (a.format !== undefined && !format) throw new LensError(`Export: unknown format '${String(a.format)}'; use png, svg, npz, json or html.`);
+      if (a.format !== undefined && !format) throw new LensError(`Export: unknown format ${JSON.stringify(a.format)}; use png, svg, npz, json or html.`);
       if (!format) {
         const pick = await vscode.window.showQuickPick(
           [

@@ -313,12 +313,12 @@ function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style}">
+<link rel="stylesheet" href="${style.toString()}">
 <title>DeBERTa Lens</title>
 </head>
 <body>
 <div id="app" data-state="loading"><p id="empty" class="empty">Loading…</p></div>
-<script nonce="${n}" src="${script}"></script>
+<script nonce="${n}" src="${script.toString()}"></script>
 </body>
 </html>`;
 }

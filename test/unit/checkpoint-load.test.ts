@@ -31,7 +31,7 @@ test('v3_tiny: spec per deberta-spec §2, prefix stripped, extras kept, lazy fil
   assert.equal(rel.byteLength, 32 * 32 * 4);
   assert.equal(rel.file, path.join(ck.dir, 'model.safetensors'));
   // The file reference is where the bytes really are.
-  const raw = fs.readFileSync(rel.file!).subarray(rel.offset!, rel.offset! + rel.byteLength);
+  const raw = fs.readFileSync(rel.file).subarray(rel.offset, rel.offset! + rel.byteLength);
   assert.deepEqual(Buffer.from(rel.read()), raw);
   assert.deepEqual(ck.weightFiles, [path.join(ck.dir, 'model.safetensors')]);
 });

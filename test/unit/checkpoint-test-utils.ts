@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after } from 'node:test';
+import { inspect } from 'node:util';
 import { isLensError, type LensErrorCode } from '../../src/engine/errors';
 import { openModel } from '../../src/engine/model';
 import type { TensorData } from '../../src/engine/types';
@@ -45,7 +46,7 @@ export async function rejectsLens(run: () => unknown, code: LensErrorCode, ...pa
     caught = e;
   }
   assert.ok(caught !== undefined, 'expected an error');
-  assert.ok(isLensError(caught), `not a LensError: ${caught instanceof Error ? caught.stack : String(caught)}`);
+  assert.ok(isLensError(caught), `not a LensError: ${inspect(caught)}`);
   assert.equal(caught.code, code, caught.message);
   for (const p of parts) assert.ok(caught.message.includes(p), `message lacks ${JSON.stringify(p)}: ${caught.message}`);
   assert.ok(!caught.message.includes('\n'), `message must be one line: ${caught.message}`);

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { inspect } from 'node:util';
 import { isLensError } from '../../src/engine/errors';
 import { openModel } from '../../src/engine/model';
 import { providerOrder } from '../../src/engine/runtime/execution-providers';
@@ -22,7 +23,7 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 async function rejectsWith(p: Promise<unknown>, code: string, pattern: RegExp) {
   await assert.rejects(p, (e: unknown) => {
-    assert.ok(isLensError(e), `expected a LensError, got ${e}`);
+    assert.ok(isLensError(e), `expected a LensError, got ${inspect(e)}`);
     assert.equal(e.code, code);
     assert.match(e.message, pattern);
     return true;

@@ -15,9 +15,9 @@ test('share colours: content green end, position purple end, pale in the middle'
   const c = shareColor(1);
   const p = shareColor(0);
   const m = shareColor(0.5);
-  assert.ok(c[1] > c[0] && c[1] > c[2], `content is green, got ${c}`);
-  assert.ok(p[2] > p[1], `position is purple/blue, got ${p}`);
-  assert.ok(m.every((x) => x > 220), `midpoint is pale, got ${m}`);
+  assert.ok(c[1] > c[0] && c[1] > c[2], `content is green, got ${c.join(',')}`);
+  assert.ok(p[2] > p[1], `position is purple/blue, got ${p.join(',')}`);
+  assert.ok(m.every((x) => x > 220), `midpoint is pale, got ${m.join(',')}`);
   assert.deepEqual(shareColor(2), c, 'clamped');
   assert.match(shareText(2, 1, 0.25, 'positional', 0.5, 0.25), /Layer 2, head 1: positional — content \(c2c\) 25\.0%, c2p 50\.0%, p2c 25\.0%; position share 75\.0%/);
 });

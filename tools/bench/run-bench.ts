@@ -27,7 +27,7 @@ function runTorch(dir: string, lengths: string, runs: number, threads: number, e
     maxBuffer: 1 << 24,
   });
   if (r.status !== 0) return { error: (r.stderr || '').trim().split('\n').pop() };
-  return JSON.parse(r.stdout);
+  return JSON.parse(r.stdout) as unknown;
 }
 
 function runEngineBench(dir: string, lengths: number[], runs: number, threads: number, ep: string) {

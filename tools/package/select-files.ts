@@ -131,7 +131,7 @@ function readIgnore(root: string): string {
 
 function onnxVersion(root: string): string {
   try {
-    return JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-node/package.json'), 'utf8')).version;
+    return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-node/package.json'), 'utf8')) as { version: string }).version;
   } catch {
     return '(not installed)';
   }
@@ -203,7 +203,7 @@ export function productionDependencies(root: string): string[] {
 
 function readJson(file: string): { dependencies?: Record<string, string>; version?: string } {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as { dependencies?: Record<string, string>; version?: string };
   } catch (e) {
     throw new LensError(`${file} is not readable JSON (${(e as Error).message}): restore it or reinstall with npm ci`, 'corrupt');
   }

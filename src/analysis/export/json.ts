@@ -58,7 +58,7 @@ function nested(t: Float32Array, heads: number, n: number): (number | null)[][][
   for (let h = 0; h < heads; h++) {
     const rows: (number | null)[][] = [];
     for (let i = 0; i < n; i++) {
-      const row: (number | null)[] = new Array(n);
+      const row = new Array<number | null>(n);
       for (let j = 0; j < n; j++) row[j] = float32ForJson(t[(h * n + i) * n + j]);
       rows.push(row);
     }

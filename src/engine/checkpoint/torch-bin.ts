@@ -252,7 +252,7 @@ function stateDictOf(root: unknown): Map<unknown, unknown> | undefined {
   if (!(root instanceof Map)) return undefined;
   if ([...root.values()].some(isTensor)) return root;
   for (const key of ['state_dict', 'model', 'module']) {
-    const inner = root.get(key);
+    const inner: unknown = root.get(key);
     if (inner instanceof Map && [...inner.values()].some(isTensor)) return inner;
   }
   return undefined;
@@ -273,5 +273,5 @@ function isCount(v: unknown): v is number {
 function intTuple(v: unknown): number[] | undefined {
   // torch never writes negative sizes or strides.
   if (!(v instanceof PyTuple) || !v.items.every(isCount)) return undefined;
-  return v.items as number[];
+  return v.items;
 }

@@ -37,7 +37,7 @@ export class AlignedText {
       for (let i = from; i < to; i++) { os.push(this.os[i]); oe.push(this.oe[i]); }
     };
     for (const m of this.text.matchAll(re)) {
-      const s = m.index!;
+      const s = m.index;
       const e = s + m[0].length;
       if (e === s) continue;
       copy(last, s);
@@ -70,7 +70,7 @@ export class AlignedText {
 
   prepend(s: string): AlignedText {
     const at = this.os.length ? this.os[0] : 0;
-    return new AlignedText(s + this.text, [...Array(s.length).fill(at), ...this.os], [...Array(s.length).fill(at), ...this.oe]);
+    return new AlignedText(s + this.text, [...Array<number>(s.length).fill(at), ...this.os], [...Array<number>(s.length).fill(at), ...this.oe]);
   }
 }
 

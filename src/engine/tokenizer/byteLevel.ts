@@ -9,7 +9,7 @@ export const BYTE_TO_CHAR: readonly string[] = (() => {
   for (let b = 0x21; b <= 0x7e; b++) bs.push(b);
   for (let b = 0xa1; b <= 0xac; b++) bs.push(b);
   for (let b = 0xae; b <= 0xff; b++) bs.push(b);
-  const table: string[] = new Array(256);
+  const table = new Array<string>(256);
   for (const b of bs) table[b] = String.fromCharCode(b);
   let n = 0;
   for (let b = 0; b < 256; b++) if (table[b] === undefined) table[b] = String.fromCharCode(256 + n++);
@@ -20,7 +20,7 @@ export const BYTE_TO_CHAR: readonly string[] = (() => {
 export function splitGpt2(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (const m of text.matchAll(GPT2_SPLIT)) {
-    if (m[0].length > 0) out.push([m.index!, m.index! + m[0].length]);
+    if (m[0].length > 0) out.push([m.index, m.index + m[0].length]);
   }
   return out;
 }

@@ -138,7 +138,7 @@ function splitByRegex(t: AlignedText, re: RegExp, keep: 'isolated' | 'removed'):
   const out: AlignedText[] = [];
   let last = 0;
   for (const m of t.text.matchAll(re)) {
-    const s = m.index!;
+    const s = m.index;
     const e = s + m[0].length;
     if (e === s) continue;
     if (s > last) out.push(t.slice(last, s));
@@ -214,7 +214,7 @@ function buildPreTokenizerStep(j: Json, depth: number): PreTokenizerInfo {
     case 'Whitespace':
       return { run: (t) => splitByRegex(t, /\w+|[^\w\s]+/gu, 'isolated').filter((x) => !/^\s+$/u.test(x.text)), byteLevel: false };
     case 'Punctuation':
-      return { run: (t) => splitByRegex(t, /[\p{P}!-\/:-@\[-`{-~]/gu, 'isolated'), byteLevel: false };
+      return { run: (t) => splitByRegex(t, /[\p{P}!-/:-@[-`{-~]/gu, 'isolated'), byteLevel: false };
     default:
       throw new Error(`pre_tokenizer type ${String(j.type)} is not supported`);
   }

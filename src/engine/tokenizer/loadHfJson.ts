@@ -66,7 +66,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
       pieces[id as number] = p;
     }
     const merges: Array<[string, string]> = [];
-    for (const mg of Array.isArray(m.merges) ? m.merges : []) {
+    for (const mg of (Array.isArray(m.merges) ? m.merges : []) as unknown[]) {
       const pair = typeof mg === 'string' ? mg.split(' ') : mg;
       if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
         throw bad(`BPE merge ${JSON.stringify(mg)} is not a pair`);
@@ -80,8 +80,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
   } else if (type === 'WordPiece') {
     if (!isRecord(m.vocab)) throw bad('WordPiece model has no "vocab" object');
     for (const [p, id] of Object.entries(m.vocab)) {
-      if (!Number.isInteger(id) || (id as number) < 0) throw bad(`the id of ${JSON.stringify(p)} is not a non-negative integer`);
-      ids.set(p, id as number);
+      ids.set(p, tokenId(id, file, `WordPiece piece ${JSON.stringify(p)}`));
       pieces[id as number] = p;
     }
     const unkPiece = typeof m.unk_token === 'string' ? m.unk_token : info.names.unk;
@@ -95,7 +94,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
       maxChars: maxChars as number,
     });
   } else {
-    throw bad(`model type ${String(type)} is not supported (DeBERTa uses Unigram or BPE, BERT WordPiece)`, 'unsupported');
+    throw bad(`model type ${JSON.stringify(type)} is not supported (DeBERTa uses Unigram or BPE, BERT WordPiece)`, 'unsupported');
   }
 
   for (const [c, id] of added) info.added.set(c, id);

@@ -52,13 +52,13 @@ export function parseSpmModel(buf: Uint8Array): SpmModelProto {
       readMessage(asBytes(v), (f, pv) => {
         if (f === 1) p.piece = asString(pv);
         else if (f === 2) p.score = asFloat(pv);
-        else if (f === 3) p.type = asInt(pv) as PieceType;
+        else if (f === 3) p.type = asInt(pv);
       });
       pieces.push(p);
     } else if (field === 2) {
       readMessage(asBytes(v), (f, tv) => {
         switch (f) {
-          case 3: trainer.modelType = asInt(tv) as SpmModelType; break;
+          case 3: trainer.modelType = asInt(tv); break;
           case 24: trainer.treatWhitespaceAsSuffix = asBool(tv); break;
           case 25: trainer.splitDigits = asBool(tv); break;
           case 35: trainer.byteFallback = asBool(tv); break;

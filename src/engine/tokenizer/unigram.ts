@@ -48,7 +48,7 @@ export class UnigramModel {
   userDefinedPrefix(bytes: Uint8Array, pos: number, end: number): number {
     let best = 0;
     this.trie.prefixes(bytes, pos, end, (id, e) => {
-      if (this.kinds[id] === UnigramKind.USER_DEFINED) best = e - pos;
+      if ((this.kinds[id] as UnigramKind) === UnigramKind.USER_DEFINED) best = e - pos;
     });
     return best;
   }
@@ -80,7 +80,7 @@ export class UnigramModel {
         node = next;
         const id = values[node];
         if (id < 0) continue;
-        const kind = this.kinds[id];
+        const kind = this.kinds[id] as UnigramKind;
         if (kind === UnigramKind.UNUSED) continue;
         const length = end - pos;
         // As in the C++: the score is a double, compared unrounded, stored as float.

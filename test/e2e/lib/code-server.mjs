@@ -123,17 +123,26 @@ function hookSignals() {
 }
 
 /**
- * Starts code-server on 127.0.0.1 in its own process group. Returns { url, port, dirs, log, stop }.
- * The log (stdout+stderr) goes to test-results/e2e/<name>-code-server.log.
+ * Starts code-server on 127.0.0.1 in its own process group. Returns { url, port, dirs, logPath, stop, exited }.
+ * The log (stdout+stderr) goes to <logDir>/<name>-code-server.log (default test-results/e2e/).
+ * `workspace`: a folder to open instead of the root's own workspace/;
+ * `port`: 0 for any free port; `linkExtension`: a folder linked into the extensions dir as an installed
+ * extension (`publisher.name-version`), so it loads without a VSIX or the development-host payload;
+ * `hookSignals: false` when the caller handles SIGINT/SIGTERM itself.
  */
-export async function startCodeServer({ name = 'code-server', files, settings, vsix, timeoutMs = 60_000 } = {}) {
+export async function startCodeServer({
+  name = 'code-server', files, settings, vsix, timeoutMs = 60_000, workspace, port: wantedPort = 0, logDir = RESULTS_DIR,
+  linkExtension, hookSignals: hook = true,
+} = {}) {
   assertInstalled();
   const dirs = makeRoot({ files, settings });
+  if (workspace) dirs.workspace = workspace;
   if (vsix) installVsix(dirs, vsix);
-  const port = await freePort();
+  if (linkExtension) fs.symlinkSync(linkExtension.dir, path.join(dirs.extensions, linkExtension.id), 'dir');
+  const port = wantedPort || (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const logPath = path.join(RESULTS_DIR, `${name}-code-server.log`);
+  fs.mkdirSync(logDir, { recursive: true });
+  const logPath = path.join(logDir, `${name}-code-server.log`);
   const logFd = fs.openSync(logPath, 'w');
   const child = spawn(process.execPath, [CODE_SERVER_BIN,
     '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
@@ -149,17 +158,20 @@ export async function startCodeServer({ name = 'code-server', files, settings, v
     stopped = true;
     running.delete(stop);
     await killGroup(child);
+    // Unlink a linked extension first: removing the root must never reach into the folder it points to.
+    if (linkExtension) fs.rmSync(path.join(dirs.extensions, linkExtension.id), { force: true });
     if (!process.env.E2E_KEEP_ROOT) fs.rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
   };
   running.add(stop);
-  hookSignals();
+  if (hook) hookSignals();
   try {
     await waitHealthy(url, child, timeoutMs);
   } catch (e) {
     await stop();
     throw e;
   }
-  return { url, port, dirs, logPath, stop, pid: child.pid };
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  return { url, port, dirs, logPath, stop, exited, pid: child.pid };
 }
 
 /** SIGTERM the whole process group (code-server forks its extension host and file watchers), then SIGKILL. */
