@@ -1,6 +1,6 @@
 // Colour scales for the heatmaps as 256-entry RGBA lookup tables. Pure: no DOM, runs under node for tests.
-import type { MatrixKind } from '../src/engine/types';
-import type { ColorScaleName } from '../src/protocol';
+import type { MatrixKind } from '../src/shared/kinds';
+import type { ColorScaleName } from '../src/shared/protocol';
 
 export type Rgb = readonly [number, number, number];
 
@@ -38,10 +38,6 @@ const REDS: Rgb[] = [
   [178, 24, 43],
   [103, 0, 13],
 ];
-
-export function isSignedKind(kind: MatrixKind): boolean {
-  return kind !== 'probs';
-}
 
 function interpolate(anchors: Rgb[], t: number): Rgb {
   const x = Math.min(1, Math.max(0, t)) * (anchors.length - 1);
@@ -136,13 +132,4 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
 /** CSS `rgb()` string for legends and token highlights. */
 export function cssRgb([r, g, b]: Rgb, alpha = 1): string {
   return alpha >= 1 ? `rgb(${r}, ${g}, ${b})` : `rgba(${r}, ${g}, ${b}, ${alpha.toFixed(3)})`;
-}
-
-/** Short number for legends and readouts: 4 significant digits, exponent when tiny or huge. */
-export function formatValue(v: number): string {
-  if (!Number.isFinite(v)) return v > 0 ? '+∞' : v < 0 ? '−∞' : 'NaN';
-  if (v === 0) return '0';
-  const a = Math.abs(v);
-  if (a >= 1e4 || a < 1e-3) return v.toExponential(2);
-  return Number(v.toPrecision(4)).toString();
 }

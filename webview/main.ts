@@ -1,6 +1,6 @@
 // The DeBERTa Lens view: token strip, heatmap with hover readout, head grid and side-by-side compare.
 // The maths lives in the pure modules beside this file; this one owns the DOM and the message loop.
-import type { MatrixKind } from '../src/engine/types';
+import type { MatrixKind } from '../src/shared/kinds';
 import {
   fromBuffer,
   PROTOCOL_VERSION,
@@ -16,16 +16,18 @@ import {
   type ViewInit,
   type ViewName,
   type WebviewToHost,
-} from '../src/protocol';
+} from '../src/shared/protocol';
 import { LruCache } from './cache';
-import { colorOf, cssRgb, formatValue, isSignedKind, makeLut, valueRange, type Range } from './colors';
-import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from './hover';
-import { layoutTokens } from './layout';
+import { colorOf, cssRgb, makeLut, valueRange, type Range } from './colors';
+import { formatValue } from '../src/shared/format';
+import { isSignedKind, KIND_LABELS, kindsOf } from '../src/shared/kinds';
+import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from '../src/shared/hover';
+import { layoutTokens } from '../src/shared/token-layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
-import { ANALYSIS_VIEWS, EXPORT_FORMATS, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/protocol';
-import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/protocol';
+import { ANALYSIS_VIEWS, EXPORT_FORMATS, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
+import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -35,13 +37,6 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const KIND_LABEL: Record<MatrixKind, string> = {
-  c2c: 'c2c (content→content)',
-  c2p: 'c2p (content→position)',
-  p2c: 'p2c (position→content)',
-  scores: 'scores ((c2c+c2p+p2c)/scale)',
-  probs: 'probs (softmax)',
-};
 const TOP_K = 8;
 const LABELLED = 3;
 const GRID_SIZE = 96; // small multiples are block-averaged to at most this many cells a side
@@ -130,7 +125,7 @@ function buildShell(): void {
   if (!init || !state) return;
   const m = init.model;
   const option = (value: string, label: string) => el('option', { value }, [label]);
-  const term = el('select', { id: 'term', 'aria-label': 'Term' }, kinds.map((k) => option(k, KIND_LABEL[k])));
+  const term = el('select', { id: 'term', 'aria-label': 'Term' }, kinds.map((k) => option(k, KIND_LABELS[k])));
   const layer = el('select', { id: 'layer', 'aria-label': 'Layer' }, m.layers.map((l) => option(String(l), `Layer ${l}`)));
   const head = el(
     'select',
@@ -980,9 +975,7 @@ function start(next: ViewInit): void {
   keyEl = null;
   merged = undefined;
   init = next;
-  kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter(
-    (k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k),
-  );
+  kinds = kindsOf((k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k));
   const saved = (state ?? vscode.getState()) as Partial<PersistedState> | undefined;
   state = reconcileState(saved, next.defaults, kinds, next.model.layers, next.model.heads, next.tokens.length);
   // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.

@@ -1,7 +1,7 @@
 // View state and keyboard navigation. Pure: main.ts applies the resulting state to the DOM.
-import type { MatrixKind } from '../src/engine/types';
-import type { ColorScaleName, PersistedState, ViewName } from '../src/protocol';
-import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION } from '../src/protocol';
+import type { MatrixKind } from '../src/shared/kinds';
+import type { ColorScaleName, PersistedState, ViewName } from '../src/shared/protocol';
+import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION } from '../src/shared/protocol';
 
 export type ViewState = PersistedState;
 

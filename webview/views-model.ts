@@ -1,7 +1,8 @@
 // Pure helpers of the analysis views (term shares, ablation, distance profile, bucket lens, rollout, export):
 // colours, captions and sentences, chart scales and the SVG writer. No DOM: the unit tests run it under node.
-import { colorOf, formatValue, type Range, type Rgb } from './colors';
-import type { AblationPresetName, AnalysisView, BucketGroupInfo, ShareLabel } from '../src/protocol';
+import { colorOf, type Range, type Rgb } from './colors';
+import { formatValue } from '../src/shared/format';
+import type { AblationPresetName, AnalysisView, BucketGroupInfo, ShareLabel } from '../src/shared/protocol';
 
 /** One-line caption per view: what it shows, for someone who knows attention but not this tool. */
 export const VIEW_CAPTIONS: Record<AnalysisView, string> = {

@@ -1,8 +1,9 @@
 // DOM of the analysis views (term shares, ablation, distance profile, bucket lens, rollout). main.ts owns the
 // shell and the message loop and hands this module a context; the maths is on the host, the words and
 // colours in views-model.ts.
-import { cellAt } from './hover';
-import { cssRgb, formatValue, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import { cellAt } from '../src/shared/hover';
+import { cssRgb, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import { formatValue } from '../src/shared/format';
 import {
   ablationRowText,
   bucketPairText,
@@ -35,7 +36,7 @@ import {
   type RolloutResponse,
   type SharesResponse,
   type ViewInit,
-} from '../src/protocol';
+} from '../src/shared/protocol';
 
 export interface ViewContext {
   init: ViewInit;

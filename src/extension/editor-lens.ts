@@ -4,10 +4,11 @@
 import * as vscode from 'vscode';
 import type { ExplainResult } from '../engine/result';
 import type { MatrixKind } from '../engine/types';
-import type { HoverInfo } from '../protocol';
-import { formatValue } from '../../webview/colors';
-import { rankByMagnitude, strengthBucket, topK } from '../../webview/hover';
-import { tokenAtOffset } from '../../webview/layout';
+import type { HoverInfo } from '../shared/protocol';
+import { formatValue } from '../shared/format';
+import { kindsOf } from '../shared/kinds';
+import { rankByMagnitude, strengthBucket, topK } from '../shared/hover';
+import { tokenAtOffset } from '../shared/token-layout';
 import { protocolTokens } from './slices';
 
 const BUCKETS = 4;
@@ -83,7 +84,7 @@ export class EditorLens implements vscode.HoverProvider {
     const { layer, head, kind } = this.view;
     const n = r.n;
     const row = r.slice(layer, head, kind).subarray(i * n, (i + 1) * n);
-    const kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter((k) => r.has(k));
+    const kinds = kindsOf((k) => r.has(k));
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = false;
     md.appendMarkdown(`**DeBERTa Lens** · token “${escapeMd(r.tokens[i].text)}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}\n\n`);

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { LensError } from '../engine/errors';
 import type { ExplainResult } from '../engine/result';
 import { jsonChunks, toHtmlReport, toNpz } from '../analysis';
-import type { ExportFormat } from '../protocol';
+import type { ExportFormat } from '../shared/protocol';
 
 /** What an image export carries from the view. */
 export interface ImagePayload {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectModel, openModel } from '../engine/model';
 import { isLensError, LensError } from '../engine/errors';
-import { isExportFormat, type ExportFormat, type ViewName } from '../protocol';
+import { isExportFormat, type ExportFormat, type ViewName } from '../shared/protocol';
 import { positionSpecOf } from './slices';
 import { EditorLens } from './editor-lens';
 import { ModelHost } from './model-host';

@@ -13,7 +13,7 @@ import {
   type ViewDefaults,
   type ViewInit,
   type ViewName,
-} from '../protocol';
+} from '../shared/protocol';
 import { answerRequest, protocolTokens } from './slices';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 

@@ -2,6 +2,7 @@
 // unit tests run it against real results.
 import type { ExplainResult } from '../engine/result';
 import type { MatrixKind } from '../engine/types';
+import { kindsOf } from '../shared/kinds';
 import { ablateLayer, aggregate, bucketLens, diffResults, discountSpecialColumns, distanceProfile, groupWords, poolGroups, rolloutResult, termShareGrid, DEFAULT_THRESHOLDS } from '../analysis';
 import type { AblationResult, PositionSpec } from '../analysis';
 import {
@@ -26,7 +27,7 @@ import {
   type ResponseBody,
   type RowResponse,
   type SliceResponse,
-} from '../protocol';
+} from '../shared/protocol';
 
 /** What the host knows beside the result: the model's relative-position geometry (for the bucket lens). */
 export interface AnswerContext {
@@ -67,7 +68,7 @@ export function answerRequest(result: ExplainResult, body: RequestBody, ctx: Ans
 
 /** Matrix kinds the result can hand out, in display order. */
 export function availableKinds(result: ExplainResult): MatrixKind[] {
-  return (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter((k) => result.has(k));
+  return kindsOf((k) => result.has(k));
 }
 
 export function protocolTokens(result: ExplainResult): ProtocolToken[] {
@@ -162,7 +163,7 @@ function row(result: ExplainResult, layer: number, head: number, i: number): Row
   return { type: 'row', layer, head, i, n, rows };
 }
 
-// ---- analysis requests (issue 5's views) ----
+// ---- analysis requests (the analysis tabs) ----
 // Heavy work (a layer's ablation, rollout, the share grid) is done once per result and kept in a small
 // per-result LRU, so moving between heads of a 512-token result only copies out slices. The memo holds the
 // analysis arrays, never the response buffers: a posted ArrayBuffer may be transferred (detached).

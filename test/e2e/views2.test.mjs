@@ -1,4 +1,4 @@
-// UI checks of issue 5's last items in code-server: the Diff tab (current − previous explain) and the
+// UI checks of word merging and selection diff in code-server: the Diff tab (current − previous explain) and the
 // word-merging toggle of the heatmap. Selectors: ./SELECTORS.md ("Diff view", "Word merging").
 // Screenshots: test-results/e2e/views2-*.png.
 import * as assert from 'node:assert/strict';

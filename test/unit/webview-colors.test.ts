@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { colorOf, formatValue, isSignedKind, lutIndex, LUT_SIZE, makeLut, paintMatrix, valueRange } from '../../webview/colors';
+import { colorOf, lutIndex, LUT_SIZE, makeLut, paintMatrix, valueRange } from '../../webview/colors';
+import { formatValue } from '../../src/shared/format';
+import { isSignedKind } from '../../src/shared/kinds';
 
 test('signed ranges are symmetric around 0 so 0 maps to the diverging midpoint', () => {
   const r = valueRange(new Float32Array([-1, 0.5, 3]), true);

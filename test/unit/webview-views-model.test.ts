@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeLut } from '../../webview/colors';
 import { bucketSummary, heatmapSvg, meanMax, peakSentence, profileRange, shareColor, shareText, VIEW_CAPTIONS } from '../../webview/views-model';
-import { ANALYSIS_VIEWS } from '../../src/protocol';
+import { ANALYSIS_VIEWS } from '../../src/shared/protocol';
 
 test('peak sentences read δ = query − key: positive looks left', () => {
   assert.equal(peakSentence(1), 'peaks at δ = +1: looks one token to the left');

@@ -1,11 +1,11 @@
-// Host side of issue 5's word merging and selection diff: answerRequest('words' | 'diff') on real fixture
+// Host side of word merging and selection diff: answerRequest('words' | 'diff') on real fixture
 // results (HF-computed v3_tiny outputs), through the parse → answer → structured-clone path the panel uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregate, diffMatched, groupWords, matchTokens, poolGroups } from '../../src/analysis';
 import type { ExplainResult } from '../../src/engine/result';
 import { answerRequest, type AnswerContext } from '../../src/extension/slices';
-import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/protocol';
+import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/shared/protocol';
 import { reconcileState } from '../../webview/nav';
 import { diffCaption, DIFF_EMPTY, mergeCaption } from '../../webview/views-model';
 import { fixtureResult } from './analysis-fixture';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProtocolToken } from '../../src/protocol';
-import { layoutTokens, pieceLabel, tokenAtOffset, type Line } from '../../webview/layout';
+import type { ProtocolToken } from '../../src/shared/protocol';
+import { layoutTokens, pieceLabel, tokenAtOffset, type Line } from '../../src/shared/token-layout';
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 

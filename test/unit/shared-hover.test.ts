@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellAt, pairValues, rankByMagnitude, strengthBucket, topK } from '../../webview/hover';
+import { cellAt, pairValues, rankByMagnitude, strengthBucket, topK } from '../../src/shared/hover';
 
 test('topK by value returns the k largest, strongest first, with relative strength', () => {
   const row = new Float32Array([0.1, 0.5, 0.05, 0.3, 0.05]);

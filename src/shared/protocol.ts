@@ -8,12 +8,12 @@
 //   host → webview  `response` {id, ok, body}    (matrices as ArrayBuffers of float32, never number arrays)
 //   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
 //   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
-import type { MatrixKind, TermName } from './engine/types';
+import { isMatrixKind, type MatrixKind, type TermName } from './kinds';
 
 export const PROTOCOL_VERSION = 1;
 
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
-/** The analysis views of issue 5 (tabs beside the heatmap and the head grid). */
+/** The analysis views (tabs beside the heatmap and the head grid). */
 export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff';
 export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff'];
 /** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
@@ -378,12 +378,6 @@ export interface PersistedState {
 }
 
 // ---- helpers shared by both sides ----
-
-const KINDS: readonly MatrixKind[] = ['c2c', 'c2p', 'p2c', 'scores', 'probs'];
-
-export function isMatrixKind(x: unknown): x is MatrixKind {
-  return typeof x === 'string' && (KINDS as readonly string[]).includes(x);
-}
 
 /** Copies a float32 view into a fresh, exactly-sized ArrayBuffer (a subarray's buffer is the whole tensor). */
 export function toBuffer(values: Float32Array): ArrayBuffer {

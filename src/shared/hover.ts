@@ -1,5 +1,5 @@
 // Hover maths: which keys a query attends to most, how strongly, and the numbers for one pair. Pure.
-import type { MatrixKind } from '../src/engine/types';
+import { MATRIX_KINDS, type MatrixKind } from './kinds';
 
 export interface Neighbour {
   j: number;
@@ -51,7 +51,7 @@ export interface PairValues {
 /** Values for the pair (i, j) from per-kind rows of query i. */
 export function pairValues(rows: Partial<Record<MatrixKind, Float32Array>>, j: number): PairValues {
   const out: PairValues = {};
-  for (const kind of ['c2c', 'c2p', 'p2c', 'scores', 'probs'] as const) {
+  for (const kind of MATRIX_KINDS) {
     const r = rows[kind];
     if (r && j >= 0 && j < r.length) out[kind] = r[j];
   }
