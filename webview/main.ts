@@ -18,15 +18,19 @@ import {
   type WebviewToHost,
 } from '../src/shared/protocol';
 import { LruCache } from './cache';
-import { colorOf, cssRgb, makeLut, valueRange, type Range } from './colors';
-import { formatValue } from '../src/shared/format';
-import { isSignedKind, KIND_LABELS, kindsOf } from '../src/shared/kinds';
-import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from '../src/shared/hover';
+import { colorOf, cssRgb, describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
+import { $, el, themeKind } from './dom';
+import { Heatmap } from './heatmap';
+import { formatSigned, formatValue } from '../src/shared/format';
+import { isRawTerm, isSignedKind, KIND_LABELS, KIND_SHORT, kindsOf } from '../src/shared/kinds';
+import { cellAt, neighbours, pairValues, sharedBucket, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
+import { chipColours } from './strip-style';
+import { pieceLabel } from '../src/shared/token-layout';
 import { layoutTokens } from '../src/shared/token-layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
-import { ANALYSIS_VIEWS, EXPORT_FORMATS, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
+import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
 import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
 
 interface VsCodeApi {
@@ -39,6 +43,8 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 const TOP_K = 8;
 const LABELLED = 3;
+/** Raw terms: keys that lower the score, shown apart in the strip's second colour. */
+const TOP_NEGATIVE = 4;
 const GRID_SIZE = 96; // small multiples are block-averaged to at most this many cells a side
 
 // ---------- state ----------
@@ -48,7 +54,8 @@ let state: ViewState | undefined;
 /** Query row under the pointer or keyboard cursor (strip, heatmap or editor); `pinned` overrides it. */
 let hoverI: number | null = null;
 let hoverJ: number | null = null;
-let current: { values: Float32Array; range: Range; n: number; key: string } | undefined;
+/** The heatmap on screen: raw `values` (hover, readout) and the `shown` ones the colours come from (row-scaled or not). */
+let current: { values: Float32Array; shown: Float32Array; range: Range; n: number; key: string } | undefined;
 /** Word groups the heatmap and the strip show (word merging on, heatmap view); strip/heatmap index = group. */
 let merged: WordGroupInfo[] | undefined;
 /** What the strip currently shows ('' = pieces, else the groups' key), so it is rebuilt only on a change. */
@@ -57,23 +64,17 @@ let sentHover = '';
 const tracker = new RequestTracker<ResponseBody>();
 const cache = new LruCache<string, ResponseBody>(48);
 
-// ---------- DOM helpers ----------
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<Record<string, string>> = {},
-  children: (Node | string)[] = [],
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) if (v !== undefined) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
-const $ = <T extends HTMLElement>(sel: string): T => {
-  const e = document.querySelector<T>(sel);
-  if (!e) throw new Error(`missing ${sel}`);
-  return e;
-};
+// ---------- DOM ----------
 const app = $('#app');
+const heatmap = new Heatmap({
+  hover: (i, j) => {
+    hoverFromStrip = false;
+    setHover(i, j);
+  },
+  click: () => {
+    if (hoverI !== null) pin(state?.pinned === hoverI ? null : hoverI, hoverJ);
+  },
+});
 
 function post(m: WebviewToHost): void {
   vscode.postMessage(m);
@@ -168,17 +169,21 @@ function buildShell(): void {
   const tokens = el('div', { id: 'tokens', role: 'listbox', tabindex: '0', 'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)' });
   fillStrip(tokens, undefined);
 
+  const scaling = el('select', { id: 'scaling', 'aria-label': 'Colour mapping', title: 'How values map to colours' }, [
+    option('linear', 'linear, robust limits'),
+    option('log', 'log (probs)'),
+    option('row', 'each row to its max'),
+  ]);
+  // The legend sits above the maps (heatmap and head grid alike), so it is on screen whenever a map is.
+  const legend = el('div', { id: 'legend', class: 'legend' }, [
+    el('label', {}, ['Colour ', scaling]),
+    el('span', { id: 'legend-min' }),
+    el('canvas', { id: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' }),
+    el('span', { id: 'legend-max' }),
+    el('span', { id: 'legend-label', class: 'meta' }),
+  ]);
   const heatmapView = el('section', { id: 'heatmap-view', role: 'tabpanel', 'aria-label': 'Heatmap' }, [
-    el('div', { class: 'heatmap-wrap' }, [
-      el('canvas', { id: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention heatmap: rows are queries, columns are keys. Arrow keys move, Enter pins.' }),
-      el('canvas', { id: 'heatmap-overlay', 'aria-hidden': 'true' }),
-    ]),
-    el('div', { id: 'legend', class: 'legend' }, [
-      el('span', { id: 'legend-min' }),
-      el('canvas', { id: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' }),
-      el('span', { id: 'legend-max' }),
-      el('span', { id: 'legend-label', class: 'meta' }),
-    ]),
+    heatmap.root,
     el('p', { id: 'merge-caption', class: 'meta', hidden: '' }),
   ]);
   const headsView = el('section', { id: 'heads-view', role: 'tabpanel', 'aria-label': 'Compare heads', hidden: '' }, [
@@ -198,6 +203,7 @@ function buildShell(): void {
     tokens,
     el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
     el('div', { id: 'status', class: 'status', role: 'alert' }),
+    legend,
     heatmapView,
     headsView,
     analysisView,
@@ -206,9 +212,9 @@ function buildShell(): void {
   app.dataset.state = 'ready';
   stripKey = '';
   wireControls();
-  const legend = $<HTMLCanvasElement>('#legend-bar');
-  legend.style.width = '160px';
-  legend.style.height = '10px';
+  const bar = $<HTMLCanvasElement>('#legend-bar');
+  bar.style.width = '160px';
+  bar.style.height = '10px';
 }
 
 /** Fills the token strip with the pieces, or with word groups (then `data-i` is the group index). */
@@ -303,6 +309,7 @@ function wireControls(): void {
   const tokens = $('#tokens');
   tokens.addEventListener('mouseover', (e) => {
     const i = tokenIndex(e.target);
+    hoverFromStrip = true;
     if (i !== null) setHover(i, null);
   });
   tokens.addEventListener('mouseleave', () => setHover(null, null));
@@ -331,18 +338,9 @@ function wireControls(): void {
     document.querySelector(`#tokens .tok[data-i="${next}"]`)?.scrollIntoView({ block: 'nearest' });
   });
 
-  const canvas = $<HTMLCanvasElement>('#heatmap');
-  canvas.addEventListener('mousemove', (e) => {
-    if (!current) return;
-    const rect = canvas.getBoundingClientRect();
-    const c = cellAt(e.clientX - rect.left, e.clientY - rect.top, rect.width, current.n);
-    if (c) setHover(c.i, c.j);
-  });
-  canvas.addEventListener('mouseleave', () => setHover(null, null));
-  canvas.addEventListener('click', () => {
-    if (hoverI !== null) pin(state?.pinned === hoverI ? null : hoverI, hoverJ);
-  });
-  canvas.addEventListener('keydown', (e) => {
+  const scalingSel = $<HTMLSelectElement>('#scaling');
+  scalingSel.addEventListener('change', () => update({ scaling: scalingSel.value as ViewState['scaling'] }));
+  heatmap.canvas.addEventListener('keydown', (e) => {
     if (!init) return;
     const n = current?.n ?? init.tokens.length;
     let i = hoverI ?? state?.pinned ?? 0;
@@ -357,6 +355,7 @@ function wireControls(): void {
       return;
     } else return;
     e.preventDefault();
+    heatmap.reveal(i, j);
     if (state?.pinned !== null && state?.pinned !== undefined) pin(i, j);
     else setHover(i, j);
   });
@@ -422,7 +421,8 @@ function update(patch: Partial<ViewState>): void {
     prev.headAgg !== state.headAgg ||
     prev.discountSpecial !== state.discountSpecial ||
     prev.preset !== state.preset ||
-    prev.merge !== state.merge;
+    prev.merge !== state.merge ||
+    prev.scaling !== state.scaling;
   if (prev.view !== state.view || matrixChanged || patch.view !== undefined) void renderView();
   else refreshHover();
 }
@@ -437,6 +437,7 @@ function syncControls(): void {
   // Word merging pools raw slices (or head means); the special-token discount does not apply to it.
   discount.disabled = state.term !== 'probs' || !!state.merge;
   $<HTMLSelectElement>('#color-scale').value = state.colorScale;
+  $<HTMLSelectElement>('#scaling').value = state.scaling ?? 'linear';
   $<HTMLInputElement>('#merge-words').checked = !!state.merge;
   if (state.merge) $<HTMLSelectElement>('#merge-mode').value = state.merge;
   const heat = state.view === 'heatmap';
@@ -495,9 +496,11 @@ function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
   canvas.style.height = `${px}px`;
 }
 
-function heatmapPx(n: number): number {
-  const avail = Math.max(200, Math.min(document.body.clientWidth - 48, 760));
-  return Math.max(n, Math.floor(avail / n) * n || avail);
+/** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and within the window's height. */
+function heatmapPx(): number {
+  const byWidth = document.body.clientWidth - 48 - 90;
+  const byHeight = window.innerHeight - 140;
+  return Math.max(240, Math.min(760, byWidth, Math.max(320, byHeight)));
 }
 
 function isAnalysis(v: string): v is AnalysisView {
@@ -543,9 +546,9 @@ function exportPicture() {
   if (!state || !init) return undefined;
   if (isAnalysis(state.view)) return currentPicture();
   if (state.view === 'heatmap' && current) {
-    const lut = makeLut(state.colorScale, current.range.signed);
+    const lut = makeLut(state.colorScale, current.range.signed, themeKind());
     const head = state.headAgg ?? `head ${state.head}`;
-    return { canvas: $<HTMLCanvasElement>('#heatmap'), values: current.values, rows: current.n, cols: current.n, range: current.range, lut, title: `${state.term}, layer ${state.layer}, ${head}` };
+    return { canvas: heatmap.bitmap, values: current.shown, rows: current.n, cols: current.n, range: current.range, lut, title: `${state.term}, layer ${state.layer}, ${head}` };
   }
   return undefined;
 }
@@ -601,21 +604,18 @@ async function renderHeatmap(seq: number): Promise<void> {
   setStrip(words?.groups);
   const n = words ? words.n : init.tokens.length;
   const signed = isSignedKind(term);
-  const range = valueRange(values, signed);
-  const lut = makeLut(state.colorScale, signed);
-  current = { values, range, n, key: `${layer}/${head}/${term}${aggKey}` };
+  const scaling = state.scaling ?? 'linear';
+  const shown = scaling === 'row' ? normaliseRows(values, n, n) : values;
+  const range = robustRange(shown, signed, scaling);
+  const lut = makeLut(state.colorScale, signed, themeKind());
+  current = { values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` };
   const mergeCap = $('#merge-caption');
   mergeCap.hidden = !words;
   mergeCap.textContent = words ? mergeCaption(term, words.mode, words.columns, words.n, init.tokens.length) : '';
-  const canvas = $<HTMLCanvasElement>('#heatmap');
-  paintInto(canvas, values, n, n, range, lut);
-  const px = heatmapPx(n);
-  sizeCanvasCss(canvas, px);
-  const overlay = $<HTMLCanvasElement>('#heatmap-overlay');
-  const dpr = window.devicePixelRatio || 1;
-  overlay.width = Math.round(px * dpr);
-  overlay.height = Math.round(px * dpr);
-  sizeCanvasCss(overlay, px);
+  const labels = words ? words.groups.map((g) => g.text) : init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
+  heatmap.readTheme();
+  heatmap.set({ values: shown, n, range, lut, labels }, heatmapPx());
+  const canvas = heatmap.canvas;
   const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
   canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
   renderLegend(range, lut, term);
@@ -630,9 +630,9 @@ function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): v
     img.data.set(lut);
     ctx.putImageData(img, 0, 0);
   }
-  $('#legend-min').textContent = formatValue(range.min);
-  $('#legend-max').textContent = formatValue(range.max);
-  $('#legend-label').textContent = range.signed ? `${kind}, centred at 0` : `${kind}, 0 to max`;
+  $('#legend-min').textContent = `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
+  $('#legend-max').textContent = `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
+  $('#legend-label').textContent = describeRange(range, kind);
 }
 
 async function renderHeads(seq: number): Promise<void> {
@@ -754,12 +754,22 @@ async function renderCompare(): Promise<void> {
 // ---------- hover: strip highlights, overlays, readout ----------
 let lit: HTMLElement[] = [];
 let hoverSeq = 0;
+/** Where the last hover came from: the strip scrolls neighbours into view only when the pointer is elsewhere. */
+let hoverFromStrip = false;
+
+/** Relative-position table row of every (query, key) pair, when the model has relative attention (log buckets). */
+async function bucketRows(): Promise<{ rowOf: Float32Array; zoneOf: Float32Array; zones: string[]; n: number } | undefined> {
+  if (!init || !init.model.terms.some((t) => t === 'c2p' || t === 'p2c')) return undefined;
+  const r = await request<BucketsResponse>({ type: 'buckets' });
+  return { rowOf: fromBuffer(r.rowOf, r.n * r.n), zoneOf: fromBuffer(r.zoneOf, r.n * r.n), zones: r.zones, n: r.n };
+}
+let buckets: Awaited<ReturnType<typeof bucketRows>> | null = null;
 
 function refreshHover(): void {
   if (!state || !init) return;
   const i = hoverI;
   const j = hoverJ;
-  drawOverlay($<HTMLCanvasElement>('#heatmap-overlay'), current?.n ?? 0, i, j);
+  heatmap.setHover(i, j);
   for (const p of comparePanes) drawOverlay(p.overlay, init.tokens.length, i, j);
   const msg = `${state.pinned ?? ''}|${i ?? ''}|${state.layer}|${state.head}|${state.term}`;
   if (msg !== sentHover) {
@@ -771,47 +781,37 @@ function refreshHover(): void {
   if (i === null) {
     if (isAnalysis(state.view)) hoverToken(null);
     unlight();
-    $('#readout').textContent = 'Hover a token or a heatmap cell (click pins, Escape clears).';
+    renderReadoutIdle();
     return;
   }
   const seq = ++hoverSeq;
   const { layer, head, term } = state;
   if (isAnalysis(state.view)) hoverToken(i);
-  const show = (rows: Partial<Record<MatrixKind, Float32Array>>) => {
+  const show = (rows: Partial<Record<MatrixKind, Float32Array>>, exact: boolean) => {
     if (seq !== hoverSeq || !init) return;
     const row = rows[term];
     if (!row) return;
-    const top = topK(row, TOP_K, rankByMagnitude(term));
+    const nbs = neighbours(row, term, TOP_K);
     // Moving along one row only moves the key marker: the strip's neighbours stay as they are.
     const key = `${msg}|${state?.colorScale}`;
     if (key !== litKey) {
       unlight();
       litKey = key;
-      lightStrip(i, top, row);
+      lightStrip(i, nbs);
     }
     markKey(j);
-    renderReadout(i, j, top, rows);
+    if (exact) renderReadout(i, j, nbs, rows);
   };
   if (isAggregated()) {
     // The host's row request is per head: an aggregated map answers hover from the matrix on screen.
-    if (current && current.n > i) show({ [term]: current.values.subarray(i * current.n, (i + 1) * current.n) });
+    if (current && current.n > i) show({ [term]: current.values.subarray(i * current.n, (i + 1) * current.n) }, true);
     return;
   }
   const cached = rowCache.get(`${layer}/${head}/${i}`);
-  if (cached) return show(cached);
+  if (cached) return show(cached, true);
   // The strip can light up at once from the slice on screen; the exact readout follows the host's row.
-  if (current && current.key === `${layer}/${head}/${term}`) {
-    const n = current.n;
-    const row = current.values.subarray(i * n, (i + 1) * n);
-    const key = `${msg}|${state.colorScale}`;
-    if (key !== litKey) {
-      unlight();
-      litKey = key;
-      lightStrip(i, topK(row, TOP_K, rankByMagnitude(term)), row);
-    }
-    markKey(j);
-  }
-  void getRow(layer, head, i).then(show).catch(reportError);
+  if (current && current.key === `${layer}/${head}/${term}`) show({ [term]: current.values.subarray(i * current.n, (i + 1) * current.n) }, false);
+  void getRow(layer, head, i).then((rows) => show(rows, true)).catch(reportError);
 }
 
 let litKey = '';
@@ -820,9 +820,10 @@ const rowCache = new LruCache<string, Partial<Record<MatrixKind, Float32Array>>>
 
 function unlight(): void {
   for (const t of lit) {
-    t.classList.remove('query', 'key', 'neighbour', 'pinned');
+    t.classList.remove('query', 'key', 'neighbour', 'negative', 'pinned');
     t.style.backgroundColor = '';
-    t.removeAttribute('data-value');
+    t.style.color = '';
+    t.removeAttribute('data-rank');
     t.title = stripTitle(Number(t.dataset.i));
     t.setAttribute('aria-selected', 'false');
   }
@@ -843,27 +844,36 @@ function tokEl(k: number): HTMLElement | null {
   return document.querySelector<HTMLElement>(`#tokens .tok[data-i="${k}"]`);
 }
 
-function lightStrip(i: number, top: Neighbour[], row: Float32Array): void {
+function lightStrip(i: number, nbs: SignedNeighbours): void {
   if (!state) return;
   const signed = isSignedKind(state.term);
-  const lut = makeLut(state.colorScale, signed);
-  const range = valueRange(row, signed);
-  top.forEach((nb, rank) => {
+  const lut = makeLut(state.colorScale, signed, themeKind());
+  const paint = (nb: Neighbour, rank: number, sign: -1 | 0 | 1) => {
     const t = tokEl(nb.j);
     if (!t) return;
-    t.classList.add('neighbour');
-    t.style.backgroundColor = cssRgb(colorOf(nb.value, range, lut), 0.25 + 0.65 * nb.strength);
-    // Value labels above the strongest few only: adjacent short tokens would overprint each other.
-    if (rank < LABELLED) t.dataset.value = formatValue(nb.value);
-    t.title = `#${nb.j} ${labelOf(nb.j)}: ${state?.term} = ${formatValue(nb.value)}`;
+    t.classList.add(sign < 0 ? 'negative' : 'neighbour');
+    const c = chipColours(nb.strength, sign, lut);
+    t.style.backgroundColor = c.background;
+    t.style.color = c.color;
+    // Rank badges on the strongest few (a number beside a word would overprint its neighbour's).
+    if (rank < LABELLED && sign >= 0) t.dataset.rank = String(rank + 1);
+    t.title = `#${nb.j} ${labelOf(nb.j)}: ${state?.term} = ${formatSigned(nb.value)}${sign < 0 ? ' (lowers the score)' : ''}`;
     lit.push(t);
-  });
+  };
+  nbs.top.forEach((nb, rank) => paint(nb, rank, signed ? 1 : 0));
+  nbs.negative.slice(0, TOP_NEGATIVE).forEach((nb, rank) => paint(nb, rank, -1));
   const q = tokEl(i);
   if (q) {
     q.classList.add('query');
     if (state.pinned === i) q.classList.add('pinned');
     q.setAttribute('aria-selected', 'true');
     lit.push(q);
+  }
+  if (!hoverFromStrip) {
+    // The pointer is on the heatmap or in the editor: bring the strongest neighbour, then the query, into view.
+    const first = nbs.top[0] ? tokEl(nbs.top[0].j) : null;
+    first?.scrollIntoView({ block: 'nearest' });
+    q?.scrollIntoView({ block: 'nearest' });
   }
 }
 
@@ -872,30 +882,61 @@ function tokenName(k: number): string {
   return t ? `“${t}” ${merged ? 'word ' : ''}#${k}` : `#${k}`;
 }
 
-function renderReadout(i: number, j: number | null, top: Neighbour[], rows: Partial<Record<MatrixKind, Float32Array>>): void {
+function renderReadoutIdle(): void {
+  const box = $('#readout');
+  box.replaceChildren(
+    el('div', {}, ['Hover a token or a heatmap cell (click pins, Escape clears).']),
+    el('div', { class: 'meta' }, ['Wheel or + / − zoom the heatmap, drag pans, 0 fits.']),
+  );
+}
+
+function neighbourList(label: string, list: Neighbour[], cls: string, i: number): HTMLElement {
+  const line = el('div', { class: 'meta' }, [`${label}: `]);
+  list.forEach((nb, rank) => {
+    if (rank) line.append(', ');
+    line.append(el('span', { class: cls, 'data-rank': String(rank), 'data-query': String(i), 'data-key': String(nb.j), 'data-value': String(nb.value) }, [`${tokenName(nb.j)} ${formatSigned(nb.value)}`]));
+  });
+  if (!list.length) line.append('none');
+  return line;
+}
+
+/** δ = i − j, the relative-position table row it reads, and which other keys read the same row (a log bucket). */
+function distanceLine(i: number, j: number): HTMLElement | undefined {
+  if (merged || !buckets || buckets.n !== init?.tokens.length) return undefined;
+  const n = buckets.n;
+  const d = i - j;
+  const row = buckets.rowOf[i * n + j];
+  const zone = buckets.zones[buckets.zoneOf[i * n + j]] ?? '';
+  const shared = sharedBucket(buckets.rowOf, n, i, j);
+  const others = shared.length > 1 ? `; shares it with ${shared.length - 1} other key${shared.length > 2 ? 's' : ''} (#${shared[0]}–#${shared[shared.length - 1]}): their c2p/p2c position part is identical` : '';
+  return el('div', { class: 'meta', id: 'readout-distance' }, [`δ = i − j = ${d}: relative-position row ${row} (${zone === 'exact' ? 'exact distance' : zone === 'log' ? 'log bucket' : zone})${others}`]);
+}
+
+function renderReadout(i: number, j: number | null, nbs: SignedNeighbours, rows: Partial<Record<MatrixKind, Float32Array>>): void {
   if (!state) return;
   const box = $('#readout');
   const parts: (Node | string)[] = [];
-  const head = `Layer ${state.layer}, head ${state.head}${state.pinned === i ? ' (pinned)' : ''}: query ${tokenName(i)}`;
-  const target = j ?? top[0]?.j;
+  const head = `Layer ${state.layer}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}: query ${tokenName(i)}`;
+  const target = j ?? nbs.top[0]?.j;
   if (target !== undefined) {
     const v = pairValues(rows, target);
     const dl = el('dl', { class: 'pair' });
     for (const k of kinds) {
       const x = v[k];
       if (x === undefined) continue;
-      dl.append(el('dt', {}, [k === 'scores' ? 'score' : k === 'probs' ? 'prob' : k]), el('dd', { 'data-kind': k }, [formatValue(x)]));
+      dl.append(el('dt', {}, [KIND_SHORT[k]]), el('dd', { 'data-kind': k }, [formatValue(x)]));
     }
-    parts.push(el('div', {}, [`${head} → key ${tokenName(target)}${j === null ? ' (strongest)' : ''}`]), dl);
-  } else parts.push(head);
-  if (comparePanes.length && j !== null && state.view === 'heads' && init) {
+    parts.push(el('div', {}, [`${head} → key ${tokenName(target)}${j === null ? ` (top by ${state.term})` : ''}`]), dl);
+    parts.push(distanceLine(i, target) ?? el('div', { class: 'meta' }, [`δ = i − j = ${i - target}`]));
+  } else parts.push(el('div', {}, [head]), el('dl', { class: 'pair' }), el('div', { class: 'meta' }, ['']));
+  const raw = isRawTerm(state.term);
+  parts.push(neighbourList(raw ? `Raises the score (top ${state.term})` : `Top ${nbs.top.length} by ${state.term}`, nbs.top, 'pos', i));
+  if (raw) parts.push(neighbourList('Lowers it', nbs.negative.slice(0, TOP_NEGATIVE), 'neg', i));
+  else if (comparePanes.length && j !== null && state.view === 'heads' && init) {
     const n = init.tokens.length;
     const per = comparePanes.map((p) => `head ${p.head}: ${formatValue(p.values[i * n + j])}`).join(' · ');
     parts.push(el('div', { class: 'meta' }, [`${state.term} across compared heads: ${per}`]));
   }
-  parts.push(
-    el('div', { class: 'meta' }, [`Top ${top.length} by ${state.term}: ` + top.map((nb) => `${tokenName(nb.j)} ${formatValue(nb.value)}`).join(', ')]),
-  );
   box.replaceChildren(...parts);
 }
 
@@ -949,6 +990,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
     case 'focus':
       if (!init || m.resultId !== init.resultId || !state) return;
       if (state.pinned === null) {
+        hoverFromStrip = false;
         hoverI = m.i !== null && merged ? merged.findIndex((g) => g.pieces.includes(m.i!)) : m.i;
         if (hoverI === -1) hoverI = null;
         hoverJ = null;
@@ -975,6 +1017,12 @@ function start(next: ViewInit): void {
   keyEl = null;
   merged = undefined;
   init = next;
+  buckets = null;
+  void bucketRows()
+    .then((b) => {
+      if (init === next) buckets = b;
+    })
+    .catch(() => undefined); // without the table the readout gives δ alone
   kinds = kindsOf((k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k));
   const saved = (state ?? vscode.getState()) as Partial<PersistedState> | undefined;
   state = reconcileState(saved, next.defaults, kinds, next.model.layers, next.model.heads, next.tokens.length);

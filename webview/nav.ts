@@ -1,7 +1,7 @@
 // View state and keyboard navigation. Pure: main.ts applies the resulting state to the DOM.
 import type { MatrixKind } from '../src/shared/kinds';
 import type { ColorScaleName, PersistedState, ViewName } from '../src/shared/protocol';
-import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION } from '../src/shared/protocol';
+import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION, SCALINGS } from '../src/shared/protocol';
 
 export type ViewState = PersistedState;
 
@@ -92,6 +92,7 @@ export function reconcileState(
     ...(s.discountSpecial === true ? { discountSpecial: true } : {}),
     ...(s.preset && ABLATION_PRESETS.includes(s.preset) ? { preset: s.preset } : {}),
     ...(s.merge === 'words' || s.merge === 'identifiers' ? { merge: s.merge } : {}),
+    ...(s.scaling && s.scaling !== 'linear' && SCALINGS.includes(s.scaling) ? { scaling: s.scaling } : {}),
   };
 }
 

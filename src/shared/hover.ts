@@ -1,5 +1,5 @@
 // Hover maths: which keys a query attends to most, how strongly, and the numbers for one pair. Pure.
-import { MATRIX_KINDS, type MatrixKind } from './kinds';
+import { isRawTerm, MATRIX_KINDS, type MatrixKind } from './kinds';
 
 export interface Neighbour {
   j: number;
@@ -8,12 +8,27 @@ export interface Neighbour {
   strength: number;
 }
 
-/** Probabilities and scores rank by value (what softmax favours); raw terms by magnitude (either sign). */
-export function rankByMagnitude(kind: MatrixKind): boolean {
-  return kind === 'c2c' || kind === 'c2p' || kind === 'p2c';
+export interface SignedNeighbours {
+  /** What the query attends to / what raises its score: the largest values (for raw terms, positive only). */
+  top: Neighbour[];
+  /** Raw terms only: what lowers the score most (the most negative values), strongest first. */
+  negative: Neighbour[];
 }
 
-/** Top-k entries of a row, strongest first; ties keep the lower index first. Skips non-finite values. */
+/**
+ * Neighbours of query row `row` under `kind`. Probabilities and scores rank by value (what softmax favours);
+ * a raw term's neighbours are what raises the score (top positive), and what lowers it comes apart, so that a
+ * large negative c2p never reads as "strongest attention".
+ */
+export function neighbours(row: Float32Array, kind: MatrixKind, k: number, exclude?: (j: number) => boolean): SignedNeighbours {
+  if (!isRawTerm(kind)) return { top: topK(row, k, false, exclude), negative: [] };
+  const top = topK(row, k, false, (j) => !(row[j] > 0) || !!exclude?.(j));
+  const negated = row.map((v) => -v);
+  const negative = topK(negated, k, false, (j) => !(row[j] < 0) || !!exclude?.(j)).map((nb) => ({ ...nb, value: row[nb.j] }));
+  return { top, negative };
+}
+
+/** Top-k entries of a row, strongest first (by value, or by |value|); ties keep the lower index first. Skips non-finite values. */
 export function topK(row: Float32Array, k: number, byMagnitude: boolean, exclude?: (j: number) => boolean): Neighbour[] {
   const key = (v: number) => (byMagnitude ? Math.abs(v) : v);
   const picked: number[] = [];
@@ -63,4 +78,12 @@ export function cellAt(x: number, y: number, size: number, n: number): { i: numb
   if (n <= 0 || size <= 0 || x < 0 || y < 0 || x >= size || y >= size) return null;
   const cell = size / n;
   return { i: Math.min(n - 1, Math.floor(y / cell)), j: Math.min(n - 1, Math.floor(x / cell)) };
+}
+
+/** Keys of row i that share key j's relative-position table row (a log bucket), from the `[n, n]` table-row map. */
+export function sharedBucket(rowOf: Float32Array, n: number, i: number, j: number): number[] {
+  const r = rowOf[i * n + j];
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) if (rowOf[i * n + k] === r) out.push(k);
+  return out;
 }

@@ -26,6 +26,9 @@ export type HeadPick = number | 'mean' | 'max';
 export type ExportFormat = 'png' | 'svg' | 'npz' | 'json' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['png', 'svg', 'npz', 'json', 'html'];
 export type ColorScaleName = 'diverging' | 'viridis';
+/** How a heatmap maps values to colours: linear between robust limits, log10 (probs), or each row to its maximum. */
+export type ScalingName = 'linear' | 'log' | 'row';
+export const SCALINGS: readonly ScalingName[] = ['linear', 'log', 'row'];
 
 export interface ProtocolToken {
   i: number;
@@ -375,6 +378,8 @@ export interface PersistedState {
   preset?: AblationPresetName;
   /** Heatmap and strip show word groups instead of pieces; absent = pieces. */
   merge?: MergeModeName | null;
+  /** Colour mapping of the heatmaps; absent = linear between robust limits. */
+  scaling?: ScalingName;
 }
 
 // ---- helpers shared by both sides ----

@@ -64,7 +64,7 @@ test('SVG heatmap: one rect per colour run, colours from the LUT, labels escaped
   assert.ok(svg.trimEnd().endsWith('</svg>'));
   const rects = svg.match(/<rect /g) ?? [];
   assert.equal(rects.length, 2, 'each row is one run of one colour');
-  assert.match(svg, /fill="#f7f7f7"/, 'zero is the LUT start');
+  assert.match(svg, /fill="#fafafc"/, 'zero is the LUT start (the light page colour)');
   assert.match(svg, /width="20" height="10"/);
   assert.match(svg, /a&#60;b/);
   assert.match(svg, /x&#38;y/);
