@@ -21,6 +21,7 @@ import { LruCache } from './cache';
 import { colorOf, cssRgb, describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
 import { $, el, themeKind } from './dom';
 import { Heatmap } from './heatmap';
+import { withAxisLabels } from './grid-labels';
 import { formatSigned, formatValue } from '../src/shared/format';
 import { isRawTerm, isSignedKind, KIND_LABELS, KIND_SHORT, kindsOf } from '../src/shared/kinds';
 import { cellAt, neighbours, pairValues, sharedBucket, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
@@ -177,9 +178,11 @@ function buildShell(): void {
   // The legend sits above the maps (heatmap and head grid alike), so it is on screen whenever a map is.
   const legend = el('div', { id: 'legend', class: 'legend' }, [
     el('label', {}, ['Colour ', scaling]),
-    el('span', { id: 'legend-min' }),
-    el('canvas', { id: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' }),
-    el('span', { id: 'legend-max' }),
+    el('span', { class: 'legend-scale' }, [
+      el('span', { id: 'legend-min' }),
+      el('canvas', { id: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' }),
+      el('span', { id: 'legend-max' }),
+    ]),
     el('span', { id: 'legend-label', class: 'meta' }),
   ]);
   const heatmapView = el('section', { id: 'heatmap-view', role: 'tabpanel', 'aria-label': 'Heatmap' }, [
@@ -189,7 +192,9 @@ function buildShell(): void {
   const headsView = el('section', { id: 'heads-view', role: 'tabpanel', 'aria-label': 'Compare heads', hidden: '' }, [
     el('h2', {}, ['Layer × head overview']),
     el('p', { id: 'overview-caption', class: 'meta' }),
-    el('canvas', { id: 'overview', tabindex: '0', role: 'img', 'aria-label': 'Overview: rows are layers, columns are heads. Arrow keys move, Enter opens.' }),
+    el('div', { id: 'overview-box' }, [
+      el('canvas', { id: 'overview', tabindex: '0', role: 'img', 'aria-label': 'Overview: rows are layers, columns are heads. Arrow keys move, Enter opens.' }),
+    ]),
     el('h2', { id: 'grid-title' }, ['Heads']),
     el('div', { id: 'head-grid', class: 'head-grid' }),
     el('h2', {}, ['Side by side']),
@@ -263,7 +268,8 @@ function setStrip(groups: WordGroupInfo[] | undefined): void {
 /** Strip / readout label of row k: a piece, or a merged word with its pieces. */
 function labelOf(k: number): string {
   if (merged) return merged[k]?.text ?? '';
-  return init?.tokens[k]?.text ?? '';
+  const t = init?.tokens[k];
+  return t ? (t.special ? t.text : pieceLabel(t.text)) : '';
 }
 
 function stripTitle(k: number): string {
@@ -647,8 +653,9 @@ async function renderHeads(seq: number): Promise<void> {
   const m = grid.size;
   const all = fromBuffer(grid.data, grid.heads * m * m);
   const signed = isSignedKind(term);
-  const range = valueRange(all, signed); // one range for the layer: heads are comparable
-  const lut = makeLut(state.colorScale, signed);
+  // One range for the layer so heads are comparable; robust, so one head's outliers do not fade the others.
+  const range = robustRange(all, signed);
+  const lut = makeLut(state.colorScale, signed, themeKind());
   renderLegend(range, lut, term);
   $('#grid-title').textContent = `Heads of layer ${layer} (${term}; click to open, tick to compare)`;
   const box = $('#head-grid');
@@ -657,7 +664,7 @@ async function renderHeads(seq: number): Promise<void> {
     const canvas = el('canvas', { class: 'thumb', 'aria-hidden': 'true' });
     paintInto(canvas, all.subarray(h * m * m, (h + 1) * m * m), m, m, range, lut);
     sizeCanvasCss(canvas, 112);
-    const open = el('button', { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` }, [canvas, el('span', {}, [`Head ${h}`])]);
+    const open = el('button', { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` }, [canvas, el('span', {}, [`L${layer} · head ${h}`])]);
     open.addEventListener('click', () => update({ head: h, view: 'heatmap' }));
     const box2 = el('input', { type: 'checkbox', class: 'cmp', 'data-head': String(h), 'aria-label': `Compare head ${h}` });
     box2.checked = state.compare.includes(h);
@@ -690,6 +697,7 @@ function renderOverview(ov: OverviewResponse): void {
   const cell = Math.max(8, Math.min(28, Math.floor(520 / Math.max(H, 1))));
   canvas.style.width = `${H * cell}px`;
   canvas.style.height = `${L * cell}px`;
+  $('#overview-box').replaceChildren(withAxisLabels(canvas, ov.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }));
   const li = ov.layers.indexOf(state.layer);
   const what = ov.metric === 'entropy' ? 'mean attention entropy (nats; dark = focused heads)' : `mean |${ov.kind}|`;
   $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head]) : '–'}.`;
@@ -713,15 +721,11 @@ async function renderCompare(): Promise<void> {
   if (!state || state.layer !== layer || state.term !== term) return;
   const n = init.tokens.length;
   const signed = isSignedKind(term);
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const s of slices) {
-    const r = valueRange(s, signed);
-    lo = Math.min(lo, r.min);
-    hi = Math.max(hi, r.max);
-  }
-  const range: Range = signed ? { min: -Math.max(-lo, hi), max: Math.max(-lo, hi), signed } : { min: 0, max: hi, signed };
-  const lut = makeLut(state.colorScale, signed);
+  // One robust range over every compared head, so equal colours mean equal values across panes.
+  const joined = new Float32Array(slices.reduce((a, s) => a + s.length, 0));
+  slices.reduce((at, s) => (joined.set(s, at), at + s.length), 0);
+  const range = robustRange(joined, signed);
+  const lut = makeLut(state.colorScale, signed, themeKind());
   const px = Math.max(n, Math.floor(Math.min(360, (document.body.clientWidth - 48) / Math.min(heads.length, 3))));
   const dpr = window.devicePixelRatio || 1;
   const panes = heads.map((h, k) => {
@@ -744,7 +748,7 @@ async function renderCompare(): Promise<void> {
     comparePanes.push({ head: h, canvas, overlay, values: slices[k], px });
     return el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
       el('div', { class: 'heatmap-wrap' }, [canvas, overlay]),
-      el('figcaption', { class: 'meta' }, [`Head ${h}`]),
+      el('figcaption', { class: 'meta' }, [`Layer ${layer} · head ${h}`]),
     ]);
   });
   box.replaceChildren(...panes);
@@ -894,7 +898,8 @@ function neighbourList(label: string, list: Neighbour[], cls: string, i: number)
   const line = el('div', { class: 'meta' }, [`${label}: `]);
   list.forEach((nb, rank) => {
     if (rank) line.append(', ');
-    line.append(el('span', { class: cls, 'data-rank': String(rank), 'data-query': String(i), 'data-key': String(nb.j), 'data-value': String(nb.value) }, [`${tokenName(nb.j)} ${formatSigned(nb.value)}`]));
+    const v = cls ? formatSigned(nb.value) : formatValue(nb.value);
+    line.append(el('span', { class: cls, 'data-rank': String(rank), 'data-query': String(i), 'data-key': String(nb.j), 'data-value': String(nb.value) }, [`${tokenName(nb.j)} ${v}`]));
   });
   if (!list.length) line.append('none');
   return line;
@@ -921,7 +926,8 @@ function renderReadout(i: number, j: number | null, nbs: SignedNeighbours, rows:
   if (target !== undefined) {
     const v = pairValues(rows, target);
     const dl = el('dl', { class: 'pair' });
-    for (const k of kinds) {
+    // The softmax's numbers first: on a narrow panel the line is cut at the right, never there.
+    for (const k of [...kinds].reverse()) {
       const x = v[k];
       if (x === undefined) continue;
       dl.append(el('dt', {}, [KIND_SHORT[k]]), el('dd', { 'data-kind': k }, [formatValue(x)]));
@@ -930,7 +936,7 @@ function renderReadout(i: number, j: number | null, nbs: SignedNeighbours, rows:
     parts.push(distanceLine(i, target) ?? el('div', { class: 'meta' }, [`δ = i − j = ${i - target}`]));
   } else parts.push(el('div', {}, [head]), el('dl', { class: 'pair' }), el('div', { class: 'meta' }, ['']));
   const raw = isRawTerm(state.term);
-  parts.push(neighbourList(raw ? `Raises the score (top ${state.term})` : `Top ${nbs.top.length} by ${state.term}`, nbs.top, 'pos', i));
+  parts.push(neighbourList(raw ? `Raises the score (top ${state.term})` : `Top ${nbs.top.length} by ${state.term}`, nbs.top, raw ? 'pos' : '', i));
   if (raw) parts.push(neighbourList('Lowers it', nbs.negative.slice(0, TOP_NEGATIVE), 'neg', i));
   else if (comparePanes.length && j !== null && state.view === 'heads' && init) {
     const n = init.tokens.length;

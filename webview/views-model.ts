@@ -37,6 +37,19 @@ export function diffCaption(kind: string, layer: number, head: number, matched: 
   return `${kind}, layer ${layer}, head ${head}: current − previous explain, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
 }
 
+/**
+ * Below this share of the shorter text's tokens matched, the two explains are not the same passage (an edit
+ * keeps most tokens; unrelated paragraphs still share "the", "of" and punctuation, typically 10–25%).
+ */
+export const SAME_PASSAGE_SHARE = 0.5;
+
+/** A warning when the diff compares different passages, or undefined when it compares two versions of one. */
+export function diffMismatch(matched: number, nB: number, nA: number): string | undefined {
+  const shorter = Math.min(nA, nB);
+  if (shorter === 0 || matched / shorter >= SAME_PASSAGE_SHARE) return undefined;
+  return `These are not the same passage: only ${matched} of ${shorter} tokens (${Math.round((100 * matched) / shorter)}%) matched, so the differences mostly compare unrelated words. Explain an edited version of the same text to compare.`;
+}
+
 /** Caption of the word-merged heatmap: which pooling made the numbers. */
 export function mergeCaption(kind: string, mode: 'words' | 'identifiers', columns: 'sum' | 'mean', words: number, pieces: number): string {
   const unit = mode === 'identifiers' ? 'identifiers' : 'words';

@@ -2,6 +2,7 @@
 // shell and the message loop and hands this module a context; the maths is on the host, the words and
 // colours in views-model.ts.
 import { cellAt } from '../src/shared/hover';
+import { withAxisLabels } from './grid-labels';
 import { cssRgb, makeLut, paintMatrix, valueRange, type Range } from './colors';
 import { formatValue } from '../src/shared/format';
 import {
@@ -9,6 +10,7 @@ import {
   bucketPairText,
   bucketSummary,
   diffCaption,
+  diffMismatch,
   DIFF_EMPTY,
   labelTag,
   meanMax,
@@ -224,7 +226,7 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
     swatch(shareColor(0), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
     el('span', { class: 'meta' }, ['Click a head to open it.']),
   ]);
-  body.append(c, legend);
+  body.append(withAxisLabels(c, r.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }), legend);
   const lut = new Uint8ClampedArray(256 * 4);
   for (let k = 0; k < 256; k++) lut.set([...shareColor(k / 255), 255], k * 4);
   picture = { canvas: c, values: content, rows: L, cols: H, range: { min: 0, max: 1, signed: false }, lut, title: 'Content share per layer (rows) and head (columns)' };
@@ -469,6 +471,8 @@ async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
   }
   const P = r.pairs.length;
   body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA)]));
+  const mismatch = diffMismatch(P, r.nB, r.nA);
+  if (mismatch) body.append(el('p', { id: 'diff-mismatch', class: 'caption warning', role: 'alert' }, [mismatch]));
   if (P === 0) {
     body.append(el('p', { class: 'meta' }, ['No token of this text matches the previous one; nothing to compare.']));
     return;

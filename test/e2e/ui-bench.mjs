@@ -1,6 +1,8 @@
 // UI benchmark in code-server + Chromium with the fixture model: prints one JSON object (and writes it to
 // test-results/e2e/ui-bench.json). Per target length (32/128/512 tokens):
 //   command_to_heatmap_ms  palette Enter on "Explain Attention" → canvas#heatmap drawn at the new size
+//   explain_ms             the engine's own time for that explain (the panel's meta line), for comparison
+//   switch_to_repaint_ms   term / layer / head select change → heatmap repainted and a frame presented (in-page clock)
 //   hover_to_highlight_ms  token mouseover → query + neighbour classes in the strip (median/min, in-page clock)
 //   bytes_per_view         bytes reaching the webview for one view change (term switch; Compare Heads)
 // No assertion on times: the numbers are for reading. Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512]
@@ -62,18 +64,44 @@ try {
     lastFile = `len${n}.txt`;
     await openFile(page, `len${n}.txt`);
     await selectAll(page);
-    const before = await frame.locator('canvas#heatmap').evaluate((c) => c.width);
+    const before = await frame.locator('canvas#heatmap').evaluate((c) => c.dataset.n ?? '');
     await page.keyboard.press('F1');
     await page.locator('.quick-input-widget input').fill('>DeBERTa Lens: Explain Attention');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Explain Attention' }).first().waitFor();
     const t0 = Date.now();
     await page.keyboard.press('Enter');
     await waitUntil(async () => {
-      const s = await canvasStats(frame.locator('canvas#heatmap'));
-      return s.width !== before && isDrawn(s);
+      const now = await frame.locator('canvas#heatmap').evaluate((c) => c.dataset.n ?? '');
+      return now !== before && isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
     }, { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` });
     r.command_to_heatmap_ms = Date.now() - t0;
     r.tokens = await tokenCount();
+    r.explain_ms = Number((await frame.locator('#meta').textContent()).match(/(\d+) ms/)?.[1] ?? NaN);
+
+    // Switch → repaint: change a select as a person would (change event), wait for the heatmap's paint counter
+    // to move, then for the next animation frame (the picture is on screen). Each switch goes to a matrix not
+    // yet seen, so the host's answer is part of the time; the slice cache would hide it otherwise.
+    const switchTimes = { term: [], layer: [], head: [] };
+    const plan = [];
+    for (const t of ['c2c', 'c2p', 'p2c', 'scores', 'probs']) plan.push(['term', '#term', t]);
+    for (const l of await frame.locator('#layer option').evaluateAll((os) => os.map((o) => o.value))) plan.push(['layer', '#layer', l]);
+    for (const h of await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v)))) plan.push(['head', '#head', h]);
+    for (const [what, sel, value] of plan) {
+      const ms = await body.evaluate(async (_b, [sel, value]) => {
+        const s = document.querySelector(sel);
+        if (s.value === value) return null;
+        const c = document.querySelector('canvas#heatmap');
+        const before = c.dataset.painted;
+        const t0 = performance.now();
+        s.value = value;
+        s.dispatchEvent(new Event('change'));
+        await new Promise((res) => { const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : requestAnimationFrame(f)); f(); });
+        return performance.now() - t0;
+      }, [sel, value]);
+      if (ms !== null) switchTimes[what].push(ms);
+    }
+    r.switch_to_repaint_ms = Object.fromEntries(Object.entries(switchTimes).map(([k, xs]) => [k, { median: +median(xs).toFixed(1), max: +Math.max(...xs).toFixed(1), runs: xs.length }]));
+    r.switch_to_repaint_ms.all = { median: +median(Object.values(switchTimes).flat()).toFixed(1) };
 
     // Hover latency, in the page's own clock: synthetic mouseover on a token → highlight classes present.
     const lat = [];
