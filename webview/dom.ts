@@ -22,3 +22,15 @@ export function themeKind(): 'light' | 'dark' {
   const c = document.body.classList;
   return c.contains('vscode-light') || c.contains('vscode-high-contrast-light') ? 'light' : c.contains('vscode-dark') || c.contains('vscode-high-contrast') ? 'dark' : 'light';
 }
+
+/**
+ * Scrolls `box` (a scrolling container) so that `child` is inside it, moving nothing else: scrollIntoView
+ * would also scroll the page, and the heatmap would move under a still pointer.
+ */
+export function revealWithin(box: HTMLElement, child: HTMLElement | null): void {
+  if (!child) return;
+  const b = box.getBoundingClientRect();
+  const c = child.getBoundingClientRect();
+  if (c.top < b.top) box.scrollTop -= b.top - c.top + 4;
+  else if (c.bottom > b.bottom) box.scrollTop += c.bottom - b.bottom + 4;
+}

@@ -19,7 +19,7 @@ import {
 } from '../src/shared/protocol';
 import { LruCache } from './cache';
 import { colorOf, cssRgb, describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
-import { $, el, themeKind } from './dom';
+import { $, el, revealWithin, themeKind } from './dom';
 import { Heatmap } from './heatmap';
 import { withAxisLabels } from './grid-labels';
 import { formatSigned, formatValue } from '../src/shared/format';
@@ -28,7 +28,7 @@ import { cellAt, neighbours, pairValues, sharedBucket, type Neighbour, type Sign
 import { chipColours } from './strip-style';
 import { pieceLabel } from '../src/shared/token-layout';
 import { layoutTokens } from '../src/shared/token-layout';
-import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
+import { applyAction, keyToAction, reconcileState, toggleCompare, VIEW_CONTROLS, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
@@ -136,7 +136,7 @@ function buildShell(): void {
   );
   const discount = el('input', { id: 'discount-special', type: 'checkbox', 'aria-label': 'Discount special tokens ([CLS], [SEP]) in probs' });
   const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale' }, [
-    option('diverging', 'Blue–red'),
+    option('diverging', 'Theme (diverging · sequential)'),
     option('viridis', 'Viridis'),
   ]);
   const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
@@ -146,10 +146,10 @@ function buildShell(): void {
       el('button', { id: 'view-heads', type: 'button', role: 'tab', 'aria-controls': 'heads-view' }, ['Compare heads']),
       ...ANALYSIS_VIEWS.map((v) => el('button', { id: `view-${v}`, type: 'button', role: 'tab', 'aria-controls': 'analysis-view' }, [VIEW_TITLES[v]])),
     ]),
-    el('label', {}, ['Term ', term]),
-    el('span', { class: 'group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
+    el('label', { id: 'term-group' }, ['Term ', term]),
+    el('span', { class: 'group', id: 'layer-group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
     el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
-    el('label', { title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
+    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
     el('span', { class: 'group', id: 'merge-group' }, [
       el('label', { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' }, [
         el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }),
@@ -157,7 +157,7 @@ function buildShell(): void {
       ]),
       el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [option('words', 'words'), option('identifiers', 'identifiers')]),
     ]),
-    el('label', {}, ['Colours ', scale]),
+    el('label', { id: 'colours-group' }, ['Colours ', scale]),
     el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
       'Export ',
       ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
@@ -341,7 +341,7 @@ function wireControls(): void {
     e.preventDefault();
     if (state?.pinned !== null && state?.pinned !== undefined) pin(next);
     else setHover(next, null);
-    document.querySelector(`#tokens .tok[data-i="${next}"]`)?.scrollIntoView({ block: 'nearest' });
+    revealWithin(tokens, tokEl(next));
   });
 
   const scalingSel = $<HTMLSelectElement>('#scaling');
@@ -447,11 +447,12 @@ function syncControls(): void {
   $<HTMLInputElement>('#merge-words').checked = !!state.merge;
   if (state.merge) $<HTMLSelectElement>('#merge-mode').value = state.merge;
   const heat = state.view === 'heatmap';
-  $('#merge-group').hidden = !heat;
+  const applies = new Set(VIEW_CONTROLS[state.view]);
+  for (const c of ['term', 'layer', 'head', 'discount', 'merge', 'colours'] as const) $(`#${c}-group`).hidden = !applies.has(c);
   $('#heatmap-view').hidden = !heat;
   $('#heads-view').hidden = state.view !== 'heads';
   $('#analysis-view').hidden = !isAnalysis(state.view);
-  $('#legend').hidden = !heat && state.view !== 'heads';
+  $('#legend').hidden = !applies.has('legend');
   for (const v of ['heatmap', 'heads', ...ANALYSIS_VIEWS]) $(`#view-${v}`).setAttribute('aria-selected', String(state.view === v));
   app.dataset.view = state.view;
 }
@@ -651,10 +652,13 @@ async function renderHeads(seq: number): Promise<void> {
   if (seq !== renderSeq) return;
   renderOverview(ov);
   const m = grid.size;
-  const all = fromBuffer(grid.data, grid.heads * m * m);
+  const scaling = state.scaling ?? 'linear';
+  const raw = fromBuffer(grid.data, grid.heads * m * m);
+  // [heads, m, m] is heads·m rows of m: per-row scaling needs no reshaping.
+  const all = scaling === 'row' ? normaliseRows(raw, grid.heads * m, m) : raw;
   const signed = isSignedKind(term);
   // One range for the layer so heads are comparable; robust, so one head's outliers do not fade the others.
-  const range = robustRange(all, signed);
+  const range = robustRange(all, signed, scaling);
   const lut = makeLut(state.colorScale, signed, themeKind());
   renderLegend(range, lut, term);
   $('#grid-title').textContent = `Heads of layer ${layer} (${term}; click to open, tick to compare)`;
@@ -876,8 +880,9 @@ function lightStrip(i: number, nbs: SignedNeighbours): void {
   if (!hoverFromStrip) {
     // The pointer is on the heatmap or in the editor: bring the strongest neighbour, then the query, into view.
     const first = nbs.top[0] ? tokEl(nbs.top[0].j) : null;
-    first?.scrollIntoView({ block: 'nearest' });
-    q?.scrollIntoView({ block: 'nearest' });
+    const strip = $('#tokens');
+    revealWithin(strip, first);
+    revealWithin(strip, q);
   }
 }
 
@@ -1001,7 +1006,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
         if (hoverI === -1) hoverI = null;
         hoverJ = null;
         refreshHover();
-        if (hoverI !== null) tokEl(hoverI)?.scrollIntoView({ block: 'nearest' });
+        if (hoverI !== null) revealWithin($('#tokens'), tokEl(hoverI));
       }
       return;
     case 'show':

@@ -102,3 +102,18 @@ export function toggleCompare(compare: readonly number[], head: number, max = 4)
   const next = [...compare, head];
   return next.length > max ? next.slice(next.length - max) : next;
 }
+
+/** A toolbar control that applies to some views only. */
+export type ViewControl = 'term' | 'layer' | 'head' | 'discount' | 'merge' | 'colours' | 'legend';
+
+/** Which toolbar controls each view reads: the others are hidden there, so nothing on screen does nothing. */
+export const VIEW_CONTROLS: Readonly<Record<ViewName, readonly ViewControl[]>> = {
+  heatmap: ['term', 'layer', 'head', 'discount', 'merge', 'colours', 'legend'],
+  heads: ['term', 'layer', 'colours', 'legend'],
+  shares: [],
+  ablation: ['layer', 'head', 'colours'],
+  distance: ['layer', 'head', 'colours'],
+  buckets: [],
+  rollout: ['colours'],
+  diff: ['term', 'layer', 'head', 'colours'],
+};

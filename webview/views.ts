@@ -3,6 +3,7 @@
 // colours in views-model.ts.
 import { cellAt } from '../src/shared/hover';
 import { withAxisLabels } from './grid-labels';
+import { el } from './dom';
 import { cssRgb, makeLut, paintMatrix, valueRange, type Range } from './colors';
 import { formatValue } from '../src/shared/format';
 import {
@@ -68,12 +69,6 @@ export function currentPicture(): Picture | undefined {
   return picture;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, children: (Node | string)[] = []): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
 
 function tok(ctx: ViewContext, k: number): string {
   return ctx.init.tokens[k]?.text ?? `#${k}`;

@@ -97,8 +97,12 @@ for (const theme of ['light', 'dark']) {
         await frame.locator('#tokens .tok.neighbour').first().waitFor({ state: 'attached' });
         await screenshot(page, `look-${theme}-${target}-heatmap`);
         if (target === 500) {
-          for (let k = 0; k < 6; k++) await frame.locator('#zoom-in').click();
-          await waitUntil(async () => (await frame.locator('.heatmap-grid').getAttribute('data-label-stride')) === '1', { message: 'every token labelled when zoomed in' });
+          // Zoom in until every row has its label (cells ≥ 12 px): a few clicks at 500 tokens.
+          await waitUntil(async () => {
+            if ((await frame.locator('.heatmap-grid').getAttribute('data-label-stride')) === '1') return true;
+            await frame.locator('#zoom-in').click();
+            return false;
+          }, { timeout: 20_000, interval: 50, message: 'every token labelled when zoomed in' });
           await frame.locator('#minimap').waitFor({ state: 'visible' });
           await screenshot(page, `look-${theme}-500-zoomed`);
           await frame.locator('#zoom-fit').click();
