@@ -12,6 +12,7 @@ import {
   type RequestBody,
   type ResponseBody,
   type RowResponse,
+  type SliceRequest,
   type SliceResponse,
   type ViewInit,
   type ViewName,
@@ -90,16 +91,49 @@ function keyOf(b: RequestBody): string {
   return JSON.stringify(b);
 }
 
+/** Requests in flight by key: a prefetch and the user's own request for the same matrix share one answer. */
+const inflight = new Map<string, Promise<ResponseBody>>();
+
 async function request<T extends ResponseBody>(body: RequestBody): Promise<T> {
   const k = keyOf(body);
   const hit = cache.get(k);
   if (hit) return hit as T;
   if (!init) throw new Error('no result');
+  const pending = inflight.get(k);
+  if (pending) return (await pending) as T;
   const { id, promise } = tracker.open();
   post({ type: 'request', id, resultId: init.resultId, body });
-  const res = (await promise) as T;
-  cache.set(k, res);
-  return res;
+  inflight.set(k, promise);
+  try {
+    const res = (await promise) as T;
+    cache.set(k, res);
+    return res;
+  } finally {
+    inflight.delete(k);
+  }
+}
+
+/**
+ * After a heatmap is painted, fetch what a person most likely opens next (the neighbouring heads, the next
+ * term, the next layer) while nothing else is asked: switching to them is then a repaint, not a round trip.
+ */
+function prefetchAround(layer: number, head: number, term: MatrixKind): void {
+  if (!init) return;
+  const { layers, heads } = init.model;
+  const next: SliceRequest[] = [];
+  const at = kinds.indexOf(term);
+  next.push({ type: 'slice', layer, head: (head + 1) % heads, kind: term });
+  if (at >= 0) next.push({ type: 'slice', layer, head, kind: kinds[(at + 1) % kinds.length] });
+  next.push({ type: 'slice', layer, head: (head + heads - 1) % heads, kind: term });
+  const li = layers.indexOf(layer);
+  if (li >= 0 && layers.length > 1) next.push({ type: 'slice', layer: layers[(li + 1) % layers.length], head, kind: term });
+  const snapshot = init;
+  let k = 0;
+  const step = () => {
+    if (init !== snapshot || k >= next.length || inflight.size > 0) return;
+    void request(next[k++]).then(step, () => undefined);
+  };
+  setTimeout(step, 0);
 }
 
 async function getSlice(layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
@@ -162,6 +196,8 @@ function buildShell(): void {
       'Export ',
       ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
     ]),
+    // Always laid out (only its visibility changes), so showing it never reflows the toolbar.
+    el('span', { id: 'busy', class: 'meta busy', role: 'status' }, ['computing…']),
     el('span', { id: 'meta', class: 'meta' }, [
       `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`,
     ]),
@@ -485,6 +521,14 @@ async function renderView(): Promise<void> {
   if (!state || !init) return;
   const seq = ++renderSeq;
   readThemeColors();
+  // A view whose data takes a while (a layer computed on demand, term shares over every head) says so after a
+  // moment, and the picture on screen is dimmed rather than blanked until the new one is painted.
+  const busy = $('#busy');
+  const timer = setTimeout(() => {
+    if (seq !== renderSeq) return;
+    busy.style.visibility = 'visible';
+    app.dataset.busy = 'true';
+  }, 150);
   try {
     $('#status').textContent = '';
     // Word merging is a heatmap feature: the other views index pieces, so the strip shows pieces there.
@@ -495,6 +539,12 @@ async function renderView(): Promise<void> {
     if (seq === renderSeq) refreshHover();
   } catch (e) {
     reportError(e);
+  } finally {
+    clearTimeout(timer);
+    if (seq === renderSeq) {
+      busy.style.visibility = 'hidden';
+      delete app.dataset.busy;
+    }
   }
 }
 
@@ -627,6 +677,7 @@ async function renderHeatmap(seq: number): Promise<void> {
   canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
   renderLegend(range, lut, term);
   if (aggKey) $('#legend-label').textContent += ` · ${what}`;
+  if (!aggKey) prefetchAround(layer, head, term);
 }
 
 function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
@@ -1021,6 +1072,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
 function start(next: ViewInit): void {
   const sameResult = init?.resultId === next.resultId;
   tracker.rejectAll('superseded');
+  inflight.clear();
   cache.clear();
   rowCache.clear();
   lit = [];

@@ -107,10 +107,11 @@ for (const theme of ['light', 'dark']) {
           await screenshot(page, `look-${theme}-500-zoomed`);
           await frame.locator('#zoom-fit').click();
         }
-        for (const view of ['heads', 'shares']) {
+        for (const [view, drawn] of [['heads', '#head-grid canvas.thumb'], ['shares', 'canvas#shares-grid']]) {
           await frame.locator(`#view-${view}`).click();
-          await frame.locator(`#app[data-view="${view}"]`).waitFor({ state: 'attached' });
-          await page.waitForTimeout(800);
+          await frame.locator(`#app[data-view="${view}"]:not([data-busy])`).waitFor({ state: 'attached', timeout: 60_000 });
+          await frame.locator(drawn).first().waitFor({ state: 'visible', timeout: 60_000 });
+          await page.waitForTimeout(300);
           await screenshot(page, `look-${theme}-${target}-${view}`);
         }
         await frame.locator('#view-heatmap').click();
