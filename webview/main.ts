@@ -25,8 +25,9 @@ import { Heatmap } from './heatmap';
 import { withAxisLabels } from './grid-labels';
 import { formatSigned, formatValue } from '../src/shared/format';
 import { isRawTerm, isSignedKind, KIND_LABELS, KIND_SHORT, kindsOf } from '../src/shared/kinds';
-import { cellAt, neighbours, pairValues, sharedBucket, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
+import { cellAt, neighbours, pairValues, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
 import { chipColours } from './strip-style';
+import { idleReadout, readoutLines } from './readout';
 import { pieceLabel } from '../src/shared/token-layout';
 import { layoutTokens } from '../src/shared/token-layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, VIEW_CONTROLS, type ViewState } from './nav';
@@ -943,63 +944,29 @@ function tokenName(k: number): string {
 }
 
 function renderReadoutIdle(): void {
-  const box = $('#readout');
-  box.replaceChildren(
-    el('div', {}, ['Hover a token or a heatmap cell (click pins, Escape clears).']),
-    el('div', { class: 'meta' }, ['Wheel or + / − zoom the heatmap, drag pans, 0 fits.']),
-  );
-}
-
-function neighbourList(label: string, list: Neighbour[], cls: string, i: number): HTMLElement {
-  const line = el('div', { class: 'meta' }, [`${label}: `]);
-  list.forEach((nb, rank) => {
-    if (rank) line.append(', ');
-    const v = cls ? formatSigned(nb.value) : formatValue(nb.value);
-    line.append(el('span', { class: cls, 'data-rank': String(rank), 'data-query': String(i), 'data-key': String(nb.j), 'data-value': String(nb.value) }, [`${tokenName(nb.j)} ${v}`]));
-  });
-  if (!list.length) line.append('none');
-  return line;
-}
-
-/** δ = i − j, the relative-position table row it reads, and which other keys read the same row (a log bucket). */
-function distanceLine(i: number, j: number): HTMLElement | undefined {
-  if (merged || !buckets || buckets.n !== init?.tokens.length) return undefined;
-  const n = buckets.n;
-  const d = i - j;
-  const row = buckets.rowOf[i * n + j];
-  const zone = buckets.zones[buckets.zoneOf[i * n + j]] ?? '';
-  const shared = sharedBucket(buckets.rowOf, n, i, j);
-  const others = shared.length > 1 ? `; shares it with ${shared.length - 1} other key${shared.length > 2 ? 's' : ''} (#${shared[0]}–#${shared[shared.length - 1]}): their c2p/p2c position part is identical` : '';
-  return el('div', { class: 'meta', id: 'readout-distance' }, [`δ = i − j = ${d}: relative-position row ${row} (${zone === 'exact' ? 'exact distance' : zone === 'log' ? 'log bucket' : zone})${others}`]);
+  $('#readout').replaceChildren(...idleReadout());
 }
 
 function renderReadout(i: number, j: number | null, nbs: SignedNeighbours, rows: Partial<Record<MatrixKind, Float32Array>>): void {
-  if (!state) return;
-  const box = $('#readout');
-  const parts: (Node | string)[] = [];
-  const head = `Layer ${state.layer}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}: query ${tokenName(i)}`;
-  const target = j ?? nbs.top[0]?.j;
-  if (target !== undefined) {
-    const v = pairValues(rows, target);
-    const dl = el('dl', { class: 'pair' });
-    // The softmax's numbers first: on a narrow panel the line is cut at the right, never there.
-    for (const k of [...kinds].reverse()) {
-      const x = v[k];
-      if (x === undefined) continue;
-      dl.append(el('dt', {}, [KIND_SHORT[k]]), el('dd', { 'data-kind': k }, [formatValue(x)]));
-    }
-    parts.push(el('div', {}, [`${head} → key ${tokenName(target)}${j === null ? ` (top by ${state.term})` : ''}`]), dl);
-    parts.push(distanceLine(i, target) ?? el('div', { class: 'meta' }, [`δ = i − j = ${i - target}`]));
-  } else parts.push(el('div', {}, [head]), el('dl', { class: 'pair' }), el('div', { class: 'meta' }, ['']));
-  const raw = isRawTerm(state.term);
-  parts.push(neighbourList(raw ? `Raises the score (top ${state.term})` : `Top ${nbs.top.length} by ${state.term}`, nbs.top, raw ? 'pos' : '', i));
-  if (raw) parts.push(neighbourList('Lowers it', nbs.negative.slice(0, TOP_NEGATIVE), 'neg', i));
-  else if (comparePanes.length && j !== null && state.view === 'heads' && init) {
-    const n = init.tokens.length;
-    const per = comparePanes.map((p) => `head ${p.head}: ${formatValue(p.values[i * n + j])}`).join(' · ');
-    parts.push(el('div', { class: 'meta' }, [`${state.term} across compared heads: ${per}`]));
-  }
-  box.replaceChildren(...parts);
+  if (!state || !init) return;
+  const n = init.tokens.length;
+  const compare = comparePanes.length && j !== null && state.view === 'heads' ? comparePanes.map((p) => ({ head: p.head, value: p.values[i * n + j] })) : undefined;
+  $('#readout').replaceChildren(
+    ...readoutLines({
+      where: `Layer ${state.layer}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}`,
+      term: state.term,
+      kinds,
+      i,
+      j,
+      nbs,
+      rows,
+      name: tokenName,
+      // Table rows index pieces: merged words have no single distance.
+      buckets: !merged && buckets && buckets.n === n ? buckets : undefined,
+      compare,
+      negatives: TOP_NEGATIVE,
+    }),
+  );
 }
 
 /** Theme colours for the overlays, read once per render (getComputedStyle on every mouse move is costly). */
@@ -1081,11 +1048,6 @@ function start(next: ViewInit): void {
   merged = undefined;
   init = next;
   buckets = null;
-  void bucketRows()
-    .then((b) => {
-      if (init === next) buckets = b;
-    })
-    .catch(() => undefined); // without the table the readout gives δ alone
   kinds = kindsOf((k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k));
   const saved = (state ?? vscode.getState()) as Partial<PersistedState> | undefined;
   state = reconcileState(saved, next.defaults, kinds, next.model.layers, next.model.heads, next.tokens.length);
@@ -1099,7 +1061,13 @@ function start(next: ViewInit): void {
   buildShell();
   syncControls();
   save();
-  void renderView();
+  // The distance table only serves the readout: fetch it once the first picture is up, not before.
+  void renderView()
+    .then(() => bucketRows())
+    .then((b) => {
+      if (init === next) buckets = b;
+    })
+    .catch(() => undefined); // without the table the readout gives δ alone
 }
 
 post({ type: 'ready', version: PROTOCOL_VERSION });

@@ -87,3 +87,26 @@ export function sharedBucket(rowOf: Float32Array, n: number, i: number, j: numbe
   for (let k = 0; k < n; k++) if (rowOf[i * n + k] === r) out.push(k);
   return out;
 }
+
+/** Relative-position table row and zone of every (query, key) pair (from the host's buckets answer). */
+export interface BucketTable {
+  n: number;
+  rowOf: Float32Array;
+  zoneOf: Float32Array;
+  zones: string[];
+}
+
+/** δ = i − j, the relative-position table row it reads, and which other keys read the same row (a log bucket). */
+export function distanceText(i: number, j: number, b: BucketTable | undefined): string {
+  const d = `δ = i − j = ${i - j}`;
+  if (!b) return d;
+  const n = b.n;
+  const row = b.rowOf[i * n + j];
+  const zone = b.zones[b.zoneOf[i * n + j]] ?? '';
+  const shared = sharedBucket(b.rowOf, n, i, j);
+  const others =
+    shared.length > 1
+      ? `; shares it with ${shared.length - 1} other key${shared.length > 2 ? 's' : ''} (#${shared[0]}–#${shared[shared.length - 1]}): their c2p/p2c position part is identical`
+      : '';
+  return `${d}: relative-position row ${row} (${zone === 'exact' ? 'exact distance' : zone === 'log' ? 'log bucket' : zone})${others}`;
+}
