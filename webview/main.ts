@@ -28,6 +28,7 @@ import { isRawTerm, isSignedKind, KIND_LABELS, KIND_SHORT, kindsOf } from '../sr
 import { cellAt, neighbours, pairValues, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
 import { chipColours } from './strip-style';
 import { idleReadout, readoutLines } from './readout';
+import { showExportForm } from './export-form';
 import { pieceLabel } from '../src/shared/token-layout';
 import { layoutTokens } from '../src/shared/token-layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, VIEW_CONTROLS, type ViewState } from './nav';
@@ -242,6 +243,7 @@ function buildShell(): void {
   const analysisView = el('section', { id: 'analysis-view', role: 'tabpanel', 'aria-label': 'Analysis', hidden: '' });
   app.replaceChildren(
     toolbar,
+    el('div', { id: 'export-form', class: 'export-form', role: 'dialog', 'aria-label': 'Export choices', hidden: '' }),
     tokens,
     el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
     el('div', { id: 'status', class: 'status', role: 'alert' }),
@@ -339,7 +341,12 @@ function wireControls(): void {
   mergeMode.addEventListener('change', () => {
     if (mergeBox.checked) update({ merge: mergeMode.value as MergeModeName, pinned: null });
   });
-  for (const f of EXPORT_FORMATS) $(`#export-${f}`).addEventListener('click', () => exportView(f));
+  for (const f of EXPORT_FORMATS) {
+    $(`#export-${f}`).addEventListener('click', () => {
+      if (f === 'png' || f === 'svg' || !init || !state) return exportView(f);
+      showExportForm($('#export-form'), f, init.model, init.tokens.length, { layer: state.layer, term: state.term }, (c) => post({ type: 'export', ...c }));
+    });
+  }
   for (const v of ANALYSIS_VIEWS) $(`#view-${v}`).addEventListener('click', () => update({ view: v }));
   scale.addEventListener('change', () => update({ colorScale: scale.value as ViewState['colorScale'] }));
   $('#layer-prev').addEventListener('click', () => act({ type: 'layer', delta: -1 }));

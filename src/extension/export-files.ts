@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { LensError } from '../engine/errors';
 import type { ExplainResult } from '../engine/result';
 import { jsonChunks, toHtmlReport, toNpz } from '../analysis';
+import type { HtmlReportOptions } from '../analysis/export/html-report';
 import type { ExportFormat } from '../shared/protocol';
 
 /** What an image export carries from the view. */
@@ -55,7 +56,7 @@ async function writeChunks(file: string, chunks: Iterable<string>): Promise<void
  * Writes `format` of `result` (or of the view's image) to `file`. Throws LensError naming the file when it
  * cannot be written or the image payload is missing.
  */
-export async function writeExport(result: ExplainResult, format: ExportFormat, file: string, image: ImagePayload = {}): Promise<void> {
+export async function writeExport(result: ExplainResult, format: ExportFormat, file: string, image: ImagePayload = {}, report: HtmlReportOptions = {}): Promise<void> {
   try {
     switch (format) {
       case 'npz':
@@ -65,7 +66,7 @@ export async function writeExport(result: ExplainResult, format: ExportFormat, f
         await writeChunks(file, jsonChunks(result));
         return;
       case 'html':
-        await fs.promises.writeFile(file, toHtmlReport(result), 'utf8');
+        await fs.promises.writeFile(file, toHtmlReport(result, report), 'utf8');
         return;
       case 'png':
         if (!image.dataUrl) throw new LensError('export: the view sent no PNG image; open a view with a heatmap and export again');

@@ -330,6 +330,9 @@ export interface ExportMessage {
   svg?: string;
   /** Suggested file name stem (view, layer, head). */
   name?: string;
+  /** HTML report: the layers and kinds chosen in the panel (absent = the report's defaults). */
+  layers?: number[];
+  kinds?: MatrixKind[];
 }
 
 export interface HoverInfo {
@@ -487,6 +490,8 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       if (typeof m.dataUrl === 'string') out.dataUrl = m.dataUrl;
       if (typeof m.svg === 'string') out.svg = m.svg;
       if (typeof m.name === 'string') out.name = m.name.replace(/[^\w.-]+/g, '-').slice(0, 80);
+      if (Array.isArray(m.layers) && m.layers.length <= 1024 && m.layers.every(isInt)) out.layers = m.layers;
+      if (Array.isArray(m.kinds) && m.kinds.length <= 8 && m.kinds.every(isMatrixKind)) out.kinds = m.kinds;
       return out;
     }
     default:
