@@ -2,7 +2,8 @@
 // test-results/e2e/ui-bench.json). Per target length (32/128/512 tokens):
 //   command_to_heatmap_ms  palette Enter on "Explain Attention" → canvas#heatmap drawn at the new size
 //   explain_ms             the engine's own time for that explain (the panel's meta line), for comparison
-//   switch_to_repaint_ms   term / layer / head select change → heatmap repainted and a frame presented (in-page clock)
+//   switch_to_repaint_ms   term / layer / head select change → heatmap repainted and a frame presented (in-page clock);
+//                          term/layer/head step to neighbours (prefetched), cold = jumps to matrices never fetched
 //   hover_to_highlight_ms  token mouseover → query + neighbour classes in the strip (median/min, in-page clock)
 //   bytes_per_view         bytes reaching the webview for one view change (term switch; Compare Heads)
 // No assertion on times: the numbers are for reading. Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512]
@@ -86,7 +87,13 @@ try {
     for (const t of ['c2c', 'c2p', 'p2c', 'scores', 'probs']) plan.push(['term', '#term', t]);
     for (const l of await frame.locator('#layer option').evaluateAll((os) => os.map((o) => o.value))) plan.push(['layer', '#layer', l]);
     for (const h of await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v)))) plan.push(['head', '#head', h]);
-    for (const [what, sel, value] of plan) {
+    // Cold jumps: c2c heads three apart on the last layer, never shown and never prefetched (the view prefetches
+    // the neighbouring heads, the next term and the next layer), so each one is a full host round trip.
+    const headValues = await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v)));
+    const jumps = [['cold', '#term', 'c2c']];
+    for (let k = 1; k <= 6; k++) jumps.push(['cold', '#head', headValues[(3 * k) % headValues.length]]);
+    switchTimes.cold = [];
+    for (const [what, sel, value] of [...plan, ...jumps]) {
       const ms = await body.evaluate(async (_b, [sel, value]) => {
         const s = document.querySelector(sel);
         if (s.value === value) return null;
