@@ -199,7 +199,8 @@ export class Heatmap {
       const start = vertical ? this.vp.c0 : this.vp.r0;
       const first = Math.ceil(start / stride) * stride;
       for (let k = first; k < start + this.vp.span; k += stride) {
-        const at = (k - start + 0.5) * cellPx;
+        // Labels of the first and last rows stay whole inside the axis, even when a cell is a pixel high.
+        const at = Math.min(this.size - font / 2, Math.max(font / 2, (k - start + 0.5) * cellPx));
         const text = stride === 1 ? shortLabel(m.labels[k] ?? '') : `${k} ${shortLabel(m.labels[k] ?? '')}`;
         if (vertical) {
           g.save();
