@@ -116,8 +116,10 @@ async function request<T extends ResponseBody>(body: RequestBody): Promise<T> {
 }
 
 /**
- * After a heatmap is painted, fetch what a person most likely opens next (the neighbouring heads, the next
- * term, the next layer) while nothing else is asked: switching to them is then a repaint, not a round trip.
+ * Once a heatmap has been on screen for a moment, fetch what a person most likely opens next (the neighbouring
+ * heads, the next term, the next layer) while nothing else is asked: switching to them is then a repaint, not
+ * a round trip. The pause keeps prefetches out of the way of someone stepping quickly (the host answers one
+ * request at a time, so a prefetch in flight would delay the next real one).
  */
 function prefetchAround(layer: number, head: number, term: MatrixKind): void {
   if (!init) return;
@@ -135,8 +137,9 @@ function prefetchAround(layer: number, head: number, term: MatrixKind): void {
     if (init !== snapshot || k >= next.length || inflight.size > 0) return;
     void request(next[k++]).then(step, () => undefined);
   };
-  setTimeout(step, 0);
+  setTimeout(step, PREFETCH_AFTER_MS);
 }
+const PREFETCH_AFTER_MS = 400;
 
 async function getSlice(layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
   const r = await request<SliceResponse>({ type: 'slice', layer, head, kind });
