@@ -70,8 +70,10 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     await tokens.nth(2).hover();
     await frame.locator('#tokens .tok.query').waitFor({ timeout: 5_000 });
     await waitUntil(async () => (await frame.locator('#tokens .tok.neighbour').count()) > 0, { message: 'neighbour highlight' });
-    // The strongest few neighbours carry their value as a label (data-value).
-    const shown = await frame.locator('#tokens .tok.neighbour[data-value]').evaluateAll((ts) => ts.map((t) => t.dataset.value));
+    // The strongest few neighbours carry a rank badge (data-rank 1..3); the readout lists them with their values.
+    const ranks = await frame.locator('#tokens .tok.neighbour[data-rank]').evaluateAll((ts) => ts.map((t) => t.dataset.rank).sort());
+    assert.ok(ranks.length > 0 && ranks[0] === '1', `rank badges: ${ranks}`);
+    const shown = await frame.locator('#readout span[data-value]').evaluateAll((ts) => ts.map((t) => t.dataset.value));
     assert.ok(shown.length > 0 && shown.every((v) => v !== '' && Number.isFinite(num(v))), `neighbour values: ${shown}`);
     await screenshot(page, 'ui-hover-token');
 
