@@ -140,28 +140,33 @@ try {
       sel.value = String(layer);
       sel.dispatchEvent(new Event('change', { bubbles: true }));
       // The heatmap's paint counter, not a slice's arrival: the view may hold the layer already (its own prefetch).
-      await new Promise((res) => { const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : requestAnimationFrame(f)); f(); });
+      await new Promise((res, rej) => {
+        const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : performance.now() - t0 > 60_000 ? rej(new Error(`layer ${layer}: no repaint in 60 s`)) : requestAnimationFrame(f));
+        f();
+      });
       return performance.now() - t0;
     }, layer);
     const summary = (xs) => ({ median: +median(xs).toFixed(1), min: +Math.min(...xs).toFixed(1), runs: xs.length });
-    // First half of the layers as a reader (1 s on each), the rest back to back: every switch goes to a layer not
-    // shown before.
+    // First half of the other layers as a reader (1 s on each), the rest back to back: every switch goes to a layer
+    // not shown before. The view opens on the layer the last result was left on (its saved state), not always 0.
+    const shown = Number(await frame.locator('#layer').inputValue());
+    const order = Array.from({ length: layers }, (_, k) => k).filter((k) => k !== shown);
     const backToBack = [];
     const reading = [];
-    const half = Math.max(1, Math.floor((layers - 1) / 2));
-    for (let k = 1; k <= half; k++) {
+    const half = Math.max(1, Math.floor(order.length / 2));
+    for (const k of order.slice(0, half)) {
       await page.waitForTimeout(1000);
       reading.push(await switchTo(k));
     }
-    for (let k = half + 1; k < layers; k++) backToBack.push(await switchTo(k));
+    for (const k of order.slice(half)) backToBack.push(await switchTo(k));
     if (backToBack.length) r.layer_switch_ms = summary(backToBack);
     if (reading.length) r.layer_switch_after_1s_ms = summary(reading);
-    if (layers > 1) await switchTo(0);
+    if (order.length) await switchTo(shown);
 
     // Switch → repaint: change a select as a person would (change event), wait for the heatmap's paint counter
     // to move, then for the next animation frame (the picture is on screen). Each switch goes to a matrix not
     // yet seen, so the host's answer is part of the time; the slice cache would hide it otherwise. (The layer
-    // steps read probs, which the layer pass above has shown already: they time a repaint from the view's cache.)
+    // steps are in the last term, whose layers the pass above has shown already: they time a repaint from cache.)
     const switchTimes = { term: [], layer: [], head: [] };
     const plan = [];
     for (const t of ['c2c', 'c2p', 'p2c', 'scores', 'probs']) plan.push(['term', '#term', t]);
@@ -182,7 +187,10 @@ try {
         const t0 = performance.now();
         s.value = value;
         s.dispatchEvent(new Event('change'));
-        await new Promise((res) => { const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : requestAnimationFrame(f)); f(); });
+        await new Promise((res, rej) => {
+          const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : performance.now() - t0 > 60_000 ? rej(new Error(`${sel} = ${value}: no repaint in 60 s`)) : requestAnimationFrame(f));
+          f();
+        });
         return performance.now() - t0;
       }, [sel, value]);
       if (ms !== null) switchTimes[what].push(ms);
