@@ -1,6 +1,6 @@
 // The DeBERTa Lens view: token strip, heatmap with hover readout, head grid and side-by-side compare.
 // The maths lives in the pure modules beside this file; this one owns the DOM and the message loop.
-import type { MatrixKind } from '../src/engine/types';
+import type { MatrixKind } from '../src/shared/kinds';
 import {
   fromBuffer,
   PROTOCOL_VERSION,
@@ -12,19 +12,29 @@ import {
   type RequestBody,
   type ResponseBody,
   type RowResponse,
+  type SliceRequest,
   type SliceResponse,
   type ViewInit,
   type WebviewToHost,
-} from '../src/protocol';
+} from '../src/shared/protocol';
 import { LruCache } from './cache';
-import { colorOf, cssRgb, formatValue, isSignedKind, makeLut, valueRange, type Range } from './colors';
-import { cellAt, pairValues, rankByMagnitude, topK, type Neighbour } from './hover';
-import { layoutTokens } from './layout';
-import { applyAction, keyToAction, reconcileState, toggleCompare, type ViewState } from './nav';
+import { colorOf, cssRgb, describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
+import { $, el, revealWithin, themeKind } from './dom';
+import { Heatmap } from './heatmap';
+import { withAxisLabels } from './grid-labels';
+import { formatSigned, formatValue } from '../src/shared/format';
+import { isRawTerm, isSignedKind, KIND_LABELS, KIND_SHORT, kindsOf } from '../src/shared/kinds';
+import { cellAt, neighbours, pairValues, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
+import { chipColours } from './strip-style';
+import { idleReadout, readoutLines } from './readout';
+import { showExportForm } from './export-form';
+import { pieceLabel } from '../src/shared/token-layout';
+import { layoutTokens } from '../src/shared/token-layout';
+import { applyAction, keyToAction, reconcileState, toggleCompare, VIEW_CONTROLS, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
-import { ANALYSIS_VIEWS, EXPORT_FORMATS, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/protocol';
-import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/protocol';
+import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
+import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -34,15 +44,10 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const KIND_LABEL: Record<MatrixKind, string> = {
-  c2c: 'c2c (content→content)',
-  c2p: 'c2p (content→position)',
-  p2c: 'p2c (position→content)',
-  scores: 'scores ((c2c+c2p+p2c)/scale)',
-  probs: 'probs (softmax)',
-};
 const TOP_K = 8;
 const LABELLED = 3;
+/** Raw terms: keys that lower the score, shown apart in the strip's second colour. */
+const TOP_NEGATIVE = 4;
 const GRID_SIZE = 96; // small multiples are block-averaged to at most this many cells a side
 
 // ---------- state ----------
@@ -52,7 +57,8 @@ let state: ViewState | undefined;
 /** Query row under the pointer or keyboard cursor (strip, heatmap or editor); `pinned` overrides it. */
 let hoverI: number | null = null;
 let hoverJ: number | null = null;
-let current: { values: Float32Array; range: Range; n: number; key: string } | undefined;
+/** The heatmap on screen: raw `values` (hover, readout) and the `shown` ones the colours come from (row-scaled or not). */
+let current: { values: Float32Array; shown: Float32Array; range: Range; n: number; key: string } | undefined;
 /** Word groups the heatmap and the strip show (word merging on, heatmap view); strip/heatmap index = group. */
 let merged: WordGroupInfo[] | undefined;
 /** What the strip currently shows ('' = pieces, else the groups' key), so it is rebuilt only on a change. */
@@ -61,23 +67,17 @@ let sentHover = '';
 const tracker = new RequestTracker<ResponseBody>();
 const cache = new LruCache<string, ResponseBody>(48);
 
-// ---------- DOM helpers ----------
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Partial<Record<string, string>> = {},
-  children: (Node | string)[] = [],
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) if (v !== undefined) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
-const $ = <T extends HTMLElement>(sel: string): T => {
-  const e = document.querySelector<T>(sel);
-  if (!e) throw new Error(`missing ${sel}`);
-  return e;
-};
+// ---------- DOM ----------
 const app = $('#app');
+const heatmap = new Heatmap({
+  hover: (i, j) => {
+    hoverFromStrip = false;
+    setHover(i, j);
+  },
+  click: () => {
+    if (hoverI !== null) pin(state?.pinned === hoverI ? null : hoverI, hoverJ);
+  },
+});
 
 function post(m: WebviewToHost): void {
   vscode.postMessage(m);
@@ -92,17 +92,53 @@ function keyOf(b: RequestBody): string {
   return JSON.stringify(b);
 }
 
+/** Requests in flight by key: a prefetch and the user's own request for the same matrix share one answer. */
+const inflight = new Map<string, Promise<ResponseBody>>();
+
 async function request<T extends ResponseBody>(body: RequestBody): Promise<T> {
   const k = keyOf(body);
   const hit = cache.get(k);
   if (hit) return hit as T;
   if (!init) throw new Error('no result');
+  const pending = inflight.get(k);
+  if (pending) return (await pending) as T;
   const { id, promise } = tracker.open();
   post({ type: 'request', id, resultId: init.resultId, body });
-  const res = (await promise) as T;
-  cache.set(k, res);
-  return res;
+  inflight.set(k, promise);
+  try {
+    const res = (await promise) as T;
+    cache.set(k, res);
+    return res;
+  } finally {
+    inflight.delete(k);
+  }
 }
+
+/**
+ * Once a heatmap has been on screen for a moment, fetch what a person most likely opens next (the neighbouring
+ * heads, the next term, the next layer) while nothing else is asked: switching to them is then a repaint, not
+ * a round trip. The pause keeps prefetches out of the way of someone stepping quickly (the host answers one
+ * request at a time, so a prefetch in flight would delay the next real one).
+ */
+function prefetchAround(layer: number, head: number, term: MatrixKind): void {
+  if (!init) return;
+  const { layers, heads } = init.model;
+  const next: SliceRequest[] = [];
+  const at = kinds.indexOf(term);
+  next.push({ type: 'slice', layer, head: (head + 1) % heads, kind: term });
+  if (at >= 0) next.push({ type: 'slice', layer, head, kind: kinds[(at + 1) % kinds.length] });
+  next.push({ type: 'slice', layer, head: (head + heads - 1) % heads, kind: term });
+  const li = layers.indexOf(layer);
+  if (li >= 0 && layers.length > 1) next.push({ type: 'slice', layer: layers[(li + 1) % layers.length], head, kind: term });
+  const snapshot = init;
+  let k = 0;
+  const step = () => {
+    if (init !== snapshot || k >= next.length || inflight.size > 0) return;
+    void request(next[k++]).then(step, () => undefined);
+  };
+  setTimeout(step, PREFETCH_AFTER_MS);
+}
+const PREFETCH_AFTER_MS = 400;
 
 async function getSlice(layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
   const r = await request<SliceResponse>({ type: 'slice', layer, head, kind });
@@ -129,7 +165,7 @@ function buildShell(): void {
   if (!init || !state) return;
   const m = init.model;
   const option = (value: string, label: string) => el('option', { value }, [label]);
-  const term = el('select', { id: 'term', 'aria-label': 'Term' }, kinds.map((k) => option(k, KIND_LABEL[k])));
+  const term = el('select', { id: 'term', 'aria-label': 'Term' }, kinds.map((k) => option(k, KIND_LABELS[k])));
   const layer = el('select', { id: 'layer', 'aria-label': 'Layer' }, m.layers.map((l) => option(String(l), `Layer ${l}`)));
   const head = el(
     'select',
@@ -138,7 +174,7 @@ function buildShell(): void {
   );
   const discount = el('input', { id: 'discount-special', type: 'checkbox', 'aria-label': 'Discount special tokens ([CLS], [SEP]) in probs' });
   const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale' }, [
-    option('diverging', 'Blue–red'),
+    option('diverging', 'Theme (diverging · sequential)'),
     option('viridis', 'Viridis'),
   ]);
   const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
@@ -148,10 +184,10 @@ function buildShell(): void {
       el('button', { id: 'view-heads', type: 'button', role: 'tab', 'aria-controls': 'heads-view' }, ['Compare heads']),
       ...ANALYSIS_VIEWS.map((v) => el('button', { id: `view-${v}`, type: 'button', role: 'tab', 'aria-controls': 'analysis-view' }, [VIEW_TITLES[v]])),
     ]),
-    el('label', {}, ['Term ', term]),
-    el('span', { class: 'group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
+    el('label', { id: 'term-group' }, ['Term ', term]),
+    el('span', { class: 'group', id: 'layer-group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
     el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
-    el('label', { title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
+    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
     el('span', { class: 'group', id: 'merge-group' }, [
       el('label', { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' }, [
         el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }),
@@ -159,11 +195,13 @@ function buildShell(): void {
       ]),
       el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [option('words', 'words'), option('identifiers', 'identifiers')]),
     ]),
-    el('label', {}, ['Colours ', scale]),
+    el('label', { id: 'colours-group' }, ['Colours ', scale]),
     el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
       'Export ',
       ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
     ]),
+    // Always laid out (only its visibility changes), so showing it never reflows the toolbar.
+    el('span', { id: 'busy', class: 'meta busy', role: 'status' }, ['computing…']),
     el('span', { id: 'meta', class: 'meta' }, [
       `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`,
     ]),
@@ -172,23 +210,31 @@ function buildShell(): void {
   const tokens = el('div', { id: 'tokens', role: 'listbox', tabindex: '0', 'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)' });
   fillStrip(tokens, undefined);
 
-  const heatmapView = el('section', { id: 'heatmap-view', role: 'tabpanel', 'aria-label': 'Heatmap' }, [
-    el('div', { class: 'heatmap-wrap' }, [
-      el('canvas', { id: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention heatmap: rows are queries, columns are keys. Arrow keys move, Enter pins.' }),
-      el('canvas', { id: 'heatmap-overlay', 'aria-hidden': 'true' }),
-    ]),
-    el('div', { id: 'legend', class: 'legend' }, [
+  const scaling = el('select', { id: 'scaling', 'aria-label': 'Colour mapping', title: 'How values map to colours' }, [
+    option('linear', 'linear, robust limits'),
+    option('log', 'log (probs)'),
+    option('row', 'each row to its max'),
+  ]);
+  // The legend sits above the maps (heatmap and head grid alike), so it is on screen whenever a map is.
+  const legend = el('div', { id: 'legend', class: 'legend' }, [
+    el('label', {}, ['Colour ', scaling]),
+    el('span', { class: 'legend-scale' }, [
       el('span', { id: 'legend-min' }),
       el('canvas', { id: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' }),
       el('span', { id: 'legend-max' }),
-      el('span', { id: 'legend-label', class: 'meta' }),
     ]),
+    el('span', { id: 'legend-label', class: 'meta' }),
+  ]);
+  const heatmapView = el('section', { id: 'heatmap-view', role: 'tabpanel', 'aria-label': 'Heatmap' }, [
+    heatmap.root,
     el('p', { id: 'merge-caption', class: 'meta', hidden: '' }),
   ]);
   const headsView = el('section', { id: 'heads-view', role: 'tabpanel', 'aria-label': 'Compare heads', hidden: '' }, [
     el('h2', {}, ['Layer × head overview']),
     el('p', { id: 'overview-caption', class: 'meta' }),
-    el('canvas', { id: 'overview', tabindex: '0', role: 'img', 'aria-label': 'Overview: rows are layers, columns are heads. Arrow keys move, Enter opens.' }),
+    el('div', { id: 'overview-box' }, [
+      el('canvas', { id: 'overview', tabindex: '0', role: 'img', 'aria-label': 'Overview: rows are layers, columns are heads. Arrow keys move, Enter opens.' }),
+    ]),
     el('h2', { id: 'grid-title' }, ['Heads']),
     el('div', { id: 'head-grid', class: 'head-grid' }),
     el('h2', {}, ['Side by side']),
@@ -199,9 +245,11 @@ function buildShell(): void {
   const analysisView = el('section', { id: 'analysis-view', role: 'tabpanel', 'aria-label': 'Analysis', hidden: '' });
   app.replaceChildren(
     toolbar,
+    el('div', { id: 'export-form', class: 'export-form', role: 'dialog', 'aria-label': 'Export choices', hidden: '' }),
     tokens,
     el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
     el('div', { id: 'status', class: 'status', role: 'alert' }),
+    legend,
     heatmapView,
     headsView,
     analysisView,
@@ -210,9 +258,9 @@ function buildShell(): void {
   app.dataset.state = 'ready';
   stripKey = '';
   wireControls();
-  const legend = $<HTMLCanvasElement>('#legend-bar');
-  legend.style.width = '160px';
-  legend.style.height = '10px';
+  const bar = $<HTMLCanvasElement>('#legend-bar');
+  bar.style.width = '160px';
+  bar.style.height = '10px';
 }
 
 /** Fills the token strip with the pieces, or with word groups (then `data-i` is the group index). */
@@ -261,7 +309,8 @@ function setStrip(groups: WordGroupInfo[] | undefined): void {
 /** Strip / readout label of row k: a piece, or a merged word with its pieces. */
 function labelOf(k: number): string {
   if (merged) return merged[k]?.text ?? '';
-  return init?.tokens[k]?.text ?? '';
+  const t = init?.tokens[k];
+  return t ? (t.special ? t.text : pieceLabel(t.text)) : '';
 }
 
 function stripTitle(k: number): string {
@@ -294,7 +343,12 @@ function wireControls(): void {
   mergeMode.addEventListener('change', () => {
     if (mergeBox.checked) update({ merge: mergeMode.value as MergeModeName, pinned: null });
   });
-  for (const f of EXPORT_FORMATS) $(`#export-${f}`).addEventListener('click', () => exportView(f));
+  for (const f of EXPORT_FORMATS) {
+    $(`#export-${f}`).addEventListener('click', () => {
+      if (f === 'png' || f === 'svg' || !init || !state) return exportView(f);
+      showExportForm($('#export-form'), f, init.model, init.tokens.length, { layer: state.layer, term: state.term }, (c) => post({ type: 'export', ...c }));
+    });
+  }
   for (const v of ANALYSIS_VIEWS) $(`#view-${v}`).addEventListener('click', () => update({ view: v }));
   scale.addEventListener('change', () => update({ colorScale: scale.value as ViewState['colorScale'] }));
   $('#layer-prev').addEventListener('click', () => act({ type: 'layer', delta: -1 }));
@@ -307,6 +361,7 @@ function wireControls(): void {
   const tokens = $('#tokens');
   tokens.addEventListener('mouseover', (e) => {
     const i = tokenIndex(e.target);
+    hoverFromStrip = true;
     if (i !== null) setHover(i, null);
   });
   tokens.addEventListener('mouseleave', () => setHover(null, null));
@@ -332,21 +387,12 @@ function wireControls(): void {
     e.preventDefault();
     if (state?.pinned !== null && state?.pinned !== undefined) pin(next);
     else setHover(next, null);
-    document.querySelector(`#tokens .tok[data-i="${next}"]`)?.scrollIntoView({ block: 'nearest' });
+    revealWithin(tokens, tokEl(next));
   });
 
-  const canvas = $<HTMLCanvasElement>('#heatmap');
-  canvas.addEventListener('mousemove', (e) => {
-    if (!current) return;
-    const rect = canvas.getBoundingClientRect();
-    const c = cellAt(e.clientX - rect.left, e.clientY - rect.top, rect.width, current.n);
-    if (c) setHover(c.i, c.j);
-  });
-  canvas.addEventListener('mouseleave', () => setHover(null, null));
-  canvas.addEventListener('click', () => {
-    if (hoverI !== null) pin(state?.pinned === hoverI ? null : hoverI, hoverJ);
-  });
-  canvas.addEventListener('keydown', (e) => {
+  const scalingSel = $<HTMLSelectElement>('#scaling');
+  scalingSel.addEventListener('change', () => update({ scaling: scalingSel.value as ViewState['scaling'] }));
+  heatmap.canvas.addEventListener('keydown', (e) => {
     if (!init) return;
     const n = current?.n ?? init.tokens.length;
     let i = hoverI ?? state?.pinned ?? 0;
@@ -361,6 +407,7 @@ function wireControls(): void {
       return;
     } else return;
     e.preventDefault();
+    heatmap.reveal(i, j);
     if (state?.pinned !== null && state?.pinned !== undefined) pin(i, j);
     else setHover(i, j);
   });
@@ -426,7 +473,8 @@ function update(patch: Partial<ViewState>): void {
     prev.headAgg !== state.headAgg ||
     prev.discountSpecial !== state.discountSpecial ||
     prev.preset !== state.preset ||
-    prev.merge !== state.merge;
+    prev.merge !== state.merge ||
+    prev.scaling !== state.scaling;
   if (prev.view !== state.view || matrixChanged || patch.view !== undefined) void renderView();
   else refreshHover();
 }
@@ -441,14 +489,16 @@ function syncControls(): void {
   // Word merging pools raw slices (or head means); the special-token discount does not apply to it.
   discount.disabled = state.term !== 'probs' || !!state.merge;
   $<HTMLSelectElement>('#color-scale').value = state.colorScale;
+  $<HTMLSelectElement>('#scaling').value = state.scaling ?? 'linear';
   $<HTMLInputElement>('#merge-words').checked = !!state.merge;
   if (state.merge) $<HTMLSelectElement>('#merge-mode').value = state.merge;
   const heat = state.view === 'heatmap';
-  $('#merge-group').hidden = !heat;
+  const applies = new Set(VIEW_CONTROLS[state.view]);
+  for (const c of ['term', 'layer', 'head', 'discount', 'merge', 'colours'] as const) $(`#${c}-group`).hidden = !applies.has(c);
   $('#heatmap-view').hidden = !heat;
   $('#heads-view').hidden = state.view !== 'heads';
   $('#analysis-view').hidden = !isAnalysis(state.view);
-  $('#legend').hidden = !heat && state.view !== 'heads';
+  $('#legend').hidden = !applies.has('legend');
   for (const v of ['heatmap', 'heads', ...ANALYSIS_VIEWS]) $(`#view-${v}`).setAttribute('aria-selected', String(state.view === v));
   app.dataset.view = state.view;
 }
@@ -481,6 +531,14 @@ async function renderView(): Promise<void> {
   if (!state || !init) return;
   const seq = ++renderSeq;
   readThemeColors();
+  // A view whose data takes a while (a layer computed on demand, term shares over every head) says so after a
+  // moment, and the picture on screen is dimmed rather than blanked until the new one is painted.
+  const busy = $('#busy');
+  const timer = setTimeout(() => {
+    if (seq !== renderSeq) return;
+    busy.style.visibility = 'visible';
+    app.dataset.busy = 'true';
+  }, 150);
   try {
     $('#status').textContent = '';
     // Word merging is a heatmap feature: the other views index pieces, so the strip shows pieces there.
@@ -491,6 +549,12 @@ async function renderView(): Promise<void> {
     if (seq === renderSeq) refreshHover();
   } catch (e) {
     reportError(e);
+  } finally {
+    clearTimeout(timer);
+    if (seq === renderSeq) {
+      busy.style.visibility = 'hidden';
+      delete app.dataset.busy;
+    }
   }
 }
 
@@ -499,9 +563,11 @@ function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
   canvas.style.height = `${px}px`;
 }
 
-function heatmapPx(n: number): number {
-  const avail = Math.max(200, Math.min(document.body.clientWidth - 48, 760));
-  return Math.max(n, Math.floor(avail / n) * n || avail);
+/** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and within the window's height. */
+function heatmapPx(): number {
+  const byWidth = document.body.clientWidth - 48 - 90;
+  const byHeight = window.innerHeight - 140;
+  return Math.max(240, Math.min(760, byWidth, Math.max(320, byHeight)));
 }
 
 function isAnalysis(v: string): v is AnalysisView {
@@ -547,9 +613,9 @@ function exportPicture() {
   if (!state || !init) return undefined;
   if (isAnalysis(state.view)) return currentPicture();
   if (state.view === 'heatmap' && current) {
-    const lut = makeLut(state.colorScale, current.range.signed);
+    const lut = makeLut(state.colorScale, current.range.signed, themeKind());
     const head = state.headAgg ?? `head ${state.head}`;
-    return { canvas: $<HTMLCanvasElement>('#heatmap'), values: current.values, rows: current.n, cols: current.n, range: current.range, lut, title: `${state.term}, layer ${state.layer}, ${head}` };
+    return { canvas: heatmap.bitmap, values: current.shown, rows: current.n, cols: current.n, range: current.range, lut, title: `${state.term}, layer ${state.layer}, ${head}` };
   }
   return undefined;
 }
@@ -605,25 +671,23 @@ async function renderHeatmap(seq: number): Promise<void> {
   setStrip(words?.groups);
   const n = words ? words.n : init.tokens.length;
   const signed = isSignedKind(term);
-  const range = valueRange(values, signed);
-  const lut = makeLut(state.colorScale, signed);
-  current = { values, range, n, key: `${layer}/${head}/${term}${aggKey}` };
+  const scaling = state.scaling ?? 'linear';
+  const shown = scaling === 'row' ? normaliseRows(values, n, n) : values;
+  const range = robustRange(shown, signed, scaling);
+  const lut = makeLut(state.colorScale, signed, themeKind());
+  current = { values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` };
   const mergeCap = $('#merge-caption');
   mergeCap.hidden = !words;
   mergeCap.textContent = words ? mergeCaption(term, words.mode, words.columns, words.n, init.tokens.length) : '';
-  const canvas = $<HTMLCanvasElement>('#heatmap');
-  paintInto(canvas, values, n, n, range, lut);
-  const px = heatmapPx(n);
-  sizeCanvasCss(canvas, px);
-  const overlay = $<HTMLCanvasElement>('#heatmap-overlay');
-  const dpr = window.devicePixelRatio || 1;
-  overlay.width = Math.round(px * dpr);
-  overlay.height = Math.round(px * dpr);
-  sizeCanvasCss(overlay, px);
+  const labels = words ? words.groups.map((g) => g.text) : init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
+  heatmap.readTheme();
+  heatmap.set({ values: shown, n, range, lut, labels }, heatmapPx());
+  const canvas = heatmap.canvas;
   const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
   canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
   renderLegend(range, lut, term);
   if (aggKey) $('#legend-label').textContent += ` · ${what}`;
+  if (!aggKey) prefetchAround(layer, head, term);
 }
 
 function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
@@ -634,9 +698,9 @@ function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): v
     img.data.set(lut);
     ctx.putImageData(img, 0, 0);
   }
-  $('#legend-min').textContent = formatValue(range.min);
-  $('#legend-max').textContent = formatValue(range.max);
-  $('#legend-label').textContent = range.signed ? `${kind}, centred at 0` : `${kind}, 0 to max`;
+  $('#legend-min').textContent = `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
+  $('#legend-max').textContent = `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
+  $('#legend-label').textContent = describeRange(range, kind);
 }
 
 async function renderHeads(seq: number): Promise<void> {
@@ -649,10 +713,14 @@ async function renderHeads(seq: number): Promise<void> {
   if (seq !== renderSeq) return;
   renderOverview(ov);
   const m = grid.size;
-  const all = fromBuffer(grid.data, grid.heads * m * m);
+  const scaling = state.scaling ?? 'linear';
+  const raw = fromBuffer(grid.data, grid.heads * m * m);
+  // [heads, m, m] is heads·m rows of m: per-row scaling needs no reshaping.
+  const all = scaling === 'row' ? normaliseRows(raw, grid.heads * m, m) : raw;
   const signed = isSignedKind(term);
-  const range = valueRange(all, signed); // one range for the layer: heads are comparable
-  const lut = makeLut(state.colorScale, signed);
+  // One range for the layer so heads are comparable; robust, so one head's outliers do not fade the others.
+  const range = robustRange(all, signed, scaling);
+  const lut = makeLut(state.colorScale, signed, themeKind());
   renderLegend(range, lut, term);
   $('#grid-title').textContent = `Heads of layer ${layer} (${term}; click to open, tick to compare)`;
   const box = $('#head-grid');
@@ -661,7 +729,7 @@ async function renderHeads(seq: number): Promise<void> {
     const canvas = el('canvas', { class: 'thumb', 'aria-hidden': 'true' });
     paintInto(canvas, all.subarray(h * m * m, (h + 1) * m * m), m, m, range, lut);
     sizeCanvasCss(canvas, 112);
-    const open = el('button', { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` }, [canvas, el('span', {}, [`Head ${h}`])]);
+    const open = el('button', { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` }, [canvas, el('span', {}, [`L${layer} · head ${h}`])]);
     open.addEventListener('click', () => update({ head: h, view: 'heatmap' }));
     const box2 = el('input', { type: 'checkbox', class: 'cmp', 'data-head': String(h), 'aria-label': `Compare head ${h}` });
     box2.checked = state.compare.includes(h);
@@ -694,6 +762,7 @@ function renderOverview(ov: OverviewResponse): void {
   const cell = Math.max(8, Math.min(28, Math.floor(520 / Math.max(H, 1))));
   canvas.style.width = `${H * cell}px`;
   canvas.style.height = `${L * cell}px`;
+  $('#overview-box').replaceChildren(withAxisLabels(canvas, ov.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }));
   const li = ov.layers.indexOf(state.layer);
   const what = ov.metric === 'entropy' ? 'mean attention entropy (nats; dark = focused heads)' : `mean |${ov.kind}|`;
   $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head]) : '–'}.`;
@@ -717,15 +786,11 @@ async function renderCompare(): Promise<void> {
   if (!state || state.layer !== layer || state.term !== term) return;
   const n = init.tokens.length;
   const signed = isSignedKind(term);
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const s of slices) {
-    const r = valueRange(s, signed);
-    lo = Math.min(lo, r.min);
-    hi = Math.max(hi, r.max);
-  }
-  const range: Range = signed ? { min: -Math.max(-lo, hi), max: Math.max(-lo, hi), signed } : { min: 0, max: hi, signed };
-  const lut = makeLut(state.colorScale, signed);
+  // One robust range over every compared head, so equal colours mean equal values across panes.
+  const joined = new Float32Array(slices.reduce((a, s) => a + s.length, 0));
+  slices.reduce((at, s) => (joined.set(s, at), at + s.length), 0);
+  const range = robustRange(joined, signed);
+  const lut = makeLut(state.colorScale, signed, themeKind());
   const px = Math.max(n, Math.floor(Math.min(360, (document.body.clientWidth - 48) / Math.min(heads.length, 3))));
   const dpr = window.devicePixelRatio || 1;
   const panes = heads.map((h, k) => {
@@ -748,7 +813,7 @@ async function renderCompare(): Promise<void> {
     comparePanes.push({ head: h, canvas, overlay, values: slices[k], px });
     return el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
       el('div', { class: 'heatmap-wrap' }, [canvas, overlay]),
-      el('figcaption', { class: 'meta' }, [`Head ${h}`]),
+      el('figcaption', { class: 'meta' }, [`Layer ${layer} · head ${h}`]),
     ]);
   });
   box.replaceChildren(...panes);
@@ -758,12 +823,22 @@ async function renderCompare(): Promise<void> {
 // ---------- hover: strip highlights, overlays, readout ----------
 let lit: HTMLElement[] = [];
 let hoverSeq = 0;
+/** Where the last hover came from: the strip scrolls neighbours into view only when the pointer is elsewhere. */
+let hoverFromStrip = false;
+
+/** Relative-position table row of every (query, key) pair, when the model has relative attention (log buckets). */
+async function bucketRows(): Promise<{ rowOf: Float32Array; zoneOf: Float32Array; zones: string[]; n: number } | undefined> {
+  if (!init || !init.model.terms.some((t) => t === 'c2p' || t === 'p2c')) return undefined;
+  const r = await request<BucketsResponse>({ type: 'buckets' });
+  return { rowOf: fromBuffer(r.rowOf, r.n * r.n), zoneOf: fromBuffer(r.zoneOf, r.n * r.n), zones: r.zones, n: r.n };
+}
+let buckets: Awaited<ReturnType<typeof bucketRows>> | null = null;
 
 function refreshHover(): void {
   if (!state || !init) return;
   const i = hoverI;
   const j = hoverJ;
-  drawOverlay($<HTMLCanvasElement>('#heatmap-overlay'), current?.n ?? 0, i, j);
+  heatmap.setHover(i, j);
   for (const p of comparePanes) drawOverlay(p.overlay, init.tokens.length, i, j);
   const msg = `${state.pinned ?? ''}|${i ?? ''}|${state.layer}|${state.head}|${state.term}`;
   if (msg !== sentHover) {
@@ -775,47 +850,37 @@ function refreshHover(): void {
   if (i === null) {
     if (isAnalysis(state.view)) hoverToken(null);
     unlight();
-    $('#readout').textContent = 'Hover a token or a heatmap cell (click pins, Escape clears).';
+    renderReadoutIdle();
     return;
   }
   const seq = ++hoverSeq;
   const { layer, head, term } = state;
   if (isAnalysis(state.view)) hoverToken(i);
-  const show = (rows: Partial<Record<MatrixKind, Float32Array>>) => {
+  const show = (rows: Partial<Record<MatrixKind, Float32Array>>, exact: boolean) => {
     if (seq !== hoverSeq || !init) return;
     const row = rows[term];
     if (!row) return;
-    const top = topK(row, TOP_K, rankByMagnitude(term));
+    const nbs = neighbours(row, term, TOP_K);
     // Moving along one row only moves the key marker: the strip's neighbours stay as they are.
     const key = `${msg}|${state?.colorScale}`;
     if (key !== litKey) {
       unlight();
       litKey = key;
-      lightStrip(i, top, row);
+      lightStrip(i, nbs);
     }
     markKey(j);
-    renderReadout(i, j, top, rows);
+    if (exact) renderReadout(i, j, nbs, rows);
   };
   if (isAggregated()) {
     // The host's row request is per head: an aggregated map answers hover from the matrix on screen.
-    if (current && current.n > i) show({ [term]: current.values.subarray(i * current.n, (i + 1) * current.n) });
+    if (current && current.n > i) show({ [term]: current.values.subarray(i * current.n, (i + 1) * current.n) }, true);
     return;
   }
   const cached = rowCache.get(`${layer}/${head}/${i}`);
-  if (cached) return show(cached);
+  if (cached) return show(cached, true);
   // The strip can light up at once from the slice on screen; the exact readout follows the host's row.
-  if (current && current.key === `${layer}/${head}/${term}`) {
-    const n = current.n;
-    const row = current.values.subarray(i * n, (i + 1) * n);
-    const key = `${msg}|${state.colorScale}`;
-    if (key !== litKey) {
-      unlight();
-      litKey = key;
-      lightStrip(i, topK(row, TOP_K, rankByMagnitude(term)), row);
-    }
-    markKey(j);
-  }
-  void getRow(layer, head, i).then(show).catch(reportError);
+  if (current && current.key === `${layer}/${head}/${term}`) show({ [term]: current.values.subarray(i * current.n, (i + 1) * current.n) }, false);
+  void getRow(layer, head, i).then((rows) => show(rows, true)).catch(reportError);
 }
 
 let litKey = '';
@@ -824,9 +889,10 @@ const rowCache = new LruCache<string, Partial<Record<MatrixKind, Float32Array>>>
 
 function unlight(): void {
   for (const t of lit) {
-    t.classList.remove('query', 'key', 'neighbour', 'pinned');
+    t.classList.remove('query', 'key', 'neighbour', 'negative', 'pinned');
     t.style.backgroundColor = '';
-    t.removeAttribute('data-value');
+    t.style.color = '';
+    t.removeAttribute('data-rank');
     t.title = stripTitle(Number(t.dataset.i));
     t.setAttribute('aria-selected', 'false');
   }
@@ -847,27 +913,37 @@ function tokEl(k: number): HTMLElement | null {
   return document.querySelector<HTMLElement>(`#tokens .tok[data-i="${k}"]`);
 }
 
-function lightStrip(i: number, top: Neighbour[], row: Float32Array): void {
+function lightStrip(i: number, nbs: SignedNeighbours): void {
   if (!state) return;
   const signed = isSignedKind(state.term);
-  const lut = makeLut(state.colorScale, signed);
-  const range = valueRange(row, signed);
-  top.forEach((nb, rank) => {
+  const lut = makeLut(state.colorScale, signed, themeKind());
+  const paint = (nb: Neighbour, rank: number, sign: -1 | 0 | 1) => {
     const t = tokEl(nb.j);
     if (!t) return;
-    t.classList.add('neighbour');
-    t.style.backgroundColor = cssRgb(colorOf(nb.value, range, lut), 0.25 + 0.65 * nb.strength);
-    // Value labels above the strongest few only: adjacent short tokens would overprint each other.
-    if (rank < LABELLED) t.dataset.value = formatValue(nb.value);
-    t.title = `#${nb.j} ${labelOf(nb.j)}: ${state?.term} = ${formatValue(nb.value)}`;
+    t.classList.add(sign < 0 ? 'negative' : 'neighbour');
+    const c = chipColours(nb.strength, sign, lut);
+    t.style.backgroundColor = c.background;
+    t.style.color = c.color;
+    // Rank badges on the strongest few (a number beside a word would overprint its neighbour's).
+    if (rank < LABELLED && sign >= 0) t.dataset.rank = String(rank + 1);
+    t.title = `#${nb.j} ${labelOf(nb.j)}: ${state?.term} = ${formatSigned(nb.value)}${sign < 0 ? ' (lowers the score)' : ''}`;
     lit.push(t);
-  });
+  };
+  nbs.top.forEach((nb, rank) => paint(nb, rank, signed ? 1 : 0));
+  nbs.negative.slice(0, TOP_NEGATIVE).forEach((nb, rank) => paint(nb, rank, -1));
   const q = tokEl(i);
   if (q) {
     q.classList.add('query');
     if (state.pinned === i) q.classList.add('pinned');
     q.setAttribute('aria-selected', 'true');
     lit.push(q);
+  }
+  if (!hoverFromStrip) {
+    // The pointer is on the heatmap or in the editor: bring the strongest neighbour, then the query, into view.
+    const first = nbs.top[0] ? tokEl(nbs.top[0].j) : null;
+    const strip = $('#tokens');
+    revealWithin(strip, first);
+    revealWithin(strip, q);
   }
 }
 
@@ -876,31 +952,30 @@ function tokenName(k: number): string {
   return t ? `“${t}” ${merged ? 'word ' : ''}#${k}` : `#${k}`;
 }
 
-function renderReadout(i: number, j: number | null, top: Neighbour[], rows: Partial<Record<MatrixKind, Float32Array>>): void {
-  if (!state) return;
-  const box = $('#readout');
-  const parts: (Node | string)[] = [];
-  const head = `Layer ${state.layer}, head ${state.head}${state.pinned === i ? ' (pinned)' : ''}: query ${tokenName(i)}`;
-  const target = j ?? top[0]?.j;
-  if (target !== undefined) {
-    const v = pairValues(rows, target);
-    const dl = el('dl', { class: 'pair' });
-    for (const k of kinds) {
-      const x = v[k];
-      if (x === undefined) continue;
-      dl.append(el('dt', {}, [k === 'scores' ? 'score' : k === 'probs' ? 'prob' : k]), el('dd', { 'data-kind': k }, [formatValue(x)]));
-    }
-    parts.push(el('div', {}, [`${head} → key ${tokenName(target)}${j === null ? ' (strongest)' : ''}`]), dl);
-  } else parts.push(head);
-  if (comparePanes.length && j !== null && state.view === 'heads' && init) {
-    const n = init.tokens.length;
-    const per = comparePanes.map((p) => `head ${p.head}: ${formatValue(p.values[i * n + j])}`).join(' · ');
-    parts.push(el('div', { class: 'meta' }, [`${state.term} across compared heads: ${per}`]));
-  }
-  parts.push(
-    el('div', { class: 'meta' }, [`Top ${top.length} by ${state.term}: ` + top.map((nb) => `${tokenName(nb.j)} ${formatValue(nb.value)}`).join(', ')]),
+function renderReadoutIdle(): void {
+  $('#readout').replaceChildren(...idleReadout());
+}
+
+function renderReadout(i: number, j: number | null, nbs: SignedNeighbours, rows: Partial<Record<MatrixKind, Float32Array>>): void {
+  if (!state || !init) return;
+  const n = init.tokens.length;
+  const compare = comparePanes.length && j !== null && state.view === 'heads' ? comparePanes.map((p) => ({ head: p.head, value: p.values[i * n + j] })) : undefined;
+  $('#readout').replaceChildren(
+    ...readoutLines({
+      where: `Layer ${state.layer}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}`,
+      term: state.term,
+      kinds,
+      i,
+      j,
+      nbs,
+      rows,
+      name: tokenName,
+      // Table rows index pieces: merged words have no single distance.
+      buckets: !merged && buckets && buckets.n === n ? buckets : undefined,
+      compare,
+      negatives: TOP_NEGATIVE,
+    }),
   );
-  box.replaceChildren(...parts);
 }
 
 /** Theme colours for the overlays, read once per render (getComputedStyle on every mouse move is costly). */
@@ -953,11 +1028,12 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
     case 'focus':
       if (!init || m.resultId !== init.resultId || !state) return;
       if (state.pinned === null) {
+        hoverFromStrip = false;
         hoverI = m.i !== null && merged ? merged.findIndex((g) => g.pieces.includes(m.i!)) : m.i;
         if (hoverI === -1) hoverI = null;
         hoverJ = null;
         refreshHover();
-        if (hoverI !== null) tokEl(hoverI)?.scrollIntoView({ block: 'nearest' });
+        if (hoverI !== null) revealWithin($('#tokens'), tokEl(hoverI));
       }
       return;
     case 'show':
@@ -972,6 +1048,7 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
 function start(next: ViewInit): void {
   const sameResult = init?.resultId === next.resultId;
   tracker.rejectAll('superseded');
+  inflight.clear();
   cache.clear();
   rowCache.clear();
   lit = [];
@@ -979,9 +1056,8 @@ function start(next: ViewInit): void {
   keyEl = null;
   merged = undefined;
   init = next;
-  kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter(
-    (k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k),
-  );
+  buckets = null;
+  kinds = kindsOf((k) => k === 'c2c' || k === 'scores' || k === 'probs' || next.model.terms.includes(k));
   const saved = (state ?? vscode.getState()) as Partial<PersistedState> | undefined;
   state = reconcileState(saved, next.defaults, kinds, next.model.layers, next.model.heads, next.tokens.length);
   // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.
@@ -994,7 +1070,13 @@ function start(next: ViewInit): void {
   buildShell();
   syncControls();
   save();
-  void renderView();
+  // The distance table only serves the readout: fetch it once the first picture is up, not before.
+  void renderView()
+    .then(() => bucketRows())
+    .then((b) => {
+      if (init === next) buckets = b;
+    })
+    .catch(() => undefined); // without the table the readout gives δ alone
 }
 
 post({ type: 'ready', version: PROTOCOL_VERSION });

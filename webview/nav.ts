@@ -1,7 +1,7 @@
 // View state and keyboard navigation. Pure: main.ts applies the resulting state to the DOM.
-import type { MatrixKind } from '../src/engine/types';
-import type { ColorScaleName, PersistedState, ViewName } from '../src/protocol';
-import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION } from '../src/protocol';
+import type { MatrixKind } from '../src/shared/kinds';
+import type { ColorScaleName, PersistedState, ViewName } from '../src/shared/protocol';
+import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION, SCALINGS } from '../src/shared/protocol';
 
 export type ViewState = PersistedState;
 
@@ -92,6 +92,7 @@ export function reconcileState(
     ...(s.discountSpecial === true ? { discountSpecial: true } : {}),
     ...(s.preset && ABLATION_PRESETS.includes(s.preset) ? { preset: s.preset } : {}),
     ...(s.merge === 'words' || s.merge === 'identifiers' ? { merge: s.merge } : {}),
+    ...(s.scaling && s.scaling !== 'linear' && SCALINGS.includes(s.scaling) ? { scaling: s.scaling } : {}),
   };
 }
 
@@ -101,3 +102,18 @@ export function toggleCompare(compare: readonly number[], head: number, max = 4)
   const next = [...compare, head];
   return next.length > max ? next.slice(next.length - max) : next;
 }
+
+/** A toolbar control that applies to some views only. */
+export type ViewControl = 'term' | 'layer' | 'head' | 'discount' | 'merge' | 'colours' | 'legend';
+
+/** Which toolbar controls each view reads: the others are hidden there, so nothing on screen does nothing. */
+export const VIEW_CONTROLS: Readonly<Record<ViewName, readonly ViewControl[]>> = {
+  heatmap: ['term', 'layer', 'head', 'discount', 'merge', 'colours', 'legend'],
+  heads: ['term', 'layer', 'colours', 'legend'],
+  shares: [],
+  ablation: ['layer', 'head', 'colours'],
+  distance: ['layer', 'head', 'colours'],
+  buckets: [],
+  rollout: ['colours'],
+  diff: ['term', 'layer', 'head', 'colours'],
+};

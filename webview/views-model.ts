@@ -1,7 +1,8 @@
 // Pure helpers of the analysis views (term shares, ablation, distance profile, bucket lens, rollout, export):
 // colours, captions and sentences, chart scales and the SVG writer. No DOM: the unit tests run it under node.
-import { colorOf, formatValue, type Range, type Rgb } from './colors';
-import type { AblationPresetName, AnalysisView, BucketGroupInfo, ShareLabel } from '../src/protocol';
+import { colorOf, type Range, type Rgb } from './colors';
+import { formatValue } from '../src/shared/format';
+import type { AblationPresetName, AnalysisView, BucketGroupInfo, ShareLabel } from '../src/shared/protocol';
 
 /** One-line caption per view: what it shows, for someone who knows attention but not this tool. */
 export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
@@ -34,6 +35,19 @@ export const DIFF_EMPTY = 'Explain twice (e.g. before and after an edit) to comp
 /** "current − previous explain, 12 of 14 tokens matched (previous had 13)". */
 export function diffCaption(kind: string, layer: number, head: number, matched: number, nB: number, nA: number): string {
   return `${kind}, layer ${layer}, head ${head}: current − previous explain, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
+}
+
+/**
+ * Below this share of the shorter text's tokens matched, the two explains are not the same passage (an edit
+ * keeps most tokens; unrelated paragraphs still share "the", "of" and punctuation, typically 10–25%).
+ */
+export const SAME_PASSAGE_SHARE = 0.5;
+
+/** A warning when the diff compares different passages, or undefined when it compares two versions of one. */
+export function diffMismatch(matched: number, nB: number, nA: number): string | undefined {
+  const shorter = Math.min(nA, nB);
+  if (shorter === 0 || matched / shorter >= SAME_PASSAGE_SHARE) return undefined;
+  return `These are not the same passage: only ${matched} of ${shorter} tokens (${Math.round((100 * matched) / shorter)}%) matched, so the differences mostly compare unrelated words. Explain an edited version of the same text to compare.`;
 }
 
 /** Caption of the word-merged heatmap: which pooling made the numbers. */

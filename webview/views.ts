@@ -1,13 +1,17 @@
 // DOM of the analysis views (term shares, ablation, distance profile, bucket lens, rollout). main.ts owns the
 // shell and the message loop and hands this module a context; the maths is on the host, the words and
 // colours in views-model.ts.
-import { cellAt } from './hover';
-import { cssRgb, formatValue, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import { cellAt } from '../src/shared/hover';
+import { withAxisLabels } from './grid-labels';
+import { el } from './dom';
+import { cssRgb, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import { formatValue } from '../src/shared/format';
 import {
   ablationRowText,
   bucketPairText,
   bucketSummary,
   diffCaption,
+  diffMismatch,
   DIFF_EMPTY,
   labelTag,
   meanMax,
@@ -35,7 +39,7 @@ import {
   type RolloutResponse,
   type SharesResponse,
   type ViewInit,
-} from '../src/protocol';
+} from '../src/shared/protocol';
 
 export interface ViewContext {
   init: ViewInit;
@@ -65,12 +69,6 @@ export function currentPicture(): Picture | undefined {
   return picture;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, children: (Node | string)[] = []): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
 
 function tok(ctx: ViewContext, k: number): string {
   return ctx.init.tokens[k]?.text ?? `#${k}`;
@@ -223,7 +221,7 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
     swatch(shareColor(0), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
     el('span', { class: 'meta' }, ['Click a head to open it.']),
   ]);
-  body.append(c, legend);
+  body.append(withAxisLabels(c, r.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }), legend);
   const lut = new Uint8ClampedArray(256 * 4);
   for (let k = 0; k < 256; k++) lut.set([...shareColor(k / 255), 255], k * 4);
   picture = { canvas: c, values: content, rows: L, cols: H, range: { min: 0, max: 1, signed: false }, lut, title: 'Content share per layer (rows) and head (columns)' };
@@ -468,6 +466,8 @@ async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
   }
   const P = r.pairs.length;
   body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA)]));
+  const mismatch = diffMismatch(P, r.nB, r.nA);
+  if (mismatch) body.append(el('p', { id: 'diff-mismatch', class: 'caption warning', role: 'alert' }, [mismatch]));
   if (P === 0) {
     body.append(el('p', { class: 'meta' }, ['No token of this text matches the previous one; nothing to compare.']));
     return;

@@ -6,11 +6,9 @@ export type ModelType = 'deberta' | 'deberta-v2' | 'bert';
 /** The attention family: DeBERTa's disentangled relative terms, or BERT's absolute positions added to the input
  *  ("entangled": every score mixes content and position). */
 export type Architecture = 'deberta' | 'bert';
-/** The three disentangled attention terms, raw (unscaled). */
-export type TermName = 'c2c' | 'c2p' | 'p2c';
-/** Everything the engine can hand out per layer: the raw terms, their scaled sum and the softmax. */
-export type MatrixKind = TermName | 'scores' | 'probs';
-export const TERM_NAMES: readonly TermName[] = ['c2c', 'c2p', 'p2c'];
+export type { MatrixKind, TermName } from '../shared/kinds';
+export { TERM_NAMES } from '../shared/kinds';
+import type { TermName } from '../shared/kinds';
 
 /** Normalised config.json: every field the forward pass needs, with HF's defaults and rules applied. */
 export interface ModelSpec {
@@ -75,7 +73,7 @@ export interface Token {
 
 export type TokenizerKind = 'spm' | 'tokenizer.json' | 'bpe' | 'wordpiece';
 
-export type ExecutionProviderSetting = 'auto' | 'cuda' | 'dml' | 'coreml' | 'webgpu' | 'cpu';
+export type { ExecutionProviderSetting } from '../shared/providers';
 
 /** What a result says about the model that produced it (also the CLI's "model" object). */
 export interface ModelInfo {

@@ -18,7 +18,7 @@ import {
   type SharesResponse,
   type WordsRequest,
   type WordsResponse,
-} from '../protocol';
+} from '../shared/protocol';
 import { memo } from './result-memo';
 import { check } from './result-shape';
 

@@ -3,14 +3,18 @@
 // the per-term numbers. Read-only: the document is never edited.
 import * as vscode from 'vscode';
 import type { ExplainResult, MatrixKind } from '../engine';
-import type { HoverInfo } from '../protocol';
-import { formatValue } from '../../webview/colors';
-import { rankByMagnitude, strengthBucket, topK } from '../../webview/hover';
-import { tokenAtOffset } from '../../webview/layout';
+import type { HoverInfo } from '../shared/protocol';
+import { formatValue } from '../shared/format';
+import { isRawTerm, kindsOf } from '../shared/kinds';
+import { neighbours, strengthBucket } from '../shared/hover';
+import { tokenAtOffset } from '../shared/token-layout';
 import { protocolTokens } from './result-shape';
 
 const BUCKETS = 4;
 const TOP_K = 8;
+/** Raw terms: the few keys that lower the score most, in a second (blue) colour apart from the orange. */
+const TOP_NEGATIVE = 4;
+
 
 export interface Attachment {
   document: vscode.TextDocument;
@@ -25,6 +29,7 @@ export class EditorLens implements vscode.HoverProvider {
   private att: Attachment | undefined;
   private view = { layer: 0, head: 0, kind: 'probs' as MatrixKind };
   private readonly levels: vscode.TextEditorDecorationType[];
+  private readonly negLevels: vscode.TextEditorDecorationType[];
   private readonly query: vscode.TextEditorDecorationType;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -33,6 +38,13 @@ export class EditorLens implements vscode.HoverProvider {
       vscode.window.createTextEditorDecorationType({
         backgroundColor: `rgba(255, 150, 30, ${(0.12 + (0.6 * (k + 1)) / BUCKETS).toFixed(2)})`,
         borderRadius: '2px',
+      }),
+    );
+    this.negLevels = Array.from({ length: BUCKETS }, (_, k) =>
+      vscode.window.createTextEditorDecorationType({
+        backgroundColor: `rgba(60, 130, 235, ${(0.12 + (0.5 * (k + 1)) / BUCKETS).toFixed(2)})`,
+        borderRadius: '2px',
+        textDecoration: 'underline dotted',
       }),
     );
     this.query = vscode.window.createTextEditorDecorationType({
@@ -85,14 +97,21 @@ export class EditorLens implements vscode.HoverProvider {
     this.decorate(i);
     const n = r.n;
     const row = r.slice(layer, head, kind).subarray(i * n, (i + 1) * n);
-    const kinds = (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter((k) => r.has(k));
+    const kinds = kindsOf((k) => r.has(k));
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = false;
-    md.appendMarkdown(`**DeBERTa Lens** · token “${escapeMd(r.tokens[i].text)}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}\n\n`);
+    md.appendMarkdown(
+      `**DeBERTa Lens** · token “${escapeMd(r.tokens[i].text)}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}` +
+        (isRawTerm(kind) ? ' (what raises the score; what lowers it is marked)' : '') +
+        '\n\n',
+    );
     md.appendMarkdown(`| key | ${kinds.join(' | ')} |\n|---|${kinds.map(() => '---:').join('|')}|\n`);
-    for (const nb of topK(row, 5, rankByMagnitude(kind))) {
-      const cells = kinds.map((k) => formatValue(r.value(layer, head, k, i, nb.j)));
-      md.appendMarkdown(`| “${escapeMd(r.tokens[nb.j].text)}” #${nb.j} | ${cells.join(' | ')} |\n`);
+    const nbs = neighbours(row, kind, 5);
+    for (const [sign, list] of [['', nbs.top], ['(lowers) ', nbs.negative.slice(0, 3)]] as const) {
+      for (const nb of list) {
+        const cells = kinds.map((k) => formatValue(r.value(layer, head, k, i, nb.j)));
+        md.appendMarkdown(`| ${sign}“${escapeMd(r.tokens[nb.j].text)}” #${nb.j} | ${cells.join(' | ')} |\n`);
+      }
     }
     md.appendMarkdown(`\nscale = ${formatValue(r.scale)}; scores = (c2c + c2p + p2c) / scale`);
     const t = r.tokens[i];
@@ -103,7 +122,7 @@ export class EditorLens implements vscode.HoverProvider {
   dispose(): void {
     this.clear();
     for (const d of this.disposables.splice(0)) d.dispose();
-    for (const t of [...this.levels, this.query]) t.dispose();
+    for (const t of [...this.levels, ...this.negLevels, this.query]) t.dispose();
   }
 
   private onSelection(e: vscode.TextEditorSelectionChangeEvent): void {
@@ -140,19 +159,26 @@ export class EditorLens implements vscode.HoverProvider {
     const byLevel: vscode.Range[][] = this.levels.map(() => []);
     const doc = a.document;
     const toRange = (k: number) => new vscode.Range(doc.positionAt(a.base + r.tokens[k].start), doc.positionAt(a.base + r.tokens[k].end));
+    const byNegLevel: vscode.Range[][] = this.negLevels.map(() => []);
     // Specials have no source text to decorate.
-    for (const nb of topK(row, TOP_K, rankByMagnitude(kind), (j) => r.tokens[j].special)) {
+    const nbs = neighbours(row, kind, TOP_K, (j) => r.tokens[j].special);
+    for (const nb of nbs.top) {
       const b = strengthBucket(nb.strength, BUCKETS);
       if (b > 0) byLevel[b - 1].push(toRange(nb.j));
     }
+    for (const nb of nbs.negative.slice(0, TOP_NEGATIVE)) {
+      const b = strengthBucket(nb.strength, BUCKETS);
+      if (b > 0) byNegLevel[b - 1].push(toRange(nb.j));
+    }
     for (const ed of this.editors()) {
       this.levels.forEach((t, k) => ed.setDecorations(t, byLevel[k]));
+      this.negLevels.forEach((t, k) => ed.setDecorations(t, byNegLevel[k]));
       ed.setDecorations(this.query, r.tokens[i].special ? [] : [toRange(i)]);
     }
   }
 
   private clear(): void {
-    for (const ed of this.editors()) for (const t of [...this.levels, this.query]) ed.setDecorations(t, []);
+    for (const ed of this.editors()) for (const t of [...this.levels, ...this.negLevels, this.query]) ed.setDecorations(t, []);
   }
 }
 

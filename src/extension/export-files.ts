@@ -3,8 +3,8 @@
 // write real files; the panel picks the path (save dialog, or the command's target argument).
 import * as fs from 'node:fs';
 import { type ExplainResult, LensError } from '../engine';
-import { jsonChunks, toHtmlReport, writeChunks, writeNpzFile } from '../analysis';
-import type { ExportFormat } from '../protocol';
+import { jsonChunks, toHtmlReport, writeChunks, writeNpzFile, type HtmlReportOptions } from '../analysis';
+import type { ExportFormat } from '../shared/protocol';
 
 /** What an image export carries from the view. */
 export interface ImagePayload {
@@ -40,7 +40,7 @@ export function decodePngDataUrl(dataUrl: string): Uint8Array {
  * Writes `format` of `result` (or of the view's image) to `file`. Throws LensError naming the file when it
  * cannot be written or the image payload is missing.
  */
-export async function writeExport(result: ExplainResult, format: ExportFormat, file: string, image: ImagePayload = {}): Promise<void> {
+export async function writeExport(result: ExplainResult, format: ExportFormat, file: string, image: ImagePayload = {}, report: HtmlReportOptions = {}): Promise<void> {
   try {
     switch (format) {
       case 'npz':
@@ -50,7 +50,7 @@ export async function writeExport(result: ExplainResult, format: ExportFormat, f
         await writeChunks(file, jsonChunks(result));
         return;
       case 'html':
-        await fs.promises.writeFile(file, await toHtmlReport(result), 'utf8');
+        await fs.promises.writeFile(file, await toHtmlReport(result, report), 'utf8');
         return;
       case 'png':
         if (!image.dataUrl) throw new LensError('export: the view sent no PNG image; open a view with a heatmap and export again');

@@ -3,14 +3,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectModel, isLensError, LensError, openModel } from '../engine';
-import { isExportFormat, type ExportFormat, type ViewName } from '../protocol';
+import { isExportFormat, type ExportFormat, type ViewName } from '../shared/protocol';
 import { positionSpecOf } from './result-shape';
 import { EditorLens } from './editor-lens';
 import { ModelHost } from './model-host';
 import { LensPanel, VIEW_TYPE } from './panel';
 import { selectModel } from './select-model';
 import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './settings';
-import { explainError, modelOpenError } from './messages';
+import { errorActions, explainError, modelOpenError } from './messages';
 import { LensStatus } from './status-bar';
 import { paragraphAround } from './text-range';
 
@@ -47,16 +47,29 @@ export function activate(context: vscode.ExtensionContext): void {
   const models = new ModelHost(openModel, defaultDir, log);
   const status = new LensStatus();
 
+  // A machine-overridable setting (the model folder is a path on the machine that runs the model) is listed
+  // under the Remote tab in a Remote window, under User locally: open the tab where it takes effect.
+  const openSetting = (key: string, machine: boolean) => {
+    const query = `@id:${SECTION}.${key}`;
+    const remote = machine && vscode.env.remoteName !== undefined;
+    const local = () => vscode.commands.executeCommand('workbench.action.openSettings', query);
+    if (remote) void vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query }).then(undefined, local);
+    else void local();
+  };
+
   const showError = (e: unknown) => {
     const message = isLensError(e) ? e.message : `DeBERTa Lens failed: ${e instanceof Error ? e.message : String(e)}`;
     log(`error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    void vscode.window.showErrorMessage(message, 'Select Model…', 'Open Settings', 'Show Log').then((action) => {
+    void vscode.window.showErrorMessage(message, ...errorActions(e)).then((action) => {
       if (action === 'Select Model…') void vscode.commands.executeCommand('debertaLens.selectModel');
-      else if (action === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', SECTION);
+      else if (action === 'Open Model Setting') openSetting('modelPath', true);
+      else if (action === 'Open Max Tokens Setting') openSetting('maxTokens', false);
       else if (action === 'Show Log') out.show(true);
     });
   };
 
+  /** The explain in flight, if any (one at a time per window). */
+  let running: AbortController | undefined;
   const panel = new LensPanel(
     context.extensionUri,
     () => {
@@ -65,7 +78,11 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     {
       onHover: (id, h) => lens.fromPanel(id, h),
-      onDispose: () => lens.detach(),
+      // Closing the panel while a run is in flight cancels it: the panel must not come back on its own.
+      onDispose: () => {
+        lens.detach();
+        running?.abort();
+      },
       log,
     },
   );
@@ -103,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const base = doc.offsetAt(range.start);
 
     const controller = new AbortController();
+    running = controller;
     const run = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'DeBERTa Lens', cancellable: true },
       async (progress, token) => {
@@ -129,6 +147,7 @@ export function activate(context: vscode.ExtensionContext): void {
       },
     );
     const { result, ms, model } = run;
+    if (running === controller) running = undefined;
     const ep = result.model.execution_provider;
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);

@@ -1,7 +1,7 @@
 // Responses built from one layer's matrices (slice, heads grid, hover row) and the layer × head overview, which
 // streams over the layers and keeps one number per head.
 import type { ExplainResult, MatrixKind } from '../engine';
-import { toBuffer, type HeadsResponse, type OverviewResponse, type RowResponse, type SliceResponse } from '../protocol';
+import { toBuffer, type HeadsResponse, type OverviewResponse, type RowResponse, type SliceResponse } from '../shared/protocol';
 import { downsampleInto, meanAbs, meanRowEntropy } from './matrix-math';
 import { memo } from './result-memo';
 import { availableKinds, check } from './result-shape';

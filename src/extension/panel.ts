@@ -12,10 +12,11 @@ import {
   type ViewDefaults,
   type ViewInit,
   type ViewName,
-} from '../protocol';
+} from '../shared/protocol';
 import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from './result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
+import { reportPlan } from '../analysis/export/html-report';
 
 export const VIEW_TYPE = 'debertaLens.view';
 
@@ -106,9 +107,11 @@ export class LensPanel {
     if (!cur) throw new LensError('Nothing to export: run “DeBERTa Lens: Explain Attention” first.');
     let payload = image;
     if ((format === 'png' || format === 'svg') && !payload) payload = await this.requestImage(format);
+    // The report's choice is checked before the save dialog: a refusal never comes after picking a file.
+    const report = format === 'html' ? reportPlan(cur.result, { layers: image?.layers, kinds: image?.kinds }) : {};
     const file = target ?? (await this.askPath(format, cur.result, payload?.name));
     if (!file) return undefined;
-    await writeExport(cur.result, format, file, payload ?? {});
+    await writeExport(cur.result, format, file, payload ?? {}, report);
     this.events.log(`exported ${format} to ${file}`);
     return file;
   }
@@ -242,7 +245,7 @@ export class LensPanel {
           return;
         }
         // A button in the view: ask where to save, then write.
-        this.exportCurrent(m.format, undefined, m.format === 'png' || m.format === 'svg' ? m : undefined).then(
+        this.exportCurrent(m.format, undefined, m.format === 'npz' || m.format === 'json' ? undefined : m).then(
           (file) => {
             if (file) void vscode.window.showInformationMessage(`DeBERTa Lens: exported ${m.format.toUpperCase()} to ${file}`);
           },

@@ -3,7 +3,7 @@
 // layer that is not computed yet waits for the one-layer run.
 import type { ExplainResult } from '../engine';
 import type { PositionSpec } from '../analysis';
-import type { RequestBody, ResponseBody } from '../protocol';
+import type { RequestBody, ResponseBody } from '../shared/protocol';
 import { ablation, aggregated, buckets, diff, distance, rollout, shares, words } from './analysis-requests';
 import { heads, overview, row, slice } from './layer-requests';
 

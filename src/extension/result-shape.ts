@@ -2,11 +2,12 @@
 // one-line checks of a request against the result.
 import type { ExplainResult, MatrixKind } from '../engine';
 import type { PositionSpec } from '../analysis';
-import type { ProtocolToken } from '../protocol';
+import type { ProtocolToken } from '../shared/protocol';
+import { kindsOf } from '../shared/kinds';
 
 /** Matrix kinds the result can hand out, in display order. */
 export function availableKinds(result: ExplainResult): MatrixKind[] {
-  return (['c2c', 'c2p', 'p2c', 'scores', 'probs'] as MatrixKind[]).filter((k) => result.has(k));
+  return kindsOf((k) => result.has(k));
 }
 
 export function protocolTokens(result: ExplainResult): ProtocolToken[] {

@@ -1,7 +1,9 @@
 // The extension's settings: their types, defaults and validation, defined once. `readSettings` is the one
 // place that reads them (extension.ts passes VS Code's configuration getter).
 import { DEFAULT_CACHE_MAX_GB, DEFAULT_MAX_TOKENS, type ExecutionProviderSetting, type MatrixKind } from '../engine';
-import type { ColorScaleName, ViewName } from '../protocol';
+import { MATRIX_KINDS } from '../shared/kinds';
+import { EXECUTION_PROVIDERS } from '../shared/providers';
+import type { ColorScaleName, ViewName } from '../shared/protocol';
 
 export const SECTION = 'debertaLens';
 
@@ -27,8 +29,6 @@ export const DEFAULTS: LensSettings = {
   cacheMaxGB: DEFAULT_CACHE_MAX_GB,
 };
 
-const EPS: readonly ExecutionProviderSetting[] = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
-const TERMS: readonly MatrixKind[] = ['c2c', 'c2p', 'p2c', 'scores', 'probs'];
 const VIEWS: readonly ViewName[] = ['heatmap', 'heads'];
 const SCALES: readonly ColorScaleName[] = ['diverging', 'viridis'];
 
@@ -46,9 +46,9 @@ export function readSettings(get: (key: keyof LensSettings) => unknown): LensSet
   const cacheMax = get('cacheMaxGB');
   return {
     modelPath: typeof path === 'string' ? path.trim() : DEFAULTS.modelPath,
-    executionProvider: oneOf(get('executionProvider'), EPS, DEFAULTS.executionProvider),
+    executionProvider: oneOf(get('executionProvider'), EXECUTION_PROVIDERS, DEFAULTS.executionProvider),
     maxTokens: typeof max === 'number' && Number.isInteger(max) && max >= 3 ? max : DEFAULTS.maxTokens,
-    defaultTerm: oneOf(get('defaultTerm'), TERMS, DEFAULTS.defaultTerm),
+    defaultTerm: oneOf(get('defaultTerm'), MATRIX_KINDS, DEFAULTS.defaultTerm),
     defaultView: oneOf(get('defaultView'), VIEWS, DEFAULTS.defaultView),
     colorScale: oneOf(get('colorScale'), SCALES, DEFAULTS.colorScale),
     cacheMaxGB: typeof cacheMax === 'number' && Number.isFinite(cacheMax) && cacheMax >= 0 ? cacheMax : DEFAULTS.cacheMaxGB,

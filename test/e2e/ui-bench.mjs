@@ -1,11 +1,13 @@
 // UI benchmark in code-server + Chromium with the fixture model: prints one JSON object (and writes it to
 // test-results/e2e/ui-bench.json). Per target length (32/128/512 tokens):
 //   command_to_heatmap_ms  palette Enter on "Explain Attention" → canvas#heatmap drawn at the new size
+//   switch_to_repaint_ms   term / layer / head select change → heatmap repainted and a frame presented (in-page clock);
+//                          term/layer/head step to neighbours (prefetched), cold = jumps to matrices never fetched
 //   hover_to_highlight_ms  token mouseover → query + neighbour classes in the strip (median/min, in-page clock)
 //   bytes_per_view         bytes reaching the webview for one view change (term switch; Compare Heads)
 //   engine_explain_ms      the engine's explain time for that run (what the host reports in `init`), and
 //                          heatmap_over_target: command_to_heatmap_ms / (1.3 × engine_explain_ms + 200)
-//   layer_switch_ms        #layer changed → that layer's slice arrived and the next frame painted (median/min),
+//   layer_switch_ms        #layer changed → that layer's heatmap painted and the next frame presented (median/min),
 //                          switching back to back; layer_switch_after_1s_ms: 1 s on each layer before the next
 // With --explains N: the extension host's and the runtime process's resident memory after explain 1, N/2 and N
 // of the longest length (memory_over_explains).
@@ -56,16 +58,14 @@ function processMemory(pgid) {
   return out;
 }
 
-// Keeps the last `init` (its engine time) and the arrival time of every slice response, in the page's clock.
+// Keeps the last `init` (its engine time) and counts the inits.
 const installWatch = () => {
   if (window.__lensWatch) return;
   window.__lensWatch = true;
   window.__lensInits = 0;
-  window.__lensSlices = [];
   window.addEventListener('message', (e) => {
     const m = e.data;
     if (m?.type === 'init') { window.__lensInitMs = m.init.ms; window.__lensInits++; }
-    if (m?.type === 'response' && m.ok && m.body?.type === 'slice') window.__lensSlices.push({ layer: m.body.layer, at: performance.now() });
   });
 };
 
@@ -113,48 +113,90 @@ try {
     lastFile = `len${n}.txt`;
     await openFile(page, `len${n}.txt`);
     await selectAll(page);
-    const before = await frame.locator('canvas#heatmap').evaluate((c) => c.width);
+    const before = await frame.locator('canvas#heatmap').evaluate((c) => c.dataset.n ?? '');
     await page.keyboard.press('F1');
     await page.locator('.quick-input-widget input').fill('>DeBERTa Lens: Explain Attention');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Explain Attention' }).first().waitFor();
     const t0 = Date.now();
     await page.keyboard.press('Enter');
     await waitUntil(async () => {
-      const s = await canvasStats(frame.locator('canvas#heatmap'));
-      return s.width !== before && isDrawn(s);
+      const now = await frame.locator('canvas#heatmap').evaluate((c) => c.dataset.n ?? '');
+      return now !== before && isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
     }, { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` });
     r.command_to_heatmap_ms = Date.now() - t0;
     r.tokens = await tokenCount();
     r.engine_explain_ms = +(await body.evaluate(() => window.__lensInitMs)).toFixed(1);
     r.heatmap_over_target = +(r.command_to_heatmap_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);
 
-    // Layer switch: #layer changed → the new layer's slice arrives (computed on demand) → the next frame. As a
+    // Layer switch: #layer changed → the new layer (computed on demand) painted → the next frame. As a
     // reader steps through layers (1 s on each before the next) and back to back (each switch right after the
     // last paint, while the background computation of the next layer may still run).
     const layers = await frame.locator('#layer option').count();
     const switchTo = (layer) => body.evaluate(async (_b, layer) => {
       const sel = document.querySelector('#layer');
+      const c = document.querySelector('canvas#heatmap');
+      const before = c.dataset.painted;
       const t0 = performance.now();
       sel.value = String(layer);
       sel.dispatchEvent(new Event('change', { bubbles: true }));
-      await new Promise((res) => { const f = () => (window.__lensSlices.some((x) => x.layer === layer && x.at >= t0) ? res() : setTimeout(f, 1)); f(); });
-      await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+      // The heatmap's paint counter, not a slice's arrival: the view may hold the layer already (its own prefetch).
+      await new Promise((res, rej) => {
+        const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : performance.now() - t0 > 60_000 ? rej(new Error(`layer ${layer}: no repaint in 60 s`)) : requestAnimationFrame(f));
+        f();
+      });
       return performance.now() - t0;
     }, layer);
     const summary = (xs) => ({ median: +median(xs).toFixed(1), min: +Math.min(...xs).toFixed(1), runs: xs.length });
-    // First half of the layers as a reader (1 s on each), the rest back to back: every switch goes to a layer not
-    // shown before.
+    // First half of the other layers as a reader (1 s on each), the rest back to back: every switch goes to a layer
+    // not shown before. The view opens on the layer the last result was left on (its saved state), not always 0.
+    const shown = Number(await frame.locator('#layer').inputValue());
+    const order = Array.from({ length: layers }, (_, k) => k).filter((k) => k !== shown);
     const backToBack = [];
     const reading = [];
-    const half = Math.max(1, Math.floor((layers - 1) / 2));
-    for (let k = 1; k <= half; k++) {
+    const half = Math.max(1, Math.floor(order.length / 2));
+    for (const k of order.slice(0, half)) {
       await page.waitForTimeout(1000);
       reading.push(await switchTo(k));
     }
-    for (let k = half + 1; k < layers; k++) backToBack.push(await switchTo(k));
+    for (const k of order.slice(half)) backToBack.push(await switchTo(k));
     if (backToBack.length) r.layer_switch_ms = summary(backToBack);
     if (reading.length) r.layer_switch_after_1s_ms = summary(reading);
-    await body.evaluate(() => { const sel = document.querySelector('#layer'); sel.value = '0'; sel.dispatchEvent(new Event('change', { bubbles: true })); });
+    if (order.length) await switchTo(shown);
+
+    // Switch → repaint: change a select as a person would (change event), wait for the heatmap's paint counter
+    // to move, then for the next animation frame (the picture is on screen). Each switch goes to a matrix not
+    // yet seen, so the host's answer is part of the time; the slice cache would hide it otherwise. (The layer
+    // steps are in the last term, whose layers the pass above has shown already: they time a repaint from cache.)
+    const switchTimes = { term: [], layer: [], head: [] };
+    const plan = [];
+    for (const t of ['c2c', 'c2p', 'p2c', 'scores', 'probs']) plan.push(['term', '#term', t]);
+    for (const l of await frame.locator('#layer option').evaluateAll((os) => os.map((o) => o.value))) plan.push(['layer', '#layer', l]);
+    for (const h of await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v)))) plan.push(['head', '#head', h]);
+    // Cold jumps: c2c heads three apart on the last layer, never shown and never prefetched (the view prefetches
+    // the neighbouring heads, the next term and the next layer), so each one is a full host round trip.
+    const headValues = await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v)));
+    const jumps = [['cold', '#term', 'c2c']];
+    for (let k = 1; k <= 6; k++) jumps.push(['cold', '#head', headValues[(3 * k) % headValues.length]]);
+    switchTimes.cold = [];
+    for (const [what, sel, value] of [...plan, ...jumps]) {
+      const ms = await body.evaluate(async (_b, [sel, value]) => {
+        const s = document.querySelector(sel);
+        if (s.value === value) return null;
+        const c = document.querySelector('canvas#heatmap');
+        const before = c.dataset.painted;
+        const t0 = performance.now();
+        s.value = value;
+        s.dispatchEvent(new Event('change'));
+        await new Promise((res, rej) => {
+          const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : performance.now() - t0 > 60_000 ? rej(new Error(`${sel} = ${value}: no repaint in 60 s`)) : requestAnimationFrame(f));
+          f();
+        });
+        return performance.now() - t0;
+      }, [sel, value]);
+      if (ms !== null) switchTimes[what].push(ms);
+    }
+    r.switch_to_repaint_ms = Object.fromEntries(Object.entries(switchTimes).map(([k, xs]) => [k, { median: +median(xs).toFixed(1), max: +Math.max(...xs).toFixed(1), runs: xs.length }]));
+    r.switch_to_repaint_ms.all = { median: +median(Object.values(switchTimes).flat()).toFixed(1) };
 
     // Hover latency, in the page's own clock: synthetic mouseover on a token → highlight classes present.
     const lat = [];

@@ -62,6 +62,30 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     }
   });
 
+  test("each layer repaints the heatmap with that layer's matrix (layers are computed on demand)", async () => {
+    const layers = await selectValues(frame, '#layer');
+    assert.ok(layers.length >= 2, `#layer offers several layers (has ${layers.join(',')})`);
+    await frame.locator('#term').selectOption('probs');
+    await waitHeatmapDrawn(frame);
+    // Pixels of the whole canvas hashed in the page: two layers' probs never paint the same picture.
+    const fingerprint = () => frame.locator('canvas#heatmap').evaluate((c) => {
+      const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+      let h = 0;
+      for (let k = 0; k < data.length; k++) h = (Math.imul(h, 31) + data[k]) | 0;
+      return h;
+    });
+    const seen = new Map();
+    for (const l of [...layers.slice(1), layers[0]]) {
+      const painted = await frame.locator('canvas#heatmap').getAttribute('data-painted');
+      await frame.locator('#layer').selectOption(l);
+      await waitUntil(async () => (await frame.locator('canvas#heatmap').getAttribute('data-painted')) !== painted,
+        { timeout: 30_000, message: `layer ${l} painted` });
+      assert.ok(isDrawn(await waitHeatmapDrawn(frame)), `layer ${l} heatmap drawn`);
+      seen.set(l, await fingerprint());
+    }
+    assert.equal(new Set(seen.values()).size, seen.size, `a different picture per layer: ${JSON.stringify([...seen])}`);
+  });
+
   test('hovering a token highlights its neighbours and a heatmap cell shows the numbers', async () => {
     await frame.locator('#term').selectOption('probs');
     await waitHeatmapDrawn(frame);
@@ -70,8 +94,10 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     await tokens.nth(2).hover();
     await frame.locator('#tokens .tok.query').waitFor({ timeout: 5_000 });
     await waitUntil(async () => (await frame.locator('#tokens .tok.neighbour').count()) > 0, { message: 'neighbour highlight' });
-    // The strongest few neighbours carry their value as a label (data-value).
-    const shown = await frame.locator('#tokens .tok.neighbour[data-value]').evaluateAll((ts) => ts.map((t) => t.dataset.value));
+    // The strongest few neighbours carry a rank badge (data-rank 1..3); the readout lists them with their values.
+    const ranks = await frame.locator('#tokens .tok.neighbour[data-rank]').evaluateAll((ts) => ts.map((t) => t.dataset.rank).sort());
+    assert.ok(ranks.length > 0 && ranks[0] === '1', `rank badges: ${ranks}`);
+    const shown = await frame.locator('#readout span[data-value]').evaluateAll((ts) => ts.map((t) => t.dataset.value));
     assert.ok(shown.length > 0 && shown.every((v) => v !== '' && Number.isFinite(num(v))), `neighbour values: ${shown}`);
     await screenshot(page, 'ui-hover-token');
 

@@ -1,4 +1,4 @@
-// UI checks of the analysis views (issue 5) in code-server: each view draws a non-blank canvas and answers
+// UI checks of the analysis views in code-server: each view draws a non-blank canvas and answers
 // hover in #analysis-readout; mean-over-heads and the special-token toggle redraw the heatmap.
 // Selectors: ./SELECTORS.md ("Analysis views"). Screenshots: test-results/e2e/views-*.png.
 import * as assert from 'node:assert/strict';

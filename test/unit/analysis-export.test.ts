@@ -179,3 +179,18 @@ test('HTML report script runs against a minimal DOM and shows a readout on hover
   assert.match(text, /query 4 .* key 2 .*δ = 2/);
   assert.ok(text.includes(`c2p = ${r.value(1, 2, 'c2p', 4, 2).toPrecision(5)}`), text);
 });
+
+test('reportPlan checks the panel’s choice of layers and kinds before anything is written', async () => {
+  const { reportPlan } = await import('../../src/analysis/export/html-report');
+  const { reportDataBytes, formatBytes } = await import('../../src/shared/export-size');
+  const { parseWebviewMessage } = await import('../../src/shared/protocol');
+  const r = fixtureResult('short5');
+  const plan = reportPlan(r, { layers: [r.layers[0]], kinds: ['probs'] });
+  assert.deepEqual(plan, { layers: [r.layers[0]], kinds: ['probs'] });
+  assert.throws(() => reportPlan(r, { layers: [], kinds: ['probs'] }), /pick at least one layer/);
+  assert.throws(() => reportPlan(r, { maxDataBytes: 16 }), (e: Error) => isLensError(e) && /choose fewer layers or kinds/.test(e.message) && !/--format/.test(e.message));
+  assert.equal(reportDataBytes(2, 3, 4, 10), 2 * 3 * 4 * 100 * 4);
+  assert.equal(formatBytes(64 * 2 ** 20), '64 MiB');
+  const m = parseWebviewMessage({ type: 'export', format: 'html', layers: [0, 2], kinds: ['probs', 'c2p', 'bogus'] });
+  assert.deepEqual(m, { type: 'export', format: 'html', layers: [0, 2] }, 'an invalid kinds list is dropped whole');
+});

@@ -138,6 +138,16 @@ test('engine errors gain the name of the setting to change', async () => {
   assert.match(missing.message, /debertaLens\.modelPath/);
   assert.equal(missing.code, 'not-found');
   assert.match((modelOpenError(new LensError('gone', 'not-found'), '') as Error).message, /default model/);
-  const plain = new Error('boom');
-  assert.equal(modelOpenError(plain, '/m'), plain, 'non-Lens errors pass through for the generic message');
+  const plain = modelOpenError(new Error('boom'), '/m') as Error;
+  assert.match(plain.message, /^boom \(check the setting debertaLens\.modelPath/, 'any failure to open the model names the setting');
+});
+
+test('error notifications offer only the actions that can fix the error', async () => {
+  const { LensError } = await import('../../src/engine/errors');
+  const { errorActions, explainError, modelOpenError } = await import('../../src/extension/messages');
+  assert.deepEqual(errorActions(modelOpenError(new LensError('/m: not found', 'not-found'), '/m')), ['Select Model…', 'Open Model Setting', 'Show Log']);
+  assert.deepEqual(errorActions(explainError(new LensError('162 tokens, over 16', 'too-long'), 16)), ['Open Max Tokens Setting']);
+  assert.deepEqual(errorActions(new LensError('Nothing to explain: select some text.')), []);
+  assert.deepEqual(errorActions(new LensError('runtime process exited', 'runtime')), ['Show Log']);
+  assert.deepEqual(errorActions(new Error('unexpected')), ['Show Log']);
 });

@@ -16,7 +16,7 @@ import {
   type OverviewResponse,
   type RowResponse,
   type SliceResponse,
-} from '../../src/protocol';
+} from '../../src/shared/protocol';
 
 /** A real ExplainResult over deterministic tensors: 2 layers × 2 heads × 5 tokens, softmax-normalised probs. */
 function makeResult(withP2c = true): ExplainResult {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { colorOf, formatValue, isSignedKind, lutIndex, LUT_SIZE, makeLut, paintMatrix, valueRange } from '../../webview/colors';
+import { colorOf, describeRange, lutIndex, LUT_SIZE, makeLut, normaliseRows, paintMatrix, robustRange, valueRange } from '../../webview/colors';
+import { formatValue } from '../../src/shared/format';
+import { isSignedKind } from '../../src/shared/kinds';
 
 test('signed ranges are symmetric around 0 so 0 maps to the diverging midpoint', () => {
   const r = valueRange(new Float32Array([-1, 0.5, 3]), true);
@@ -72,4 +74,47 @@ test('formatValue gives short, exact-enough numbers', () => {
   assert.equal(formatValue(-12.3456), '-12.35');
   assert.equal(formatValue(1e-5), '1.00e-5');
   assert.equal(formatValue(-Infinity), '−∞');
+});
+
+test('robust limits: the 99th percentile sets the end colour, so one outlier cannot wash out the map', () => {
+  // 10,000 cells of 0..0.01 and 10 cells of 1 (the [SEP]-like outliers).
+  const values = Float32Array.from({ length: 10_010 }, (_, k) => (k < 10_000 ? (k % 100) / 10_000 : 1));
+  const r = robustRange(values, false);
+  assert.equal(r.percentile, 99);
+  assert.ok(r.max > 0.0095 && r.max <= 0.01, `p99 ≈ 0.0099, got ${r.max}`);
+  assert.equal(r.exact?.max, 1);
+  assert.match(describeRange(r, 'probs'), /99th percentile.*data 0 … 1/);
+  // Under 0-to-max the bulk would sit in the first 1% of the ramp; under p99 its median is mid-ramp.
+  assert.ok(lutIndex(0.005, r) > 100 && lutIndex(0.005, valueRange(values, false)) < 3);
+  const signed = robustRange(Float32Array.from(values, (v, k) => (k % 2 ? -v : v)), true);
+  assert.equal(signed.min, -signed.max);
+  assert.match(describeRange(signed, 'c2p'), /centred at 0.*percentile of \|value\|/);
+});
+
+test('log scale spans four decades below the 99.9th percentile; zeros take the low end', () => {
+  const values = Float32Array.from({ length: 1000 }, (_, k) => (k === 0 ? 0 : 10 ** (-(k % 7))));
+  const r = robustRange(values, false, 'log');
+  assert.ok(r.log);
+  assert.ok(Math.abs(r.max - 1) < 1e-6 && Math.abs(r.min - 1e-4) < 1e-9, JSON.stringify(r));
+  assert.equal(lutIndex(0, r), 0);
+  assert.equal(lutIndex(1e-2, r), Math.round((2 / 4) * 255));
+  const out = new Uint8ClampedArray(values.length * 4);
+  paintMatrix(values, r, makeLut('diverging', false), out);
+  assert.equal(out[3], 255);
+});
+
+test('per-row scaling divides each row by its largest |value|', () => {
+  const rows = normaliseRows(Float32Array.from([1, 2, 4, -3, 1.5, 0, 0, 0, 0]), 3, 3);
+  assert.deepEqual([...rows], [0.25, 0.5, 1, -1, 0.5, 0, 0, 0, 0]);
+  assert.match(describeRange(robustRange(rows, true, 'row'), 'c2c'), /each row/);
+});
+
+test('the dark theme ramps start dark (no glare) and the light ones start at the light page', () => {
+  const dark = makeLut('diverging', false, 'dark');
+  const light = makeLut('diverging', false, 'light');
+  assert.ok(dark[0] + dark[1] + dark[2] < 100, 'dark sequential starts near black');
+  assert.ok(light[0] + light[1] + light[2] > 720, 'light sequential starts near white');
+  const mid = 128 * 4;
+  const darkDiv = makeLut('diverging', true, 'dark');
+  assert.ok(darkDiv[mid] + darkDiv[mid + 1] + darkDiv[mid + 2] < 150, 'dark diverging is dark at 0');
 });

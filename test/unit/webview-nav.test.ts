@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PROTOCOL_VERSION } from '../../src/protocol';
+import { PROTOCOL_VERSION } from '../../src/shared/protocol';
 import { applyAction, keyToAction, reconcileState, step, toggleCompare, type ViewState } from '../../webview/nav';
 import { LruCache } from '../../webview/cache';
 

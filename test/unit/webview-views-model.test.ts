@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeLut } from '../../webview/colors';
 import { bucketSummary, heatmapSvg, meanMax, peakSentence, profileRange, shareColor, shareText, VIEW_CAPTIONS } from '../../webview/views-model';
-import { ANALYSIS_VIEWS } from '../../src/protocol';
+import { ANALYSIS_VIEWS } from '../../src/shared/protocol';
 
 test('peak sentences read δ = query − key: positive looks left', () => {
   assert.equal(peakSentence(1), 'peaks at δ = +1: looks one token to the left');
@@ -64,7 +64,7 @@ test('SVG heatmap: one rect per colour run, colours from the LUT, labels escaped
   assert.ok(svg.trimEnd().endsWith('</svg>'));
   const rects = svg.match(/<rect /g) ?? [];
   assert.equal(rects.length, 2, 'each row is one run of one colour');
-  assert.match(svg, /fill="#f7f7f7"/, 'zero is the LUT start');
+  assert.match(svg, /fill="#fafafc"/, 'zero is the LUT start (the light page colour)');
   assert.match(svg, /width="20" height="10"/);
   assert.match(svg, /a&#60;b/);
   assert.match(svg, /x&#38;y/);

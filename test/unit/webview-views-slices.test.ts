@@ -17,7 +17,7 @@ import {
   type RequestBody,
   type RolloutResponse,
   type SharesResponse,
-} from '../../src/protocol';
+} from '../../src/shared/protocol';
 import { fixtureResult, V3_SPEC } from './analysis-fixture';
 
 const result = fixtureResult('text0');

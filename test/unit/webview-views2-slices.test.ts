@@ -1,13 +1,13 @@
-// Host side of issue 5's word merging and selection diff: await answerRequest('words' | 'diff') on real fixture
+// Host side of word merging and selection diff: await answerRequest('words' | 'diff') on real fixture
 // results (HF-computed v3_tiny outputs), through the parse → answer → structured-clone path the panel uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregate, diffMatched, groupWords, matchTokens, poolGroups } from '../../src/analysis';
 import type { ExplainResult } from '../../src/engine/result';
 import { answerRequest, type AnswerContext } from '../../src/extension/request-dispatch';
-import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/protocol';
+import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/shared/protocol';
 import { reconcileState } from '../../webview/nav';
-import { diffCaption, DIFF_EMPTY, mergeCaption } from '../../webview/views-model';
+import { diffCaption, diffMismatch, DIFF_EMPTY, mergeCaption } from '../../webview/views-model';
 import { fixtureResult } from './analysis-fixture';
 
 const a = fixtureResult('text1'); // "hello world, this is a test of the tokenizer."
@@ -93,4 +93,10 @@ test('captions name the pooling rule and the match count; saved merge survives a
   assert.equal(s.view, 'diff');
   const junk = reconcileState({ ...base, merge: 'letters' as never }, defaults, ['probs'], [0], 4, 10);
   assert.equal('merge' in junk, false);
+});
+
+test('diff says when the two texts are not the same passage', () => {
+  assert.equal(diffMismatch(12, 14, 13), undefined, 'an edit keeps most tokens');
+  assert.match(diffMismatch(16, 90, 80) ?? '', /not the same passage: only 16 of 80 tokens \(20%\)/);
+  assert.equal(diffMismatch(0, 0, 5), undefined);
 });

@@ -4,6 +4,7 @@ import { LensError } from '../../engine/errors';
 import type { ExplainResult } from '../../engine/result';
 import { TERM_NAMES, type MatrixKind } from '../../engine/types';
 import { REPORT_SCRIPT } from './html-report-script';
+import { HTML_REPORT_MAX_BYTES, reportDataBytes } from '../../shared/export-size';
 
 export interface HtmlReportOptions {
   title?: string;
@@ -43,7 +44,11 @@ function base64(t: Float32Array): string {
   return Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('base64');
 }
 
-export async function toHtmlReport(result: ExplainResult, opts: HtmlReportOptions = {}): Promise<string> {
+/**
+ * The layers and kinds a report of `result` embeds, checked before anything is written (or any save dialog
+ * opens): known layers and kinds, at least one of each, within the size ceiling.
+ */
+export function reportPlan(result: ExplainResult, opts: HtmlReportOptions = {}): { layers: number[]; kinds: MatrixKind[] } {
   const layers = opts.layers ?? result.layers;
   const kinds = opts.kinds ?? [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
   for (const l of layers) {
@@ -51,11 +56,16 @@ export async function toHtmlReport(result: ExplainResult, opts: HtmlReportOption
   }
   for (const k of kinds) if (!result.has(k)) throw new LensError(`report: this model has no ${k} term; leave it out of kinds`);
   if (layers.length === 0 || kinds.length === 0) throw new LensError('report: nothing to show; pick at least one layer and one kind');
-  const bytes = layers.length * kinds.length * result.heads * result.n * result.n * 4;
-  const max = opts.maxDataBytes ?? 64 * 2 ** 20;
+  const bytes = reportDataBytes(layers.length, kinds.length, result.heads, result.n);
+  const max = opts.maxDataBytes ?? HTML_REPORT_MAX_BYTES;
   if (bytes > max) {
-    throw new LensError(`report: ${(bytes / 2 ** 20).toFixed(0)} MiB of matrices is too much for one HTML page (limit ${(max / 2 ** 20).toFixed(0)} MiB); choose fewer layers or kinds, or use --format npz`);
+    throw new LensError(`report: ${(bytes / 2 ** 20).toFixed(0)} MiB of matrices is too much for one HTML page (limit ${(max / 2 ** 20).toFixed(0)} MiB); choose fewer layers or kinds (or export .npz, which has no limit)`);
   }
+  return { layers, kinds };
+}
+
+export async function toHtmlReport(result: ExplainResult, opts: HtmlReportOptions = {}): Promise<string> {
+  const { layers, kinds } = reportPlan(result, opts);
   const data: Record<string, string> = {};
   for (const l of layers) {
     await result.load(l);

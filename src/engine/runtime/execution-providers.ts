@@ -24,4 +24,4 @@ function cudaInstalled(platform: NodeJS.Platform): boolean {
   }
 }
 
-export const EXECUTION_PROVIDERS: readonly ExecutionProviderSetting[] = ['auto', 'cuda', 'dml', 'coreml', 'webgpu', 'cpu'];
+export { EXECUTION_PROVIDERS } from '../../shared/providers';

@@ -1,6 +1,6 @@
 // Lays the tokens out like the source text: the gaps between tokens keep their spaces and line breaks, and
 // special tokens ([CLS], [SEP]) appear as marked pieces. Pure: the DOM code only renders what this returns.
-import type { ProtocolToken } from '../src/protocol';
+import type { ProtocolToken } from './protocol';
 
 export type Segment =
   | { kind: 'token'; i: number; text: string; special: boolean }
@@ -9,10 +9,13 @@ export type Segment =
 /** One visual line of the strip. */
 export type Line = Segment[];
 
-/** Strips the tokenizer's word-boundary markers for display when a token has no source text of its own. */
+/** Shows a lone word-boundary piece ("▁", "Ġ") or a space-only token: a visible open-box space marker. */
+export const SPACE_MARKER = '␣';
+
+/** Strips the tokenizer's word-boundary markers for display; a piece that is only a marker shows as ␣. */
 export function pieceLabel(piece: string): string {
   const s = piece.replace(/^[▁Ġ]+/u, '');
-  return s.length ? s : piece;
+  return s.trim().length ? s : SPACE_MARKER;
 }
 
 /** Splits a run of source text on line breaks (\r\n, \n, \r): the pieces between breaks. */
@@ -50,7 +53,12 @@ export function layoutTokens(text: string, tokens: readonly ProtocolToken[]): Li
       });
     } else {
       // Tokens that share source characters (byte fallback) or carry only spaces still need a visible piece.
-      push({ kind: 'token', i: t.i, text: own.trim().length ? own : pieceLabel(t.text), special: false });
+      // A leading space is laid out as a gap: highlighted, it would leave a stub where the line wraps.
+      const lead = own.length - own.trimStart().length;
+      if (own.trim().length && lead > 0) {
+        push({ kind: 'gap', text: own.slice(0, lead) });
+        push({ kind: 'token', i: t.i, text: own.slice(lead), special: false });
+      } else push({ kind: 'token', i: t.i, text: own.trim().length ? own : pieceLabel(t.text), special: false });
     }
     cursor = Math.max(cursor, t.end);
   }

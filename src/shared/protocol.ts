@@ -8,12 +8,12 @@
 //   host → webview  `response` {id, ok, body}    (matrices as ArrayBuffers of float32, never number arrays)
 //   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
 //   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
-import type { MatrixKind, TermName } from './engine/types';
+import { isMatrixKind, type MatrixKind, type TermName } from './kinds';
 
 export const PROTOCOL_VERSION = 1;
 
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
-/** The analysis views of issue 5 (tabs beside the heatmap and the head grid). */
+/** The analysis views (tabs beside the heatmap and the head grid). */
 export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff';
 export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff'];
 /** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
@@ -26,6 +26,9 @@ export type HeadPick = number | 'mean' | 'max';
 export type ExportFormat = 'png' | 'svg' | 'npz' | 'json' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['png', 'svg', 'npz', 'json', 'html'];
 export type ColorScaleName = 'diverging' | 'viridis';
+/** How a heatmap maps values to colours: linear between robust limits, log10 (probs), or each row to its maximum. */
+export type ScalingName = 'linear' | 'log' | 'row';
+export const SCALINGS: readonly ScalingName[] = ['linear', 'log', 'row'];
 
 export interface ProtocolToken {
   i: number;
@@ -327,6 +330,9 @@ export interface ExportMessage {
   svg?: string;
   /** Suggested file name stem (view, layer, head). */
   name?: string;
+  /** HTML report: the layers and kinds chosen in the panel (absent = the report's defaults). */
+  layers?: number[];
+  kinds?: MatrixKind[];
 }
 
 export interface HoverInfo {
@@ -375,15 +381,11 @@ export interface PersistedState {
   preset?: AblationPresetName;
   /** Heatmap and strip show word groups instead of pieces; absent = pieces. */
   merge?: MergeModeName | null;
+  /** Colour mapping of the heatmaps; absent = linear between robust limits. */
+  scaling?: ScalingName;
 }
 
 // ---- helpers shared by both sides ----
-
-const KINDS: readonly MatrixKind[] = ['c2c', 'c2p', 'p2c', 'scores', 'probs'];
-
-export function isMatrixKind(x: unknown): x is MatrixKind {
-  return typeof x === 'string' && (KINDS as readonly string[]).includes(x);
-}
 
 /** Copies a float32 view into a fresh, exactly-sized ArrayBuffer (a subarray's buffer is the whole tensor). */
 export function toBuffer(values: Float32Array): ArrayBuffer {
@@ -488,6 +490,8 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       if (typeof m.dataUrl === 'string') out.dataUrl = m.dataUrl;
       if (typeof m.svg === 'string') out.svg = m.svg;
       if (typeof m.name === 'string') out.name = m.name.replace(/[^\w.-]+/g, '-').slice(0, 80);
+      if (Array.isArray(m.layers) && m.layers.length <= 1024 && m.layers.every(isInt)) out.layers = m.layers;
+      if (Array.isArray(m.kinds) && m.kinds.length <= 8 && m.kinds.every(isMatrixKind)) out.kinds = m.kinds;
       return out;
     }
     default:

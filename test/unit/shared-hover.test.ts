@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellAt, pairValues, rankByMagnitude, strengthBucket, topK } from '../../webview/hover';
+import { cellAt, neighbours, pairValues, sharedBucket, strengthBucket, topK } from '../../src/shared/hover';
 
 test('topK by value returns the k largest, strongest first, with relative strength', () => {
   const row = new Float32Array([0.1, 0.5, 0.05, 0.3, 0.05]);
@@ -14,8 +14,25 @@ test('topK by magnitude ranks strong negative raw terms too', () => {
   const row = new Float32Array([1, -7, 3, -2]);
   assert.deepEqual(topK(row, 2, true).map((t) => t.j), [1, 2]);
   assert.deepEqual(topK(row, 2, false).map((t) => t.j), [2, 0]);
-  assert.equal(rankByMagnitude('c2p'), true);
-  assert.equal(rankByMagnitude('probs'), false);
+});
+
+test('neighbours of a raw term: top = what raises the score (positive only), negatives apart', () => {
+  const row = new Float32Array([1, -7, 3, -2, 0]);
+  const c2p = neighbours(row, 'c2p', 3);
+  assert.deepEqual(c2p.top.map((t) => t.j), [2, 0], 'the −7 is not the strongest neighbour');
+  assert.ok(c2p.top.every((t) => t.value > 0));
+  assert.deepEqual(c2p.negative.map((t) => [t.j, t.value]), [[1, -7], [3, -2]]);
+  assert.equal(c2p.negative[0].strength, 1);
+  const probs = neighbours(new Float32Array([0.1, 0.6, 0.3]), 'probs', 2);
+  assert.deepEqual(probs.top.map((t) => t.j), [1, 2]);
+  assert.deepEqual(probs.negative, []);
+});
+
+test('sharedBucket lists the keys whose relative-position row equals the hovered key\'s', () => {
+  // n = 4, row 1 of the table-row map: keys 0 and 1 share row 5, keys 2 and 3 have their own.
+  const rowOf = new Float32Array([0, 1, 2, 3, 5, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0]);
+  assert.deepEqual(sharedBucket(rowOf, 4, 1, 0), [0, 1]);
+  assert.deepEqual(sharedBucket(rowOf, 4, 1, 3), [3]);
 });
 
 test('topK skips excluded and non-finite entries; ties keep the lower index', () => {

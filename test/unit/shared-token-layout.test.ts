@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProtocolToken } from '../../src/protocol';
-import { layoutTokens, pieceLabel, tokenAtOffset, type Line } from '../../webview/layout';
+import type { ProtocolToken } from '../../src/shared/protocol';
+import { layoutTokens, pieceLabel, tokenAtOffset, type Line } from '../../src/shared/token-layout';
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 
@@ -29,11 +29,12 @@ test('tokens and gaps reproduce the source text, line breaks kept', () => {
   assert.deepEqual(lines[3][0], { kind: 'token', i: 4, text: 'end', special: false });
 });
 
-test('tokens whose offsets include a leading space keep it inside the token', () => {
+test('a leading space inside a token’s offsets is laid out as a gap (no highlight stub where a line wraps)', () => {
   const text = 'a b';
   const lines = layoutTokens(text, [tok(0, '▁a', 0, 1), tok(1, '▁b', 1, 3)]);
   assert.equal(render(lines), 'a b');
-  assert.deepEqual(lines[0][1], { kind: 'token', i: 1, text: ' b', special: false });
+  assert.deepEqual(lines[0][1], { kind: 'gap', text: ' ' });
+  assert.deepEqual(lines[0][2], { kind: 'token', i: 1, text: 'b', special: false });
 });
 
 test('tokens that share characters (byte fallback) still get a visible piece each', () => {
@@ -51,10 +52,11 @@ test('CRLF line breaks split lines once', () => {
   assert.equal(render(lines), 'a\nb');
 });
 
-test('pieceLabel strips word-boundary markers but never to nothing', () => {
+test('pieceLabel strips word-boundary markers; a lone marker shows as the ␣ space marker', () => {
   assert.equal(pieceLabel('▁the'), 'the');
   assert.equal(pieceLabel('Ġthe'), 'the');
-  assert.equal(pieceLabel('▁'), '▁');
+  assert.equal(pieceLabel('▁'), '␣');
+  assert.equal(pieceLabel('Ġ'), '␣');
 });
 
 test('tokenAtOffset maps an editor offset to the token under it, skipping specials', () => {
@@ -74,6 +76,6 @@ test('a whitespace token that covers a line break (SPM ▁ on \\n) keeps the bre
   const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, '▁', 0, 0), tok(2, 'Hello', 0, 5), tok(3, '▁', 5, 6), tok(4, 'world', 6, 11), tok(5, '[SEP]', 11, 11, true)];
   const lines = layoutTokens(text, tokens);
   assert.equal(lines.length, 2);
-  assert.equal(render(lines), '[CLS]▁Hello↵\nworld[SEP]');
+  assert.equal(render(lines), '[CLS]␣Hello↵\nworld[SEP]');
   assert.ok(lines[0].some((s) => s.kind === 'token' && s.i === 3), 'the break token is still hoverable');
 });

@@ -1,0 +1,112 @@
+// Hover maths: which keys a query attends to most, how strongly, and the numbers for one pair. Pure.
+import { isRawTerm, MATRIX_KINDS, type MatrixKind } from './kinds';
+
+export interface Neighbour {
+  j: number;
+  value: number;
+  /** 0..1: |value| relative to the strongest of the top-k (drives opacity). */
+  strength: number;
+}
+
+export interface SignedNeighbours {
+  /** What the query attends to / what raises its score: the largest values (for raw terms, positive only). */
+  top: Neighbour[];
+  /** Raw terms only: what lowers the score most (the most negative values), strongest first. */
+  negative: Neighbour[];
+}
+
+/**
+ * Neighbours of query row `row` under `kind`. Probabilities and scores rank by value (what softmax favours);
+ * a raw term's neighbours are what raises the score (top positive), and what lowers it comes apart, so that a
+ * large negative c2p never reads as "strongest attention".
+ */
+export function neighbours(row: Float32Array, kind: MatrixKind, k: number, exclude?: (j: number) => boolean): SignedNeighbours {
+  if (!isRawTerm(kind)) return { top: topK(row, k, false, exclude), negative: [] };
+  const top = topK(row, k, false, (j) => !(row[j] > 0) || !!exclude?.(j));
+  const negated = row.map((v) => -v);
+  const negative = topK(negated, k, false, (j) => !(row[j] < 0) || !!exclude?.(j)).map((nb) => ({ ...nb, value: row[nb.j] }));
+  return { top, negative };
+}
+
+/** Top-k entries of a row, strongest first (by value, or by |value|); ties keep the lower index first. Skips non-finite values. */
+export function topK(row: Float32Array, k: number, byMagnitude: boolean, exclude?: (j: number) => boolean): Neighbour[] {
+  const key = (v: number) => (byMagnitude ? Math.abs(v) : v);
+  const picked: number[] = [];
+  // Partial selection: k is small (≤ 16), n ≤ a few thousand, so an insertion-sorted list is cheapest.
+  for (let j = 0; j < row.length; j++) {
+    const v = row[j];
+    if (!Number.isFinite(v) || exclude?.(j)) continue;
+    const kv = key(v);
+    if (picked.length === k && kv <= key(row[picked[k - 1]])) continue;
+    let pos = picked.length;
+    while (pos > 0 && key(row[picked[pos - 1]]) < kv) pos--;
+    picked.splice(pos, 0, j);
+    if (picked.length > k) picked.pop();
+  }
+  const top = picked.length ? Math.abs(row[picked[0]]) : 0;
+  const rel = (v: number) => (byMagnitude ? Math.abs(v) : Math.max(0, v));
+  const norm = byMagnitude ? top : Math.max(0, row[picked[0]] ?? 0);
+  return picked.map((j) => ({ j, value: row[j], strength: norm > 0 ? rel(row[j]) / norm : 0 }));
+}
+
+/** Strength 0..1 → one of `buckets` decoration levels (1..buckets); 0 means "too weak to show". */
+export function strengthBucket(strength: number, buckets: number): number {
+  if (!(strength > 0)) return 0;
+  return Math.max(1, Math.min(buckets, Math.ceil(strength * buckets)));
+}
+
+export interface PairValues {
+  c2c?: number;
+  c2p?: number;
+  p2c?: number;
+  scores?: number;
+  probs?: number;
+}
+
+/** Values for the pair (i, j) from per-kind rows of query i. */
+export function pairValues(rows: Partial<Record<MatrixKind, Float32Array>>, j: number): PairValues {
+  const out: PairValues = {};
+  for (const kind of MATRIX_KINDS) {
+    const r = rows[kind];
+    if (r && j >= 0 && j < r.length) out[kind] = r[j];
+  }
+  return out;
+}
+
+/** Heatmap geometry: the cell (i = row/query, j = column/key) under a point, or null outside. */
+export function cellAt(x: number, y: number, size: number, n: number): { i: number; j: number } | null {
+  if (n <= 0 || size <= 0 || x < 0 || y < 0 || x >= size || y >= size) return null;
+  const cell = size / n;
+  return { i: Math.min(n - 1, Math.floor(y / cell)), j: Math.min(n - 1, Math.floor(x / cell)) };
+}
+
+/** Keys of row i that share key j's relative-position table row (a log bucket), from the `[n, n]` table-row map. */
+export function sharedBucket(rowOf: Float32Array, n: number, i: number, j: number): number[] {
+  const r = rowOf[i * n + j];
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) if (rowOf[i * n + k] === r) out.push(k);
+  return out;
+}
+
+/** Relative-position table row and zone of every (query, key) pair (from the host's buckets answer). */
+export interface BucketTable {
+  n: number;
+  rowOf: Float32Array;
+  zoneOf: Float32Array;
+  zones: string[];
+}
+
+/** δ = i − j, the relative-position table row it reads, and which other keys read the same row (a log bucket). */
+export function distanceText(i: number, j: number, b: BucketTable | undefined): string {
+  const d = `δ = i − j = ${i - j}`;
+  if (!b) return d;
+  const n = b.n;
+  const row = b.rowOf[i * n + j];
+  const zone = b.zones[b.zoneOf[i * n + j]] ?? '';
+  const shared = sharedBucket(b.rowOf, n, i, j);
+  const others =
+    shared.length > 1
+      ? `; shares it with ${shared.length - 1} other key${shared.length > 2 ? 's' : ''} (#${shared[0]}–#${shared[shared.length - 1]}): their c2p/p2c position part is identical`
+      : '';
+  return `${d}: relative-position row ${row} (${zone === 'exact' ? 'exact distance' : zone === 'log' ? 'log bucket' : zone})${others}`;
+}

@@ -1,0 +1,145 @@
+// Readability checks with the bundled model on real prose, in the light and the dark theme: at ~500 tokens the
+// default heatmap shows structure without touching a control, both axes carry token labels, the canvas does not
+// move under the pointer, and c2p's strongest neighbour raises the score. Screenshots of each view at 30, 130
+// and 500 tokens in both themes go to test-results/e2e/look-*.png (look at them: that is what they are for).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { extensionMissing, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { focusTab, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
+
+const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
+// The bundled tokenizer makes ~3.7 characters per token of this prose; cut at a word boundary near the target.
+const cut = (chars) => PROSE.slice(0, PROSE.lastIndexOf(' ', chars));
+const LENGTHS = { 30: cut(110), 130: cut(520), 500: cut(1850) }; // 500 stays under the default 512-token limit
+const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' };
+/**
+ * A cell counts as distinguishable from the page when its CIELAB distance to the page background is ≥ 10
+ * (ΔE*ab 2.3 is the just-noticeable difference on large patches; 1–2 px cells need several times that).
+ * The map must have ≥ 2% such cells: its structure (the diagonals a head favours, the columns of [SEP] and
+ * punctuation it collects on) is a few lines of a 500×500 map, 2n–10n cells, 0.4–2%; 2% asks for that and
+ * more. The linear 0-to-max ramp this view used to draw gave 0.1–0.2% on this text.
+ */
+const DELTA_E = 10;
+const MIN_SHARE = 0.02;
+const skip = extensionMissing();
+
+/** Share of heatmap pixels whose ΔE*ab to the page background is ≥ DELTA_E (computed in the webview). */
+async function distinguishableShare(frame) {
+  return frame.locator('canvas#heatmap').evaluate((c, dE) => {
+    const lab = ([r, g, b]) => {
+      const lin = (u) => ((u /= 255) <= 0.04045 ? u / 12.92 : ((u + 0.055) / 1.055) ** 2.4);
+      const [R, G, B] = [lin(r), lin(g), lin(b)];
+      const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
+      const x = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
+      const y = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
+      const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
+      return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+    };
+    const bg = getComputedStyle(document.body).backgroundColor.match(/\d+/g).slice(0, 3).map(Number);
+    const L0 = lab(bg);
+    const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+    let hit = 0;
+    for (let k = 0; k < data.length; k += 4) {
+      const L = lab([data[k], data[k + 1], data[k + 2]]);
+      if (Math.hypot(L[0] - L0[0], L[1] - L0[1], L[2] - L0[2]) >= dE) hit++;
+    }
+    return hit / (data.length / 4);
+  }, DELTA_E);
+}
+
+for (const theme of ['light', 'dark']) {
+  describe(`DeBERTa Lens readability, ${theme} theme (bundled model, real prose)`, { skip: skip ?? false }, () => {
+    let lens, frame, page;
+    let lastFile = 'len30.txt';
+
+    before(async () => {
+      lens = await startLens({ name: `look-${theme}`, model: 'default', viewport: { width: 1400, height: 1000 },
+        settings: { 'workbench.colorTheme': THEMES[theme] },
+        files: Object.fromEntries(Object.entries(LENGTHS).map(([n, t]) => [`len${n}.txt`, t])) });
+      ({ frame, page } = lens);
+    });
+    after(() => stopWithScreenshot(lens, `look-${theme}`));
+
+    async function explain(n) {
+      await focusTab(page, lastFile).catch(() => {});
+      lastFile = `len${n}.txt`;
+      await openFile(page, lastFile);
+      await selectAll(page);
+      const before = await frame.locator('canvas#heatmap').getAttribute('data-n').catch(() => null);
+      await runCommand(page, 'DeBERTa Lens: Explain Attention');
+      await waitReady(frame, 120_000);
+      await waitUntil(async () => {
+        const now = await frame.locator('canvas#heatmap').getAttribute('data-n').catch(() => null);
+        return now !== null && now !== before;
+      }, { timeout: 60_000, message: `heatmap for ${n} tokens` });
+      await waitHeatmapDrawn(frame);
+      return Number(await frame.locator('canvas#heatmap').getAttribute('data-n'));
+    }
+
+    test('screenshots at 30, 130 and 500 tokens; the 500-token default map has visible structure and labels', async () => {
+      for (const target of [30, 130, 500]) {
+        const n = await explain(target);
+        assert.ok(Math.abs(n - target) <= target * 0.3, `${n} tokens for target ${target}`);
+        await frame.locator('#view-heatmap').click();
+        await frame.locator('#term').selectOption('probs');
+        await waitHeatmapDrawn(frame);
+        if (target === 500) {
+          const share = await distinguishableShare(frame);
+          console.log(`[look] ${theme}, ${n} tokens, probs layer 0 head 0: ${(share * 100).toFixed(1)}% of cells distinguishable`);
+          assert.ok(share >= MIN_SHARE, `only ${(share * 100).toFixed(2)}% of cells stand out from the background (need ${MIN_SHARE * 100}%)`);
+          const labels = Number(await frame.locator('.heatmap-grid').getAttribute('data-labels'));
+          assert.ok(labels >= 10, `axis labels drawn: ${labels}`);
+        }
+        // Point at a token so the strip, readout and overlay show what hovering does.
+        await frame.locator(`#tokens .tok[data-i="${Math.floor(n / 3)}"]`).hover();
+        await frame.locator('#tokens .tok.neighbour').first().waitFor({ state: 'attached' });
+        await screenshot(page, `look-${theme}-${target}-heatmap`);
+        if (target === 500) {
+          // Zoom in until every row has its label (cells ≥ 12 px): a few clicks at 500 tokens.
+          await waitUntil(async () => {
+            if ((await frame.locator('.heatmap-grid').getAttribute('data-label-stride')) === '1') return true;
+            await frame.locator('#zoom-in').click();
+            return false;
+          }, { timeout: 20_000, interval: 50, message: 'every token labelled when zoomed in' });
+          await frame.locator('#minimap').waitFor({ state: 'visible' });
+          await screenshot(page, `look-${theme}-500-zoomed`);
+          await frame.locator('#zoom-fit').click();
+        }
+        for (const [view, drawn] of [['heads', '#head-grid canvas.thumb'], ['shares', 'canvas#shares-grid']]) {
+          await frame.locator(`#view-${view}`).click();
+          await frame.locator(`#app[data-view="${view}"]:not([data-busy])`).waitFor({ state: 'attached', timeout: 60_000 });
+          await frame.locator(drawn).first().waitFor({ state: 'visible', timeout: 60_000 });
+          await page.waitForTimeout(300);
+          await screenshot(page, `look-${theme}-${target}-${view}`);
+        }
+        await frame.locator('#view-heatmap').click();
+      }
+    });
+
+    test('the heatmap does not move while the pointer moves over it', async () => {
+      const canvas = frame.locator('canvas#heatmap');
+      await canvas.scrollIntoViewIfNeeded();
+      const box0 = await canvas.boundingBox();
+      for (let k = 0; k < 12; k++) {
+        await page.mouse.move(box0.x + box0.width * (0.05 + 0.08 * k), box0.y + box0.height * (0.9 - 0.07 * k));
+        await page.waitForTimeout(60);
+        assert.deepEqual(await canvas.boundingBox(), box0, 'canvas box unchanged under pointer moves');
+      }
+    });
+
+    test("c2p: a token's strongest neighbour raises the score (positive value)", async () => {
+      await frame.locator('#term').selectOption('c2p');
+      await waitHeatmapDrawn(frame);
+      for (const i of [5, 40, 200]) {
+        await frame.locator(`#tokens .tok[data-i="${i}"]`).hover();
+        const top = frame.locator('#readout .pos[data-rank="0"]');
+        await waitUntil(async () => (await top.getAttribute('data-query').catch(() => null)) === String(i), { message: `readout for query ${i}` });
+        const v = Number(await top.getAttribute('data-value'));
+        assert.ok(v > 0, `strongest c2p neighbour of #${i} is positive, got ${v}`);
+      }
+      await screenshot(page, `look-${theme}-c2p-signs`);
+    });
+  });
+}
