@@ -51,6 +51,6 @@ export function inputFlags(flags: Map<string, string>): { text?: string; ids?: n
   try {
     return { text: fs.readFileSync(file, 'utf8') };
   } catch (e) {
-    throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`, 'not-found');
+    throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'not-found');
   }
 }

@@ -1,7 +1,7 @@
 // The single-head heatmap: the matrix in a fixed-size square with token labels on both axes, zoom and pan
 // (wheel, drag, + − 0 keys), a minimap in the corner while zoomed, and the hover overlay. Nothing here changes
 // size on hover, so the cell under a still pointer stays the cell under it.
-import { cssRgb, paintMatrix, type Range } from './colors';
+import { paintMatrix, type Range } from './colors';
 import { el } from './dom';
 import { cellIn, centreOn, fit, labelStride, pan, reveal, zoomAt, ZOOM_STEP, type Viewport } from './viewport';
 

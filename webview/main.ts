@@ -18,13 +18,13 @@ import {
   type WebviewToHost,
 } from '../src/shared/protocol';
 import { LruCache } from './cache';
-import { colorOf, cssRgb, describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
+import { describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
 import { $, el, revealWithin, themeKind } from './dom';
 import { Heatmap } from './heatmap';
 import { withAxisLabels } from './grid-labels';
 import { formatSigned, formatValue } from '../src/shared/format';
-import { isRawTerm, isSignedKind, KIND_LABELS, KIND_SHORT, kindsOf } from '../src/shared/kinds';
-import { cellAt, neighbours, pairValues, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
+import { isSignedKind, KIND_LABELS, kindsOf } from '../src/shared/kinds';
+import { cellAt, neighbours, type Neighbour, type SignedNeighbours } from '../src/shared/hover';
 import { chipColours } from './strip-style';
 import { idleReadout, readoutLines } from './readout';
 import { showExportForm } from './export-form';

@@ -188,7 +188,7 @@ class LayerComputation implements LayerSource {
     for (let h0 = 0; h0 < H; h0 += chunk) {
       const h1 = Math.min(H, h0 + chunk);
       const rows: Record<string, [number, number]> = {};
-      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w!.rowsPerHead, h1 * w!.rowsPerHead];
+      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w.rowsPerHead, h1 * w.rowsPerHead];
       const kept = { key: `layer${layer}`, tensors: () => this.readWeights(layer), rows };
       const run = await this.runLayer(feeds, kinds.map(layerOutput), signal, kept);
       try {
@@ -232,7 +232,7 @@ class LayerComputation implements LayerSource {
     for (let h0 = 0; h0 < H; h0 += chunk) {
       const h1 = Math.min(H, h0 + chunk);
       const rows: Record<string, [number, number]> = {};
-      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w!.rowsPerHead, h1 * w!.rowsPerHead];
+      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w.rowsPerHead, h1 * w.rowsPerHead];
       // The same kept tensors as layer 0's attention: BERT's decomposition uses exactly its query and key.
       const kept = { key: 'layer0', tensors: () => this.readWeights(0), rows };
       const run = await this.model.session.run('decomposition', feeds, [...DECOMPOSITION_TERMS], signal, kept);
@@ -251,7 +251,7 @@ class LayerComputation implements LayerSource {
     const out: Record<string, FeedTensor> = {};
     for (const [name, w] of Object.entries(layerWeights(this.model.checkpoint.spec, layer))) {
       // slice(): a fresh buffer (the reader may hand a view of a larger one, and IPC would send all of it).
-      out[name] = { type: 'float32', data: toFloat32(requireWeight(this.model.checkpoint, w!.name, w!.shape)).slice(), dims: w!.shape };
+      out[name] = { type: 'float32', data: toFloat32(requireWeight(this.model.checkpoint, w.name, w.shape)).slice(), dims: w.shape };
     }
     return out;
   }

@@ -19,7 +19,7 @@ export function memo<T>(result: ExplainResult, key: string, make: () => T): T {
   }
   const v = make();
   m.set(key, v);
-  if (v instanceof Promise) v.catch(() => m!.get(key) === v && m!.delete(key));
+  if (v instanceof Promise) v.catch(() => m.get(key) === v && m.delete(key));
   while (m.size > MEMO_LIMIT) m.delete(m.keys().next().value as string);
   return v;
 }

@@ -141,7 +141,7 @@ describe('deberta-lens cache', () => {
     const lines = list.stdout.trim().split('\n');
     assert.match(lines[0], /2 graphs, [\d.]+ kB on disk \(\+ [\d.]+ kB of weights hard-linked from model folders\)/);
     assert.match(lines[1], /SIZE\s+LAST USED\s+MODEL/);
-    assert.match(lines[2], /^[\d.]+ kB\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+v3_tiny  /, 'most recently used first');
+    assert.match(lines[2], /^[\d.]+ kB\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+v3_tiny {2}/, 'most recently used first');
     assert.ok(lines[2].endsWith(`v3_tiny  ${V3}`), lines[2]);
     assert.match(lines[3], /v1_tiny/);
     const json = JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout);

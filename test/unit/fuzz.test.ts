@@ -41,7 +41,7 @@ test(`fuzz: ${CASES} mutated model folders through the CLI end in a clear line o
         try {
           what = makeCase(kind, bases, rng, dir);
         } catch (e) {
-          throw new Error(`making case ${i} (${kind}) failed: ${(e as Error).stack}`);
+          throw new Error(`making case ${i} (${kind}) failed: ${(e as Error).stack}`, { cause: e });
         }
         const text = textFor(kind);
         const result = await runCase(cli, ['explain', '--model', dir, '--text', text, '--cache-dir', cache, '--threads', '1'], text, LIMITS);

@@ -63,8 +63,11 @@ async function main() {
         const p = await model.predict({ ids });
         const pw = performance.now() - t0;
         if (r < 0) continue;
-        forward.wall.push(fw), forward.run.push(f.ms);
-        fill.wall.push(pw), fill.run.push(p.timings.forward_ms + p.timings.head_ms), fill.head.push(p.timings.head_ms);
+        forward.wall.push(fw);
+        forward.run.push(f.ms);
+        fill.wall.push(pw);
+        fill.run.push(p.timings.forward_ms + p.timings.head_ms);
+        fill.head.push(p.timings.head_ms);
       }
       rows.push({
         tokens: n,
@@ -88,6 +91,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  process.stderr.write(`bench failed: ${e?.message ?? e}\n`);
+  process.stderr.write(`bench failed: ${(e as Error)?.message ?? String(e)}\n`);
   process.exit(1);
 });

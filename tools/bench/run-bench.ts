@@ -99,10 +99,10 @@ function table(report: Record<string, unknown>[]): string {
       const h = hf.find((x) => x.tokens === r.tokens);
       const s = sk.find((x) => x.tokens === r.tokens);
       lines.push(
-        `| ${e.geometry} | ${r.tokens} | ${r.explain_ms_median} | ${r.forward_ms_median} | ${r.explain_over_forward.toFixed(2)}× | ${r.first_layer_ms_median} | ${r.all_layers_ms} | ${h ? h.forward_attn_ms_median : '–'} | ${s ? s.forward_attn_ms_median : '–'} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.states_mb} | ${r.layer_mb} | ${r.peak_rss_mb} + ${r.runtime_peak_rss_mb} |`,
+        `| ${String(e.geometry)} | ${r.tokens} | ${r.explain_ms_median} | ${r.forward_ms_median} | ${r.explain_over_forward.toFixed(2)}× | ${r.first_layer_ms_median} | ${r.all_layers_ms} | ${h ? h.forward_attn_ms_median : '–'} | ${s ? s.forward_attn_ms_median : '–'} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.states_mb} | ${r.layer_mb} | ${r.peak_rss_mb} + ${r.runtime_peak_rss_mb} |`,
       );
     }
-    lines.push(slope(e.geometry as string, lens.lengths));
+    lines.push(slope(String(e.geometry), lens.lengths));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -117,6 +117,6 @@ function slope(geometry: string, rows: LengthReport[]): string {
 }
 
 main().catch((e) => {
-  process.stderr.write(`bench failed: ${e?.message ?? e}\n`);
+  process.stderr.write(`bench failed: ${(e as Error)?.message ?? String(e)}\n`);
   process.exit(1);
 });

@@ -57,7 +57,7 @@ function alive(pid: number): boolean {
 /** key → live pids holding it; markers of dead processes are removed on the way. */
 function users(cacheDir: string): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  let names: string[] = [];
+  let names: string[];
   try {
     names = fs.readdirSync(inUseOf(cacheDir));
   } catch {

@@ -89,7 +89,7 @@ export class FieldReader {
     const v = this.raw('pos_att_type');
     if (v === undefined) return [];
     if (typeof v === 'string') return v.toLowerCase().split('|').map((s) => s.trim());
-    if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v as string[];
+    if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v;
     throw this.bad('pos_att_type', v, 'a string like "p2c|c2p" or a list of strings');
   }
 

@@ -190,7 +190,7 @@ export function nonFiniteError(source: string, name: string, bad: NonFinite): Le
 
 /** The tensor with `read()` checked: bytes that are read (not referenced in place) are scanned as they arrive. */
 export function checkedOnRead<T extends TensorData>(t: T, source: string): T {
-  const read = t.read;
+  const read = () => t.read();
   return {
     ...t,
     read: () => {

@@ -335,7 +335,7 @@ export function buildLayerGraph(s: ModelSpec): GraphBuilder {
   const pk = rel && att.flags.c2p ? att.linear(rel, feed(pkW)!, feed(pkB)) : undefined;
   const pq = rel && att.flags.p2c ? att.linear(rel, feed(pqW)!, feed(pqB)) : undefined;
   const { terms, probs } = att.terms(q, k, pk, pq, layerOutput);
-  for (const kind of ['c2c', 'c2p', 'p2c'] as const) if (terms[kind]) g.output(terms[kind]!, layerOutput(kind), OnnxType.FLOAT, ['h', 'n', 'n']);
+  for (const kind of ['c2c', 'c2p', 'p2c'] as const) if (terms[kind]) g.output(terms[kind], layerOutput(kind), OnnxType.FLOAT, ['h', 'n', 'n']);
   g.output(probs, layerOutput('probs'), OnnxType.FLOAT, ['h', 'n', 'n']);
   return g;
 }

@@ -9,6 +9,8 @@ const CONTROL = /(?![\t\n\r])\p{C}/u;
 // paragraph separators too, which Python's split() and Rust's is_whitespace treat as whitespace as well.
 const CLEAN_SPACE = /[\t\n\r\p{Zs}\u2028\u2029]/u;
 /** Python's str.isspace() / Rust's char::is_whitespace (the Unicode White_Space property), for splitting. */
+// \x1c-\x1f are file/group/record/unit separators: Python's str.isspace() counts them as spaces.
+// eslint-disable-next-line no-control-regex
 export const PY_SPACE = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
 export const RUST_SPACE = /[\t-\r\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
 // All non-alphanumeric ASCII counts as punctuation ("^", "$", "`" included), then Unicode category P.

@@ -143,7 +143,7 @@ function writeHostileBin(file: string, tensors: StoredTensor[], rng: Rng): strin
         case 3: offset = pick(); break;
         default: cls = rng.pick(['__proto__', 'toString', 'DoubleStorage', 'LongStorage', 'HalfStorage', 'constructor']);
       }
-      what = `${t.name}: shape [${shape}] stride [${stride}] numel ${numel} offset ${offset} ${cls}`;
+      what = `${t.name}: shape [${shape.join(',')}] stride [${stride.join(',')}] numel ${numel} offset ${offset} ${cls}`;
     }
     p.unicode(t.name);
     p.rebuildTensor(cls, String(k), numel, offset, shape, stride);
