@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { forwardOnly } from '../../src/engine/explain';
 import { openModel, type OpenModel } from '../../src/engine/model';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, compareNested as compare } from './helpers';
 
 const DIR = path.join(FIXTURES, 'bert', 'bert_tiny');
 type M3 = number[][][];
@@ -23,16 +23,6 @@ const cases: Case[] = JSON.parse(fs.readFileSync(path.join(DIR, 'expected_output
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-bert-parity-'));
 after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 
-function compare(got: Float32Array, want: unknown[]): { maxDiff: number; maxAbs: number } {
-  const flat = want.flat(2) as number[];
-  assert.equal(got.length, flat.length, 'shape');
-  let maxDiff = 0, maxAbs = 0;
-  flat.forEach((w, k) => {
-    maxAbs = Math.max(maxAbs, Math.abs(w));
-    maxDiff = Math.max(maxDiff, Math.abs(w - got[k]));
-  });
-  return { maxDiff, maxAbs };
-}
 
 describe('HF parity: bert_tiny', () => {
   let model: OpenModel;

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { forwardOnly } from '../../src/engine/explain';
 import { openModel, type OpenModel } from '../../src/engine/model';
-import { FIXTURES } from './helpers';
+import { FIXTURES, compareNested as compare } from './helpers';
 
 interface ExpectedLayer { c2c: number[][][]; c2p?: number[][][]; p2c?: number[][][]; probs: number[][][]; scores: number[][][] }
 interface ExpectedCase {
@@ -18,17 +18,6 @@ interface ExpectedCase {
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-parity-'));
 
-/** max |a − b| over all elements, and the largest |b| (for relative error per matrix). */
-function compare(got: Float32Array, want: number[][][] | number[][]): { maxDiff: number; maxAbs: number } {
-  const flat = (want as unknown[]).flat(2) as number[];
-  assert.equal(got.length, flat.length, 'shape');
-  let maxDiff = 0, maxAbs = 0;
-  flat.forEach((w, k) => {
-    maxAbs = Math.max(maxAbs, Math.abs(w));
-    maxDiff = Math.max(maxDiff, Math.abs(w - got[k]));
-  });
-  return { maxDiff, maxAbs };
-}
 
 for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
   describe(`HF parity: ${name}`, () => {
