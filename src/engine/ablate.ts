@@ -2,7 +2,7 @@
 // from the first layer the intervention touches (its input state comes from the plain forward pass).
 import * as os from 'node:os';
 import { type AblationMode, keepMasks, parseAblation, type AblationPlan } from './ablation-spec';
-import { loadCheckpoint } from './checkpoint';
+import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
 import { LensError } from './errors';
 import { checkLength, int64Feeds, prepareInput } from './explain';
@@ -10,7 +10,7 @@ import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, TailInput } from
 import { type CachedModelGraph, ensureTailGraph } from './graph/graph-cache';
 import { graphInputs, relativeInputs } from './graph/graph-inputs';
 import { HeadOutput } from './graph/head-graph';
-import { noHeadMessage } from './heads';
+import { findHeads, noHeadMessage } from './heads';
 import { type OpenModel, resolveModelDir } from './model';
 import { checkTop, nameTokens, positionsToPredict, readPredictions } from './predict';
 import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from './prediction';
@@ -84,7 +84,16 @@ export class TailSessions {
 /** Checks an intervention spec against a model's config alone (no graph built, nothing run): the CLI's first step. */
 export async function checkAblation(modelDir: string, spec: string, mode: AblationMode = 'zero'): Promise<string[]> {
   const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
-  return parseAblation(spec, ck.spec, mode).entries;
+  const entries = parseAblation(spec, ck.spec, mode).entries;
+  requireMlmHead(ck);
+  return entries;
+}
+
+/** An intervention's effect is shown on the masked-LM head's predictions. */
+function requireMlmHead(ck: Checkpoint): void {
+  const heads = findHeads(ck);
+  if (heads.mlm) return;
+  throw new LensError(heads.rtd ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions` : noHeadMessage(ck), 'unsupported');
 }
 
 export async function ablateWith(model: OpenModel, input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
@@ -92,9 +101,7 @@ export async function ablateWith(model: OpenModel, input: AblateInput, signal?: 
   const ck = model.checkpoint, spec = ck.spec;
   // The spec is checked against the model before anything is tokenized or run.
   const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');
-  if (!model.heads.heads.mlm) {
-    throw new LensError(model.heads.heads.rtd ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions` : noHeadMessage(ck), 'unsupported');
-  }
+  requireMlmHead(ck);
   const k = checkTop(model, input.top);
   const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
   const n = ids.length;
