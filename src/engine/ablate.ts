@@ -7,7 +7,8 @@ import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
 import { LensError } from './errors';
 import { checkLength, int64Feeds, prepareInput } from './explain';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, TailInput } from './graph/deberta-graph';
-import { type CachedModelGraph, ensureTailGraph } from './graph/graph-cache';
+import { ensureTailGraph } from './graph/graph-cache';
+import { GraphSessions } from './graph-sessions';
 import { graphInputs, relativeInputs } from './graph/graph-inputs';
 import { HeadOutput } from './graph/head-graph';
 import { findHeads, noHeadMessage } from './heads';
@@ -15,36 +16,28 @@ import { type OpenModel, resolveModelDir } from './model';
 import { checkTop, nameTokens, positionsToPredict, readPredictions } from './predict';
 import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from './prediction';
 import type { FeedTensor } from './runtime/messages';
-import { providerOrder } from './runtime/execution-providers';
-import { RuntimeSession } from './runtime/session';
+import type { RuntimeSession } from './runtime/session';
 import type { TermName } from './types';
 
 /**
  * The tail graphs' runtime sessions for one open model (layers l…L−1 with keep masks), one per start layer,
  * each started on its first intervention there and stopped with the model.
  */
-export class TailSessions {
-  private readonly sessions = new Map<number, RuntimeSession>();
-  private readonly graphs: CachedModelGraph[] = [];
+export class TailSessions extends GraphSessions<number> {
+  constructor(private readonly model: OpenModel) {
+    super();
+  }
 
-  constructor(private readonly model: OpenModel) {}
-
-  async start(layer: number): Promise<RuntimeSession> {
-    const known = this.sessions.get(layer);
-    if (known) return known;
+  start(layer: number): Promise<RuntimeSession> {
     const { checkpoint: ck, options } = this.model;
-    const graph = ensureTailGraph(ck, options.cacheDir ?? defaultCacheDir(), layer, {
+    const graph = () => ensureTailGraph(ck, options.cacheDir ?? defaultCacheDir(), layer, {
       maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB,
       log: options.log,
       headGroup: options.attentionHeadGroup,
     });
-    this.graphs.push(graph);
     // The encoder's process is idle while the tail runs: the same threads.
     const threads = options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-    const session = new RuntimeSession({ tail: graph.modelPath }, providerOrder(options.executionProvider ?? 'auto'), threads);
-    this.sessions.set(layer, session);
-    await session.start();
-    return session;
+    return this.session(layer, 'tail', graph, options.executionProvider, threads);
   }
 
   /** Layers plan.firstLayer… on `hidden` (that layer's input) with the plan's terms removed → the last hidden state. */
@@ -68,15 +61,6 @@ export class TailSessions {
       return { ms: run.ms, hidden: run.outputs.read(LAST_HIDDEN) };
     } finally {
       run.outputs.release();
-    }
-  }
-
-  async dispose(): Promise<void> {
-    try {
-      await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
-    } finally {
-      this.sessions.clear();
-      for (const g of this.graphs.splice(0)) g.release();
     }
   }
 }

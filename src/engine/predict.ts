@@ -4,13 +4,13 @@ import { LensError } from './errors';
 import { forwardOnly, prepareInput } from './explain';
 import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from './graph/head-graph';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
-import { type CachedModelGraph, ensureGraphOf } from './graph/graph-cache';
+import { ensureGraphOf } from './graph/graph-cache';
+import { GraphSessions } from './graph-sessions';
 import { findHeads, type Heads, noHeadMessage } from './heads';
 import type { OpenModel } from './model';
 import type { PositionPrediction, PredictInput, PredictResult, RtdScore, TopToken } from './prediction';
 import type { FeedTensor } from './runtime/messages';
-import { providerOrder } from './runtime/execution-providers';
-import { RuntimeSession } from './runtime/session';
+import type { RuntimeSession } from './runtime/session';
 
 export const DEFAULT_TOP = 5;
 
@@ -18,30 +18,23 @@ export const DEFAULT_TOP = 5;
  * The head graphs' runtime sessions for one open model, each started on first use, not with the model: the plain
  * graph for predictions, the compare graph (also KL against a reference state) for interventions.
  */
-export class HeadSession {
-  private readonly sessions = new Map<'plain' | 'compare', RuntimeSession>();
-  private readonly graphs: CachedModelGraph[] = [];
+export class HeadSession extends GraphSessions<'plain' | 'compare'> {
   readonly heads: Heads;
 
   constructor(private readonly model: OpenModel) {
+    super();
     this.heads = findHeads(model.checkpoint);
   }
 
-  async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
-    const known = this.sessions.get(variant);
-    if (known) return known;
+  start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
     const { checkpoint: ck, options } = this.model;
     const heads = this.heads;
     const compare = variant === 'compare';
     const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${variant} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
-    const graph = ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
-    this.graphs.push(graph);
+    const graph = () => ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
     // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
     const threads = Math.min(2, options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
-    const session = new RuntimeSession({ heads: graph.modelPath }, providerOrder(options.executionProvider ?? 'auto'), threads);
-    this.sessions.set(variant, session);
-    await session.start();
-    return session;
+    return this.session(variant, 'heads', graph, options.executionProvider, threads);
   }
 
   /**
@@ -87,20 +80,6 @@ export class HeadSession {
         return t;
       },
     };
-  }
-
-  /** The head runtime processes' ids (for memory figures). */
-  get pids(): number[] {
-    return [...this.sessions.values()].flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
-  }
-
-  async dispose(): Promise<void> {
-    try {
-      await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
-    } finally {
-      this.sessions.clear();
-      for (const g of this.graphs.splice(0)) g.release();
-    }
   }
 }
 

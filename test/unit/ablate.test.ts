@@ -12,6 +12,7 @@ import { int64Feeds } from '../../src/engine/explain';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../../src/engine/graph/deberta-graph';
 import { graphInputs } from '../../src/engine/graph/graph-inputs';
 import { openModel, type OpenModel } from '../../src/engine/model';
+import { assertClose, assertOneLineError, klFromLogits, logSoftmax } from './head-asserts';
 import { FIXTURES, REPO_ROOT } from './helpers';
 
 interface Mlm { position: number; top5_ids: number[]; top5_logits: number[]; logits: number[] }
@@ -26,25 +27,6 @@ const cacheDir = path.join(tmp, 'cache');
 const fixture = (name: string) => path.join(FIXTURES, 'deberta', name);
 const open = (dir: string) => openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-/** Largest |got − want| against the largest |want|: the fixtures' "≤ 1e-4 relative". */
-function assertClose(got: ArrayLike<number>, want: number[], what: string, rel = 1e-4): void {
-  assert.equal(got.length, want.length, `${what}: length`);
-  const scale = Math.max(...want.map(Math.abs));
-  let diff = 0;
-  want.forEach((w, k) => (diff = Math.max(diff, Math.abs(w - got[k]))));
-  assert.ok(diff <= rel * scale, `${what}: max diff ${diff} vs max |x| ${scale}`);
-}
-
-const logSoftmax = (x: number[]) => {
-  const max = Math.max(...x);
-  const lse = max + Math.log(x.reduce((s, v) => s + Math.exp(v - max), 0));
-  return x.map((v) => v - lse);
-};
-const klOf = (p: number[], q: number[]) => {
-  const [lp, lq] = [logSoftmax(p), logSoftmax(q)];
-  return lp.reduce((s, v, k) => s + Math.exp(v) * (v - lq[k]), 0);
-};
 
 /** The forward graph's layer-l input, relative rows and last hidden state for ids. */
 async function forwardStates(model: OpenModel, ids: number[], layer: number) {
@@ -87,7 +69,7 @@ describe('ablate: every HF intervention case on v3_tiny_mlm_cls', () => {
             assert.deepEqual(r.before[k].top.map((x) => x.id), before[k].top5_ids, `${what} @${m.position}: ids before`);
             assert.deepEqual(r.after[k].top.map((x) => x.id), m.top5_ids, `${what} @${m.position}: ids after`);
             assertClose(r.after[k].top.map((x) => x.logit), m.top5_logits, `${what} @${m.position}: logits after`);
-            assert.ok(Math.abs(r.kl[k].kl - klOf(before[k].logits, m.logits)) <= 1e-5, `${what} @${m.position}: KL ${r.kl[k].kl} vs ${klOf(before[k].logits, m.logits)}`);
+            assert.ok(Math.abs(r.kl[k].kl - klFromLogits(before[k].logits, m.logits)) <= 1e-5, `${what} @${m.position}: KL ${r.kl[k].kl} vs ${klFromLogits(before[k].logits, m.logits)}`);
             const tracked = r.tracked[k];
             assert.equal(tracked.which, 'top1_before');
             assert.equal(tracked.id, before[k].top5_ids[0]);
@@ -158,14 +140,6 @@ describe('deberta-lens ablate', () => {
     const r = spawnSync(process.execPath, [CLI, 'ablate', '--threads', '2', ...args], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cliCache }, timeout: 60_000 });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
-  const oneLine = (r: ReturnType<typeof cli>, pattern: RegExp) => {
-    assert.notEqual(r.code, 0);
-    assert.equal(r.stdout, '');
-    const lines = r.stderr.trim().split('\n');
-    assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0], /^deberta-lens: /);
-    assert.match(lines[0], pattern);
-  };
 
   it('a layer, head or term the model has not got: one line each, and nothing built or run', () => {
     const c2pOnly = path.join(tmp, 'c2p-only');
@@ -173,12 +147,12 @@ describe('deberta-lens ablate', () => {
     const config = JSON.parse(fs.readFileSync(path.join(c2pOnly, 'config.json'), 'utf8'));
     fs.writeFileSync(path.join(c2pOnly, 'config.json'), JSON.stringify({ ...config, pos_att_type: 'c2p' }));
     const text = ['--text', 'attention to [MASK] terms'];
-    oneLine(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '2.0:c2p'), /"2\.0:c2p": layer 2 does not exist; this model has layers 0…1/);
-    oneLine(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '1.0:c2p,1.4:all'), /"1\.4:all": head 4 does not exist; this model has heads 0…3/);
-    oneLine(cli('--model', c2pOnly, ...text, '--ablate', '0.1:p2c'), /"0\.1:p2c": this model has no p2c term \(its terms: c2c, c2p\)/);
-    oneLine(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '1:c2p'), /"1:c2p" is not LAYER\.HEAD:TERM/);
-    oneLine(cli('--model', fixture('v3_tiny_mlm_cls'), ...text), /--ablate is required/);
-    oneLine(cli('--model', fixture('v3_tiny_rtd'), ...text, '--ablate', '0.0:c2p'), /no masked-LM head/);
+    assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '2.0:c2p'), /"2\.0:c2p": layer 2 does not exist; this model has layers 0…1/);
+    assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '1.0:c2p,1.4:all'), /"1\.4:all": head 4 does not exist; this model has heads 0…3/);
+    assertOneLineError(cli('--model', c2pOnly, ...text, '--ablate', '0.1:p2c'), /"0\.1:p2c": this model has no p2c term \(its terms: c2c, c2p\)/);
+    assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '1:c2p'), /"1:c2p" is not LAYER\.HEAD:TERM/);
+    assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text), /--ablate is required/);
+    assertOneLineError(cli('--model', fixture('v3_tiny_rtd'), ...text, '--ablate', '0.0:c2p'), /no masked-LM head/);
     assert.equal(fs.existsSync(path.join(cliCache, 'deberta-lens')), false, 'no graph was built');
   });
 

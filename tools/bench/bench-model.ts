@@ -73,3 +73,22 @@ export async function openBenchModel(what: string): Promise<BenchModel> {
     },
   };
 }
+
+/** Opens the model, runs `body` (its rows), closes, and prints one JSON object with the machine's state. */
+export function benchMain(what: string, runs: number, body: (bench: BenchModel) => Promise<object[]>): void {
+  const main = async () => {
+    const bench = await openBenchModel(what);
+    let rows: object[];
+    try {
+      rows = await body(bench);
+    } finally {
+      await bench.close();
+    }
+    const out = { date: new Date().toISOString(), model: bench.name, cpu: os.cpus()[0]?.model, cores: os.cpus().length, threads: bench.threads, runs, load: os.loadavg(), results: rows };
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  };
+  main().catch((e) => {
+    process.stderr.write(`bench failed: ${(e as Error)?.message ?? String(e)}\n`);
+    process.exit(1);
+  });
+}
