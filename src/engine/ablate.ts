@@ -1,7 +1,7 @@
 // Interventions: remove attention terms of chosen heads inside the real forward pass and rerun every later layer,
 // from the first layer the intervention touches (its input state comes from the plain forward pass).
 import * as os from 'node:os';
-import { type AblationMode, keepMasks, parseAblation, type AblationPlan } from './ablation-spec';
+import { type AblationMode, keepMasks, modelTerms, parseAblation, type AblationPlan } from './ablation-spec';
 import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
 import { LensError } from './errors';
@@ -17,7 +17,6 @@ import { checkTop, nameTokens, positionsToPredict, readPredictions } from './pre
 import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from './prediction';
 import type { FeedTensor } from './runtime/messages';
 import type { RuntimeSession } from './runtime/session';
-import type { TermName } from './types';
 
 /**
  * The tail graphs' runtime sessions for one open model (layers l…L−1 with keep masks), one per start layer,
@@ -48,9 +47,7 @@ export class TailSessions extends GraphSessions<number> {
     const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] } };
     if (rel) feeds[LayerInput.rel] = { type: 'float32', data: rel, dims: [relRows, D] };
     Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
-    const relative = spec.relativeAttention && spec.posAttType.length > 0;
-    const kinds: TermName[] = ['c2c', ...(['c2p', 'p2c'] as const).filter((t) => relative && spec.posAttType.includes(t))];
-    for (const t of kinds) {
+    for (const t of modelTerms(spec)) {
       const keep = new Float32Array(Lt * H);
       for (let l = plan.firstLayer; l < spec.numLayers; l++) keep.set(keepMasks(plan, l, spec)[t], (l - plan.firstLayer) * H);
       feeds[TailInput.keep(t)] = { type: 'float32', data: keep, dims: [Lt, H] };
