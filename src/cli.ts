@@ -7,7 +7,7 @@ import {
   clearCache, DEFAULT_CACHE_MAX_GB, defaultCacheDir, type EngineOptions, type EntryInfo, EXECUTION_PROVIDERS, type ExecutionProviderSetting,
   formatDiskBytes, inspectModel, isLensError, LensError, listEntries, oneLine, openModel,
 } from './engine';
-import { predictCommand } from './cli-predict';
+import { ablateCommand, predictCommand } from './cli-predict';
 import { jsonChunks } from './analysis/export/json';
 import { writeNpzFile } from './analysis/export/npz';
 import { writeChunks } from './analysis/export/write-chunks';
@@ -17,6 +17,7 @@ const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
   predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
+  ablate: { switches: ['verbose', 'mean'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top', 'ablate'] },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
   'cache list': { switches: ['json'], values: ['cache-dir'] },
@@ -29,6 +30,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
                        [--layers all|0,3,5] [--format json|npz] [--out FILE]
   deberta-lens predict --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
                        [--positions 3,7] [--top 5]
+  deberta-lens ablate  --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+                       --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
   deberta-lens info    --model DIR|default [--json]
   deberta-lens bench   --model DIR|default [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -38,6 +41,8 @@ Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --max-tokens N 
               --cache-max-gb G (default ${DEFAULT_CACHE_MAX_GB}, or $${CACHE_MAX_ENV}): built graphs kept, least recently used removed
 DIR is a Hugging Face DeBERTa or BERT folder (config.json, model.safetensors or pytorch_model.bin, and the
 tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, vocab.txt | tokenizer.json for BERT).
+--ablate LAYER.HEAD:TERM removes a term (c2c, c2p, p2c, or all = the whole head; head * = every head of the
+layer) before the softmax and reruns every later layer; --mean replaces it by its mean over key positions instead.
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
 "default" is the small demo model shipped with DeBERTa Lens; for real analyses pass a real checkpoint such as
 microsoft/deberta-v3-base.`;
@@ -167,6 +172,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (command === 'version') process.stdout.write(`${packageVersion()}\n`);
     else if (command === 'explain') await explainCommand(flags);
     else if (command === 'predict') await predictCommand(flags, engineOptions(flags), requireModel(flags));
+    else if (command === 'ablate') await ablateCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'info') await infoCommand(flags);
     else if (command === 'cache list' || command === 'cache clear') cacheCommand(command === 'cache list' ? 'list' : 'clear', flags);
     else if (command === 'bench') {

@@ -1,5 +1,5 @@
 // The engine's public types: what the extension and the CLI call (through ./index.ts). Implemented in ./model.ts.
-import type { PredictInput, PredictResult } from './prediction';
+import type { AblateInput, AblateResult, PredictInput, PredictResult } from './prediction';
 import type { ExplainResult } from './result';
 import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 
@@ -64,5 +64,9 @@ export interface LensModel {
   /** Fill-mask at every [MASK] (and at `positions`, masked first) and replaced-token detection, with the
    *  checkpoint's own heads. Rejects with a LensError naming what is missing when the checkpoint has no head. */
   predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult>;
+  /** The same predictions before and after removing attention terms of chosen heads inside the forward pass
+   *  (every later layer rerun), with KL and the followed token's log-probability and rank. The spec is checked
+   *  against the model before anything runs. */
+  ablate(input: AblateInput, signal?: AbortSignal): Promise<AblateResult>;
   dispose(): Promise<void>;
 }

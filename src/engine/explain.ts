@@ -97,7 +97,7 @@ function layersOf(model: ExplainContext, layers?: number[]): number[] {
   return [...new Set(out)].sort((a, b) => a - b);
 }
 
-function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
+export function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
   const out: Record<string, FeedTensor> = {};
   for (const [name, data] of Object.entries(feeds)) out[name] = { type: 'int64', data, dims: [data.length] };
   return out;

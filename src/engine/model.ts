@@ -6,8 +6,9 @@ import { type Checkpoint, loadCheckpoint } from './checkpoint';
 import { LensError } from './errors';
 import { type ExplainContext, explainWith } from './explain';
 import { findHeads, headNames } from './heads';
+import { ablateWith, TailSessions } from './ablate';
 import { HeadSession, predictWith } from './predict';
-import type { PredictInput, PredictResult } from './prediction';
+import type { AblateInput, AblateResult, PredictInput, PredictResult } from './prediction';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-layout';
 import { type CachedGraph, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
@@ -132,10 +133,16 @@ class OpenModel implements LensModel, ExplainContext {
   ) {}
 
   private headSession?: HeadSession;
+  private tailSessions?: TailSessions;
 
   /** The prediction heads and their own runtime session, started on the first prediction. */
   get heads(): HeadSession {
     return (this.headSession ??= new HeadSession(this));
+  }
+
+  /** The graphs of the layers from one layer on, for interventions, each started on first use. */
+  get tails(): TailSessions {
+    return (this.tailSessions ??= new TailSessions(this));
   }
 
   explain(input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
@@ -146,9 +153,13 @@ class OpenModel implements LensModel, ExplainContext {
     return predictWith(this, input, signal);
   }
 
+  ablate(input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
+    return ablateWith(this, input, signal);
+  }
+
   async dispose(): Promise<void> {
     try {
-      await Promise.all([this.session.dispose(), this.headSession?.dispose(), this.tokenizer?.dispose()]);
+      await Promise.all([this.session.dispose(), this.headSession?.dispose(), this.tailSessions?.dispose(), this.tokenizer?.dispose()]);
     } finally {
       this.graph.release();
     }

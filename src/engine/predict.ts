@@ -4,13 +4,13 @@ import { LensError } from './errors';
 import { forwardOnly, prepareInput } from './explain';
 import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from './graph/head-graph';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
-import { type CachedModelGraph, ensureGraphOf } from './graph/graph-cache';
+import { ensureGraphOf } from './graph/graph-cache';
+import { GraphSessions } from './graph-sessions';
 import { findHeads, type Heads, noHeadMessage } from './heads';
 import type { OpenModel } from './model';
 import type { PositionPrediction, PredictInput, PredictResult, RtdScore, TopToken } from './prediction';
 import type { FeedTensor } from './runtime/messages';
-import { providerOrder } from './runtime/execution-providers';
-import { RuntimeSession } from './runtime/session';
+import type { RuntimeSession } from './runtime/session';
 
 export const DEFAULT_TOP = 5;
 
@@ -18,30 +18,23 @@ export const DEFAULT_TOP = 5;
  * The head graphs' runtime sessions for one open model, each started on first use, not with the model: the plain
  * graph for predictions, the compare graph (also KL against a reference state) for interventions.
  */
-export class HeadSession {
-  private readonly sessions = new Map<'plain' | 'compare', RuntimeSession>();
-  private readonly graphs: CachedModelGraph[] = [];
+export class HeadSession extends GraphSessions<'plain' | 'compare'> {
   readonly heads: Heads;
 
   constructor(private readonly model: OpenModel) {
+    super();
     this.heads = findHeads(model.checkpoint);
   }
 
-  async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
-    const known = this.sessions.get(variant);
-    if (known) return known;
+  start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
     const { checkpoint: ck, options } = this.model;
     const heads = this.heads;
     const compare = variant === 'compare';
     const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${variant} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
-    const graph = ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
-    this.graphs.push(graph);
+    const graph = () => ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
     // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
     const threads = Math.min(2, options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
-    const session = new RuntimeSession({ heads: graph.modelPath }, providerOrder(options.executionProvider ?? 'auto'), threads);
-    this.sessions.set(variant, session);
-    await session.start();
-    return session;
+    return this.session(variant, 'heads', graph, options.executionProvider, threads);
   }
 
   /**
@@ -88,24 +81,61 @@ export class HeadSession {
       },
     };
   }
-
-  /** The head runtime processes' ids (for memory figures). */
-  get pids(): number[] {
-    return [...this.sessions.values()].flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
-  }
-
-  async dispose(): Promise<void> {
-    try {
-      await Promise.all([...this.sessions.values()].map((s) => s.terminate()));
-    } finally {
-      this.sessions.clear();
-      for (const g of this.graphs.splice(0)) g.release();
-    }
-  }
 }
 
 const asInt32 = (f: Float32Array) => new Int32Array(f.buffer, f.byteOffset, f.length);
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/** The [MASK]s of the input and the asked positions (validated) that must be masked first, one run each. */
+export function positionsToPredict(model: OpenModel, ids: number[], positions: number[] | undefined) {
+  const ck = model.checkpoint;
+  const n = ids.length;
+  const maskId = model.tokenizer?.special.mask;
+  const inputMasks = maskId === undefined ? [] : ids.flatMap((id, i) => (id === maskId ? [i] : []));
+  const asked = [...new Set(positions ?? [])].sort((a, b) => a - b);
+  for (const p of asked) {
+    if (!Number.isInteger(p) || p < 0 || p >= n) throw new LensError(`position ${p} does not exist: the input has tokens 0…${n - 1} ([CLS] is 0)`);
+  }
+  const toMask = asked.filter((p) => !inputMasks.includes(p));
+  if (!model.heads.heads.mlm && asked.length > 0) {
+    throw new LensError(`${ck.name} has only a replaced-token-detection head (mask_predictions.*): positions cannot be predicted without a masked-LM head`, 'unsupported');
+  }
+  if (model.heads.heads.mlm && toMask.length > 0 && maskId === undefined) {
+    throw new LensError(`${ck.dir} has no tokenizer, so the [MASK] id is unknown: add the tokenizer files, or put the [MASK] id into the ids yourself`, 'not-found');
+  }
+  return { maskId, inputMasks, asked, toMask };
+}
+
+/** Checks a top-k count against the vocabulary. */
+export function checkTop(model: OpenModel, top: number | undefined): number {
+  const V = model.checkpoint.spec.vocabSize;
+  const k = top ?? DEFAULT_TOP;
+  if (!Number.isInteger(k) || k < 1 || k > V) throw new LensError(`top must be an integer from 1 to the vocabulary size ${V}, got ${k}`);
+  return k;
+}
+
+/** The MLM rows of one head run: top k (tokens named "#id" until nameTokens) and each row's target logit and rank. */
+export function readPredictions(read: (name: string) => Float32Array, positions: number[], k: number): { top: TopToken[]; target: TopToken & { rank: number } }[] {
+  if (positions.length === 0) return [];
+  const logits = read(HeadOutput.topLogits), topIds = asInt32(read(HeadOutput.topIds)), lse = read(HeadOutput.logSumExp);
+  const targetLogits = read(HeadOutput.targetLogits), ranks = asInt32(read(HeadOutput.targetRanks));
+  return positions.map((_, r) => {
+    const prob = (logit: number) => Math.exp(logit - lse[r]);
+    const top = Array.from({ length: k }, (_, c) => {
+      const id = topIds[r * k + c], logit = logits[r * k + c];
+      return { id, token: `#${id}`, logit, prob: prob(logit) };
+    });
+    return { top, target: { id: -1, token: '', logit: targetLogits[r], prob: prob(targetLogits[r]), rank: ranks[r] + 1 } };
+  });
+}
+
+/** Names every token shown by its piece, looked up in the tokenizer's thread once. */
+export async function nameTokens(model: OpenModel, shown: { id: number; token: string }[], signal?: AbortSignal): Promise<void> {
+  const ids = [...new Set(shown.map((t) => t.id))];
+  const names = model.tokenizer ? await model.tokenizer.pieces(ids, signal) : [];
+  const named = new Map(ids.map((id, i) => [id, names[i] ?? `#${id}`]));
+  for (const t of shown) t.token = named.get(t.id)!;
+}
 
 export async function predictWith(model: OpenModel, input: PredictInput, signal?: AbortSignal): Promise<PredictResult> {
   const t0 = performance.now();
@@ -114,29 +144,13 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
   if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(ck), 'unsupported');
   const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
   const n = ids.length;
-  const V = ck.spec.vocabSize;
-  const k = input.top ?? DEFAULT_TOP;
-  if (!Number.isInteger(k) || k < 1 || k > V) throw new LensError(`top must be an integer from 1 to the vocabulary size ${V}, got ${k}`);
-  const maskId = model.tokenizer?.special.mask;
-  const inputMasks = maskId === undefined ? [] : ids.flatMap((id, i) => (id === maskId ? [i] : []));
-  const asked = [...new Set(input.positions ?? [])].sort((a, b) => a - b);
-  for (const p of asked) {
-    if (!Number.isInteger(p) || p < 0 || p >= n) throw new LensError(`position ${p} does not exist: the input has tokens 0…${n - 1} ([CLS] is 0)`);
-  }
-  const toMask = asked.filter((p) => !inputMasks.includes(p));
-  if (!heads.mlm && asked.length > 0) {
-    throw new LensError(`${ck.name} has only a replaced-token-detection head (mask_predictions.*): positions cannot be predicted without a masked-LM head`, 'unsupported');
-  }
-  if (heads.mlm && toMask.length > 0 && maskId === undefined) {
-    throw new LensError(`${ck.dir} has no tokenizer, so the [MASK] id is unknown: add the tokenizer files, or put the [MASK] id into the ids yourself`, 'not-found');
-  }
+  const k = checkTop(model, input.top);
+  const { maskId, inputMasks, asked, toMask } = positionsToPredict(model, ids, input.positions);
   if (!heads.rtd && inputMasks.length === 0 && asked.length === 0) {
     const why = maskId === undefined ? `${ck.dir} has no tokenizer, so [MASK] ids are unknown` : 'the input has no [MASK] token';
     throw new LensError(`nothing to predict: ${why} and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)`);
   }
   const t1 = performance.now();
-  // Pieces are looked up in the tokenizer's thread once, for every id shown, after the runs.
-  const piece = (id: number) => `#${id}`;
   let forwardMs = 0, headMs = 0;
 
   const runOnce = async (runIds: number[], positions: number[], targets: number[], rtd: boolean) => {
@@ -146,25 +160,12 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
     headMs += out.ms;
     return out;
   };
-  const predictionsFrom = (read: (name: string) => Float32Array, positions: number[]): { top: TopToken[]; target: TopToken & { rank: number } }[] => {
-    if (positions.length === 0) return [];
-    const logits = read(HeadOutput.topLogits), topIds = asInt32(read(HeadOutput.topIds)), lse = read(HeadOutput.logSumExp);
-    const targetLogits = read(HeadOutput.targetLogits), ranks = asInt32(read(HeadOutput.targetRanks));
-    return positions.map((_, r) => {
-      const prob = (logit: number) => Math.exp(logit - lse[r]);
-      const top = Array.from({ length: k }, (_, c) => {
-        const id = topIds[r * k + c], logit = logits[r * k + c];
-        return { id, token: piece(id), logit, prob: prob(logit) };
-      });
-      return { top, target: { id: -1, token: '', logit: targetLogits[r], prob: prob(targetLogits[r]), rank: ranks[r] + 1 } };
-    });
-  };
 
   const predictions: PositionPrediction[] = [];
   let rtd: RtdScore[] | undefined;
   const mlmMasks = heads.mlm ? inputMasks : [];
   const first = await runOnce(ids, mlmMasks, mlmMasks.map((p) => ids[p]), true);
-  predictionsFrom(first.read, mlmMasks).forEach(({ top }, r) => predictions.push({ position: mlmMasks[r], source: 'input', top }));
+  readPredictions(first.read, mlmMasks, k).forEach(({ top }, r) => predictions.push({ position: mlmMasks[r], source: 'input', top }));
   if (heads.rtd) {
     const logits = first.read(HeadOutput.rtdLogits);
     rtd = Array.from(logits, (logit, i) => ({ position: i, token: tokens[i].text, logit, prob: sigmoid(logit) }));
@@ -173,17 +174,11 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
     const masked = ids.slice();
     masked[p] = maskId!;
     const out = await runOnce(masked, [p], [ids[p]], false);
-    const [{ top, target }] = predictionsFrom(out.read, [p]);
-    predictions.push({ position: p, source: 'masked', top, original: { ...target, id: ids[p], token: piece(ids[p]) } });
+    const [{ top, target }] = readPredictions(out.read, [p], k);
+    predictions.push({ position: p, source: 'masked', top, original: { ...target, id: ids[p], token: `#${ids[p]}` } });
   }
   predictions.sort((a, b) => a.position - b.position);
-  const shown = [...new Set(predictions.flatMap((p) => [...p.top.map((t) => t.id), ...(p.original ? [p.original.id] : [])]))];
-  const names = model.tokenizer ? await model.tokenizer.pieces(shown, signal) : [];
-  const named = new Map(shown.map((id, i) => [id, names[i] ?? piece(id)]));
-  for (const p of predictions) {
-    for (const t of p.top) t.token = named.get(t.id)!;
-    if (p.original) p.original.token = named.get(p.original.id)!;
-  }
+  await nameTokens(model, predictions.flatMap((p) => [...p.top, ...(p.original ? [p.original] : [])]), signal);
   return {
     model: { ...model.info, execution_provider: model.session.provider },
     mlm_head: heads.mlm?.layout ?? null,

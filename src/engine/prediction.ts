@@ -65,3 +65,45 @@ export interface PredictResult {
   rtd?: RtdScore[];
   timings: PredictTimings;
 }
+
+export interface AblateInput extends PredictInput {
+  /** LAYER.HEAD:TERM entries, comma-separated ("1.0:c2p,4.*:p2c,2.3:all"). */
+  ablate: string;
+  /** zero (default): a removed term is 0; mean: its mean over key positions, per query. */
+  mode?: 'zero' | 'mean';
+}
+
+/** How the model rates one token at a position, before or after the intervention. */
+export interface TokenRating {
+  logit: number;
+  /** Natural log of its probability over the whole vocabulary. */
+  logprob: number;
+  /** 1 = the model's first choice. */
+  rank: number;
+}
+
+/** The token followed at a position: the original token at a masked position, else the top token before. */
+export interface TrackedToken {
+  position: number;
+  id: number;
+  token: string;
+  /** original: the token that stood at a position masked for the prediction; top1_before: an input [MASK]. */
+  which: 'original' | 'top1_before';
+  before: TokenRating;
+  after: TokenRating;
+}
+
+export interface AblateResult {
+  model: ModelInfo;
+  /** The intervention as run. */
+  ablation: { entries: string[]; mode: 'zero' | 'mean'; first_layer: number; layers_rerun: number; layers: number };
+  mask_id: number | null;
+  input_ids: number[];
+  tokens: Token[];
+  before: PositionPrediction[];
+  after: PositionPrediction[];
+  /** KL(before ‖ after) in nats over the whole vocabulary, per predicted position. */
+  kl: { position: number; kl: number }[];
+  tracked: TrackedToken[];
+  timings: { tokenize_ms: number; forward_ms: number; rerun_ms: number; head_ms: number; total_ms: number };
+}

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { assertOneLineError } from './head-asserts';
 import { FIXTURES, REPO_ROOT } from './helpers';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -21,15 +22,6 @@ function cli(...args: string[]) {
 function json(r: ReturnType<typeof cli>) {
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
-}
-
-function assertOneLineError(r: ReturnType<typeof cli>, pattern: RegExp) {
-  assert.notEqual(r.code, 0);
-  assert.equal(r.stdout, '');
-  const lines = r.stderr.trim().split('\n');
-  assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0], /^deberta-lens: /);
-  assert.match(lines[0], pattern);
 }
 
 describe('deberta-lens predict', () => {

@@ -130,22 +130,23 @@ class AttentionBuilder {
    * c2c, c2p, p2c and the softmax for heads given as q, k `[h, n, d]`, and the projected relative rows pk, pq
    * `[u, h·d]` (undefined for a term the model lacks). Names the outputs when `names` is given.
    */
-  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string) {
+  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string, edit?: TermEdit) {
     const g = this.g;
+    const edited = (kind: TermName, t: string) => (edit ? edit(kind, t) : t);
     const kT = g.node('Transpose', [k], { perm: [0, 2, 1] });
     const c2c = g.node('MatMul', [q, kT], {}, names?.('c2c'));
     const terms: Partial<Record<TermName, string>> = { c2c };
-    let sum = c2c;
+    let sum = edited('c2c', c2c);
     if (this.flags.c2p && pk && this.skewFn) {
       const pkT = this.toHeads(g.node('Gather', [pk, this.c2pPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
       terms.c2p = this.skewFn(g.node('MatMul', [q, pkT]), names?.('c2p'));
-      sum = g.node('Add', [sum, terms.c2p]);
+      sum = g.node('Add', [sum, edited('c2p', terms.c2p)]);
     }
     if (this.flags.p2c && pq && this.skewFn) {
       const pqT = this.toHeads(g.node('Gather', [pq, this.p2cPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
       const transposed = this.skewFn(g.node('MatMul', [k, pqT])); // [h, n(key j), n(query i)]
       terms.p2c = g.node('Transpose', [transposed], { perm: [0, 2, 1] }, names?.('p2c'));
-      sum = g.node('Add', [sum, terms.p2c]);
+      sum = g.node('Add', [sum, edited('p2c', terms.p2c)]);
     }
     const probs = g.node('Softmax', [g.node('Mul', [sum, this.invScale])], { axis: -1 }, names?.('probs'));
     return { terms, probs };
@@ -157,7 +158,7 @@ export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
-  const D = s.hiddenSize, E = s.embeddingSize, H = s.numHeads, d = s.headDim, A = s.allHeadSize;
+  const D = s.hiddenSize, E = s.embeddingSize;
 
   const ids = g.input(InputName.ids, OnnxType.INT64, ['n']);
   const word = g.node('Gather', [W('embeddings.word_embeddings.weight', [s.vocabSize, E]), ids], { axis: 0 });
@@ -181,28 +182,70 @@ export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP
     for (const k of ['content', 'position', 'rest'] as const) g.output(parts[k], EMBEDDING_PARTS[k], OnnxType.FLOAT, ['n', D]);
   }
   if (E !== D) e = g.node('Gemm', [e, W('embeddings.embed_proj.weight', [D, E])], { transB: 1 });
-  const layerNorm = (x: string, prefix: string) =>
-    g.node('LayerNormalization', [x, W(`${prefix}.weight`, [D]), W(`${prefix}.bias`, [D])], {
-      axis: -1,
-      epsilon: { float: s.layerNormEps },
-    });
   // The attention mask is all ones for a single unpadded sequence, so the mask multiply is the identity.
-  let h = layerNorm(e, 'embeddings.LayerNorm');
+  const enc = new EncoderBuilder(g, ck, headGroup);
+  let h = enc.layerNorm(e, 'embeddings.LayerNorm');
   const h0 = h;
-  const att = new AttentionBuilder(g, s);
 
   // Relative table rows used by this input (shared by all layers; LayerNorm'd once in v3).
   let rel: string | undefined;
-  if (att.flags.relative) {
+  if (enc.att.flags.relative) {
     const rows = g.input(InputName.relRows, OnnxType.INT64, ['u']);
     rel = g.node('Gather', [W('encoder.rel_embeddings.weight', [2 * s.attSpan, D]), rows], { axis: 0 });
-    if (s.modelType === 'deberta-v2' && s.normRelEbd) rel = layerNorm(rel, 'encoder.LayerNorm');
+    if (s.modelType === 'deberta-v2' && s.normRelEbd) rel = enc.layerNorm(rel, 'encoder.LayerNorm');
     g.output(rel, REL_OUTPUT, OnnxType.FLOAT, ['u', D]);
   }
-  const mergeShape = g.constInt64([0, A]);
-
   for (let l = 0; l < s.numLayers; l++) {
     g.output(h, layerInputOutput(l), OnnxType.FLOAT, ['n', D]);
+    h = enc.layer(l, h, h0, rel);
+  }
+  g.output(h, LAST_HIDDEN, OnnxType.FLOAT, ['n', D]);
+  return g;
+}
+
+/** Changes one raw attention term of a group of heads before it is added to the score (an intervention). */
+export type TermEdit = (kind: TermName, term: string) => string;
+
+/** Head counts of the groups the encoder computes attention in, one group after the other. */
+export function headGroups(numHeads: number, headGroup: number): number[] {
+  return Array.from({ length: Math.ceil(numHeads / headGroup) }, (_, k) => Math.min(headGroup, numHeads - k * headGroup));
+}
+
+/** One encoder layer (attention, output, feed-forward, and v2's conv block after layer 0) over checkpoint weights. */
+class EncoderBuilder {
+  readonly att: AttentionBuilder;
+  private readonly mergeShape: string;
+
+  constructor(
+    readonly g: GraphBuilder,
+    private readonly ck: Checkpoint,
+    private readonly headGroup: number,
+  ) {
+    this.att = new AttentionBuilder(g, ck.spec);
+    this.mergeShape = g.constInt64([0, ck.spec.allHeadSize]);
+  }
+
+  W(name: string, shape: number[]): string {
+    return this.g.weight(requireWeight(this.ck, name, shape));
+  }
+
+  layerNorm(x: string, prefix: string): string {
+    const D = this.ck.spec.hiddenSize;
+    return this.g.node('LayerNormalization', [x, this.W(`${prefix}.weight`, [D]), this.W(`${prefix}.bias`, [D])], {
+      axis: -1,
+      epsilon: { float: this.ck.spec.layerNormEps },
+    });
+  }
+
+  /**
+   * Layer l on input h; h0 is the embedding output (read by v2's conv block after layer 0). `edit(group)` gives
+   * the term edit of each head group (see headGroups), when the layer is intervened on.
+   */
+  layer(l: number, h: string, h0: string, rel: string | undefined, edit?: (group: number) => TermEdit): string {
+    const { g, att } = this;
+    const s = this.ck.spec;
+    const W = (name: string, shape: number[]) => this.W(name, shape);
+    const D = s.hiddenSize, H = s.numHeads, d = s.headDim, A = s.allHeadSize;
     const p = `encoder.layer.${l}`;
     const w = layerWeights(s, l);
     const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
@@ -224,22 +267,67 @@ export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP
     const { pkW, pkB, pqW, pqB } = positionFeeds(s);
     const pk = rel && att.flags.c2p ? att.linear(rel, byName(pkW), bias(pkB)) : undefined;
     const pq = rel && att.flags.p2c ? att.linear(rel, byName(pqW), bias(pqB)) : undefined;
-    const sizes = Array.from({ length: Math.ceil(H / headGroup) }, (_, k) => Math.min(headGroup, H - k * headGroup));
+    const sizes = headGroups(H, this.headGroup);
     let heads: string;
-    if (sizes.length === 1) heads = g.node('MatMul', [att.terms(q, k, pk, pq).probs, v]);
+    if (sizes.length === 1) heads = g.node('MatMul', [att.terms(q, k, pk, pq, undefined, edit?.(0)).probs, v]);
     else {
       // [H, ·, ·] split by head on axis 0; the projected relative rows [u, H·d] split by head on axis 1.
       const byHead = (x: string) => g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 });
       const byColumn = (x: string | undefined) => (x ? g.nodeN('Split', [x, g.constInt64(sizes.map((h) => h * d))], sizes.length, { axis: 1 }) : []);
       const [qs, ks, vs, pks, pqs] = [byHead(q), byHead(k), byHead(v), byColumn(pk), byColumn(pq)];
-      heads = g.node('Concat', sizes.map((_, j) => g.node('MatMul', [att.terms(qs[j], ks[j], pks[j], pqs[j]).probs, vs[j]])), { axis: 0 });
+      heads = g.node('Concat', sizes.map((_, j) => g.node('MatMul', [att.terms(qs[j], ks[j], pks[j], pqs[j], undefined, edit?.(j)).probs, vs[j]])), { axis: 0 });
     }
-    const ctx = g.node('Reshape', [g.node('Transpose', [heads], { perm: [1, 0, 2] }), mergeShape]);
+    const ctx = g.node('Reshape', [g.node('Transpose', [heads], { perm: [1, 0, 2] }), this.mergeShape]);
     const linear = (x: string, prefix: string, out: number, inp: number) => att.linear(x, W(`${prefix}.weight`, [out, inp]), W(`${prefix}.bias`, [out]));
-    const attOut = layerNorm(g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), h]), `${p}.attention.output.LayerNorm`);
+    const attOut = this.layerNorm(g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), h]), `${p}.attention.output.LayerNorm`);
     const inter = activation(g, linear(attOut, `${p}.intermediate.dense`, s.intermediateSize, D), s.hiddenAct);
-    h = layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);
-    if (l === 0 && s.convKernelSize > 0) h = convBlock(g, W, s, h0, h, layerNorm);
+    let out = this.layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);
+    if (l === 0 && s.convKernelSize > 0) out = convBlock(g, W, s, h0, out, (x, prefix) => this.layerNorm(x, prefix));
+    return out;
+  }
+}
+
+/** Inputs of the tail graph besides `hidden`, `rel` and the pick and skew inputs. */
+export const TailInput = {
+  /** Per term: [layers from the start layer on, heads] multipliers of the raw term; 1 keeps it. */
+  keep: (t: TermName) => `keep_${t}`,
+  /** [1]: 0 = a removed term becomes 0; 1 = it becomes its mean over key positions (per query row). */
+  mean: 'ablate_mean',
+} as const;
+
+/**
+ * Layers start…L−1 with an intervention: inputs `hidden` (layer `start`'s input states [n, D], as the forward graph
+ * outputs them), `rel` (the forward graph's relative rows), the pick and skew inputs, and per term a keep mask
+ * [L − start, H]; output the last hidden state. Each term becomes keep·term + (1 − keep)·mean·rowMean(term) before
+ * it is added to the score, so all-ones masks run the layers exactly as the forward graph does (same head groups).
+ */
+export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWARD_HEAD_GROUP): GraphBuilder {
+  const s = ck.spec;
+  const g = new GraphBuilder();
+  const D = s.hiddenSize, H = s.numHeads, Lt = s.numLayers - start;
+  const enc = new EncoderBuilder(g, ck, headGroup);
+  const hidden = g.input(LayerInput.hidden, OnnxType.FLOAT, ['n', D]);
+  const rel = enc.att.flags.relative ? g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]) : undefined;
+  const kinds = (['c2c', 'c2p', 'p2c'] as const).filter((t) => t === 'c2c' || enc.att.flags[t]);
+  const keepIn = Object.fromEntries(kinds.map((t) => [t, g.input(TailInput.keep(t), OnnxType.FLOAT, [Lt, H])])) as Partial<Record<TermName, string>>;
+  const mean = g.input(TailInput.mean, OnnxType.FLOAT, [1]);
+  const one = g.constFloat([1], []), lastAxis = g.constInt64([-1]), perHead = g.constInt64([-1, 1, 1]);
+  const sizes = headGroups(H, headGroup);
+  const byGroup = (x: string) => (sizes.length === 1 ? [x] : g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 }));
+  let h = hidden;
+  for (let l = start; l < s.numLayers; l++) {
+    // Per term: keep and replace-by-mean weights [h, 1, 1] of each head group.
+    const weights = new Map<TermName, { keep: string[]; toMean: string[] }>();
+    for (const t of kinds) {
+      const keep = g.node('Reshape', [g.node('Gather', [keepIn[t]!, g.constInt64([l - start])], { axis: 0 }), perHead]);
+      weights.set(t, { keep: byGroup(keep), toMean: byGroup(g.node('Mul', [g.node('Sub', [one, keep]), mean])) });
+    }
+    const edit = (j: number): TermEdit => (kind, term) => {
+      const w = weights.get(kind)!;
+      const rowMean = g.node('ReduceMean', [term, lastAxis], { keepdims: 1 });
+      return g.node('Add', [g.node('Mul', [term, w.keep[j]]), g.node('Mul', [rowMean, w.toMean[j]])]);
+    };
+    h = enc.layer(l, h, hidden, rel, edit);
   }
   g.output(h, LAST_HIDDEN, OnnxType.FLOAT, ['n', D]);
   return g;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { type CacheEntry, openEntry, type OpenOptions } from '../cache/cache-entry';
 import type { Checkpoint } from '../checkpoint';
 import { buildDecompositionGraph } from './bert-decomposition';
-import { buildForwardGraph, buildLayerGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
+import { buildForwardGraph, buildLayerGraph, buildTailGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
 import { GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
@@ -68,6 +68,21 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, opts: GraphOptions
   };
   const entry = ensureGraphOf(ck, cacheDir, kind, opts);
   return { ...entry, layerPath: path.join(entry.dir, LAYER_FILE), decompositionPath: bert ? path.join(entry.dir, DECOMPOSITION_FILE) : undefined };
+}
+
+/** Version of the tail graph (layers from one layer on, with per-head term keep masks), cached on its own. */
+export const TAIL_GRAPH_VERSION = 'deberta-lens-tail-1';
+
+/** The tail graph from layer `start` on, with the same head grouping as the forward graph (so the numbers agree). */
+export function ensureTailGraph(ck: Checkpoint, cacheDir: string, start: number, opts: GraphOptions = {}): CachedModelGraph {
+  const headGroup = opts.headGroup ?? FORWARD_HEAD_GROUP;
+  const kind: GraphKind = {
+    version: TAIL_GRAPH_VERSION,
+    variant: `\nfrom/${start}\nheads/${headGroup}`,
+    what: `graph of layers ${start}…${ck.spec.numLayers - 1}`,
+    build: () => buildTailGraph(ck, start, headGroup),
+  };
+  return ensureGraphOf(ck, cacheDir, kind, opts);
 }
 
 /**

@@ -17,9 +17,10 @@ export interface SpilledTensor {
 }
 
 /** The graphs a runtime process serves: the whole forward pass, one layer's attention and, for BERT, the layer-0
- *  score split by embedding part (the encoder's process), or the prediction heads (a process of their own,
- *  started on the first prediction). */
-export type GraphName = 'forward' | 'layer' | 'decomposition' | 'heads';
+ *  score split by embedding part (the encoder's process), the prediction heads (a process of their own, started
+ *  on the first prediction), or the layers from one layer on with an intervention (one process per start layer,
+ *  started on the first intervention there). */
+export type GraphName = 'forward' | 'layer' | 'decomposition' | 'heads' | 'tail';
 
 /** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights). */
 export interface KeptSlice {

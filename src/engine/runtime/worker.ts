@@ -61,6 +61,11 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
         // No arena: its blocks grow by doubling and are never returned, which at long inputs held GBs the run no
         // longer used (v3-large, 2048 tokens: 6.9 GB resident with it, 3.4 GB without); not slower here.
         enableCpuMemArena: false,
+        // No spinning after a run: the engine runs graphs in several processes one after the other (encoder, then
+        // the layers rerun for an intervention, then the heads), and a finished session's spinning threads took
+        // the cores from the next one (v3-base, one layer rerun at 128 tokens: 31 ms right after a forward, 17 ms
+        // without spinning; the forward itself was not slower).
+        extra: { session: { intra_op: { allow_spinning: '0' } } },
       };
       // All graphs on the same provider, so a layer recomputed later matches the forward pass that kept its input.
       const created = new Map<GraphName, Ort.InferenceSession>();
