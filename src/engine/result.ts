@@ -160,6 +160,17 @@ export class ExplainResult implements LayerOwner {
     return p;
   }
 
+  /**
+   * Computes a layer in the background (what a reader opens next), unless it is there already or it would not fit
+   * the layer cache beside one more layer: a prefetch never evicts the layer in view. Failures are left to the
+   * request that needs the layer.
+   */
+  prefetch(layer: number): void {
+    if (this.isReleased || !this.source || !this.present.includes(layer) || this.loaded.has(layer) || this.inflight.has(layer)) return;
+    if (this.cache && 2 * this.layerBytes > this.cache.limit) return;
+    this.load(layer).catch(() => undefined);
+  }
+
   /** The given layers (default: all) one at a time, for analyses that keep only a running result. */
   async *stream(layers: readonly number[] = this.present, signal?: AbortSignal): AsyncGenerator<LayerTensors> {
     for (const l of layers) yield await this.load(l, signal);
