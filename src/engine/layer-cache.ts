@@ -30,7 +30,11 @@ export class LayerCache {
   private collecting = false;
   private readonly gone = new FinalizationRegistry<number>((id) => this.forget(id));
 
-  constructor(private maxBytes = DEFAULT_LAYER_CACHE_BYTES) {}
+  constructor(
+    private maxBytes = DEFAULT_LAYER_CACHE_BYTES,
+    /** Evicted bytes after which a collection runs, and how (tests watch it). */
+    readonly release: { afterBytes: number; collect: () => void } = { afterBytes: COLLECT_AFTER_BYTES, collect: collectGarbage },
+  ) {}
 
   get bytes(): number {
     return this.total;
@@ -105,12 +109,12 @@ export class LayerCache {
     this.unreleased += e.bytes;
     // In a later task, not now: the evicted layer's weak reference holds it until the current task ends, and a
     // layer about to be computed allocates its buffers only after its first run returns (see explain.ts).
-    if (this.unreleased < COLLECT_AFTER_BYTES || this.collecting) return;
+    if (this.unreleased < this.release.afterBytes || this.collecting) return;
     this.collecting = true;
     setImmediate(() => {
       this.collecting = false;
       this.unreleased = 0;
-      collectGarbage();
+      this.release.collect();
     });
   }
 }
