@@ -18,23 +18,38 @@ interface Side {
   name: string;
   model: engine.OpenModel;
   first: number[];
+  /** CPU time of the same requests, the caller's and the runtime process's together: what load does not inflate. */
+  cpu: number[];
   explain: number[];
   /** The very first layer-0 request of the session (weights sent; position projections computed, where kept). */
   firstUse?: number;
+}
+
+/** CPU time a process has run, in ms, summed over its threads (Linux schedstat, ns resolution; 0 elsewhere). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const tasks = fs.readdirSync(`/proc/${pid}/task`);
+    return tasks.reduce((sum, t) => sum + Number(fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]) / 1e6, 0);
+  } catch {
+    return 0;
+  }
 }
 
 async function layerZero(side: Side, ids: number[], keep: boolean): Promise<void> {
   let t0 = performance.now();
   const res = await side.model.explain({ ids });
   const ex = performance.now() - t0;
+  const [host, runtime] = [process.cpuUsage(), cpuMs(side.model.session.pid)];
   t0 = performance.now();
   await res.load(0);
   const ms = performance.now() - t0;
+  const cpu = (process.cpuUsage().user - host.user + process.cpuUsage().system - host.system) / 1000 + cpuMs(side.model.session.pid) - runtime;
   res.release();
   side.firstUse ??= ms;
   if (!keep) return;
   side.explain.push(ex);
   side.first.push(ms);
+  side.cpu.push(cpu);
 }
 
 async function main(): Promise<void> {
@@ -56,7 +71,7 @@ async function main(): Promise<void> {
     writeV3Checkpoint(dir, g);
     for (const [name, e] of [['old', old], ['new', engine]] as const) {
       const model = await e.openModel(dir, { cacheDir: path.join(root, `cache-${name}`), threads, executionProvider: 'cpu' });
-      sides.push({ name, model, first: [], explain: [] });
+      sides.push({ name, model, first: [], cpu: [], explain: [] });
     }
     let x = 7;
     const ids = [1, ...Array.from({ length: n - 2 }, () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) % 120000) + 5), 2];
@@ -79,11 +94,13 @@ async function main(): Promise<void> {
         tree: s.name,
         first_layer_ms_median: round(median(s.first)),
         first_layer_ms_min: round(Math.min(...s.first)),
+        first_layer_cpu_ms_median: round(median(s.cpu)),
         first_use_ms: round(s.firstUse ?? 0),
         explain_ms_median: round(median(s.explain)),
         first_layer_ms: s.first.map((v) => round(v, 1)),
       })),
       new_over_old_median: round(median(b.first) / median(a.first), 3),
+      new_over_old_cpu_median: round(median(b.cpu) / median(a.cpu), 3),
       // Per round: the two measurements were taken back to back, so their ratio is the least noisy figure.
       new_over_old_per_round_median: round(median(a.first.map((v, k) => b.first[k] / v)), 3),
     };
