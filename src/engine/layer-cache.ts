@@ -33,7 +33,7 @@ export class LayerCache {
   constructor(
     private maxBytes = DEFAULT_LAYER_CACHE_BYTES,
     /** Evicted bytes after which a collection runs, and how (tests watch it). */
-    readonly release: { afterBytes: number; collect: () => void } = { afterBytes: COLLECT_AFTER_BYTES, collect: collectGarbage },
+    readonly collection: { afterBytes: number; collect: () => void } = { afterBytes: COLLECT_AFTER_BYTES, collect: collectGarbage },
   ) {}
 
   get bytes(): number {
@@ -85,14 +85,22 @@ export class LayerCache {
     this.entries.set(key, e);
   }
 
-  /** Forgets every layer of an owner (released or collected); does not call evict. */
-  forget(cacheId: number): void {
+  /** Forgets every layer of an owner (collected); does not call evict. Returns the bytes forgotten. */
+  forget(cacheId: number): number {
+    let bytes = 0;
     for (const [key, e] of this.entries) {
       if (key.startsWith(`${cacheId}:`)) {
         this.total -= e.bytes;
+        bytes += e.bytes;
         this.entries.delete(key);
       }
     }
+    return bytes;
+  }
+
+  /** Forgets every layer of a released owner: they are garbage now, and count towards a collection. */
+  released(cacheId: number): void {
+    this.willFree(this.forget(cacheId));
   }
 
   private trim(): void {
@@ -106,15 +114,20 @@ export class LayerCache {
     this.entries.delete(key);
     this.total -= e.bytes;
     e.owner.deref()?.evict(e.layer);
-    this.unreleased += e.bytes;
-    // In a later task, not now: the evicted layer's weak reference holds it until the current task ends, and a
+    this.willFree(e.bytes);
+  }
+
+  /** Layers let go: once enough bytes are, a collection frees them. */
+  private willFree(bytes: number): void {
+    this.unreleased += bytes;
+    // In a later task, not now: an evicted layer's weak reference holds it until the current task ends, and a
     // layer about to be computed allocates its buffers only after its first run returns (see explain.ts).
-    if (this.unreleased < this.release.afterBytes || this.collecting) return;
+    if (this.unreleased < this.collection.afterBytes || this.collecting) return;
     this.collecting = true;
     setImmediate(() => {
       this.collecting = false;
       this.unreleased = 0;
-      this.release.collect();
+      this.collection.collect();
     });
   }
 }

@@ -188,7 +188,7 @@ export class ExplainResult implements LayerOwner {
   release(): void {
     if (this.isReleased || !this.source) return;
     this.isReleased = true;
-    this.cache?.forget(this.cacheId);
+    this.cache?.released(this.cacheId);
     this.loaded.clear();
     this.evicted.clear();
     this.decomposition = undefined;

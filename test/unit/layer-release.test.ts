@@ -45,22 +45,27 @@ describe('layer cache: evicted layers are released promptly', () => {
     assert.equal(collections, 0, 'not in the evicting task: the evicted layers are still weakly kept there');
     await nextTask();
     assert.equal(collections, 1, 'one collection for the burst');
+    cache.add(owner, 4, 30);
+    cache.released(owner.cacheId); // a released result's layers are garbage too: 60 bytes
+    await nextTask();
+    assert.equal(collections, 2, 'a release is collected as promptly');
+    assert.equal(cache.bytes, 0);
   });
 
   it('an evicted layer nobody holds is gone before the next layer is computed (real engine, real collection)', async () => {
     const model = await openModel(V3, { cacheDir });
-    const [limit, afterBytes] = [layerCache.limit, layerCache.release.afterBytes];
+    const [limit, afterBytes] = [layerCache.limit, layerCache.collection.afterBytes];
     try {
       const r = await model.explain({ text: 'a few tokens to look at, one layer at a time' });
       layerCache.setLimit(1); // one layer at a time
-      layerCache.release.afterBytes = 0;
+      layerCache.collection.afterBytes = 0;
       const first = new WeakRef(await r.load(0));
       await r.load(1);
       assert.equal(first.deref(), undefined, 'layer 0 was collected once evicted');
       assert.equal(r.isLoaded(1), true);
     } finally {
       layerCache.setLimit(limit);
-      layerCache.release.afterBytes = afterBytes;
+      layerCache.collection.afterBytes = afterBytes;
       await model.dispose();
     }
   });
