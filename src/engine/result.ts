@@ -171,9 +171,17 @@ export class ExplainResult implements LayerOwner {
     this.load(layer).catch(() => undefined);
   }
 
-  /** The given layers (default: all) one at a time, for analyses that keep only a running result. */
-  async *stream(layers: readonly number[] = this.present, signal?: AbortSignal): AsyncGenerator<LayerTensors> {
-    for (const l of layers) yield await this.load(l, signal);
+  /**
+   * The given layers (default: all) one at a time, for analyses that keep only a running result: yields each
+   * layer's number once it is loaded; read it (tensor, slice) before asking for the next. Numbers, not the
+   * tensors: a `for await` loop holds its last value while the next is computed, which kept two 1 GiB layers of
+   * a long input alive at once.
+   */
+  async *stream(layers: readonly number[] = this.present, signal?: AbortSignal): AsyncGenerator<number> {
+    for (const l of layers) {
+      await this.load(l, signal);
+      yield l;
+    }
   }
 
   /** Called by the layer cache: forget a layer (it is recomputed if asked for again). */
