@@ -86,6 +86,7 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     summary: {} as LensModel['summary'],
     explain: () => Promise.reject(new Error('not used')),
     predict: () => Promise.reject(new Error('not used')),
+    predictExplained: () => Promise.reject(new Error('not used')),
     ablate: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);
