@@ -13,6 +13,8 @@ import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './settings
 import { errorActions, explainError, modelOpenError } from './messages';
 import { LensStatus } from './status-bar';
 import { paragraphAround } from './text-range';
+import { PanelPredictions } from './panel-predictions';
+import { registerPredictions } from './predict-commands';
 
 /** What `debertaLens.explain` resolves to; the integration tests read it. */
 export type ExplainOutcome =
@@ -78,15 +80,19 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     {
       onHover: (id, h) => lens.fromPanel(id, h),
+      onInit: (id) => predictions.resend(id),
+      onPredictToken: (id, i) => void predictions.predictToken(id, i),
       // Closing the panel while a run is in flight cancels it: the panel must not come back on its own.
       onDispose: () => {
         lens.detach();
+        predictions.clear();
         running?.abort();
       },
       log,
     },
   );
   const lens = new EditorLens((i) => panel.focusToken(i));
+  const predictions = new PanelPredictions({ post: (m) => panel.send(m), topK: () => settings().predictionTopK, log });
 
   const explain = async (raw?: unknown): Promise<ExplainOutcome> => {
     try {
@@ -152,6 +158,8 @@ export function activate(context: vscode.ExtensionContext): void {
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
     const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary) }, args.view);
+    // After the panel has its result: the heads run on the explain's hidden state while the first heatmap loads.
+    void predictions.start(model, result, id);
     lens.attach(
       { document: doc, version, base, result, resultId: id },
       { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
@@ -216,6 +224,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return explain({ ...explainArgs(args), view: 'heads' });
     }),
     vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
+    ...registerPredictions({ panel, lens, predictions, showError }),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
       selectModel({
         context,

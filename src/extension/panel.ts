@@ -30,6 +30,10 @@ export interface PanelResult {
 
 export interface PanelEvents {
   onHover(resultId: number, hover: HoverInfo): void;
+  /** The view showed result `resultId` (again, after a reload): extras it needs besides init are sent now. */
+  onInit?(resultId: number): void;
+  /** The view asked what the model would put at token `i`. */
+  onPredictToken?(resultId: number, i: number): void;
   onDispose(): void;
   log(line: string): void;
 }
@@ -90,6 +94,16 @@ export class LensPanel {
     this.panel.reveal(undefined, false);
     if (this.ready) this.post({ type: 'show', view });
     else this.pendingView = view;
+  }
+
+  /** A message for the view that is loaded now (dropped otherwise: `onInit` follows the next load). */
+  send(m: HostToWebview): void {
+    if (this.ready) this.post(m);
+  }
+
+  /** Brings the panel to the front without taking the focus. */
+  reveal(): void {
+    this.panel?.reveal(undefined, true);
   }
 
   /** Editor cursor moved onto token `i` (or off every token). */
@@ -237,6 +251,9 @@ export class LensPanel {
       case 'log':
         this.events.log(`view ${m.level}: ${m.message}`);
         return;
+      case 'predictToken':
+        if (this.current && m.resultId === this.current.id) this.events.onPredictToken?.(m.resultId, m.i);
+        return;
       case 'export': {
         const wait = m.requestId !== undefined ? this.imageWaits.get(m.requestId) : undefined;
         if (wait && m.requestId !== undefined) {
@@ -285,6 +302,7 @@ export class LensPanel {
     };
     this.post({ type: 'init', init });
     if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+    this.events.onInit?.(cur.id);
   }
 
   private post(m: HostToWebview): void {

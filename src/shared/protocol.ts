@@ -9,6 +9,7 @@
 //   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
 //   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
 import { isMatrixKind, type MatrixKind, type TermName } from './kinds';
+import { parsePredictToken, type PredictionsToWebview, type PredictTokenMessage } from './predictions';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -349,6 +350,7 @@ export type WebviewToHost =
   | { type: 'request'; id: number; resultId: number; body: RequestBody }
   | { type: 'hover'; resultId: number; hover: HoverInfo }
   | { type: 'log'; level: 'info' | 'error'; message: string }
+  | PredictTokenMessage
   | ExportMessage;
 
 export type HostToWebview =
@@ -359,7 +361,9 @@ export type HostToWebview =
   | { type: 'focus'; resultId: number; i: number | null }
   | { type: 'show'; view: ViewName }
   /** The host wants the current view as an image (export command); the view answers with `export`. */
-  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' };
+  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' }
+  /** Fill-mask of the result, and "what would the model put here?" answers (./predictions.ts). */
+  | PredictionsToWebview;
 
 /** What the webview keeps in `setState` and the serializer gets back after a reload. */
 export interface PersistedState {
@@ -483,6 +487,8 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
         ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
         : undefined;
+    case 'predictToken':
+      return parsePredictToken(m);
     case 'export': {
       if (!isExportFormat(m.format)) return undefined;
       const out: ExportMessage = { type: 'export', format: m.format };
