@@ -174,7 +174,7 @@ const escapeMd = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\
 
 /** The editor hover's text for a predicted position: a small table of the top tokens and their probabilities. */
 export function predictionMarkdown(p: PositionPredictions, tokenText: string): string {
-  const what = p.source === 'input' ? `[MASK] #${p.position}` : `“${escapeMd(predictedLabel(tokenText))}” #${p.position}, masked`;
+  const what = p.source === 'input' ? `\\[MASK\\] #${p.position}` : `“${escapeMd(predictedLabel(tokenText))}” #${p.position}, masked`;
   const rows = p.top.map((t, r) => `| ${r + 1} | ${escapeMd(predictedLabel(t.token))} | ${formatProb(t.prob)} |`);
   const original = originalLine(p);
   return [
