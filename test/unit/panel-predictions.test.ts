@@ -230,7 +230,7 @@ describe('panel fill-mask on the bundled model', () => {
       assert.equal(await panel.at(5, mask), undefined);
       const hover = await panel.at(6, next.tokens.findIndex((t) => t.text === '[MASK]'));
       assert.ok(hover);
-      const md = predictionMarkdown(hover!, '[MASK]');
+      const md = predictionMarkdown(hover, '[MASK]');
       assert.match(md, /what the model puts at \\\[MASK\\\] #\d+/);
       assert.equal(md.split('\n').filter((l) => /^\| \d+ \|/.test(l)).length, 5);
       panel.clear();
