@@ -1,7 +1,8 @@
 // The "Predictions" section under the token strip: the model's top tokens at every [MASK] of the text, "what would
 // the model put here?" for the hovered or pinned token, and the replaced-token-detection band of v3
-// discriminators. One summary line when collapsed; it starts collapsed when opening it would push the map on
-// screen down past the middle of the window, so the heatmap stays above the fold.
+// discriminators. One summary line when collapsed; it starts collapsed when opening it would push the map down:
+// when the text is long (the strip already takes its share of the window), or when the view below it would
+// start too low to be seen. The heatmap stays above the fold.
 import type { ProtocolToken, WebviewToHost, WordGroupInfo } from '../src/shared/protocol';
 import {
   type FillMask,
@@ -15,8 +16,8 @@ import {
 import { pieceLabel } from '../src/shared/token-layout';
 import { el } from './dom';
 
-/** Opened by default only while the view below it still starts in the top part of the window. */
-const OPEN_IF_VIEW_STARTS_ABOVE = 0.5;
+/** Opened by default only when this much of the window is left for the view below it. */
+const VIEW_MIN_VISIBLE_PX = 200;
 
 export interface PredictionsContext {
   post(m: WebviewToHost): void;
@@ -64,7 +65,7 @@ export class PredictionsPanel {
       this.userOpen = !this.open;
       this.setOpen(this.userOpen);
     });
-    const ask = el('button', { id: 'predict-token', type: 'button', class: 'pred-ask', disabled: '' }, ['What would the model put here?']);
+    const ask = el('button', { id: 'predict-token', type: 'button', class: 'pred-ask', disabled: '' }, ['Predict a token']);
     ask.addEventListener('click', () => {
       if (this.target !== null) this.ask(this.target);
     });
@@ -111,14 +112,16 @@ export class PredictionsPanel {
     return (fm.state === 'ready' && (fm.masks.length > 0 || !!fm.rtd)) || [...this.asked.values()].some((p) => p.state !== 'error');
   }
 
-  /** Opens the section unless that would push the view below it past the middle of the window. */
+  /** Opens the section unless that would push the view below it down (see the top of this file). */
   private decideOpen(): void {
     this.decided = true;
     if (this.userOpen !== undefined) return this.setOpen(this.userOpen);
+    const strip = document.querySelector<HTMLElement>('#tokens');
+    if (strip && strip.scrollHeight > strip.clientHeight + 1) return this.setOpen(false);
     this.setOpen(true);
     const view = ['#heatmap-view', '#heads-view', '#analysis-view'].map((s) => document.querySelector<HTMLElement>(s)).find((v) => v && !v.hidden);
     const top = view ? view.getBoundingClientRect().top + window.scrollY : 0;
-    if (top > OPEN_IF_VIEW_STARTS_ABOVE * window.innerHeight) this.setOpen(false);
+    if (top > window.innerHeight - VIEW_MIN_VISIBLE_PX) this.setOpen(false);
   }
 
   private setOpen(open: boolean): void {
@@ -273,14 +276,14 @@ export class PredictionsPanel {
     const special = !!t && t.special && t.text !== '[MASK]';
     b.disabled = !t || noHead || special || fm.state === 'pending';
     b.dataset.target = t ? String(i) : '';
-    b.textContent = t ? `What would the model put at ${this.tokenName(i!)}?` : 'What would the model put here?';
+    b.textContent = t ? `Predict ${this.tokenName(i!)}` : 'Predict a token';
     b.title = noHead
       ? 'This checkpoint has no masked-LM head'
       : !t
-        ? 'Hover or pin a token of the strip first (or right-click a token)'
+        ? 'What would the model put here? Hover or pin a token of the strip first (or right-click a token)'
         : special
           ? `${t.text} is a special token the model adds: pick a token of the text`
-          : 'Masks this token and runs the model once more';
+          : `What would the model put at ${this.tokenName(i!)}? Masks it and runs the model once more`;
   }
 }
 
