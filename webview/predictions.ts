@@ -274,6 +274,8 @@ export class PredictionsPanel {
     const t = i !== null ? this.tokens[i] : undefined;
     const noHead = fm.state === 'none' || (fm.state === 'ready' && fm.mlmHead === null);
     const special = !!t && t.special && t.text !== '[MASK]';
+    // Nothing to ask a checkpoint without a masked-LM head: the summary says why.
+    b.hidden = noHead;
     b.disabled = !t || noHead || special || fm.state === 'pending';
     b.dataset.target = t ? String(i) : '';
     b.textContent = t ? `Predict ${this.tokenName(i!)}` : 'Predict a token';

@@ -110,7 +110,7 @@ async function explainFile(page, frame, file) {
 }
 
 // E2E_THEMES=light runs one theme (while working on the layout); both by default.
-for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',')) {
+for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(Boolean)) {
   describe(`Predictions in the panel and the editor, ${theme} theme`, { skip: skip ?? false }, () => {
     let lens, frame, page, vsix;
 
@@ -226,6 +226,46 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',')) {
       assert.deepEqual(await rowOverlaps(frame), []);
       await screenshot(page, `predictions-${theme}-500-open`);
       await frame.locator('#predictions-toggle').click();
+    });
+  });
+}
+
+// The test fixtures' heads (test/data/fixtures/deberta): a v3 discriminator with only its replaced-token-detection
+// head gets the band and no fill-mask; a bare encoder gets one line saying why there is nothing to show.
+for (const [name, check] of [
+  ['v3_tiny_rtd', async (frame) => {
+    const band = frame.locator('canvas#rtd-band');
+    await band.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(Number(await band.evaluate((c) => c.width)), Number(await frame.locator('canvas#heatmap').getAttribute('data-n')), 'one cell per token');
+    assert.match(await frame.locator('#predictions-summary').textContent(), /replaced\? highest \d.*no masked-LM head/);
+    const box = await band.boundingBox();
+    await band.hover({ position: { x: box.width * 0.5, y: box.height / 2 } });
+    assert.match(await frame.locator('#rtd-readout').textContent(), /^#\d+ “.*”: P\(replaced\) = \d/);
+    assert.equal(await frame.locator('#predict-token').isHidden(), true, 'nothing to ask without a masked-LM head');
+  }],
+  ['v2_tiny', async (frame) => {
+    assert.equal(await frame.locator('#predictions').getAttribute('data-state'), 'none');
+    assert.equal(await frame.locator('#predictions').getAttribute('data-open'), 'false');
+    assert.match(await frame.locator('#predictions-summary').textContent(), /^v2_tiny has no prediction head \(no cls\.predictions\.\*.*\): it was saved as a bare encoder/);
+    assert.equal(await frame.locator('#predictions-toggle').isDisabled(), true);
+  }],
+]) {
+  describe(`Predictions with the ${name} fixture`, { skip: skip ?? false }, () => {
+    let lens;
+    before(async () => {
+      lens = await startLens({ name: `predictions-${name}`, model: path.join(REPO_ROOT, 'test', 'data', 'fixtures', 'deberta', name), viewport: VIEWPORT, files: { 'tiny.txt': 'a tiny [MASK] for a tiny random model' } });
+    });
+    after(() => stopWithScreenshot(lens, `predictions-${name}`));
+
+    test(name === 'v2_tiny' ? 'one line says why there is nothing to show' : 'a “replaced?” band, one cell per token, and no fill-mask', async () => {
+      const { page, frame } = lens;
+      await openFile(page, 'tiny.txt');
+      await selectAll(page);
+      await runCommand(page, 'DeBERTa Lens: Explain Attention');
+      await waitReady(frame, 120_000);
+      await frame.locator('#predictions:not([data-state="pending"])').waitFor({ state: 'attached', timeout: 60_000 });
+      await check(frame);
+      await screenshot(page, `predictions-${name}`);
     });
   });
 }
