@@ -35,7 +35,7 @@ import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
 import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
-import { PredictionsPanel, stripContext } from './predictions';
+import { PredictionsPanel, rowOfPiece, stripContext } from './predictions';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -84,7 +84,7 @@ function post(m: WebviewToHost): void {
   vscode.postMessage(m);
 }
 
-const predictions = new PredictionsPanel({ post, hover: (p) => setHover(p === null || !merged ? p : merged.findIndex((g) => g.pieces.includes(p)), null) });
+const predictions = new PredictionsPanel({ post, hover: (p) => setHover(rowOfPiece(p, merged), null) });
 
 function save(): void {
   if (state) vscode.setState(state);

@@ -32,6 +32,13 @@ export function stripContext(i: number, groups: WordGroupInfo[] | undefined): st
   return JSON.stringify(piece === undefined ? { webviewSection: 'word' } : { webviewSection: 'token', tokenIndex: piece, preventDefaultContextMenuItems: true });
 }
 
+/** The strip row that shows piece `p`: the piece itself, or the word group holding it when pieces are merged. */
+export function rowOfPiece(p: number | null, groups: WordGroupInfo[] | undefined): number | null {
+  if (p === null || !groups) return p;
+  const w = groups.findIndex((g) => g.pieces.includes(p));
+  return w >= 0 ? w : null;
+}
+
 export class PredictionsPanel {
   private resultId: number | undefined;
   private tokens: ProtocolToken[] = [];
