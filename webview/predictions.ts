@@ -4,17 +4,11 @@
 // when the text is long (the strip already takes its share of the window), or when the view below it would
 // start too low to be seen. The heatmap stays above the fold.
 import type { ProtocolToken, WebviewToHost, WordGroupInfo } from '../src/shared/protocol';
-import {
-  type FillMask,
-  formatProb,
-  originalLine,
-  type PositionPredictions,
-  predictedLabel,
-  type PredictionsToWebview,
-  type TokenPrediction,
-} from '../src/shared/predictions';
-import { pieceLabel } from '../src/shared/token-layout';
+import { type FillMask, formatProb, originalLine, type PositionPredictions, predictedLabel, type PredictionsToWebview, type TokenPrediction } from '../src/shared/predictions';
 import { el } from './dom';
+import { pieceOfRow, summaryLine, tokenName } from './predictions-model';
+
+export { rowOfPiece, stripContext } from './predictions-model';
 
 /** Opened by default only when this much of the window is left for the view below it. */
 const VIEW_MIN_VISIBLE_PX = 200;
@@ -23,20 +17,6 @@ export interface PredictionsContext {
   post(m: WebviewToHost): void;
   /** Light up token `i` (the RTD band's hover), or nothing. */
   hover(i: number | null): void;
-}
-
-/** The strip token's context for the webview's context menu: pieces offer "What Would the Model Put Here?". */
-export function stripContext(i: number, groups: WordGroupInfo[] | undefined): string {
-  // A merged word of several pieces has no one token to mask.
-  const piece = groups ? (groups[i]?.pieces.length === 1 ? groups[i].pieces[0] : undefined) : i;
-  return JSON.stringify(piece === undefined ? { webviewSection: 'word' } : { webviewSection: 'token', tokenIndex: piece, preventDefaultContextMenuItems: true });
-}
-
-/** The strip row that shows piece `p`: the piece itself, or the word group holding it when pieces are merged. */
-export function rowOfPiece(p: number | null, groups: WordGroupInfo[] | undefined): number | null {
-  if (p === null || !groups) return p;
-  const w = groups.findIndex((g) => g.pieces.includes(p));
-  return w >= 0 ? w : null;
 }
 
 export class PredictionsPanel {
@@ -102,7 +82,7 @@ export class PredictionsPanel {
 
   /** The hovered or pinned token (a piece index), for the button and the card it lights. */
   focus(i: number | null, pinned: boolean, groups?: WordGroupInfo[]): void {
-    const piece = i === null ? null : groups ? (groups[i]?.pieces.length === 1 ? groups[i].pieces[0] : null) : i;
+    const piece = pieceOfRow(i, groups);
     if (piece !== null || pinned) this.target = piece;
     for (const c of this.root.querySelectorAll<HTMLElement>('.pred-card')) c.classList.toggle('current', piece !== null && Number(c.dataset.position) === piece);
     this.renderButton();
@@ -140,8 +120,7 @@ export class PredictionsPanel {
   }
 
   private tokenName(i: number): string {
-    const t = this.tokens[i];
-    return t ? `#${i} “${t.special ? t.text : pieceLabel(t.text)}”` : `#${i}`;
+    return tokenName(this.tokens, i);
   }
 
   private render(): void {
@@ -162,37 +141,8 @@ export class PredictionsPanel {
   }
 
   private summaryText(): string {
-    const fm = this.fillMask;
-    const asked = [...this.asked.values()];
     const error = this.latest !== undefined ? this.asked.get(this.latest) : undefined;
-    const errorLine = error?.state === 'error' ? ` · ${this.tokenName(error.position)}: ${error.message}` : '';
-    switch (fm.state) {
-      case 'pending':
-        return 'computing…';
-      case 'none':
-      case 'error':
-        return fm.message;
-      case 'ready': {
-        const parts: string[] = [];
-        for (const m of fm.masks) parts.push(`#${m.position} → ${this.topOne(m)}`);
-        for (const a of asked) if (a.state === 'ready') parts.push(`${this.tokenName(a.position)} → ${this.topOne(a.prediction)}`);
-        if (fm.rtd) {
-          const k = fm.rtd.reduce((best, p, i) => (!this.tokens[i]?.special && p > (fm.rtd![best] ?? -1) ? i : best), 0);
-          parts.push(`replaced? highest ${formatProb(fm.rtd[k])} at ${this.tokenName(k)}`);
-        }
-        if (fm.mlmHead === null) parts.push('no masked-LM head in this checkpoint, so no fill-mask');
-        else if (fm.masks.length === 0 && !asked.some((a) => a.state === 'ready')) {
-          parts.push('no [MASK] in the selection: write [MASK] where a word should go, or pick a token and ask what the model would put there');
-        }
-        const head = fm.masks.length ? `${fm.masks.length} [MASK] · top ${fm.k}: ` : '';
-        return `${head}${parts.join(' · ')}${errorLine}`;
-      }
-    }
-  }
-
-  private topOne(p: PositionPredictions): string {
-    const t = p.top[0];
-    return t ? `${predictedLabel(t.token)} ${formatProb(t.prob)}` : '–';
+    return summaryLine(this.fillMask, [...this.asked.values()], this.tokens, error);
   }
 
   private bodyParts(): HTMLElement[] {
