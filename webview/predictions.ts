@@ -66,8 +66,14 @@ export class PredictionsPanel {
 
   receive(m: PredictionsToWebview): void {
     if (m.resultId !== this.resultId) return;
-    if (m.type === 'fillMask') this.fillMask = m.fillMask;
-    else {
+    if (m.type === 'fillMask') {
+      // A new run for this result (the top-k changed): the answers given before belong to the old one.
+      if (m.fillMask.state === 'pending') {
+        this.asked.clear();
+        this.latest = undefined;
+      }
+      this.fillMask = m.fillMask;
+    } else {
       this.asked.set(m.prediction.position, m.prediction);
       this.latest = m.prediction.position;
     }

@@ -236,6 +236,7 @@ export function activate(context: vscode.ExtensionContext): void {
       }),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${SECTION}.predictionTopK`)) void predictions.refresh();
       if (MODEL_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
         // The next Explain reopens with the new settings; the old model's memory is freed now.
         void models.dispose();

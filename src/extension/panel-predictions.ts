@@ -78,6 +78,12 @@ export class PanelPredictions {
     return cur.done;
   }
 
+  /** The top-k setting changed: the result on screen gets its fill-mask again (the questions asked are dropped). */
+  refresh(): Promise<FillMask> | undefined {
+    const cur = this.current;
+    return cur ? this.start(cur.model, cur.result, cur.resultId) : undefined;
+  }
+
   /** The view (re)loaded and showed result `resultId`: send it everything known for that result. */
   resend(resultId: number): void {
     const cur = this.current;

@@ -35,10 +35,10 @@ function probAndRank(logits: number[], id: number): { prob: number; rank: number
 }
 
 /** A PanelPredictions whose posts and log lines are recorded. */
-function host(topK = 5) {
+function host(topK: number | (() => number) = 5) {
   const posted: PredictionsToWebview[] = [];
   const log: string[] = [];
-  const panel = new PanelPredictions({ post: (m) => posted.push(m), topK: () => topK, log: (l) => log.push(l) });
+  const panel = new PanelPredictions({ post: (m) => posted.push(m), topK: typeof topK === 'number' ? () => topK : topK, log: (l) => log.push(l) });
   return { panel, posted, log };
 }
 
@@ -201,7 +201,8 @@ describe('panel fill-mask on the bundled model', () => {
   it('a [MASK] answers from the fill-mask; [CLS] is refused; a replaced result refuses; a reload gets everything again', async () => {
     await withModel('default', async (model) => {
       const result = await model.explain({ text });
-      const { panel, posted } = host();
+      let k = 5;
+      const { panel, posted } = host(() => k);
       const done = panel.start(model, result, 5);
       const mask = result.tokens.findIndex((t) => t.text === '[MASK]');
       const viaMask = await panel.predictToken(5, mask);
@@ -233,8 +234,14 @@ describe('panel fill-mask on the bundled model', () => {
       const md = predictionMarkdown(hover, '[MASK]');
       assert.match(md, /what the model puts at \\\[MASK\\\] #\d+/);
       assert.equal(md.split('\n').filter((l) => /^\| \d+ \|/.test(l)).length, 5);
+      // The top-k setting changes: the same result gets its fill-mask again, with the new k.
+      k = 2;
+      const again = await panel.refresh();
+      assert.equal(again?.state === 'ready' && again.k, 2);
+      assert.equal(again?.state === 'ready' && again.masks[0].top.length, 2);
       panel.clear();
       assert.equal(await panel.at(6, 1), undefined);
+      assert.equal(panel.refresh(), undefined, 'nothing on screen, nothing to refresh');
       result.release();
       next.release();
     });
