@@ -226,7 +226,7 @@ export class PredictionsPanel {
       readout.textContent = 'hover the band';
       this.ctx.hover(null);
     });
-    return el('div', { class: 'rtd', 'data-n': String(n) }, [el('span', { class: 'rtd-label', title: 'Replaced-token detection head: the probability that each token was replaced' }, ['replaced?']), canvas, readout]);
+    return el('div', { class: 'rtd', 'data-n': String(n) }, [el('span', { class: 'rtd-label', title: 'Replaced-token detection head: the probability that each token was replaced (page colour 0%, full red 100%)' }, ['replaced?']), canvas, readout]);
   }
 
   private renderButton(): void {
