@@ -71,7 +71,7 @@ export async function checkAblation(modelDir: string, spec: string, mode: Ablati
 }
 
 /** An intervention's effect is shown on the masked-LM head's predictions. */
-function requireMlmHead(ck: Checkpoint): void {
+export function requireMlmHead(ck: Checkpoint): void {
   const heads = findHeads(ck);
   if (heads.mlm) return;
   throw new LensError(heads.rtd ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions` : noHeadMessage(ck), 'unsupported');
