@@ -7,6 +7,7 @@ export type { AblateInput, AblateResult, TokenRating, TrackedToken, OriginalToke
 export { DEFAULT_TOP } from './predict';
 export { checkAblation } from './ablate';
 export { checkSweep } from './sweep';
+export type { AblatedRunInput } from './ablated-run';
 export { ExplainResult, type ExplainTimings, type LayerTensors } from './result';
 export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './layer-cache';
 export { estimateMemory, formatBytes, type MemoryEstimate } from './memory';

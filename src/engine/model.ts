@@ -8,6 +8,7 @@ import { type ExplainContext, explainWith } from './explain';
 import { findHeads, headNames } from './heads';
 import { ablateWith, TailSessions } from './ablate';
 import { sweepWith } from './sweep';
+import { type AblatedRunInput, explainAblatedWith } from './ablated-run';
 import { HeadSession, predictWith } from './predict';
 import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from './prediction';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-layout';
@@ -156,6 +157,10 @@ class OpenModel implements LensModel, ExplainContext {
 
   ablate(input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
     return ablateWith(this, input, signal);
+  }
+
+  explainAblated(input: AblatedRunInput, signal?: AbortSignal): Promise<ExplainResult> {
+    return explainAblatedWith(this, input, signal);
   }
 
   sweep(input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {

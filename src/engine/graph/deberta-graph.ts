@@ -298,7 +298,7 @@ export const TailInput = {
 /**
  * Layers start…L−1 with an intervention: inputs `hidden` (layer `start`'s input states [n, D], as the forward graph
  * outputs them), `rel` (the forward graph's relative rows), the pick and skew inputs, and per term a keep mask
- * [L − start, H]; output the last hidden state. Each term becomes keep·term + (1 − keep)·mean·rowMean(term) before
+ * [L − start, H]; output the last hidden state (and each later layer's input state). Each term becomes keep·term + (1 − keep)·mean·rowMean(term) before
  * it is added to the score, so all-ones masks run the layers exactly as the forward graph does (same head groups).
  */
 export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWARD_HEAD_GROUP): GraphBuilder {
@@ -316,6 +316,8 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
   const byGroup = (x: string) => (sizes.length === 1 ? [x] : g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 }));
   let h = hidden;
   for (let l = start; l < s.numLayers; l++) {
+    // The ablated run's later layer inputs, for viewing its attention (fetched only when asked for).
+    if (l > start) g.output(h, layerInputOutput(l), OnnxType.FLOAT, ['n', D]);
     // Per term: keep and replace-by-mean weights [h, 1, 1] of each head group.
     const weights = new Map<TermName, { keep: string[]; toMean: string[] }>();
     for (const t of kinds) {
