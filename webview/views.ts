@@ -24,6 +24,8 @@ import {
   ZONE_COLORS,
   ZONE_TEXT,
 } from './views-model';
+import { renderInterventions } from './interventions';
+import { renderRanking } from './head-ranking';
 import {
   ABLATION_PRESETS,
   fromBuffer,
@@ -150,6 +152,10 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
       return rollout(body, ctx);
     case 'diff':
       return diff(body, ctx);
+    case 'interventions':
+      return renderInterventions(body, ctx);
+    case 'ranking':
+      return renderRanking(body, ctx);
   }
 }
 
