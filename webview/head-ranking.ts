@@ -25,6 +25,8 @@ const memo: {
 const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 
 export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
+  document.getElementById('analysis-readout')?.setAttribute('hidden', '');
   const m = ctx.init.model;
   if (memo.text !== ctx.init.text) Object.assign(memo, { text: ctx.init.text, result: undefined, error: undefined });
   const termBoxes = m.terms.map((t) => {

@@ -28,6 +28,8 @@ export function positionOptions(ctx: ViewContext, id: string, everyMask: string)
 }
 
 export async function renderInterventions(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
+  document.getElementById('analysis-readout')?.setAttribute('hidden', '');
   const m = ctx.init.model;
   if (memo.text !== ctx.init.text) Object.assign(memo, { text: ctx.init.text, entries: [], result: undefined, error: undefined });
   const option = (value: string, label: string) => el('option', { value }, [label]);
