@@ -119,6 +119,8 @@ export interface SweepInput {
   mode?: 'zero' | 'mean';
   /** Called after every cell (and once at the start). */
   onProgress?: (p: SweepProgress) => void;
+  /** false: one rerun per cell instead of a layer's cells as one batched run (the same numbers; for tests). */
+  batch?: boolean;
 }
 
 export interface SweepProgress {

@@ -60,16 +60,16 @@ describe('sweep: every cell against HF', () => {
     }
   });
 
-  it('v3_tiny_mlm_cls: the second [MASK] of mask2 (zero), and position 3 of mask1 masked first (mean, the original followed)', async () => {
+  it('v3_tiny_mlm_cls: the second [MASK] of mask2 (zero), and position 3 of mask1 masked first (mean, the original followed); batched and one rerun per cell', async () => {
     const data: { cases: SweepCase[] } = JSON.parse(fs.readFileSync(path.join(fixture('v3_tiny_mlm_cls'), 'sweep_cases.json'), 'utf8'));
     const model = await open(fixture('v3_tiny_mlm_cls'));
     try {
-      for (const c of data.cases) {
-        const r = await model.sweep({ ids: c.input_ids, terms: ['c2p', 'p2c', 'c2c'], position: c.position, mode: c.mode });
+      for (const c of data.cases.flatMap((x) => [{ ...x, batch: true }, { ...x, batch: false }])) {
+        const r = await model.sweep({ ids: c.input_ids, terms: ['c2p', 'p2c', 'c2c'], position: c.position, mode: c.mode, batch: c.batch });
         assert.equal(r.mode, c.mode);
         assert.equal(r.source, c.mode === 'mean' ? 'masked' : 'input');
         assert.equal(r.followed.which, c.mode === 'mean' ? 'original' : 'top1_before');
-        assertSweep(r, c, c.name!);
+        assertSweep(r, c, `${c.name!} (batch ${c.batch})`);
       }
     } finally {
       await model.dispose();
