@@ -471,7 +471,7 @@ async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
     return;
   }
   const P = r.pairs.length;
-  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA)]));
+  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA, ctx.init.run ? 'intervened − plain run' : undefined)]));
   const mismatch = diffMismatch(P, r.nB, r.nA);
   if (mismatch) body.append(el('p', { id: 'diff-mismatch', class: 'caption warning', role: 'alert' }, [mismatch]));
   if (P === 0) {

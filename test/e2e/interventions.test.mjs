@@ -77,7 +77,7 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
       stats = await canvasStats(canvas).catch(() => null);
       return stats && isDrawn(stats);
     }, { timeout: 30_000, message: `canvas#diff-matrix drawn (last ${JSON.stringify(stats)})` });
-    assert.match(await frame.locator('#diff-summary').textContent(), /(\d+) of \1 tokens matched/, 'the same tokens on both sides');
+    assert.match(await frame.locator('#diff-summary').textContent(), /intervened − plain run, (\d+) of \1 tokens matched/, 'the same tokens on both sides');
     await screenshot(page, 'interventions-diff');
     await frame.locator('#run-back').click();
     await waitUntil(async () => (await frame.locator('#run-banner').count()) === 0, { timeout: 30_000, message: 'the banner goes with the plain run' });
