@@ -5,7 +5,7 @@ import type { TermName } from '../src/shared/kinds';
 import type { RankingView, RemovalMode } from '../src/shared/interventions';
 import { colorOf, cssRgb, makeLut, type Range } from './colors';
 import { el, themeKind } from './dom';
-import { positionOptions } from './interventions';
+import { hasMask, NO_MASK, positionOptions } from './interventions';
 import { cancelRun, sendRun, startRun } from './run-channel';
 import type { ViewContext } from './views';
 
@@ -74,6 +74,10 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
 
   run.addEventListener('click', () => {
     if (memo.running || memo.terms.length === 0) return;
+    if (memo.position === null && !hasMask(ctx)) {
+      status.textContent = NO_MASK;
+      return;
+    }
     memo.error = undefined;
     const { id, done } = startRun({ type: 'sweep', resultId: ctx.init.resultId, terms: memo.terms, mode: memo.mode, position: memo.position }, (p) => {
       if (memo.running?.id !== id) return;

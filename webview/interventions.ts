@@ -20,6 +20,14 @@ const memo: { text?: string; entries: string[]; mode: RemovalMode; position: num
 const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 const pct = (p: number) => `${(100 * p).toFixed(1)}%`;
 
+/** Said instead of running when the text has no [MASK] and no token is chosen. */
+export const NO_MASK = 'The text has no [MASK]: choose a token under “At” (it is masked, and the original token is followed), or write [MASK] into the text and explain again.';
+
+/** Whether the explained text has a [MASK] token. */
+export function hasMask(ctx: ViewContext): boolean {
+  return ctx.init.tokens.some((t) => t.special && t.text === '[MASK]');
+}
+
 /** The position picker: every [MASK], or one token (masked first, the original followed). */
 export function positionOptions(ctx: ViewContext, id: string, everyMask: string): HTMLSelectElement {
   const sel = el('select', { id, 'aria-label': 'Position' }, [el('option', { value: '' }, [everyMask])]);
@@ -75,6 +83,10 @@ export async function renderInterventions(body: HTMLElement, ctx: ViewContext): 
   position.addEventListener('change', () => (memo.position = position.value === '' ? null : Number(position.value)));
   run.addEventListener('click', () => {
     if (memo.entries.length === 0) return;
+    if (memo.position === null && !hasMask(ctx)) {
+      status.textContent = NO_MASK;
+      return;
+    }
     run.setAttribute('disabled', '');
     status.textContent = 'running…';
     const { done } = startRun({ type: 'intervene', resultId: ctx.init.resultId, entries: memo.entries.join(','), mode: memo.mode, position: memo.position, top: TOP });
