@@ -22,7 +22,7 @@ const memo: {
   running?: { id: number; done: number; total: number; layer: number };
 } = { terms: ['c2p', 'p2c', 'c2c'], mode: 'zero', position: null };
 
-const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
+const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits).replace('-', '−') : String(x));
 
 export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promise<void> {
   // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
@@ -143,7 +143,7 @@ function drawRanking(out: HTMLElement, ctx: ViewContext): void {
             'data-head': String(h),
             'data-term': t,
             title: `layer ${l}, head ${h}, ${t}: log p drops by ${fmt(drop)} — click to open this head`,
-          }, [drop.toFixed(2)]);
+          }, [fmt(drop, 2)]);
           cell.style.background = cssRgb([cr, cg, cb]);
           cell.style.color = dark ? '#fff' : '#000';
           cell.addEventListener('click', () => open(l, h));

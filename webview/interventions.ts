@@ -17,7 +17,8 @@ const memo: { text?: string; entries: string[]; mode: RemovalMode; position: num
   position: null,
 };
 
-const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
+/** A number with a typographic minus, as the other views print them. */
+const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits).replace('-', '−') : String(x));
 const pct = (p: number) => `${(100 * p).toFixed(1)}%`;
 
 /** Said instead of running when the text has no [MASK] and no token is chosen. */
@@ -137,7 +138,7 @@ function drawResult(out: HTMLElement, status: HTMLElement): void {
     out.replaceChildren();
     return;
   }
-  status.textContent = `${r.entries.join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; layers ${r.firstLayer}… rerun (${r.layersRerun}) · ${Math.round(r.ms)} ms`;
+  status.textContent = `${r.entries.join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; layers ${r.firstLayer}–${r.firstLayer + r.layersRerun - 1} rerun · ${Math.round(r.ms)} ms`;
   const tops = (xs: { token: string; prob: number }[], followed: string) =>
     el('ol', { class: 'iv-top' }, xs.map((t) => el('li', t.token === followed ? { class: 'followed' } : {}, [el('span', { class: 'tok-text' }, [t.token]), ' ', el('span', { class: 'meta' }, [pct(t.prob)])])));
   const rows = r.rows.map((row) =>

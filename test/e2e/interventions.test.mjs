@@ -56,7 +56,8 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     assert.deepEqual(await tokens(0), want.before[0].top.map((t) => t.token));
     assert.deepEqual(await tokens(1), want.after[0].top.map((t) => t.token));
     const t = want.tracked[0];
-    assert.equal((await row.locator('.iv-logprob').textContent()).trim(), `log p ${t.before.logprob.toFixed(3)} → ${t.after.logprob.toFixed(3)}`);
+    const minus = (x, digits) => x.toFixed(digits).replace('-', '−');
+    assert.equal((await row.locator('.iv-logprob').textContent()).trim(), `log p ${minus(t.before.logprob, 3)} → ${minus(t.after.logprob, 3)}`);
     assert.equal((await row.locator('.iv-rank').textContent()).trim(), `rank ${t.before.rank} → ${t.after.rank}`);
     assert.equal((await row.locator('.iv-kl').textContent()).trim(), want.kl[0].kl.toFixed(4));
     assert.equal(await lists.nth(1).locator('.tok-text').first().textContent(), ',', 'the sample flips "him" to ","');
@@ -90,7 +91,7 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     await frame.locator('#rk-grid-c2p').waitFor({ timeout: 120_000 });
     for (const term of want.terms) {
       const cells = await frame.locator(`#rk-grid-${term} td.rk-cell`).allTextContents();
-      assert.deepEqual(cells, want.grid[term].flat().map((x) => x.toFixed(2)), `${term} grid`);
+      assert.deepEqual(cells, want.grid[term].flat().map((x) => x.toFixed(2).replace('-', '−')), `${term} grid`);
     }
     const top = await frame.locator('#rk-list li button').evaluateAll((bs) => bs.slice(0, 3).map((b) => b.textContent));
     assert.deepEqual(top, want.ranking.slice(0, 3).map((c) => `layer ${c.layer} head ${c.head} ${c.term}`));
