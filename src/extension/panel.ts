@@ -38,6 +38,8 @@ export interface PanelResult {
 export interface PanelEvents {
   onHover(resultId: number, hover: HoverInfo): void;
   onDispose(): void;
+  /** Another run of the same text is shown (the editor's decorations follow it). */
+  onRun?(result: ExplainResult, resultId: number): void;
   log(line: string): void;
 }
 
@@ -58,7 +60,7 @@ export class LensPanel {
     current: () => this.current,
     plain: () => this.plain?.result,
     show: (result, run, previous) => {
-      if (this.plain) this.show({ ...this.plain, result, run }, undefined, previous);
+      if (this.plain) this.events.onRun?.(result, this.show({ ...this.plain, result, run }, undefined, previous));
     },
     post: (m) => void this.panel?.webview.postMessage(m),
     save: async (format, content, target) => {
