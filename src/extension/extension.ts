@@ -13,6 +13,7 @@ import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './settings
 import { errorActions, explainError, modelOpenError } from './messages';
 import { LensStatus } from './status-bar';
 import { paragraphAround } from './text-range';
+import { exportRankingCommand } from './ranking-command';
 
 /** What `debertaLens.explain` resolves to; the integration tests read it. */
 export type ExplainOutcome =
@@ -78,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     {
       onHover: (id, h) => lens.fromPanel(id, h),
+      onRun: (result, id) => lens.retarget(result, id),
       // Closing the panel while a run is in flight cancels it: the panel must not come back on its own.
       onDispose: () => {
         lens.detach();
@@ -151,7 +153,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const ep = result.model.execution_provider;
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
-    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary) }, args.view);
+    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary), model }, args.view);
     lens.attach(
       { document: doc, version, base, result, resultId: id },
       { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
@@ -216,6 +218,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return explain({ ...explainArgs(args), view: 'heads' });
     }),
     vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
+    vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
       selectModel({
         context,
