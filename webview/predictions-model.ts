@@ -61,7 +61,7 @@ export function summaryLine(fm: FillMask, asked: readonly TokenPrediction[], tok
       else if (fm.masks.length === 0 && masked.length === 0) {
         parts.push('no [MASK] in the selection: write [MASK] where a word should go, or pick a token and ask what the model would put there');
       }
-      const head = fm.masks.length ? `${fm.masks.length} [MASK] · top ${fm.k}: ` : '';
+      const head = `${fm.intervened ? 'after the intervention · ' : ''}${fm.masks.length ? `${fm.masks.length} [MASK] · top ${fm.k}: ` : ''}`;
       return `${head}${parts.join(' · ')}${errorLine}`;
     }
   }

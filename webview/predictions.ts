@@ -237,14 +237,17 @@ export class PredictionsPanel {
     const t = i !== null ? this.tokens[i] : undefined;
     const noHead = fm.state === 'none' || (fm.state === 'ready' && fm.mlmHead === null);
     const special = !!t && t.special && t.text !== '[MASK]';
+    const intervened = fm.state === 'ready' && !!fm.intervened;
     // Nothing to ask a checkpoint without a masked-LM head: the summary says why.
     b.hidden = noHead;
-    b.disabled = !t || noHead || special || fm.state === 'pending';
+    b.disabled = !t || noHead || special || intervened || fm.state === 'pending';
     b.dataset.target = t ? String(i) : '';
     b.textContent = t ? `Predict ${this.tokenName(i!)}` : 'Predict a token';
     b.title = noHead
       ? 'This checkpoint has no masked-LM head'
-      : !t
+      : intervened
+        ? 'This is an intervened run: go back to the plain run to ask what the model would put at a token'
+        : !t
         ? 'What would the model put here? Hover or pin a token of the strip first (or right-click a token)'
         : special
           ? `${t.text} is a special token the model adds: pick a token of the text`

@@ -15,6 +15,7 @@ import { LensStatus } from './status-bar';
 import { paragraphAround } from './text-range';
 import { PanelPredictions } from './panel-predictions';
 import { registerPredictions } from './predict-commands';
+import { exportRankingCommand } from './ranking-command';
 
 /** What `debertaLens.explain` resolves to; the integration tests read it. */
 export type ExplainOutcome =
@@ -82,6 +83,10 @@ export function activate(context: vscode.ExtensionContext): void {
       onHover: (id, h) => lens.fromPanel(id, h),
       onInit: (id) => predictions.resend(id),
       onPredictToken: (id, i) => void predictions.predictToken(id, i),
+      onRun: (result, id) => {
+        lens.retarget(result, id);
+        void predictions.follow(result, id);
+      },
       // Closing the panel while a run is in flight cancels it: the panel must not come back on its own.
       onDispose: () => {
         lens.detach();
@@ -157,7 +162,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const ep = result.model.execution_provider;
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
-    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary) }, args.view);
+    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary), model }, args.view);
     // After the panel has its result: the heads run on the explain's hidden state while the first heatmap loads.
     void predictions.start(model, result, id);
     lens.attach(
@@ -224,6 +229,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return explain({ ...explainArgs(args), view: 'heads' });
     }),
     vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
+    vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
     ...registerPredictions({ panel, lens, predictions, showError }),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
       selectModel({

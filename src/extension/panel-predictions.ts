@@ -2,7 +2,7 @@
 // state the explain kept, after the first heatmap is on its way), and "what would the model put here?" for any
 // other token (masked, one more forward pass). Keeps the answers of the result on screen and sends them to the
 // view again when its page reloads. Pure (no `vscode`): the unit tests run it on the real engine.
-import { isLensError, type ExplainResult, type LensModel, type PositionPrediction, type PredictResult } from '../engine';
+import { isLensError, type ExplainResult, type LensModel, LensError, type PositionPrediction, type PredictResult } from '../engine';
 import { type FillMask, formatProb, originalLine, type PositionPredictions, predictedLabel, type PredictionsToWebview, type TokenPrediction } from '../shared/predictions';
 
 export interface PredictionsHost {
@@ -42,6 +42,8 @@ interface Current {
   resultId: number;
   model: LensModel;
   result: ExplainResult;
+  /** Set when `result` is an intervened run of this plain explain's text. */
+  plain?: ExplainResult;
   k: number;
   fillMask: FillMask;
   done: Promise<FillMask>;
@@ -55,19 +57,24 @@ export class PanelPredictions {
   constructor(private readonly host: PredictionsHost) {}
 
   /** A new result is on screen: its fill-mask starts now and is posted when ready. Resolves to what was posted. */
-  start(model: LensModel, result: ExplainResult, resultId: number): Promise<FillMask> {
+  start(model: LensModel, result: ExplainResult, resultId: number, plain?: ExplainResult): Promise<FillMask> {
     this.current?.abort.abort();
     const k = this.host.topK();
     const abort = new AbortController();
-    const cur: Current = { resultId, model, result, k, fillMask: { state: 'pending' }, done: Promise.resolve({ state: 'pending' }), tokens: new Map(), abort };
+    const cur: Current = { resultId, model, result, plain, k, fillMask: { state: 'pending' }, done: Promise.resolve({ state: 'pending' }), tokens: new Map(), abort };
     this.current = cur;
     this.post(cur, { type: 'fillMask', resultId, fillMask: cur.fillMask });
     const t0 = performance.now();
-    cur.done = model.predictExplained(result, { top: k }, abort.signal).then(
+    // An intervened run is predicted from its own last hidden state only: without one the heads would read a plain
+    // forward pass and show predictions the intervention never made.
+    const predicted = plain && !result.lastHidden
+      ? Promise.reject(new LensError('this intervened run kept no last hidden state to predict from: the Intervention tab lists its predictions', 'unsupported'))
+      : model.predictExplained(result, { top: k }, abort.signal);
+    cur.done = predicted.then(
       (r): FillMask => {
         const masks = r.predictions.length;
         this.host.log(`fill-mask: ${masks} [MASK]${masks === 1 ? '' : 's'}${r.rtd ? ', replaced-token detection' : ''} in ${(performance.now() - t0).toFixed(1)} ms${r.timings.forward_reused ? ' (heads on the explain’s hidden state)' : ''}`);
-        return fillMaskOf(r, k);
+        return { ...fillMaskOf(r, k), ...(plain ? { intervened: true } : {}) };
       },
       (e: unknown): FillMask => failure(e),
     ).then((fillMask) => {
@@ -81,7 +88,18 @@ export class PanelPredictions {
   /** The top-k setting changed: the result on screen gets its fill-mask again (the questions asked are dropped). */
   refresh(): Promise<FillMask> | undefined {
     const cur = this.current;
-    return cur ? this.start(cur.model, cur.result, cur.resultId) : undefined;
+    return cur ? this.start(cur.model, cur.result, cur.resultId, cur.plain) : undefined;
+  }
+
+  /**
+   * Another run of the same text is on screen (an intervention, or the plain run again): its [MASK]s are predicted
+   * from that run's own last hidden state. Asking about another token stays with the plain run.
+   */
+  follow(result: ExplainResult, resultId: number): Promise<FillMask> | undefined {
+    const cur = this.current;
+    if (!cur) return undefined;
+    const plain = cur.plain ?? cur.result;
+    return this.start(cur.model, result, resultId, result === plain ? undefined : plain);
   }
 
   /** The view (re)loaded and showed result `resultId`: send it everything known for that result. */
@@ -147,6 +165,7 @@ export class PanelPredictions {
   private refusal(cur: Current, i: number): string | undefined {
     const t = cur.result.tokens[i];
     if (!t) return `token #${i} does not exist: this result has tokens 0…${cur.result.n - 1}`;
+    if (cur.plain) return `this is an intervened run: “what would the model put here?” masks #${i} in the plain model, so go back to the plain run first`;
     if (cur.fillMask.state === 'none') return cur.fillMask.message;
     if (cur.fillMask.state === 'ready' && cur.fillMask.mlmHead === null) return `${cur.result.model.name} has no masked-LM head (only replaced-token detection): it cannot say which token belongs at #${i}`;
     // A written [MASK] is special too, but it is what fill-mask is for.

@@ -33,6 +33,8 @@ export type FillMask =
       masks: PositionPredictions[];
       /** Replaced-token detection: P(replaced) of every token, when the checkpoint has that head. */
       rtd?: number[];
+      /** The result on screen is an intervened run: these are its predictions, after the intervention. */
+      intervened?: boolean;
     }
   /** Nothing to show, and why (no head, no [MASK] and no RTD head): one line for the panel. */
   | { state: 'none'; message: string }

@@ -91,6 +91,8 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     predict: () => Promise.reject(new Error('not used')),
     predictExplained: () => Promise.reject(new Error('not used')),
     ablate: () => Promise.reject(new Error('not used')),
+    sweep: () => Promise.reject(new Error('not used')),
+    explainAblated: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);
     },

@@ -248,6 +248,38 @@ describe('panel fill-mask on the bundled model', () => {
   });
 });
 
+describe('panel fill-mask follows an intervened run of the same text (bundled model)', () => {
+  it('its [MASK]s are read after the intervention (as `ablate` gives them); tokens are asked of the plain run only', async () => {
+    await withModel('default', async (model) => {
+      const text = 'He closed the door behind [MASK] and sat down.';
+      const plain = await model.explain({ text });
+      const { panel } = host(3);
+      const before = await panel.start(model, plain, 1);
+      const ablated = await model.explainAblated({ text, ablate: '1.1:c2p' });
+      const after = await panel.follow(ablated, 2);
+      const want = await model.ablate({ text, ablate: '1.1:c2p', top: 3 });
+      assert.ok(before.state === 'ready' && after?.state === 'ready');
+      if (before.state !== 'ready' || after?.state !== 'ready') return;
+      assert.equal(after.intervened, true);
+      assert.equal(before.intervened, undefined);
+      assert.deepEqual(before.masks[0].top.map((t) => t.id), want.before[0].top.map((t) => t.id));
+      assert.deepEqual(after.masks[0].top.map((t) => t.id), want.after[0].top.map((t) => t.id), 'the intervention flips the first choice');
+      after.masks[0].top.forEach((t, k) => assert.ok(Math.abs(t.prob - want.after[0].top[k].prob) <= 1e-5));
+      assert.notEqual(after.masks[0].top[0].id, before.masks[0].top[0].id);
+      const asked = await panel.predictToken(2, 2);
+      assert.equal(asked.state, 'error');
+      if (asked.state === 'error') assert.match(asked.message, /intervened run/);
+      // Back to the plain run: its own predictions again, and questions allowed.
+      const back = await panel.follow(plain, 3);
+      assert.ok(back?.state === 'ready' && !back.intervened);
+      if (back?.state === 'ready') assert.deepEqual(back.masks, before.masks);
+      assert.equal((await panel.predictToken(3, 2)).state, 'ready');
+      ablated.release();
+      plain.release();
+    });
+  });
+});
+
 describe('predictions: messages and formatting', () => {
   it('predictToken from the view is validated', () => {
     assert.deepEqual(parseWebviewMessage({ type: 'predictToken', resultId: 2, i: 4 }), { type: 'predictToken', resultId: 2, i: 4 });

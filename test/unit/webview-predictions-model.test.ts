@@ -32,6 +32,8 @@ test('summary: no [MASK], RTD only, no head, pending', () => {
   assert.equal(summaryLine(rtd, [], tokens), 'replaced? highest 70.0% at #2 “opened” · no masked-LM head in this checkpoint, so no fill-mask');
   assert.equal(summaryLine({ state: 'none', message: 'no head here' }, [], tokens), 'no head here');
   assert.equal(summaryLine({ state: 'pending' }, [], tokens), 'computing…');
+  const after: FillMask = { state: 'ready', k: 5, mlmHead: 'cls.predictions', masks: [at(4, 'input', ',', 0.4452)], intervened: true };
+  assert.equal(summaryLine(after, [], tokens), 'after the intervention · 1 [MASK] · top 5: #4 → , 44.5%');
 });
 
 test('token names, and the strip context menu offers the question on single pieces only', () => {
