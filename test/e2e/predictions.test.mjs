@@ -21,10 +21,18 @@ const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'
 // ~500 tokens of prose (as look.test.mjs cuts it) with one [MASK] early on.
 const LONG = PROSE.slice(0, PROSE.lastIndexOf(' ', 1850)).replace(' eye ', ' [MASK] ');
 const VIEWPORT = { width: 1400, height: 1000 };
+// samples/ablation.md: removing c2p of head 1 in layer 1 flips the bundled model's "him" to ",".
+const FLIP = 'He closed the door behind [MASK] and sat down.';
 const ITEM = 'What Would the Model Put Here?';
 const skip = extensionMissing();
 
 /** `deberta-lens predict` on the same text: the reference the panel must match. */
+function cliAblate(text, spec) {
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'ablate', '--model', 'default', '--text', text, '--ablate', spec, '--top', '5'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, `deberta-lens ablate failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
 function cliPredict(text, positions) {
   const args = [path.join(REPO_ROOT, 'dist', 'cli.js'), 'predict', '--model', 'default', '--text', text, '--top', '5'];
   if (positions) args.push('--positions', positions.join(','));
@@ -120,7 +128,7 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       lens = await startLens({
         name: `predictions-${theme}`, model: 'default', viewport: VIEWPORT, vsix,
         settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
-        files: { 'fill.txt': SHORT, 'long.txt': LONG },
+        files: { 'fill.txt': SHORT, 'long.txt': LONG, 'flip.txt': FLIP },
       });
       ({ frame, page } = lens);
     });
@@ -226,6 +234,32 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       assert.deepEqual(await rowOverlaps(frame), []);
       await screenshot(page, `predictions-${theme}-500-open`);
       await frame.locator('#predictions-toggle').click();
+    });
+
+    test('an intervened run shown in the panel: the predictions after the intervention (as `deberta-lens ablate`), then back', { skip: theme !== 'light' }, async () => {
+      await focusTab(page, 'long.txt').catch(() => {});
+      await explainFile(page, frame, 'flip.txt');
+      const want = cliAblate(FLIP, '1.1:c2p');
+      assert.equal(want.after[0].top[0].token, ',', 'the sample flips the first choice');
+      await frame.locator('#view-interventions').click();
+      await frame.locator('#iv-term').selectOption('c2p');
+      await frame.locator('#iv-head').selectOption('1');
+      await frame.locator('#iv-layer').selectOption('1');
+      await frame.locator('#iv-add').click();
+      await frame.locator('#iv-run').click();
+      await frame.locator('#iv-table tbody tr').first().waitFor({ timeout: 60_000 });
+      await frame.locator('#iv-show').click();
+      await frame.locator('#run-banner').waitFor({ timeout: 60_000 });
+      const summary = frame.locator('#predictions-summary');
+      await waitUntil(async () => (await summary.textContent()).startsWith('after the intervention'), { timeout: 30_000, message: 'the section follows the intervened run' });
+      const after = (await cards(frame)).filter((c) => c.source === 'input');
+      assertSame(after[0], want.after[0], 'after the intervention');
+      assert.equal(await frame.locator('#predict-token').isDisabled(), true, 'tokens are asked of the plain run');
+      await screenshot(page, `predictions-${theme}-intervened`);
+      await frame.locator('#run-back').click();
+      await waitUntil(async () => !(await summary.textContent()).startsWith('after the intervention'), { timeout: 30_000, message: 'back to the plain run' });
+      assertSame((await cards(frame)).filter((c) => c.source === 'input')[0], want.before[0], 'the plain run again');
+      await frame.locator('#view-heatmap').click();
     });
   });
 }
