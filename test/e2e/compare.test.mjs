@@ -12,7 +12,7 @@ import { frameWith, installHubModel, lensFrame, paintCount, runCompare, waitPain
 import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
 import { FIXTURES } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
-import { openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
+import { focusTab, openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
 
 const BERT = path.join(FIXTURES, 'bert', 'bert_tiny');
 const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
@@ -141,6 +141,24 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     });
     await frame.locator('#term-b').selectOption('probs');
     await frame.locator('#tab-sides').click();
+  });
+
+  test('a model type the engine does not read: one line naming it, and no panel change', async () => {
+    const dir = path.join(lens.server.dirs.workspace, 'roberta-base');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'roberta', hidden_size: 768, num_hidden_layers: 12 }));
+    // A keybinding is how a user (or a test) passes the command its argument.
+    fs.writeFileSync(path.join(lens.server.dirs.userData, 'User', 'keybindings.json'),
+      JSON.stringify([{ key: 'ctrl+alt+shift+f9', command: 'debertaLens.compareModels', args: { modelPath: dir } }]));
+    await page.waitForTimeout(1500); // the workbench reloads keybindings.json on change
+    await focusTab(page, 'sample.txt');
+    await page.keyboard.press('Control+Alt+Shift+F9');
+    const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'roberta' }).first();
+    await toast.waitFor({ timeout: 30_000 });
+    const message = (await toast.textContent()) ?? '';
+    assert.match(message, /model_type "roberta", which DeBERTa Lens does not read/);
+    assert.ok(!/\n|at \w+ \(/.test(message), `one line, no stack: ${message}`);
+    await screenshot(page, 'compare-bad-model');
   });
 
   test('the same model on both sides: the difference is cell by cell', async () => {
