@@ -220,13 +220,20 @@ function build(i: CompareInit): void {
       diffMap.root,
     ]),
     el('div', { class: 'cmp-sides' }, [sides.a.root, sides.b.root]),
-    el('p', { class: 'keys meta' }, ['Click pins the hovered tokens; click again to release. Wheel or + − zoom a heatmap.']),
+    el('p', { class: 'keys meta' }, ['Click pins the hovered tokens; click again or Escape releases them. Wheel or + − zoom a heatmap.']),
   );
   app.dataset.state = 'ready';
   showView('sides');
   void load('a');
   void load('b');
 }
+
+window.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || !pinned) return;
+  pinned = null;
+  app.dataset.pinned = '';
+  applyHover();
+});
 
 let resizeTimer: ReturnType<typeof setTimeout> | undefined;
 window.addEventListener('resize', () => {

@@ -1,5 +1,5 @@
-// Compare Models benchmark in code-server + Chromium: the bundled DeBERTa model beside the BERT fixture (picked
-// from the workbench's Hugging Face cache). Prints one JSON object and writes test-results/e2e/compare-bench.json.
+// Compare Models benchmark in code-server + Chromium: the bundled DeBERTa model beside a BERT of the same size
+// (random weights, the BERT fixture's vocabulary; picked from the workbench's Hugging Face cache). Prints one JSON object and writes test-results/e2e/compare-bench.json.
 // Per target length (~128 and ~512 DeBERTa tokens), twice (cold: the BERT model opens and its graph may be
 // built; warm: both models open):
 //   first_paint_ms   Enter on the model in the pick → both sides' heatmaps drawn (node clock, 25 ms polling)
@@ -18,17 +18,29 @@ import { canvasStats, focusTab, isDrawn, openFile, runCommand, selectLines, wait
 const arg = process.argv.indexOf('--lengths');
 const lengths = (arg > 0 ? process.argv[arg + 1] : '128,512').split(',').map(Number);
 const WORDS = 'the model reads every token and attends to its neighbours by content and by relative position so that'.split(' ');
-// The bundled tokenizer gives one token per word of this list (plus [CLS], [SEP]).
-const textOfTokens = (n) => Array.from({ length: n - 2 }, (_, i) => WORDS[i % WORDS.length]).join(' ');
+// Texts of these words cut where the bundled tokenizer reaches the target count ([CLS] and [SEP] included).
+const { buildModelInput, loadTokenizer } = await import(path.resolve('out/src/engine/tokenizer/index.js'));
+const { writeBertCheckpoint } = await import(path.resolve('out/tools/bench/bert-geometry.js'));
+const spm = await loadTokenizer('models/default');
+function textOfTokens(n) {
+  const words = [];
+  while (buildModelInput(spm, words.join(' ')).tokens.length < n) words.push(WORDS[words.length % WORDS.length]);
+  return words.join(' ');
+}
+const texts = Object.fromEntries(lengths.map((n) => [n, textOfTokens(n)]));
+// The BERT fixture reads 64 tokens at most: beside it at 128–512 tokens sits a random BERT of the bundled model's
+// size with the fixture's vocabulary plus these words (tools/bench/bert-geometry.ts).
+const bertDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-compare-bert-'));
+writeBertCheckpoint(bertDir, path.join(FIXTURES, 'bert', 'bert_tiny'), Object.values(texts));
 
 const lens = await startLens({
   name: 'compare-bench', model: 'default',
-  files: Object.fromEntries(lengths.map((n) => [`len${n}.txt`, `${textOfTokens(n)}\n`])),
+  files: Object.fromEntries(lengths.map((n) => [`len${n}.txt`, `${texts[n]}\n`])),
 });
 const { page } = lens;
 const runs = [];
 try {
-  installHubModel(lens.server, path.join(FIXTURES, 'bert', 'bert_tiny'), 'fixtures/bert_tiny');
+  installHubModel(lens.server, bertDir, 'bench/bert-4x256-random');
   for (const n of lengths) {
     await openFile(page, `len${n}.txt`).catch(() => focusTab(page, `len${n}.txt`));
     await selectLines(page, 1, 1);
@@ -38,9 +50,9 @@ try {
       // Mark the panel's current page, so that only the new pair's paint counts.
       for (const f of page.frames()) await f.evaluate(() => document.querySelectorAll('.cmp-side').forEach((s) => (s.dataset.old = '1'))).catch(() => {});
       await runCommand(page, 'DeBERTa Lens: Compare with Another Model');
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixtures/bert_tiny' }).first();
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'bench/bert-4x256-random' }).first();
       await row.waitFor({ timeout: 30_000 });
-      await page.locator('.quick-input-widget input').fill('fixtures/bert_tiny');
+      await page.locator('.quick-input-widget input').fill('bench/bert-4x256-random');
       await row.waitFor({ timeout: 10_000 });
       const t0 = Date.now();
       await page.keyboard.press('Enter');
@@ -66,10 +78,14 @@ try {
   }
 } finally {
   await lens.stop();
+  fs.rmSync(bertDir, { recursive: true, force: true });
 }
 const out = {
   bench: 'compare-first-paint',
-  models: { a: 'models/default (bundled DeBERTa)', b: 'test/data/fixtures/bert/bert_tiny' },
+  models: {
+    a: 'models/default (bundled DeBERTa, 4 layers × 256 × 8 heads)',
+    b: 'random BERT, 4 layers × 256 × 8 heads, the bert_tiny fixture\'s WordPiece vocabulary + the text\'s words (the fixture itself reads 64 tokens at most)',
+  },
   machine: { cpus: os.cpus().length, loadavg_1m: Number(os.loadavg()[0].toFixed(2)) },
   runs,
 };
