@@ -52,6 +52,7 @@ function log(message: string): void {
 function sideSize(): number {
   const w = document.documentElement.clientWidth - 40;
   const two = Math.floor(w / 2) - AXIS - 24;
+  app.dataset.layout = two >= 260 ? 'row' : 'stacked';
   if (two >= 260) return Math.min(560, two);
   return Math.max(160, Math.min(560, w - AXIS - 16));
 }

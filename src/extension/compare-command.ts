@@ -2,7 +2,7 @@
 // a second model from the Select Model pick, both models run on that text, the pair shown side by side.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { inspectModel, isLensError, type LensModel } from '../engine';
+import { inspectModel, isLensError, LensError, type LensModel } from '../engine';
 import type { ComparePanel } from './compare-panel';
 import { explainError, modelOpenError } from './messages';
 import type { ModelHost } from './model-host';
@@ -70,11 +70,14 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
   const sB: LensSettings = { ...s, modelPath: path.resolve(dir) === path.resolve(d.pick.defaultDir) ? '' : dir };
   const controller = new AbortController();
   const t0 = performance.now();
+  // Two models run: a failure names the one that failed. A BERT's own position limit is no setting to change.
   const run = (model: LensModel) =>
     model.explain({ text }, controller.signal).then(
       (result) => ({ result, ms: result.timings?.total_ms ?? 0 }),
       (e: unknown) => {
-        throw explainError(e, s.maxTokens);
+        if (!isLensError(e) || e.code === 'cancelled') throw e;
+        const named = new LensError(`${model.info.name}: ${e.message}`, e.code);
+        throw model.summary.architecture === 'bert' && e.code === 'too-long' ? named : explainError(named, s.maxTokens);
       },
     );
   const pair = await vscode.window.withProgress(
