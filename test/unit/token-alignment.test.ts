@@ -78,6 +78,29 @@ test('SentencePiece vs WordPiece on accented text, punctuation, [UNK] and whites
   assert.deepEqual([em.start, em.end], [25, 26]);
 });
 
+test('byte-level BPE (DeBERTa v1) vs WordPiece: the bytes of one character share its offsets and align as one', async () => {
+  const text = 'Café  naïve 😀 end.';
+  const a = await tokens(path.join(FIXTURES, 'deberta', 'v1_tiny'), text);
+  const b = await tokens(BERT, text);
+  const r = alignTokens(text, a, b);
+  assert.ok(r.ok);
+  assertPartition(r.groups, a, b, r.groupOfA, r.groupOfB);
+  assert.deepEqual(render(r.groups, a, b), [
+    '[CLS]: [CLS] | [CLS]',
+    // "é" is two bytes, two byte-level pieces, one character.
+    'Café: C a f Ã © | cafe',
+    // Two spaces, two "Ġ" pieces: they join the span after them.
+    'na: Ġ Ġ n a | na',
+    'ïve: Ã ¯ v e | ##ive',
+    '😀: Ġ ð Ł ĺ Ģ | [UNK]',
+    'e: Ġ e | e',
+    'n: n | ##n',
+    'd: d | ##d',
+    '.: . | .',
+    '[SEP]: [SEP] | [SEP]',
+  ]);
+});
+
 test('the same tokenizer on both sides aligns token for token', async () => {
   const text = 'The quick brown fox jumps over the lazy dog.';
   const a = await tokens(DEBERTA, text);
