@@ -11,8 +11,17 @@ import { CompareSideView } from './compare-side';
 import { $, el, themeKind } from './dom';
 import { Heatmap } from './heatmap';
 
+/** What survives the panel being hidden (its page is torn down): the pickers and the tab, for that pair. */
+interface SavedState {
+  pairId: number;
+  view: 'sides' | 'diff';
+  a: CompareSliceRequest;
+  b: CompareSliceRequest;
+}
 interface VsCodeApi {
   postMessage(message: CompareToHost): void;
+  getState(): unknown;
+  setState(state: SavedState): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -60,10 +69,20 @@ function diffSize(): number {
   return Math.max(160, Math.min(720, document.documentElement.clientWidth - 40 - AXIS - 16));
 }
 
+function save(): void {
+  if (init && sides) vscode.setState({ pairId: init.pairId, view, a: sides.a.request, b: sides.b.request });
+}
+
+function saved(pairId: number): SavedState | undefined {
+  const s = vscode.getState() as SavedState | undefined;
+  return s && typeof s === 'object' && s.pairId === pairId ? s : undefined;
+}
+
 // ---------- requests ----------
 async function load(side: Side): Promise<void> {
   const s = sides?.[side];
   if (!init || !s) return;
+  save();
   const req: CompareSliceRequest = s.request;
   const pairId = init.pairId;
   const { id, promise } = tracker.open();
@@ -179,6 +198,7 @@ function paintDiff(): void {
 function showView(v: 'sides' | 'diff'): void {
   view = v;
   app.dataset.view = v;
+  save();
   for (const [id, on] of [
     ['tab-sides', v === 'sides'],
     ['tab-diff', v === 'diff'],
@@ -224,7 +244,12 @@ function build(i: CompareInit): void {
     el('p', { class: 'keys meta' }, ['Click pins the hovered tokens; click again or Escape releases them. Wheel or + − zoom a heatmap.']),
   );
   app.dataset.state = 'ready';
-  showView('sides');
+  const before = saved(i.pairId);
+  if (before) {
+    sides.a.pick(before.a);
+    sides.b.pick(before.b);
+  }
+  showView(before?.view ?? 'sides');
   void load('a');
   void load('b');
 }

@@ -103,6 +103,13 @@ export class CompareSideView {
     this.strip.replaceChildren(...this.chips);
   }
 
+  /** Sets the pickers (a view restored after the panel was hidden); values the side lacks are ignored. */
+  pick(r: CompareSliceRequest): void {
+    if (this.info.layers.includes(r.layer)) this.layer.value = String(r.layer);
+    if (r.head >= 0 && r.head < this.info.heads) this.head.value = String(r.head);
+    this.fillTerms(r.kind);
+  }
+
   get request(): CompareSliceRequest {
     return { layer: Number(this.layer.value), head: Number(this.head.value), kind: this.term.value as CompareKind };
   }

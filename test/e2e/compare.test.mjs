@@ -138,6 +138,19 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     await frame.locator('#layer-b').selectOption('0');
   });
 
+  test('the pickers survive the panel being hidden and shown again', async () => {
+    await frame.locator('#head-a').selectOption('3');
+    await frame.locator('#term-b').selectOption('rest');
+    await focusTab(page, 'sample.txt');
+    await page.locator('.tab', { hasText: 'DeBERTa Lens: Compare Models' }).first().click();
+    frame = await frameWith(page, '#app.compare-app[data-state="ready"]');
+    await waitPainted(frame, 'b');
+    assert.equal(await frame.locator('#head-a').inputValue(), '3');
+    assert.equal(await frame.locator('#term-b').inputValue(), 'rest');
+    await frame.locator('#head-a').selectOption('0');
+    await frame.locator('#term-b').selectOption('probs');
+  });
+
   test('Difference: different tokenizers are pooled over aligned spans; different terms say what to do', async () => {
     await frame.locator('#tab-diff').click();
     await waitPainted(frame, 'diff');
