@@ -352,6 +352,8 @@ export type WebviewToHost =
   | { type: 'request'; id: number; resultId: number; body: RequestBody }
   | { type: 'hover'; resultId: number; hover: HoverInfo }
   | { type: 'log'; level: 'info' | 'error'; message: string }
+  /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
+  | { type: 'compareModels' }
   | ExportMessage
   | RunToHost;
 
@@ -488,6 +490,8 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
         ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
         : undefined;
+    case 'compareModels':
+      return { type: 'compareModels' };
     case 'export': {
       if (!isExportFormat(m.format)) return undefined;
       const out: ExportMessage = { type: 'export', format: m.format };
