@@ -20,6 +20,7 @@ import {
 import { LruCache } from './cache';
 import { describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
 import { $, el, revealWithin, themeKind } from './dom';
+import { compareModelsButton } from './compare-button';
 import { Heatmap } from './heatmap';
 import { withAxisLabels } from './grid-labels';
 import { formatSigned, formatValue } from '../src/shared/format';
@@ -205,6 +206,7 @@ function buildShell(): void {
       'Export ',
       ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
     ]),
+    compareModelsButton(btn, post),
     // Always laid out (only its visibility changes), so showing it never reflows the toolbar.
     el('span', { id: 'busy', class: 'meta busy', role: 'status' }, ['computing…']),
     el('span', { id: 'meta', class: 'meta' }, [

@@ -12,6 +12,8 @@ import { selectModel } from './select-model';
 import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './settings';
 import { errorActions, explainError, modelOpenError } from './messages';
 import { LensStatus } from './status-bar';
+import { ComparePanel } from './compare-panel';
+import { compareModels } from './compare-command';
 import { paragraphAround } from './text-range';
 import { PanelPredictions } from './panel-predictions';
 import { registerPredictions } from './predict-commands';
@@ -98,6 +100,9 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const lens = new EditorLens((i) => panel.focusToken(i));
   const predictions = new PanelPredictions({ post: (m) => panel.send(m), topK: () => settings().predictionTopK, log });
+  // Compare with Another Model: its own panel and its own second model (freed with the window).
+  const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);
+  const otherModel = new ModelHost(openModel, defaultDir, log);
 
   const explain = async (raw?: unknown): Promise<ExplainOutcome> => {
     try {
@@ -113,6 +118,8 @@ export function activate(context: vscode.ExtensionContext): void {
       return { ok: false, error: e instanceof Error ? e.message : String(e), code: isLensError(e) ? e.code : 'runtime' };
     }
   };
+
+  const pickDeps = () => ({ context, defaultDir, currentDir: () => models.modelDir(settings()), inspect: (dir: string) => inspectModel(dir), log, showError });
 
   const runExplain = async (args: ExplainArgs): Promise<ExplainOutcome> => {
     const editor = vscode.window.activeTextEditor;
@@ -231,21 +238,33 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
     vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
     ...registerPredictions({ panel, lens, predictions, showError }),
+    { dispose: () => compare.dispose() },
+    { dispose: () => void otherModel.dispose() },
+    vscode.commands.registerCommand('debertaLens.compareModels', (args?: unknown) =>
+      compareModels(
+        {
+          pick: pickDeps(),
+          settings,
+          models,
+          other: otherModel,
+          currentText: () => (panel.isOpen ? panel.text : undefined),
+          explain: async () => (await explain()).ok,
+          panel: compare,
+          log,
+          showError,
+        },
+        args,
+      ),
+    ),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
-      selectModel({
-        context,
-        defaultDir,
-        currentDir: () => models.modelDir(settings()),
-        inspect: (dir) => inspectModel(dir),
-        log,
-        showError,
-      }),
+      selectModel(pickDeps()),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(`${SECTION}.predictionTopK`)) void predictions.refresh();
       if (MODEL_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
         // The next Explain reopens with the new settings; the old model's memory is freed now.
         void models.dispose();
+        void otherModel.dispose();
         status.idle(`${path.basename(models.modelDir(settings()))} (not loaded)`);
       }
     }),

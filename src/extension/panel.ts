@@ -93,6 +93,11 @@ export class LensPanel {
     return this.current?.result;
   }
 
+  /** The text of the result shown (Compare with Another Model runs the second model on it). */
+  get text(): string | undefined {
+    return this.current?.text;
+  }
+
   /** Shows a new result (creating or revealing the panel); returns its id. `previous`: what the Diff compares with. */
   show(r: PanelResult, view?: ViewName, previous?: ExplainResult): number {
     const id = this.nextId++;
@@ -299,6 +304,9 @@ export class LensPanel {
         return;
       case 'predictToken':
         if (this.current && m.resultId === this.current.id) this.events.onPredictToken?.(m.resultId, m.i);
+        return;
+      case 'compareModels':
+        void vscode.commands.executeCommand('debertaLens.compareModels');
         return;
       case 'export': {
         const wait = m.requestId !== undefined ? this.imageWaits.get(m.requestId) : undefined;

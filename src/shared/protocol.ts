@@ -354,6 +354,8 @@ export type WebviewToHost =
   | { type: 'hover'; resultId: number; hover: HoverInfo }
   | { type: 'log'; level: 'info' | 'error'; message: string }
   | PredictTokenMessage
+  /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
+  | { type: 'compareModels' }
   | ExportMessage
   | RunToHost;
 
@@ -494,6 +496,8 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
         : undefined;
     case 'predictToken':
       return parsePredictToken(m);
+    case 'compareModels':
+      return { type: 'compareModels' };
     case 'export': {
       if (!isExportFormat(m.format)) return undefined;
       const out: ExportMessage = { type: 'export', format: m.format };
