@@ -173,8 +173,8 @@ function buildShell(): void {
     [...Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)), option('mean', 'Mean of heads'), option('max', 'Max of heads')],
   );
   const discount = el('input', { id: 'discount-special', type: 'checkbox', 'aria-label': 'Discount special tokens ([CLS], [SEP]) in probs' });
-  const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale' }, [
-    option('diverging', 'Theme (diverging · sequential)'),
+  const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale', title: 'Colour scale: the theme’s (diverging for signed terms, sequential for probs) or viridis' }, [
+    option('diverging', 'Theme colours'),
     option('viridis', 'Viridis'),
   ]);
   const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
@@ -184,18 +184,18 @@ function buildShell(): void {
       el('button', { id: 'view-heads', type: 'button', role: 'tab', 'aria-controls': 'heads-view' }, ['Compare heads']),
       ...ANALYSIS_VIEWS.map((v) => el('button', { id: `view-${v}`, type: 'button', role: 'tab', 'aria-controls': 'analysis-view' }, [VIEW_TITLES[v]])),
     ]),
-    el('label', { id: 'term-group' }, ['Term ', term]),
+    el('label', { id: 'term-group', title: 'Term' }, [term]),
     el('span', { class: 'group', id: 'layer-group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
     el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
-    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
+    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' no specials']),
     el('span', { class: 'group', id: 'merge-group' }, [
       el('label', { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' }, [
         el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }),
-        ' merge pieces into words',
+        ' merge into',
       ]),
       el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [option('words', 'words'), option('identifiers', 'identifiers')]),
     ]),
-    el('label', { id: 'colours-group' }, ['Colours ', scale]),
+    el('label', { id: 'colours-group' }, [scale]),
     el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
       'Export ',
       ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
@@ -499,6 +499,8 @@ function syncControls(): void {
   $('#heads-view').hidden = state.view !== 'heads';
   $('#analysis-view').hidden = !isAnalysis(state.view);
   $('#legend').hidden = !applies.has('legend');
+  // Analysis views have their own readout under their pictures.
+  $('#readout').hidden = isAnalysis(state.view);
   for (const v of ['heatmap', 'heads', ...ANALYSIS_VIEWS]) $(`#view-${v}`).setAttribute('aria-selected', String(state.view === v));
   app.dataset.view = state.view;
 }
@@ -563,11 +565,11 @@ function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
   canvas.style.height = `${px}px`;
 }
 
-/** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and within the window's height. */
+/** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and above the fold. */
 function heatmapPx(): number {
   const byWidth = document.body.clientWidth - 48 - 90;
-  const byHeight = window.innerHeight - 140;
-  return Math.max(240, Math.min(760, byWidth, Math.max(320, byHeight)));
+  const byHeight = window.innerHeight - heatmap.canvasTop() - 12;
+  return Math.max(240, Math.min(760, byWidth, byHeight));
 }
 
 function isAnalysis(v: string): v is AnalysisView {
@@ -701,6 +703,7 @@ function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): v
   $('#legend-min').textContent = `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
   $('#legend-max').textContent = `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
   $('#legend-label').textContent = describeRange(range, kind);
+  $('#legend-label').title = $('#legend-label').textContent;
 }
 
 async function renderHeads(seq: number): Promise<void> {
@@ -755,7 +758,10 @@ function renderOverview(ov: OverviewResponse): void {
   const L = ov.layers.length;
   const H = ov.heads;
   const values = fromBuffer(ov.data, L * H);
-  const range = valueRange(values, false);
+  // The heads' own span, not 0 to max: mean entropies of 4.5–5.6 nats would otherwise all be one yellow.
+  const span = valueRange(values, false);
+  const lo = values.reduce((a, v) => (Number.isFinite(v) && v < a ? v : a), span.max);
+  const range: Range = { min: lo < span.max ? lo : 0, max: span.max, signed: false };
   const lut = makeLut('viridis', false);
   const canvas = $<HTMLCanvasElement>('#overview');
   paintInto(canvas, values, L, H, range, lut);
