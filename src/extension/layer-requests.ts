@@ -3,13 +3,16 @@
 import type { ExplainResult, MatrixKind } from '../engine';
 import { toBuffer, type HeadsResponse, type OverviewResponse, type RowResponse, type SliceResponse } from '../shared/protocol';
 import { downsampleInto, meanAbs, meanRowEntropy } from './matrix-math';
+import { encodeHalf } from '../shared/half';
 import { memo } from './result-memo';
 import { availableKinds, check } from './result-shape';
 
-export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind): Promise<SliceResponse> {
+export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind, precision?: 'half'): Promise<SliceResponse> {
   check(result, layer, head, kind);
   await result.load(layer);
-  return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(result.slice(layer, head, kind)) };
+  const values = result.slice(layer, head, kind);
+  if (precision === 'half') return { type: 'slice', layer, head, kind, n: result.n, data: encodeHalf(values), encoding: 'half' };
+  return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
 }
 
 export async function heads(result: ExplainResult, layer: number, kind: MatrixKind, maxSize: number): Promise<HeadsResponse> {
