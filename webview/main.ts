@@ -176,6 +176,8 @@ function buildShell(): void {
     option('diverging', 'Theme colours'),
     option('viridis', 'Viridis'),
   ]);
+  // Cut to the panel's width in the toolbar; whole in its title.
+  const about = `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`;
   const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
   const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'View controls' }, [
     el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'View' }, [
@@ -201,9 +203,7 @@ function buildShell(): void {
     ]),
     // Always laid out (only its visibility changes), so showing it never reflows the toolbar.
     el('span', { id: 'busy', class: 'meta busy', role: 'status' }, ['computing…']),
-    el('span', { id: 'meta', class: 'meta' }, [
-      `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`,
-    ]),
+    el('span', { id: 'meta', class: 'meta', title: about }, [about]),
   ]);
 
   const tokens = el('div', { id: 'tokens', role: 'listbox', tabindex: '0', 'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)' });
@@ -866,8 +866,9 @@ function refreshHover(): void {
     const row = rows[term];
     if (!row) return;
     const nbs = neighbours(row, term, TOP_K);
-    // Moving along one row only moves the key marker: the strip's neighbours stay as they are.
-    const key = `${msg}|${state?.colorScale}`;
+    // Moving along one row only moves the key marker: the strip's neighbours stay as they are. The exact row
+    // relights them once more: their titles give numbers, which the half-precision slice only approximates.
+    const key = `${msg}|${state?.colorScale}|${exact}`;
     if (key !== litKey) {
       unlight();
       litKey = key;
