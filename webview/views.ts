@@ -113,7 +113,9 @@ function readout(text: string): void {
 
 function sidePx(n: number, parts: number): number {
   const avail = Math.max(180, Math.min(document.body.clientWidth - 64, 960));
-  return Math.max(Math.min(n * 4, 120), Math.floor(avail / parts) - 12);
+  // In a narrow panel, two maps a row at a readable size rather than all of them in a row as thumbnails.
+  const per = avail / parts < 200 && parts > 2 ? avail / 2 : avail / parts;
+  return Math.max(Math.min(n * 4, 120), Math.floor(per) - 12);
 }
 
 function presetPicker(ctx: ViewContext, id: string, withAll: boolean): HTMLSelectElement {
