@@ -17,7 +17,7 @@ import {
   type WebviewToHost,
 } from '../src/shared/protocol';
 import { LruCache } from './cache';
-import { paintRequest, prefetchPlan, sliceValues, type At } from './slice-fetch';
+import { paintRequest, prefetchPlan, sliceValues, withExactExtent, type At } from './slice-fetch';
 import { describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
 import { $, el, revealWithin, themeKind } from './dom';
 import { Heatmap } from './heatmap';
@@ -657,6 +657,7 @@ async function renderHeatmap(seq: number): Promise<void> {
   let values: Float32Array;
   let aggKey = '';
   let words: WordsResponse | undefined;
+  let extent: [number, number] | undefined;
   if (state.merge) {
     words = await request<WordsResponse>({ type: 'words', layer, head: state.headAgg ?? head, kind: term, mode: state.merge });
     values = fromBuffer(words.data, words.n * words.n);
@@ -667,14 +668,18 @@ async function renderHeatmap(seq: number): Promise<void> {
     const r = await request<AggregateResponse>({ type: 'aggregate', layer, head: pick, kind: term, discountSpecial: discount });
     values = fromBuffer(r.data, r.n * r.n);
     aggKey = `|${pick}|${discount}`;
-  } else values = sliceValues(await request<SliceResponse>(paintRequest(layer, head, term)));
+  } else {
+    const r = await request<SliceResponse>(paintRequest(layer, head, term));
+    values = sliceValues(r);
+    extent = r.extent;
+  }
   if (seq !== renderSeq) return;
   setStrip(words?.groups);
   const n = words ? words.n : init.tokens.length;
   const signed = isSignedKind(term);
   const scaling = state.scaling ?? 'linear';
   const shown = scaling === 'row' ? normaliseRows(values, n, n) : values;
-  const range = robustRange(shown, signed, scaling);
+  const range = withExactExtent(robustRange(shown, signed, scaling), extent);
   const lut = makeLut(state.colorScale, signed, themeKind());
   current = { values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` };
   const mergeCap = $('#merge-caption');

@@ -4,6 +4,7 @@
 import { decodeHalf } from '../src/shared/half';
 import type { MatrixKind } from '../src/shared/kinds';
 import { fromBuffer, type SliceRequest, type SliceResponse } from '../src/shared/protocol';
+import type { Range } from './colors';
 
 /** A heatmap's matrix: half precision. (Compare Heads' panes show numbers and ask for float32.) */
 export function paintRequest(layer: number, head: number, kind: MatrixKind): SliceRequest {
@@ -13,6 +14,18 @@ export function paintRequest(layer: number, head: number, kind: MatrixKind): Sli
 /** The float values of a slice response, whichever encoding it came in. */
 export function sliceValues(r: SliceResponse): Float32Array {
   return r.encoding === 'half' ? decodeHalf(r.data, r.n * r.n) : fromBuffer(r.data, r.n * r.n);
+}
+
+/**
+ * The legend's data extremes from the float32 matrix (the host measured them) instead of the half values; where
+ * the limits are the extremes themselves, those too. Percentile and log limits stay what the colours use.
+ */
+export function withExactExtent(range: Range, extent: readonly [number, number] | undefined): Range {
+  if (!extent || range.rows) return range;
+  const [lo, hi] = extent;
+  const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+  const exact: Range = range.signed ? { min: -m, max: m, signed: true } : { min: 0, max: hi > 0 ? hi : 1, signed: false };
+  return range.percentile || range.log ? { ...range, exact } : { ...exact, exact };
 }
 
 export interface At {

@@ -11,7 +11,7 @@ export async function slice(result: ExplainResult, layer: number, head: number, 
   check(result, layer, head, kind);
   await result.load(layer);
   const values = result.slice(layer, head, kind);
-  if (precision === 'half') return { type: 'slice', layer, head, kind, n: result.n, data: encodeHalf(values), encoding: 'half' };
+  if (precision === 'half') return { type: 'slice', layer, head, kind, n: result.n, data: encodeHalf(values), encoding: 'half', extent: finiteExtent(values) };
   return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
 }
 
@@ -58,4 +58,16 @@ export async function row(result: ExplainResult, layer: number, head: number, i:
     rows[kind] = toBuffer(result.slice(layer, head, kind).subarray(i * n, (i + 1) * n));
   }
   return { type: 'row', layer, head, i, n, rows };
+}
+
+/** Finite minimum and maximum ([0, 0] when there is no finite value). */
+function finiteExtent(values: Float32Array): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v < lo && v > -Infinity) lo = v;
+    if (v > hi && v < Infinity) hi = v;
+  }
+  return lo <= hi ? [lo, hi] : [0, 0];
 }

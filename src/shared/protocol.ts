@@ -177,6 +177,8 @@ export interface SliceResponse {
   n: number;
   data: ArrayBuffer; // float32 [n, n], or binary16 bits when `encoding` is 'half'
   encoding?: 'half';
+  /** With 'half': the float32 matrix's finite minimum and maximum, for the numbers the legend states. */
+  extent?: [number, number];
 }
 export interface HeadsResponse {
   type: 'heads';

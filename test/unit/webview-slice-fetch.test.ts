@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { firstSlice } from '../../src/extension/first-slice';
 import { answerRequest } from '../../src/extension/request-dispatch';
 import { parseRequestBody, type SliceResponse } from '../../src/shared/protocol';
-import { paintRequest, prefetchPlan, sliceValues } from '../../webview/slice-fetch';
+import { paintRequest, prefetchPlan, sliceValues, withExactExtent } from '../../webview/slice-fetch';
+import { describeRange, robustRange } from '../../webview/colors';
+import { formatValue } from '../../src/shared/format';
 import { fixtureResult } from './analysis-fixture';
 
 const result = fixtureResult('text0');
@@ -62,4 +64,22 @@ test('fetching ahead: one more step the way the reader moved comes first, then t
   assert.equal(new Set(p).size, p.length, 'no duplicates');
   assert.ok(!p.includes('0/0/c2c'), 'not the matrix on screen');
   for (const r of prefetchPlan({ layer: 0, head: 0, term: 'c2c' }, undefined, kinds, layers, 8)) assert.equal(r.precision, 'half');
+});
+
+test('the legend states the float32 extremes: a half slice carries them, and they replace those of the half values', async () => {
+  for (const [kind, signed] of [['probs', false], ['c2p', true]] as const) {
+    const want = result.slice(0, 1, kind);
+    const r = await ask(paintRequest(0, 1, kind));
+    const lo = want.reduce((a, v) => Math.min(a, v), Infinity);
+    const hi = want.reduce((a, v) => Math.max(a, v), -Infinity);
+    assert.deepEqual(r.extent, [lo, hi]);
+    for (const scaling of ['linear', 'log'] as const) {
+      const range = withExactExtent(robustRange(sliceValues(r), signed, scaling), r.extent);
+      const m = signed ? Math.max(-lo, hi) : hi;
+      assert.equal(range.exact?.max, m, `${kind} ${scaling}: exact maximum`);
+      if (!range.percentile && !range.log) assert.equal(range.max, m, 'limits that are the extremes are the float32 ones');
+      if (range.percentile) assert.match(describeRange(range, kind), new RegExp(formatValue(m).replace('.', '\\.')));
+    }
+    assert.equal(withExactExtent(robustRange(sliceValues(r), signed, 'row'), r.extent).exact, undefined, 'per-row scaling states no data range');
+  }
 });
