@@ -171,6 +171,7 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const content = fromBuffer(r.content, L * H);
   const c2p = r.c2p ? fromBuffer(r.c2p, L * H) : undefined;
   const p2c = r.p2c ? fromBuffer(r.p2c, L * H) : undefined;
+  const theme = themeKind();
   const cell = Math.max(18, Math.min(44, Math.floor(560 / Math.max(H, 1))));
   const c = el('canvas', { id: 'shares-grid', class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': 'Term shares: rows layers, columns heads; green content, purple position' });
   const dpr = window.devicePixelRatio || 1;
@@ -187,15 +188,15 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
     for (let li = 0; li < L; li++) {
       for (let h = 0; h < H; h++) {
         const k = li * H + h;
-        g.fillStyle = cssRgb(shareColor(content[k]));
+        g.fillStyle = cssRgb(shareColor(content[k], theme));
         g.fillRect(h * cell, li * cell, cell - 1, cell - 1);
-        g.fillStyle = '#111';
+        g.fillStyle = theme === 'dark' ? '#eee' : '#111';
         g.fillText(labelTag(r.labels[k]), h * cell + cell / 2, li * cell + cell / 2);
       }
     }
     const ci = r.layers.indexOf(ctx.state.layer);
     if (ci >= 0) {
-      g.strokeStyle = '#000';
+      g.strokeStyle = theme === 'dark' ? '#fff' : '#000';
       g.lineWidth = 2;
       g.strokeRect(ctx.state.head * cell + 1, ci * cell + 1, cell - 3, cell - 3);
     }
@@ -220,14 +221,14 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const counts = { content: 0, positional: 0, mixed: 0 };
   for (const l of r.labels) counts[l]++;
   const legend = el('div', { id: 'shares-legend', class: 'legend' }, [
-    swatch(shareColor(1), `C content (c2c share ≥ ${r.thresholds.content}): ${counts.content}`),
-    swatch(shareColor(0.5), `M mixed: ${counts.mixed}`),
-    swatch(shareColor(0), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
+    swatch(shareColor(1, theme), `C content (c2c share ≥ ${r.thresholds.content}): ${counts.content}`),
+    swatch(shareColor(0.5, theme), `M mixed: ${counts.mixed}`),
+    swatch(shareColor(0, theme), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
     el('span', { class: 'meta' }, ['Click a head to open it.']),
   ]);
   body.append(withAxisLabels(c, r.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }), legend);
   const lut = new Uint8ClampedArray(256 * 4);
-  for (let k = 0; k < 256; k++) lut.set([...shareColor(k / 255), 255], k * 4);
+  for (let k = 0; k < 256; k++) lut.set([...shareColor(k / 255, theme), 255], k * 4);
   picture = { canvas: c, values: content, rows: L, cols: H, range: { min: 0, max: 1, signed: false }, lut, title: 'Content share per layer (rows) and head (columns)' };
 }
 
