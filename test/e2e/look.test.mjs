@@ -175,6 +175,18 @@ for (const theme of ['light', 'dark']) {
           await frame.locator(drawn).first().waitFor({ state: 'visible', timeout: 60_000 });
           await page.waitForTimeout(300);
           await screenshot(page, `look-${theme}-${target}-${view}`);
+          if (view === 'heads' && target === 130) {
+            // Two heads side by side, a cell hovered: captions, overlays and the readout's per-head line.
+            for (const h of ['0', '1']) await frame.locator(`#head-grid input.cmp[data-head="${h}"]`).check();
+            const pane = frame.locator('#compare canvas.compare-canvas').first();
+            await pane.waitFor({ state: 'visible', timeout: 30_000 });
+            await pane.scrollIntoViewIfNeeded();
+            const box = await pane.boundingBox();
+            await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.3);
+            await frame.locator('#readout dl.pair dd[data-kind]').first().waitFor({ state: 'attached' });
+            await screenshot(page, `look-${theme}-130-compare`);
+            for (const h of ['0', '1']) await frame.locator(`#head-grid input.cmp[data-head="${h}"]`).uncheck();
+          }
         }
         await frame.locator('#view-heatmap').click();
         if (target === 130) {
