@@ -125,16 +125,20 @@ function prefetchAround(layer: number, head: number, term: MatrixKind): void {
   const at = { layer, head, term };
   const next = prefetchPlan(at, lastPainted, kinds, init.model.layers, init.model.heads);
   lastPainted = at;
+  // Only the latest paint fetches ahead: chains around matrices a quick reader has left would hold up the host.
+  const gen = ++prefetchGen;
   const snapshot = init;
   let k = 0;
   const step = () => {
-    if (init !== snapshot || k >= next.length || inflight.size > 0) return;
+    if (gen !== prefetchGen || init !== snapshot || k >= next.length) return;
+    if (inflight.size > 0) return void setTimeout(step, PREFETCH_AFTER_MS);
     void request(next[k++]).then(step, () => undefined);
   };
-  // One more step the way the reader is going, at once (their next request then shares it); the rest later.
-  if (next.length) void request(next[k++]).catch(() => undefined);
-  setTimeout(step, PREFETCH_AFTER_MS);
+  // One more step the way the reader is going, at once (their next request then shares it); the rest when idle.
+  const first = next.length ? request(next[k++]) : Promise.resolve();
+  first.then(() => setTimeout(step, PREFETCH_AFTER_MS), () => undefined);
 }
+let prefetchGen = 0;
 /** The matrix painted last: the direction a reader steps in is the first thing fetched ahead. */
 let lastPainted: At | undefined;
 const PREFETCH_AFTER_MS = 400;
