@@ -20,6 +20,7 @@ import { LruCache } from './cache';
 import { paintRequest, prefetchPlan, sliceValues, withExactExtent, type At } from './slice-fetch';
 import { describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
 import { $, el, revealWithin, themeKind } from './dom';
+import { compareModelsButton } from './compare-button';
 import { Heatmap } from './heatmap';
 import { withAxisLabels } from './grid-labels';
 import { formatSigned, formatValue } from '../src/shared/format';
@@ -33,6 +34,7 @@ import { layoutTokens } from '../src/shared/token-layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, VIEW_CONTROLS, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
+import { connectRuns, receiveRun, showRunBanner } from './run-channel';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
 import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
 
@@ -44,6 +46,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
+connectRuns((m) => vscode.postMessage(m));
 const TOP_K = 8;
 const LABELLED = 3;
 /** Raw terms: keys that lower the score, shown apart in the strip's second colour. */
@@ -205,6 +208,7 @@ function buildShell(): void {
       'Export ',
       ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
     ]),
+    compareModelsButton(btn, post),
     // Always laid out (only its visibility changes), so showing it never reflows the toolbar.
     el('span', { id: 'busy', class: 'meta busy', role: 'status' }, ['computing…']),
     el('span', { id: 'meta', class: 'meta', title: about }, [about]),
@@ -1057,6 +1061,10 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
     case 'exportImage':
       exportView(m.format, m.requestId);
       return;
+    case 'runProgress':
+    case 'runResult':
+      receiveRun(m);
+      return;
   }
 });
 
@@ -1087,6 +1095,7 @@ function start(next: ViewInit): void {
   sentHover = '';
   current = undefined;
   buildShell();
+  showRunBanner(next, post);
   syncControls();
   performance.mark('lens-shell');
   save();

@@ -44,7 +44,7 @@ test('hfHubDir follows HF_HUB_CACHE, then HF_HOME, then ~/.cache', () => {
   assert.equal(hfHubDir({ XDG_CACHE_HOME: '/x' }), path.join('/x', 'huggingface', 'hub'));
 });
 
-test('listHfCacheModels finds DeBERTa snapshots only, and tolerates junk', async () => {
+test('listHfCacheModels finds DeBERTa and BERT snapshots only, and tolerates junk', async () => {
   const hub = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-hub-'));
   try {
     const snap = (repo: string, rev: string, config?: string) => {
@@ -56,11 +56,12 @@ test('listHfCacheModels finds DeBERTa snapshots only, and tolerates junk', async
     const v3 = snap('models--microsoft--deberta-v3-base', 'abc123', fs.readFileSync(path.join(FIXTURES, 'deberta', 'v3_tiny', 'config.json'), 'utf8'));
     const v1 = snap('models--microsoft--deberta-base', 'def456', '{"model_type":"deberta"}');
     snap('models--bert-base-uncased', 'x1', '{"model_type":"bert"}');
+    snap('models--roberta-base', 'x4', '{"model_type":"roberta"}');
     snap('models--broken--thing', 'x2', '{not json');
     snap('models--empty--thing', 'x3');
     fs.mkdirSync(path.join(hub, 'datasets--foo--bar', 'snapshots', 'r'), { recursive: true });
     const found = await listHfCacheModels(hub);
-    assert.deepEqual(found.map((m) => m.name).sort(), ['microsoft/deberta-base', 'microsoft/deberta-v3-base']);
+    assert.deepEqual(found.map((m) => m.name).sort(), ['bert-base-uncased', 'microsoft/deberta-base', 'microsoft/deberta-v3-base']);
     assert.equal(found.find((m) => m.name === 'microsoft/deberta-v3-base')?.path, v3);
     assert.equal(found.find((m) => m.name === 'microsoft/deberta-base')?.path, v1);
     assert.equal(found.find((m) => m.path === v3)?.modelType, 'deberta-v2');
@@ -87,6 +88,8 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     explain: () => Promise.reject(new Error('not used')),
     predict: () => Promise.reject(new Error('not used')),
     ablate: () => Promise.reject(new Error('not used')),
+    sweep: () => Promise.reject(new Error('not used')),
+    explainAblated: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);
     },
