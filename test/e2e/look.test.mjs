@@ -29,7 +29,9 @@ const MIN_SHARE = 0.02;
  * background of a probs row reads as signal, and the structure drowns in it (the dark ramp once gave 96%).
  */
 const MAX_SHARE = 0.6;
-const ANALYSIS = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff'];
+const ANALYSIS = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking'];
+/** Views that draw only after the reader picks something: their first screen is the form. */
+const FORMS = new Set(['interventions', 'ranking']);
 const skip = extensionMissing();
 
 // The Extension Development Host window ignores workbench.colorTheme (it loads no built-in themes), so the
@@ -171,7 +173,7 @@ for (const theme of ['light', 'dark']) {
         for (const view of ['heads', ...ANALYSIS]) {
           await frame.locator(`#view-${view}`).click();
           await frame.locator(`#app[data-view="${view}"]:not([data-busy])`).waitFor({ state: 'attached', timeout: 60_000 });
-          const drawn = view === 'heads' ? '#head-grid canvas.thumb' : view === 'diff' && target === 30 ? '#diff-empty' : `#${view}-view canvas, #${view}-view svg`;
+          const drawn = view === 'heads' ? '#head-grid canvas.thumb' : view === 'diff' && target === 30 ? '#diff-empty' : FORMS.has(view) ? '#analysis-view' : `#${view}-view canvas, #${view}-view svg`;
           await frame.locator(drawn).first().waitFor({ state: 'visible', timeout: 60_000 });
           await page.waitForTimeout(300);
           await screenshot(page, `look-${theme}-${target}-${view}`);
