@@ -37,6 +37,7 @@ import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
 import { connectRuns, receiveRun, showRunBanner } from './run-channel';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
 import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
+import { PredictionsPanel, rowOfPiece, stripContext } from './predictions';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -85,6 +86,8 @@ const heatmap = new Heatmap({
 function post(m: WebviewToHost): void {
   vscode.postMessage(m);
 }
+
+const predictions = new PredictionsPanel({ post, hover: (p) => setHover(rowOfPiece(p, merged), null) });
 
 function save(): void {
   if (state) vscode.setState(state);
@@ -254,6 +257,7 @@ function buildShell(): void {
     toolbar,
     el('div', { id: 'export-form', class: 'export-form', role: 'dialog', 'aria-label': 'Export choices', hidden: '' }),
     tokens,
+    predictions.mount(init.resultId, init.tokens),
     el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
     el('div', { id: 'status', class: 'status', role: 'alert' }),
     legend,
@@ -291,6 +295,7 @@ function fillStrip(box: HTMLElement, groups: WordGroupInfo[] | undefined): void 
               role: 'option',
               'aria-selected': 'false',
               title: stripTitle(seg.i),
+              'data-vscode-context': stripContext(seg.i, groups),
             },
             [seg.text],
           ),
@@ -857,6 +862,7 @@ function refreshHover(): void {
   const i = hoverI;
   const j = hoverJ;
   heatmap.setHover(i, j);
+  predictions.focus(i, state.pinned !== null, merged);
   for (const p of comparePanes) drawOverlay(p.overlay, init.tokens.length, i, j);
   const msg = `${state.pinned ?? ''}|${i ?? ''}|${state.layer}|${state.head}|${state.term}`;
   if (msg !== sentHover) {
@@ -1060,6 +1066,10 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
       return;
     case 'exportImage':
       exportView(m.format, m.requestId);
+      return;
+    case 'fillMask':
+    case 'tokenPrediction':
+      predictions.receive(m);
       return;
     case 'runProgress':
     case 'runResult':

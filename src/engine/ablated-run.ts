@@ -26,6 +26,11 @@ class EditedLayers implements LayerSource {
     private readonly scale: number,
   ) {}
 
+  /** The intervened run's last hidden state: fill-mask on this result reads what the intervention changed. */
+  get lastHidden(): Float32Array | undefined {
+    return this.base.lastHidden;
+  }
+
   async compute(layer: number, signal?: AbortSignal): Promise<LayerTensors> {
     const t = await this.base.compute(layer, signal);
     const edits = this.plan.layers.get(layer);
@@ -97,7 +102,9 @@ export async function explainAblatedWith(model: OpenModel, input: AblatedRunInpu
   if (!states.every(Number.isFinite)) throw new LensError(`${model.checkpoint.dir}: the run after the intervention gave non-finite states`, 'runtime');
   const layers = Array.from({ length: L }, (_, l) => l);
   const scale = scaleOf(spec);
-  const source = new EditedLayers(new LayerComputation(model, n, layers, states, rel, relRows), plan, n, scale);
+  const base = new LayerComputation(model, n, layers, states, rel, relRows);
+  base.lastHidden = tail.hidden;
+  const source = new EditedLayers(base, plan, n, scale);
   const info = { ...model.info, execution_provider: model.session.provider };
   return new ExplainResult(info, ids, tokens, scale, { layers, source }, input.text, {
     tokenize_ms: t1 - t0,

@@ -65,6 +65,9 @@ export interface LensModel {
   /** Fill-mask at every [MASK] (and at `positions`, masked first) and replaced-token detection, with the
    *  checkpoint's own heads. Rejects with a LensError naming what is missing when the checkpoint has no head. */
   predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult>;
+  /** The same on the tokens of an explain result of this model: [MASK]s and RTD from the hidden state the explain
+   *  kept (no second encoder run), each of `positions` masked and run once more. */
+  predictExplained(result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult>;
   /** The same predictions before and after removing attention terms of chosen heads inside the forward pass
    *  (every later layer rerun), with KL and the followed token's log-probability and rank. The spec is checked
    *  against the model before anything runs. */

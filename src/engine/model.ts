@@ -9,7 +9,7 @@ import { findHeads, headNames } from './heads';
 import { ablateWith, TailSessions } from './ablate';
 import { sweepWith } from './sweep';
 import { type AblatedRunInput, explainAblatedWith } from './ablated-run';
-import { HeadSession, predictWith } from './predict';
+import { HeadSession, predictExplained, predictWith } from './predict';
 import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from './prediction';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-layout';
 import { type CachedGraph, ensureGraph } from './graph/graph-cache';
@@ -153,6 +153,10 @@ class OpenModel implements LensModel, ExplainContext {
 
   predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult> {
     return predictWith(this, input, signal);
+  }
+
+  predictExplained(result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult> {
+    return predictExplained(this, result, input, signal);
   }
 
   ablate(input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {

@@ -50,6 +50,8 @@ export interface PredictTimings {
   /** Head runs. */
   head_ms: number;
   total_ms: number;
+  /** The [MASK]s and RTD scores were read from an explain's last hidden state (no encoder run for them). */
+  forward_reused?: boolean;
 }
 
 export interface PredictResult {

@@ -82,6 +82,15 @@ export class EditorLens implements vscode.HoverProvider {
     this.att = undefined;
   }
 
+  /** The explained token at `pos` of `doc`, with the result it belongs to and its range in the document. */
+  locate(doc: vscode.TextDocument, pos: vscode.Position): { i: number; resultId: number; range: vscode.Range } | undefined {
+    const i = this.tokenAt(doc, pos);
+    const a = this.att;
+    if (i === null || !a) return undefined;
+    const t = a.result.tokens[i];
+    return { i, resultId: a.resultId, range: new vscode.Range(doc.positionAt(a.base + t.start), doc.positionAt(a.base + t.end)) };
+  }
+
   /** The panel's hover: mirror it in the editor (same layer, head and term). */
   fromPanel(resultId: number, h: HoverInfo): void {
     if (!this.att || this.att.resultId !== resultId) return;

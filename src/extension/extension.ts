@@ -15,6 +15,8 @@ import { LensStatus } from './status-bar';
 import { ComparePanel } from './compare-panel';
 import { compareModels } from './compare-command';
 import { paragraphAround } from './text-range';
+import { PanelPredictions } from './panel-predictions';
+import { registerPredictions } from './predict-commands';
 import { exportRankingCommand } from './ranking-command';
 
 /** What `debertaLens.explain` resolves to; the integration tests read it. */
@@ -81,16 +83,23 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     {
       onHover: (id, h) => lens.fromPanel(id, h),
-      onRun: (result, id) => lens.retarget(result, id),
+      onInit: (id) => predictions.resend(id),
+      onPredictToken: (id, i) => void predictions.predictToken(id, i),
+      onRun: (result, id) => {
+        lens.retarget(result, id);
+        void predictions.follow(result, id);
+      },
       // Closing the panel while a run is in flight cancels it: the panel must not come back on its own.
       onDispose: () => {
         lens.detach();
+        predictions.clear();
         running?.abort();
       },
       log,
     },
   );
   const lens = new EditorLens((i) => panel.focusToken(i));
+  const predictions = new PanelPredictions({ post: (m) => panel.send(m), topK: () => settings().predictionTopK, log });
   // Compare with Another Model: its own panel and its own second model (freed with the window).
   const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);
   const otherModel = new ModelHost(openModel, defaultDir, log);
@@ -163,6 +172,8 @@ export function activate(context: vscode.ExtensionContext): void {
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
     const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary), model }, args.view);
+    // After the panel has its result: the heads run on the explain's hidden state while the first heatmap loads.
+    void predictions.start(model, result, id);
     lens.attach(
       { document: doc, version, base, result, resultId: id },
       { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
@@ -228,6 +239,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
     vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
+    ...registerPredictions({ panel, lens, predictions, showError }),
     { dispose: () => compare.dispose() },
     { dispose: () => void otherModel.dispose() },
     vscode.commands.registerCommand('debertaLens.compareModels', (args?: unknown) =>
@@ -250,6 +262,7 @@ export function activate(context: vscode.ExtensionContext): void {
       selectModel(pickDeps()),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${SECTION}.predictionTopK`)) void predictions.refresh();
       if (MODEL_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
         // The next Explain reopens with the new settings; the old model's memory is freed now.
         void models.dispose();

@@ -38,6 +38,10 @@ export interface PanelResult {
 
 export interface PanelEvents {
   onHover(resultId: number, hover: HoverInfo): void;
+  /** The view showed result `resultId` (again, after a reload): extras it needs besides init are sent now. */
+  onInit?(resultId: number): void;
+  /** The view asked what the model would put at token `i`. */
+  onPredictToken?(resultId: number, i: number): void;
   onDispose(): void;
   /** Another run of the same text is shown (the editor's decorations follow it). */
   onRun?(result: ExplainResult, resultId: number): void;
@@ -129,6 +133,16 @@ export class LensPanel {
     this.panel.reveal(undefined, false);
     if (this.ready) this.post({ type: 'show', view });
     else this.pendingView = view;
+  }
+
+  /** A message for the view that is loaded now (dropped otherwise: `onInit` follows the next load). */
+  send(m: HostToWebview): void {
+    if (this.ready) this.post(m);
+  }
+
+  /** Brings the panel to the front without taking the focus. */
+  reveal(): void {
+    this.panel?.reveal(undefined, true);
   }
 
   /** Editor cursor moved onto token `i` (or off every token). */
@@ -292,6 +306,9 @@ export class LensPanel {
       case 'log':
         this.events.log(`view ${m.level}: ${m.message}`);
         return;
+      case 'predictToken':
+        if (this.current && m.resultId === this.current.id) this.events.onPredictToken?.(m.resultId, m.i);
+        return;
       case 'compareModels':
         void vscode.commands.executeCommand('debertaLens.compareModels');
         return;
@@ -348,6 +365,8 @@ export class LensPanel {
       if (this.current !== cur || this.panel !== ready || !this.ready) return;
       this.post({ type: 'init', init: first ? { ...init, first } : init });
       if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+      // After the init: what the view gets for this result besides it (predictions) must find it in place.
+      this.events.onInit?.(cur.id);
     });
   }
 

@@ -9,6 +9,7 @@
 //   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
 //   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
 import { isMatrixKind, type MatrixKind, type TermName } from './kinds';
+import { parsePredictToken, type PredictionsToWebview, type PredictTokenMessage } from './predictions';
 import type { RunLabel, RunToHost, RunToWebview } from './interventions';
 
 export const PROTOCOL_VERSION = 1;
@@ -359,6 +360,7 @@ export type WebviewToHost =
   | { type: 'request'; id: number; resultId: number; body: RequestBody }
   | { type: 'hover'; resultId: number; hover: HoverInfo }
   | { type: 'log'; level: 'info' | 'error'; message: string }
+  | PredictTokenMessage
   /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
   | { type: 'compareModels' }
   | ExportMessage
@@ -373,6 +375,8 @@ export type HostToWebview =
   | { type: 'show'; view: ViewName }
   /** The host wants the current view as an image (export command); the view answers with `export`. */
   | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' }
+  /** Fill-mask of the result, and "what would the model put here?" answers (./predictions.ts). */
+  | PredictionsToWebview
   | RunToWebview;
 
 /** What the webview keeps in `setState` and the serializer gets back after a reload. */
@@ -497,6 +501,8 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
         ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
         : undefined;
+    case 'predictToken':
+      return parsePredictToken(m);
     case 'compareModels':
       return { type: 'compareModels' };
     case 'export': {

@@ -59,7 +59,7 @@ test('pieceLabel strips word-boundary markers; a lone marker shows as the ␣ sp
   assert.equal(pieceLabel('Ġ'), '␣');
 });
 
-test('tokenAtOffset maps an editor offset to the token under it, skipping specials', () => {
+test('tokenAtOffset maps an editor offset to the token under it, skipping specials that cover no text', () => {
   const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, 'ab', 0, 2), tok(2, 'cd', 3, 5), tok(3, '[SEP]', 5, 5, true)];
   assert.equal(tokenAtOffset(tokens, 0), 1);
   assert.equal(tokenAtOffset(tokens, 1), 1);
@@ -68,6 +68,17 @@ test('tokenAtOffset maps an editor offset to the token under it, skipping specia
   assert.equal(tokenAtOffset(tokens, 5), 2);
   assert.equal(tokenAtOffset(tokens, 9), null);
   assert.equal(tokenAtOffset(tokens, -1), null);
+});
+
+test('a [MASK] written in the text shows once, where it was written, and the editor finds it', () => {
+  // Offsets as the bundled tokenizer gives them for "the [MASK] and" (the [MASK] is special but covers its text).
+  const text = 'the [MASK] and';
+  const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, '▁the', 0, 3), tok(2, '[MASK]', 4, 10, true), tok(3, '▁and', 10, 14), tok(4, '[SEP]', 14, 14, true)];
+  const lines = layoutTokens(text, tokens);
+  assert.equal(render(lines), '[CLS]the [MASK] and[SEP]');
+  assert.deepEqual(lines[0][3], { kind: 'token', i: 2, text: '[MASK]', special: true });
+  assert.equal(tokenAtOffset(tokens, 6), 2, 'the cursor inside [MASK]');
+  assert.equal(tokenAtOffset(tokens, 12), 3);
 });
 
 test('a whitespace token that covers a line break (SPM ▁ on \\n) keeps the break', () => {
