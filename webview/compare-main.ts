@@ -58,15 +58,17 @@ function log(message: string): void {
 
 // ---------- sizes ----------
 /** Two heatmaps side by side while each keeps 260 px; else stacked, each as wide as the page allows. */
+/** No taller than the page less the room for a side's title, pickers and legend above it. */
+const tallest = () => Math.max(260, window.innerHeight - 220);
 function sideSize(): number {
   const w = document.documentElement.clientWidth - 40;
   const two = Math.floor(w / 2) - AXIS - 24;
   app.dataset.layout = two >= 260 ? 'row' : 'stacked';
-  if (two >= 260) return Math.min(560, two);
-  return Math.max(160, Math.min(560, w - AXIS - 16));
+  if (two >= 260) return Math.min(560, two, tallest());
+  return Math.max(160, Math.min(560, w - AXIS - 16, tallest()));
 }
 function diffSize(): number {
-  return Math.max(160, Math.min(720, document.documentElement.clientWidth - 40 - AXIS - 16));
+  return Math.max(160, Math.min(720, document.documentElement.clientWidth - 40 - AXIS - 16, tallest()));
 }
 
 function save(): void {
