@@ -34,6 +34,7 @@ import { layoutTokens } from '../src/shared/token-layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, VIEW_CONTROLS, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
+import { connectRuns, receiveRun, showRunBanner } from './run-channel';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
 import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
 
@@ -45,6 +46,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
+connectRuns((m) => vscode.postMessage(m));
 const TOP_K = 8;
 const LABELLED = 3;
 /** Raw terms: keys that lower the score, shown apart in the strip's second colour. */
@@ -1044,6 +1046,10 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
     case 'exportImage':
       exportView(m.format, m.requestId);
       return;
+    case 'runProgress':
+    case 'runResult':
+      receiveRun(m);
+      return;
   }
 });
 
@@ -1070,6 +1076,7 @@ function start(next: ViewInit): void {
   sentHover = '';
   current = undefined;
   buildShell();
+  showRunBanner(next, post);
   syncControls();
   save();
   // The distance table only serves the readout: fetch it once the first picture is up, not before.

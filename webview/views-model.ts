@@ -16,25 +16,31 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'Which (query, key) pairs see their exact relative distance and which share a log bucket (several distances read the same position embedding) or are clamped at the span’s edge.',
   rollout:
     'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), for the real model or an ablation.',
+  interventions:
+    'Remove attention terms inside the real forward pass (zero them before the softmax, or replace them by their mean) and rerun every later layer: the predictions at each [MASK] before and after. Unlike “Softmax ablation”, which re-softmaxes one layer’s stored terms, this is a recomputation.',
+  ranking:
+    'Which heads matter at one position: each head’s term removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there. Click a cell to open that head.',
   diff:
     'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
 export const VIEW_TITLES: Record<AnalysisView, string> = {
   shares: 'Term shares',
-  ablation: 'Ablation',
+  ablation: 'Softmax ablation',
   distance: 'Distance',
   buckets: 'Buckets',
   rollout: 'Rollout',
   diff: 'Diff',
+  interventions: 'Intervention (rerun)',
+  ranking: 'Head ranking',
 };
 
 /** Shown in the Diff tab before there are two results to compare. */
 export const DIFF_EMPTY = 'Explain twice (e.g. before and after an edit) to compare: the Diff tab then shows current − previous.';
 
 /** "current − previous explain, 12 of 14 tokens matched (previous had 13)". */
-export function diffCaption(kind: string, layer: number, head: number, matched: number, nB: number, nA: number): string {
-  return `${kind}, layer ${layer}, head ${head}: current − previous explain, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
+export function diffCaption(kind: string, layer: number, head: number, matched: number, nB: number, nA: number, what = 'current − previous explain'): string {
+  return `${kind}, layer ${layer}, head ${head}: ${what}, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
 }
 
 /**

@@ -24,6 +24,8 @@ import {
   ZONE_COLORS,
   ZONE_TEXT,
 } from './views-model';
+import { renderInterventions } from './interventions';
+import { renderRanking } from './head-ranking';
 import {
   ABLATION_PRESETS,
   fromBuffer,
@@ -150,6 +152,10 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
       return rollout(body, ctx);
     case 'diff':
       return diff(body, ctx);
+    case 'interventions':
+      return renderInterventions(body, ctx);
+    case 'ranking':
+      return renderRanking(body, ctx);
   }
 }
 
@@ -465,7 +471,7 @@ async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
     return;
   }
   const P = r.pairs.length;
-  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA)]));
+  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA, ctx.init.run ? 'intervened − plain run' : undefined)]));
   const mismatch = diffMismatch(P, r.nB, r.nA);
   if (mismatch) body.append(el('p', { id: 'diff-mismatch', class: 'caption warning', role: 'alert' }, [mismatch]));
   if (P === 0) {

@@ -150,7 +150,7 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
  * heads (in chunks of heads when n is large, so the runtime's working memory stays bounded). The layer's weights
  * are sent to the runtime process once and kept there.
  */
-class LayerComputation implements LayerSource {
+export class LayerComputation implements LayerSource {
   private states?: Float32Array;
   private readonly index: Map<number, number>;
 

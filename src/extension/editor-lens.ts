@@ -71,6 +71,11 @@ export class EditorLens implements vscode.HoverProvider {
     this.view = view;
   }
 
+  /** The panel shows another run of the same text (an intervened run, or the plain one again): follow it. */
+  retarget(result: ExplainResult, resultId: number): void {
+    if (this.att && this.att.result.n === result.n) this.att = { ...this.att, result, resultId };
+  }
+
   /** Forget the result (panel closed, document edited): offsets no longer line up. */
   detach(): void {
     this.clear();

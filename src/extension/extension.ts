@@ -15,6 +15,7 @@ import { LensStatus } from './status-bar';
 import { ComparePanel } from './compare-panel';
 import { compareModels } from './compare-command';
 import { paragraphAround } from './text-range';
+import { exportRankingCommand } from './ranking-command';
 
 /** What `debertaLens.explain` resolves to; the integration tests read it. */
 export type ExplainOutcome =
@@ -80,6 +81,7 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     {
       onHover: (id, h) => lens.fromPanel(id, h),
+      onRun: (result, id) => lens.retarget(result, id),
       // Closing the panel while a run is in flight cancels it: the panel must not come back on its own.
       onDispose: () => {
         lens.detach();
@@ -158,7 +160,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const ep = result.model.execution_provider;
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
-    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary) }, args.view);
+    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary), model }, args.view);
     lens.attach(
       { document: doc, version, base, result, resultId: id },
       { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
@@ -241,6 +243,7 @@ export function activate(context: vscode.ExtensionContext): void {
         args,
       ),
     ),
+    vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
       selectModel(pickDeps()),
     ),

@@ -9,13 +9,14 @@
 //   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
 //   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
 import { isMatrixKind, type MatrixKind, type TermName } from './kinds';
+import type { RunLabel, RunToHost, RunToWebview } from './interventions';
 
 export const PROTOCOL_VERSION = 1;
 
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
 /** The analysis views (tabs beside the heatmap and the head grid). */
-export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff';
-export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff'];
+export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking';
+export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking'];
 /** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
 export type MergeModeName = 'words' | 'identifiers';
 /** Term subsets the ablation and rollout views offer ('all' = the real model). Same names as analysis/ablation.ts. */
@@ -64,6 +65,8 @@ export interface ViewInit {
   model: ModelShape;
   defaults: ViewDefaults;
   ms: number;
+  /** Set when the result shown is an intervened run (Intervention tab), not the plain explain. */
+  run?: RunLabel;
 }
 
 // ---- requests (webview → host) and their response bodies ----
@@ -351,7 +354,8 @@ export type WebviewToHost =
   | { type: 'log'; level: 'info' | 'error'; message: string }
   /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
   | { type: 'compareModels' }
-  | ExportMessage;
+  | ExportMessage
+  | RunToHost;
 
 export type HostToWebview =
   | { type: 'init'; init: ViewInit }
@@ -361,7 +365,8 @@ export type HostToWebview =
   | { type: 'focus'; resultId: number; i: number | null }
   | { type: 'show'; view: ViewName }
   /** The host wants the current view as an image (export command); the view answers with `export`. */
-  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' };
+  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' }
+  | RunToWebview;
 
 /** What the webview keeps in `setState` and the serializer gets back after a reload. */
 export interface PersistedState {

@@ -130,7 +130,7 @@ class AttentionBuilder {
    * c2c, c2p, p2c and the softmax for heads given as q, k `[h, n, d]`, and the projected relative rows pk, pq
    * `[u, h·d]` (undefined for a term the model lacks). Names the outputs when `names` is given.
    */
-  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string, edit?: TermEdit) {
+  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string, edit?: TermEdit, tile?: (x: string) => string) {
     const g = this.g;
     const edited = (kind: TermName, t: string) => (edit ? edit(kind, t) : t);
     const kT = g.node('Transpose', [k], { perm: [0, 2, 1] });
@@ -138,12 +138,15 @@ class AttentionBuilder {
     const terms: Partial<Record<TermName, string>> = { c2c };
     let sum = edited('c2c', c2c);
     if (this.flags.c2p && pk && this.skewFn) {
-      const pkT = this.toHeads(g.node('Gather', [pk, this.c2pPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
+      // [h, d, 2n]; `tile` repeats it for a batch of variants whose heads are stacked on axis 0.
+      let pkT = this.toHeads(g.node('Gather', [pk, this.c2pPick], { axis: 0 }), [1, 2, 0]);
+      if (tile) pkT = tile(pkT);
       terms.c2p = this.skewFn(g.node('MatMul', [q, pkT]), names?.('c2p'));
       sum = g.node('Add', [sum, edited('c2p', terms.c2p)]);
     }
     if (this.flags.p2c && pq && this.skewFn) {
-      const pqT = this.toHeads(g.node('Gather', [pq, this.p2cPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
+      let pqT = this.toHeads(g.node('Gather', [pq, this.p2cPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
+      if (tile) pqT = tile(pqT);
       const transposed = this.skewFn(g.node('MatMul', [k, pqT])); // [h, n(key j), n(query i)]
       terms.p2c = g.node('Transpose', [transposed], { perm: [0, 2, 1] }, names?.('p2c'));
       sum = g.node('Add', [sum, edited('p2c', terms.p2c)]);
@@ -212,7 +215,7 @@ export function headGroups(numHeads: number, headGroup: number): number[] {
 }
 
 /** One encoder layer (attention, output, feed-forward, and v2's conv block after layer 0) over checkpoint weights. */
-class EncoderBuilder {
+export class EncoderBuilder {
   readonly att: AttentionBuilder;
   private readonly mergeShape: string;
 
@@ -298,7 +301,7 @@ export const TailInput = {
 /**
  * Layers start…L−1 with an intervention: inputs `hidden` (layer `start`'s input states [n, D], as the forward graph
  * outputs them), `rel` (the forward graph's relative rows), the pick and skew inputs, and per term a keep mask
- * [L − start, H]; output the last hidden state. Each term becomes keep·term + (1 − keep)·mean·rowMean(term) before
+ * [L − start, H]; output the last hidden state (and each later layer's input state). Each term becomes keep·term + (1 − keep)·mean·rowMean(term) before
  * it is added to the score, so all-ones masks run the layers exactly as the forward graph does (same head groups).
  */
 export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWARD_HEAD_GROUP): GraphBuilder {
@@ -316,6 +319,8 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
   const byGroup = (x: string) => (sizes.length === 1 ? [x] : g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 }));
   let h = hidden;
   for (let l = start; l < s.numLayers; l++) {
+    // The ablated run's later layer inputs, for viewing its attention (fetched only when asked for).
+    if (l > start) g.output(h, layerInputOutput(l), OnnxType.FLOAT, ['n', D]);
     // Per term: keep and replace-by-mean weights [h, 1, 1] of each head group.
     const weights = new Map<TermName, { keep: string[]; toMean: string[] }>();
     for (const t of kinds) {
@@ -334,7 +339,7 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
 }
 
 /** Feed names of the position projections: the content projections when the model shares them. */
-function positionFeeds(s: ModelSpec): { pkW: LayerInputName; pkB: LayerInputName; pqW: LayerInputName; pqB: LayerInputName } {
+export function positionFeeds(s: ModelSpec): { pkW: LayerInputName; pkB: LayerInputName; pqW: LayerInputName; pqB: LayerInputName } {
   if (s.modelType === 'deberta-v2' && s.shareAttKey) return { pkW: LayerInput.wk, pkB: LayerInput.bk, pqW: LayerInput.wq, pqB: LayerInput.bq };
   return { pkW: LayerInput.wpk, pkB: LayerInput.bpk, pqW: LayerInput.wpq, pqB: LayerInput.bpq };
 }
