@@ -97,6 +97,7 @@ async function load(side: Side): Promise<void> {
     applyHover();
     if (view === 'diff') paintDiff();
   } catch (e) {
+    if (!init || init.pairId !== pairId) return; // a newer pair replaced this one
     const message = e instanceof Error ? e.message : String(e);
     s.fail(message);
     log(`side ${side}: ${message}`);
