@@ -4,6 +4,7 @@
 import { COMPARE_PROTOCOL_VERSION, SIDES, type CompareInit, type CompareSliceRequest, type CompareToHost, type CompareToWebview, type Side } from '../src/shared/compare-protocol';
 import { fromBuffer, RequestTracker } from '../src/shared/protocol';
 import { topKeys } from '../src/shared/token-alignment';
+import { formatValue } from '../src/shared/format';
 import { describeRange, makeLut, robustRange } from './colors';
 import { AlignmentStrip } from './compare-alignment';
 import { difference } from './compare-difference';
@@ -37,6 +38,8 @@ let view: 'sides' | 'diff' = 'sides';
 /** What the pointer is on: a token of one side, or an aligned span (group). */
 type Hover = { side: Side; i: number } | { group: number };
 let hovered: Hover | null = null;
+/** The heatmap cell under the pointer (query i, key j of `side`), for the readouts. */
+let cell: { side: Side; i: number; j: number } | null = null;
 let pinned: Hover | null = null;
 /** The difference on screen, for its hover (rows are tokens, or aligned spans when pooled). */
 let diffShown: { pooled: boolean } | undefined;
@@ -105,9 +108,42 @@ async function load(side: Side): Promise<void> {
 }
 
 // ---------- linked hover ----------
-function onSideHover(side: Side, i: number | null): void {
+function onSideHover(side: Side, i: number | null, j: number | null): void {
   hovered = i === null ? null : { side, i };
+  cell = i !== null && j !== null ? { side, i, j } : null;
   applyHover();
+}
+
+const tokenText = (side: Side, i: number) => init?.[side].tokens[i]?.text ?? String(i);
+
+/** Each side's value for the hovered cell: the cell itself, and on the other side the mean over the aligned spans. */
+function readouts(): void {
+  if (!sides || !init) return;
+  for (const side of SIDES) {
+    const m = sides[side].matrix;
+    if (!cell || !m) {
+      sides[side].setReadout(null);
+      continue;
+    }
+    if (side === cell.side) {
+      sides[side].setReadout(`${tokenText(side, cell.i)} → ${tokenText(side, cell.j)}: ${m.kind} ${formatValue(m.values[cell.i * m.n + cell.j])}`);
+      continue;
+    }
+    const al = init.alignment;
+    const of = al.ok ? (cell.side === 'a' ? al.groupOfA : al.groupOfB) : [];
+    const gi = al.ok ? al.groups[of[cell.i]] : undefined;
+    const gj = al.ok ? al.groups[of[cell.j]] : undefined;
+    const rows = gi?.[side] ?? [];
+    const cols = gj?.[side] ?? [];
+    if (!gi || !gj || !rows.length || !cols.length) {
+      sides[side].setReadout('no tokens here cover the same characters');
+      continue;
+    }
+    let sum = 0;
+    for (const i of rows) for (const j of cols) sum += m.values[i * m.n + j];
+    const many = rows.length * cols.length > 1 ? `, mean of ${rows.length}×${cols.length} tokens` : '';
+    sides[side].setReadout(`${JSON.stringify(gi.text)} → ${JSON.stringify(gj.text)}: ${m.kind} ${formatValue(sum / (rows.length * cols.length))}${many}`);
+  }
 }
 
 function hoverDiff(i: number | null): void {
@@ -151,7 +187,7 @@ function applyHover(): void {
     const q = queryTokens(h, side);
     const m = s.matrix;
     const keys = m && q.length ? topKeys(m.values, m.n, q, TOP) : [];
-    s.highlight(q, keys);
+    s.highlight(q, keys, h && 'side' in h && h.side === side ? h.i : (q[0] ?? null));
     if (init.alignment.ok) {
       const of = side === 'a' ? init.alignment.groupOfA : init.alignment.groupOfB;
       keyGroups[side] = keys.map((k) => of[k.j]).filter((g) => g >= 0);
@@ -159,6 +195,7 @@ function applyHover(): void {
   }
   const g = groupOf(h);
   strip?.highlight(g, keyGroups.a, keyGroups.b);
+  readouts();
   if (diffShown) diffMap.setHover(diffShown.pooled ? g : queryTokens(h, 'a')[0] ?? null, null);
   app.dataset.hoverGroup = g === null ? '' : String(g);
 }
@@ -215,6 +252,7 @@ function build(i: CompareInit): void {
   init = i;
   hovered = null;
   pinned = null;
+  cell = null;
   diffShown = undefined;
   tracker.rejectAll('replaced');
   const events = { hover: onSideHover, click: () => togglePin(), changed: (side: Side) => void load(side) };

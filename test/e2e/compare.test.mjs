@@ -120,6 +120,10 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     const box = await frame.locator('canvas#heatmap-b').boundingBox();
     await frame.locator('canvas#heatmap-b').hover({ position: { x: box.width / 2, y: box.height / 2 } });
     await waitUntil(async () => (await frame.locator('#side-a .cmp-strip .tok.query').count()) > 0, { message: 'side A follows a row of side B' });
+    // The cell's value on side B, and the same characters' value on side A.
+    await waitUntil(async () => /→ .*: probs \d/.test(await frame.locator('#side-b .cmp-readout').textContent()), { message: 'side B readout' });
+    assert.match(await frame.locator('#side-a .cmp-readout').textContent(), /^".+" → ".+": probs \d|no tokens here cover the same characters/);
+    await screenshot(page, 'compare-cell');
   });
 
   test('BERT side offers layer 0\'s c2c/c2p/p2c/p2p/rest; the p2p term paints in score units', async () => {
