@@ -225,6 +225,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return explain({ ...explainArgs(args), view: 'heads' });
     }),
     vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
+    vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
     { dispose: () => compare.dispose() },
     { dispose: () => void otherModel.dispose() },
     vscode.commands.registerCommand('debertaLens.compareModels', (args?: unknown) =>
@@ -243,7 +244,6 @@ export function activate(context: vscode.ExtensionContext): void {
         args,
       ),
     ),
-    vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
       selectModel(pickDeps()),
     ),
