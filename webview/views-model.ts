@@ -76,11 +76,14 @@ export const PRESET_LABELS: Record<AblationPresetName, string> = {
 const CONTENT: Rgb = [27, 158, 119];
 const POSITION: Rgb = [117, 112, 179];
 const MIXED: Rgb = [236, 236, 236];
+// On a dark page the midpoint is a dark grey: a pale grid would glare there.
+const MIXED_DARK: Rgb = [58, 58, 64];
 
-/** Colour of a head by its content share (1 = all content, 0 = all position), through a pale midpoint. */
-export function shareColor(content: number): Rgb {
+/** Colour of a head by its content share (1 = all content, 0 = all position), through a midpoint near the page. */
+export function shareColor(content: number, theme: 'light' | 'dark' = 'light'): Rgb {
   const t = Math.min(1, Math.max(0, Number.isFinite(content) ? content : 0.5));
-  const [a, b, f] = t >= 0.5 ? [MIXED, CONTENT, (t - 0.5) * 2] : [MIXED, POSITION, (0.5 - t) * 2];
+  const mid = theme === 'dark' ? MIXED_DARK : MIXED;
+  const [a, b, f] = t >= 0.5 ? [mid, CONTENT, (t - 0.5) * 2] : [mid, POSITION, (0.5 - t) * 2];
   return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
 }
 

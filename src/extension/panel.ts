@@ -18,6 +18,7 @@ import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from './result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 import { reportPlan } from '../analysis/export/html-report';
+import { firstSlice, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../shared/interventions';
 import { RunHost } from './interventions';
 
@@ -53,6 +54,8 @@ export class LensPanel {
   private ready = false;
   private nextImage = 1;
   private readonly imageWaits = new Map<number, (m: ExportMessage) => void>();
+  /** The layer, head and term the view showed last (from its hover messages): the next init's first matrix. */
+  private viewAt: ViewAt | undefined;
   /** The plain explain behind an intervened run on screen (the Diff compares with it; "back" shows it). */
   private plain: PanelResult | undefined;
   /** Interventions, head-ranking sweeps and intervened runs of the explained text. */
@@ -283,6 +286,7 @@ export class LensPanel {
         return;
       }
       case 'hover':
+        this.viewAt = { layer: m.hover.layer, head: m.hover.head, kind: m.hover.kind };
         if (this.current && m.resultId === this.current.id) this.events.onHover(m.resultId, m.hover);
         return;
       case 'log':
@@ -338,8 +342,13 @@ export class LensPanel {
       ms: cur.ms,
       ...(cur.run ? { run: cur.run } : {}),
     };
-    this.post({ type: 'init', init });
-    if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+    const ready = this.panel;
+    void firstSlice(r, this.viewAt, defaults).then((first) => {
+      // A newer result, or a page torn down meanwhile, sends its own init.
+      if (this.current !== cur || this.panel !== ready || !this.ready) return;
+      this.post({ type: 'init', init: first ? { ...init, first } : init });
+      if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+    });
   }
 
   private post(m: HostToWebview): void {

@@ -65,6 +65,8 @@ export interface ViewInit {
   model: ModelShape;
   defaults: ViewDefaults;
   ms: number;
+  /** The matrix the view last showed, for this result, sent with it: the first heatmap needs no request. */
+  first?: SliceResponse;
   /** Set when the result shown is an intervened run (Intervention tab), not the plain explain. */
   run?: RunLabel;
 }
@@ -77,6 +79,8 @@ export interface SliceRequest {
   layer: number;
   head: number;
   kind: MatrixKind;
+  /** 'half': binary16, for a matrix that is only painted (half the bytes); numbers shown come from float32. */
+  precision?: 'half';
 }
 /** Every head of a layer, block-averaged down to at most `maxSize` × `maxSize` each: `[heads, m, m]`. */
 export interface HeadsRequest {
@@ -174,7 +178,10 @@ export interface SliceResponse {
   head: number;
   kind: MatrixKind;
   n: number;
-  data: ArrayBuffer; // float32 [n, n]
+  data: ArrayBuffer; // float32 [n, n], or binary16 bits when `encoding` is 'half'
+  encoding?: 'half';
+  /** With 'half': the float32 matrix's finite minimum and maximum, for the numbers the legend states. */
+  extent?: [number, number];
 }
 export interface HeadsResponse {
   type: 'heads';
@@ -430,7 +437,7 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind) ? { type: 'diff', layer: b.layer, head: b.head, kind: b.kind } : undefined;
     case 'slice':
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind)
-        ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind }
+        ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind, ...(b.precision === 'half' ? { precision: 'half' as const } : {}) }
         : undefined;
     case 'heads':
       return isInt(b.layer) && isMatrixKind(b.kind) && isInt(b.maxSize) && b.maxSize > 0

@@ -77,3 +77,16 @@ export function tokenAtOffset(tokens: readonly ProtocolToken[], offset: number):
   }
   return best;
 }
+
+/**
+ * The part of a token's source span [start, end) that shows ink: leading and trailing whitespace (the space a
+ * "▁" piece carries, a line break) trimmed off, so a highlight never paints a stub at a line's end or start.
+ * Null when the span is only whitespace (a lone "▁" on a line break): there is nothing to highlight.
+ */
+export function visibleSpan(text: string, start: number, end: number): { start: number; end: number } | null {
+  let s = Math.max(0, start);
+  let e = Math.min(text.length, end);
+  while (s < e && /\s/u.test(text[s])) s++;
+  while (e > s && /\s/u.test(text[e - 1])) e--;
+  return e > s ? { start: s, end: e } : null;
+}

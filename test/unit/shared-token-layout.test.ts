@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProtocolToken } from '../../src/shared/protocol';
-import { layoutTokens, pieceLabel, tokenAtOffset, type Line } from '../../src/shared/token-layout';
+import { layoutTokens, pieceLabel, tokenAtOffset, visibleSpan, type Line } from '../../src/shared/token-layout';
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 
@@ -78,4 +78,12 @@ test('a whitespace token that covers a line break (SPM ▁ on \\n) keeps the bre
   assert.equal(lines.length, 2);
   assert.equal(render(lines), '[CLS]␣Hello↵\nworld[SEP]');
   assert.ok(lines[0].some((s) => s.kind === 'token' && s.i === 3), 'the break token is still hoverable');
+});
+
+test('visibleSpan trims the spaces and line breaks of a token’s span; a whitespace-only span has nothing to show', () => {
+  const text = 'Hawkins."\n▁"I said';
+  assert.deepEqual(visibleSpan('a  word\n', 1, 8), { start: 3, end: 7 });
+  assert.equal(visibleSpan(text, 9, 10), null, 'a lone ▁ on the line break');
+  assert.deepEqual(visibleSpan(' x', 0, 2), { start: 1, end: 2 });
+  assert.deepEqual(visibleSpan('abc', -3, 99), { start: 0, end: 3 }, 'clamped to the text');
 });
