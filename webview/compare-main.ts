@@ -4,6 +4,7 @@
 import { COMPARE_PROTOCOL_VERSION, SIDES, type CompareInit, type CompareSliceRequest, type CompareToHost, type CompareToWebview, type Side } from '../src/shared/compare-protocol';
 import { fromBuffer, RequestTracker } from '../src/shared/protocol';
 import { topKeys } from '../src/shared/token-alignment';
+import { formatValue } from '../src/shared/format';
 import { describeRange, makeLut, robustRange } from './colors';
 import { AlignmentStrip } from './compare-alignment';
 import { difference } from './compare-difference';
@@ -37,6 +38,8 @@ let view: 'sides' | 'diff' = 'sides';
 /** What the pointer is on: a token of one side, or an aligned span (group). */
 type Hover = { side: Side; i: number } | { group: number };
 let hovered: Hover | null = null;
+/** The heatmap cell under the pointer (query i, key j of `side`), for the readouts. */
+let cell: { side: Side; i: number; j: number } | null = null;
 let pinned: Hover | null = null;
 /** The difference on screen, for its hover (rows are tokens, or aligned spans when pooled). */
 let diffShown: { pooled: boolean } | undefined;
@@ -58,15 +61,17 @@ function log(message: string): void {
 
 // ---------- sizes ----------
 /** Two heatmaps side by side while each keeps 260 px; else stacked, each as wide as the page allows. */
+/** No taller than the page less the room for a side's title, pickers and legend above it. */
+const tallest = () => Math.max(260, window.innerHeight - 220);
 function sideSize(): number {
   const w = document.documentElement.clientWidth - 40;
   const two = Math.floor(w / 2) - AXIS - 24;
   app.dataset.layout = two >= 260 ? 'row' : 'stacked';
-  if (two >= 260) return Math.min(560, two);
-  return Math.max(160, Math.min(560, w - AXIS - 16));
+  if (two >= 260) return Math.min(560, two, tallest());
+  return Math.max(160, Math.min(560, w - AXIS - 16, tallest()));
 }
 function diffSize(): number {
-  return Math.max(160, Math.min(720, document.documentElement.clientWidth - 40 - AXIS - 16));
+  return Math.max(160, Math.min(720, document.documentElement.clientWidth - 40 - AXIS - 16, tallest()));
 }
 
 function save(): void {
@@ -95,6 +100,7 @@ async function load(side: Side): Promise<void> {
     applyHover();
     if (view === 'diff') paintDiff();
   } catch (e) {
+    if (!init || init.pairId !== pairId) return; // a newer pair replaced this one
     const message = e instanceof Error ? e.message : String(e);
     s.fail(message);
     log(`side ${side}: ${message}`);
@@ -102,9 +108,42 @@ async function load(side: Side): Promise<void> {
 }
 
 // ---------- linked hover ----------
-function onSideHover(side: Side, i: number | null): void {
+function onSideHover(side: Side, i: number | null, j: number | null): void {
   hovered = i === null ? null : { side, i };
+  cell = i !== null && j !== null ? { side, i, j } : null;
   applyHover();
+}
+
+const tokenText = (side: Side, i: number) => init?.[side].tokens[i]?.text ?? String(i);
+
+/** Each side's value for the hovered cell: the cell itself, and on the other side the mean over the aligned spans. */
+function readouts(): void {
+  if (!sides || !init) return;
+  for (const side of SIDES) {
+    const m = sides[side].matrix;
+    if (!cell || !m) {
+      sides[side].setReadout(null);
+      continue;
+    }
+    if (side === cell.side) {
+      sides[side].setReadout(`${tokenText(side, cell.i)} → ${tokenText(side, cell.j)}: ${m.kind} ${formatValue(m.values[cell.i * m.n + cell.j])}`);
+      continue;
+    }
+    const al = init.alignment;
+    const of = al.ok ? (cell.side === 'a' ? al.groupOfA : al.groupOfB) : [];
+    const gi = al.ok ? al.groups[of[cell.i]] : undefined;
+    const gj = al.ok ? al.groups[of[cell.j]] : undefined;
+    const rows = gi?.[side] ?? [];
+    const cols = gj?.[side] ?? [];
+    if (!gi || !gj || !rows.length || !cols.length) {
+      sides[side].setReadout('no tokens here cover the same characters');
+      continue;
+    }
+    let sum = 0;
+    for (const i of rows) for (const j of cols) sum += m.values[i * m.n + j];
+    const many = rows.length * cols.length > 1 ? `, mean of ${rows.length}×${cols.length} tokens` : '';
+    sides[side].setReadout(`${JSON.stringify(gi.text)} → ${JSON.stringify(gj.text)}: ${m.kind} ${formatValue(sum / (rows.length * cols.length))}${many}`);
+  }
 }
 
 function hoverDiff(i: number | null): void {
@@ -148,7 +187,7 @@ function applyHover(): void {
     const q = queryTokens(h, side);
     const m = s.matrix;
     const keys = m && q.length ? topKeys(m.values, m.n, q, TOP) : [];
-    s.highlight(q, keys);
+    s.highlight(q, keys, h && 'side' in h && h.side === side ? h.i : (q[0] ?? null));
     if (init.alignment.ok) {
       const of = side === 'a' ? init.alignment.groupOfA : init.alignment.groupOfB;
       keyGroups[side] = keys.map((k) => of[k.j]).filter((g) => g >= 0);
@@ -156,6 +195,7 @@ function applyHover(): void {
   }
   const g = groupOf(h);
   strip?.highlight(g, keyGroups.a, keyGroups.b);
+  readouts();
   if (diffShown) diffMap.setHover(diffShown.pooled ? g : queryTokens(h, 'a')[0] ?? null, null);
   app.dataset.hoverGroup = g === null ? '' : String(g);
 }
@@ -212,6 +252,7 @@ function build(i: CompareInit): void {
   init = i;
   hovered = null;
   pinned = null;
+  cell = null;
   diffShown = undefined;
   tracker.rejectAll('replaced');
   const events = { hover: onSideHover, click: () => togglePin(), changed: (side: Side) => void load(side) };

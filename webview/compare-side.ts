@@ -10,7 +10,8 @@ import { Heatmap } from './heatmap';
 
 export interface SideEvents {
   /** A token of this side is hovered (strip or heatmap row), or nothing. */
-  hover(side: Side, i: number | null): void;
+  /** `j`: the key column when the pointer is on a heatmap cell (null on a token of the strip). */
+  hover(side: Side, i: number | null, j: number | null): void;
   click(side: Side): void;
   /** The pickers changed: the view repaints this side (and the difference). */
   changed(side: Side): void;
@@ -40,6 +41,7 @@ export class CompareSideView {
   private readonly legend: HTMLElement;
   private readonly legendBar: HTMLCanvasElement;
   private readonly status: HTMLElement;
+  private readonly readout: HTMLElement;
   private readonly strip: HTMLElement;
   private chips: HTMLElement[] = [];
   matrix: SideMatrix | undefined;
@@ -51,7 +53,7 @@ export class CompareSideView {
     private readonly events: SideEvents,
   ) {
     const s = side;
-    this.heatmap = new Heatmap({ hover: (i) => events.hover(s, i), click: () => events.click(s) });
+    this.heatmap = new Heatmap({ hover: (i, j) => events.hover(s, i, j), click: () => events.click(s) });
     suffixIds(this.heatmap.root, s);
     this.heatmap.canvas.classList.add('cmp-heatmap');
     this.layer = el('select', { id: `layer-${s}`, 'aria-label': `Layer, side ${s.toUpperCase()}` }, info.layers.map((l) => option(String(l), `Layer ${l}`)));
@@ -67,6 +69,7 @@ export class CompareSideView {
     this.legendBar = el('canvas', { class: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' });
     this.legend = el('span', { class: 'meta cmp-legend-text' });
     this.status = el('div', { class: 'status', role: 'alert' });
+    this.readout = el('div', { class: 'cmp-readout meta', 'aria-live': 'polite' }, ['Hover a cell: its value here, the same characters’ value on the other side.']);
     this.strip = el('div', { class: 'cmp-strip', role: 'list', 'aria-label': `Tokens of ${info.name}` });
     this.fillStrip();
     const arch = info.architecture === 'bert' ? 'BERT: absolute positions added to the input (entangled)' : 'DeBERTa: relative positions in every layer (disentangled)';
@@ -80,6 +83,7 @@ export class CompareSideView {
       el('div', { class: 'toolbar cmp-controls' }, [this.layer, this.head, el('label', {}, ['Term ', this.term])]),
       el('div', { class: 'legend cmp-legend' }, [this.legendBar, this.legend]),
       this.status,
+      this.readout,
       this.heatmap.root,
       this.strip,
     ]);
@@ -95,8 +99,8 @@ export class CompareSideView {
   private fillStrip(): void {
     this.chips = this.info.tokens.map((t) => {
       const chip = el('span', { class: `tok${t.special ? ' special' : ''}`, role: 'listitem', 'data-i': String(t.i), title: `${t.i}: ${t.text}` }, [t.special ? t.text : pieceLabel(t.text)]);
-      chip.addEventListener('mouseenter', () => this.events.hover(this.side, t.i));
-      chip.addEventListener('mouseleave', () => this.events.hover(this.side, null));
+      chip.addEventListener('mouseenter', () => this.events.hover(this.side, t.i, null));
+      chip.addEventListener('mouseleave', () => this.events.hover(this.side, null, null));
       chip.addEventListener('click', () => this.events.click(this.side));
       return chip;
     });
@@ -145,8 +149,14 @@ export class CompareSideView {
     this.legend.textContent = kind === 'probs' ? describeRange(range, kind) : `${describeRange(range, kind)} · ${kindUnits(this.info.architecture, kind)}`;
   }
 
-  /** Lights up the query tokens and their strongest keys (rank 1 = strongest); empty lists clear. */
-  highlight(query: readonly number[], keys: readonly { j: number; weight: number }[]): void {
+  /** The hovered pair's value on this side (one line), or the hint when nothing is hovered. */
+  setReadout(text: string | null): void {
+    this.readout.textContent = text ?? 'Hover a cell: its value here, the same characters’ value on the other side.';
+  }
+
+  /** Lights up the query tokens and their strongest keys (rank 1 = strongest); empty lists clear. `row`: the
+   *  heatmap row to outline (the one under the pointer on the hovered side; else the span's first token). */
+  highlight(query: readonly number[], keys: readonly { j: number; weight: number }[], row: number | null = query.length ? query[0] : null): void {
     for (const c of this.chips) {
       c.classList.remove('query', 'key');
       delete c.dataset.rank;
@@ -160,7 +170,7 @@ export class CompareSideView {
       c.dataset.rank = String(r + 1);
       c.style.setProperty('--key-weight', weight.toFixed(2));
     });
-    this.heatmap.setHover(query.length ? query[0] : null, null);
+    this.heatmap.setHover(row, null);
     this.root.dataset.query = query.join(',');
   }
 }

@@ -60,13 +60,22 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
 
   after(() => stopWithScreenshot(lens, 'compare'));
 
-  test('the main panel has a Compare models… button in its toolbar row', async () => {
+  test('the main panel has a Compare models… button that adds no toolbar row', async () => {
     const main = await lensFrame(page);
     const button = main.locator('.toolbar #compare-models');
     assert.equal(await button.count(), 1);
-    // It sits in the toolbar's one flex row with the other controls, not a row of its own.
-    const [b, meta] = await Promise.all([button.boundingBox(), main.locator('#export-group').boundingBox()]);
-    assert.ok(b && meta && Math.abs(b.y - meta.y) < meta.height, `button at y ${b?.y}, export group at y ${meta?.y}`);
+    // It adds no toolbar row: with it the toolbar grows by less than the button's own height (it shares a row;
+    // a button is a little taller than the text of the model line beside it).
+    const h = await main.locator('.toolbar').evaluate((bar) => {
+      const b = bar.querySelector('#compare-models');
+      const button = b.getBoundingClientRect().height;
+      const withIt = bar.getBoundingClientRect().height;
+      b.style.display = 'none';
+      const without = bar.getBoundingClientRect().height;
+      b.style.display = '';
+      return { withIt, without, button };
+    });
+    assert.ok(h.withIt - h.without < h.button, `toolbar ${h.withIt}px with the ${h.button}px button, ${h.without}px without`);
   });
 
   test('compare with the BERT fixture from the Hugging Face cache: both heatmaps paint with token labels on both axes', async () => {
@@ -120,6 +129,10 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     const box = await frame.locator('canvas#heatmap-b').boundingBox();
     await frame.locator('canvas#heatmap-b').hover({ position: { x: box.width / 2, y: box.height / 2 } });
     await waitUntil(async () => (await frame.locator('#side-a .cmp-strip .tok.query').count()) > 0, { message: 'side A follows a row of side B' });
+    // The cell's value on side B, and the same characters' value on side A.
+    await waitUntil(async () => /→ .*: probs \d/.test(await frame.locator('#side-b .cmp-readout').textContent()), { message: 'side B readout' });
+    assert.match(await frame.locator('#side-a .cmp-readout').textContent(), /^".+" → ".+": probs \d|no tokens here cover the same characters/);
+    await screenshot(page, 'compare-cell');
   });
 
   test('BERT side offers layer 0\'s c2c/c2p/p2c/p2p/rest; the p2p term paints in score units', async () => {
