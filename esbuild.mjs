@@ -24,6 +24,7 @@ const builds = [
   { ...node, entryPoints: { 'runtime-worker': 'src/engine/runtime/worker.ts' } },
   { ...node, entryPoints: { 'tokenizer-thread': 'src/engine/tokenizer-thread/thread.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { webview: 'webview/main.ts' } },
+  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { compare: 'webview/compare-main.ts' } },
 ].filter((b) => Object.values(b.entryPoints).every((f) => fs.existsSync(f)));
 
 if (watch) {

@@ -1,7 +1,8 @@
 // `deberta-lens predict`: fill-mask and replaced-token detection as JSON, with the checkpoint's own heads;
-// `deberta-lens ablate`: the same predictions before and after removing attention terms of chosen heads.
+// `deberta-lens ablate`: the same predictions before and after removing attention terms of chosen heads, and
+// with --sweep the heads ranked by what removing each one's term costs the followed token.
 import { inputFlags, intList } from './cli-args';
-import { type AblateResult, checkAblation, type EngineOptions, LensError, openModel, type PositionPrediction, type PredictResult } from './engine';
+import { type AblateResult, checkAblation, checkSweep, type EngineOptions, LensError, openModel, type PositionPrediction, type PredictResult, type SweepResult } from './engine';
 
 /** The JSON contract: `predictions` (every [MASK], then --positions masked first) and, with an RTD head, `rtd`. */
 export function predictJson(r: PredictResult): object {
@@ -49,7 +50,57 @@ function predictFlags(flags: Map<string, string>) {
   return { ...input, positions, top };
 }
 
+/** The head ranking's JSON: `grid` (per term, the drop as [layers][heads]) and `ranking` (every cell, largest drop first). */
+export function sweepJson(r: SweepResult): object {
+  return {
+    model: r.model,
+    mode: r.mode,
+    terms: r.terms,
+    position: r.position,
+    token: r.tokens[r.position].text,
+    source: r.source,
+    followed: r.followed,
+    grid: r.grid,
+    ranking: r.ranking,
+    tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
+    timings: r.timings,
+  };
+}
+
+/** `ablate --sweep c2p|p2c|c2c|all [--position i]`: every head's term removed alone, heads ranked. */
+async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
+  if (flags.has('ablate')) throw new LensError('--sweep and --ablate are two different runs: give one of them');
+  for (const f of ['positions', 'top']) if (flags.has(f)) throw new LensError(`--${f} does not apply to --sweep: name the one position followed with --position i`);
+  const input = inputFlags(flags);
+  let position: number | undefined;
+  if (flags.has('position')) {
+    position = Number(flags.get('position'));
+    if (!Number.isInteger(position) || position < 0) throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
+  }
+  const mode = flags.has('mean') ? 'mean' : 'zero';
+  // Checked against the config before any graph is built or run.
+  const terms = await checkSweep(modelDir, flags.get('sweep')!.split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+  const model = await openModel(modelDir, engine);
+  const verbose = flags.has('verbose');
+  let shown = -1;
+  const onProgress = verbose
+    ? ({ done, total, layer }: { done: number; total: number; layer: number }) => {
+        const pct = Math.floor((100 * done) / total);
+        if (pct < shown + 10 && done < total) return;
+        process.stderr.write(`sweep: ${done}/${total} cells (layer ${layer})\n`);
+        shown = pct;
+      }
+    : undefined;
+  try {
+    process.stdout.write(`${JSON.stringify(sweepJson(await model.sweep({ ...input, terms, position, mode, onProgress })), null, 1)}\n`);
+  } finally {
+    await model.dispose();
+  }
+}
+
 export async function ablateCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
+  if (flags.has('sweep')) return sweepCommand(flags, engine, modelDir);
+  if (flags.has('position')) throw new LensError('--position belongs to --sweep; an intervention takes --positions 3,7');
   const input = predictFlags(flags);
   if (!flags.has('ablate')) throw new LensError('--ablate is required: LAYER.HEAD:TERM entries such as 1.0:c2p, 4.*:p2c or 2.3:all');
   const ablate = flags.get('ablate')!;

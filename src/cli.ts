@@ -17,7 +17,7 @@ const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
   predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
-  ablate: { switches: ['verbose', 'mean'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top', 'ablate'] },
+  ablate: { switches: ['verbose', 'mean'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position'] },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
   'cache list': { switches: ['json'], values: ['cache-dir'] },
@@ -32,6 +32,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
                        [--positions 3,7] [--top 5]
   deberta-lens ablate  --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
                        --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
+  deberta-lens ablate  --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+                       --sweep c2p|p2c|c2c|all [--position i] [--mean]
   deberta-lens info    --model DIR|default [--json]
   deberta-lens bench   --model DIR|default [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -43,6 +45,8 @@ DIR is a Hugging Face DeBERTa or BERT folder (config.json, model.safetensors or 
 tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, vocab.txt | tokenizer.json for BERT).
 --ablate LAYER.HEAD:TERM removes a term (c2c, c2p, p2c, or all = the whole head; head * = every head of the
 layer) before the softmax and reruns every later layer; --mean replaces it by its mean over key positions instead.
+--sweep TERMS removes each head's term alone (rerun from its layer) and ranks heads by the drop in the log-probability
+of the token followed at --position (default: the first [MASK]; another position is masked first).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
 "default" is the small demo model shipped with DeBERTa Lens; for real analyses pass a real checkpoint such as
 microsoft/deberta-v3-base.`;

@@ -60,14 +60,19 @@ const SEQUENTIAL_LIGHT: Rgb[] = [
   [8, 69, 148],
   [8, 36, 90],
 ];
+// Inferno's hues, with the first third drawn out so that the ramp leaves a dark page as slowly as the light
+// ramp leaves a white one (CIELAB distance to the page at each point within ~2 of the light ramp's up to 0.2):
+// the ~1/n floor of a long probs row stays page-coloured, as it does in the light theme.
 const SEQUENTIAL_DARK: Rgb[] = [
-  [24, 24, 28],
-  [40, 11, 84],
-  [101, 21, 110],
-  [159, 42, 99],
-  [212, 72, 66],
-  [245, 125, 21],
-  [250, 193, 39],
+  [30, 30, 32],
+  [33, 29, 40],
+  [37, 26, 56],
+  [58, 18, 90],
+  [108, 26, 110],
+  [168, 46, 94],
+  [220, 82, 56],
+  [246, 148, 26],
+  [251, 214, 78],
   [252, 255, 164],
 ];
 const VIRIDIS: Rgb[] = [

@@ -114,6 +114,13 @@ export class Heatmap {
     this.draw();
     // A counter the UI bench and tests wait on: one more matrix painted.
     this.canvas.dataset.painted = String(Number(this.canvas.dataset.painted ?? 0) + 1);
+    performance.mark('lens-painted');
+  }
+
+  /** Where the matrix starts, in page pixels from the top: the root's top plus the zoom row and the column labels. */
+  canvasTop(): number {
+    const zoomRow = this.root.querySelector<HTMLElement>('.heatmap-zoom')?.offsetHeight ?? 0;
+    return this.root.getBoundingClientRect().top + window.scrollY + zoomRow + AXIS_TOP;
   }
 
   /** The whole matrix at one pixel per cell (PNG export scales it up). */

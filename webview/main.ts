@@ -12,14 +12,15 @@ import {
   type RequestBody,
   type ResponseBody,
   type RowResponse,
-  type SliceRequest,
   type SliceResponse,
   type ViewInit,
   type WebviewToHost,
 } from '../src/shared/protocol';
 import { LruCache } from './cache';
+import { paintRequest, prefetchPlan, sliceValues, withExactExtent, type At } from './slice-fetch';
 import { describeRange, makeLut, normaliseRows, robustRange, valueRange, type Range } from './colors';
 import { $, el, revealWithin, themeKind } from './dom';
+import { compareModelsButton } from './compare-button';
 import { Heatmap } from './heatmap';
 import { withAxisLabels } from './grid-labels';
 import { formatSigned, formatValue } from '../src/shared/format';
@@ -33,8 +34,10 @@ import { layoutTokens } from '../src/shared/token-layout';
 import { applyAction, keyToAction, reconcileState, toggleCompare, VIEW_CONTROLS, type ViewState } from './nav';
 import { currentPicture, hoverToken, paintInto, renderAnalysis } from './views';
 import { heatmapSvg, mergeCaption, VIEW_TITLES } from './views-model';
+import { connectRuns, receiveRun, showRunBanner } from './run-channel';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type BucketsResponse, type AggregateResponse, type AnalysisView, type ExportFormat } from '../src/shared/protocol';
 import type { MergeModeName, ProtocolToken, WordGroupInfo, WordsResponse } from '../src/shared/protocol';
+import { PredictionsPanel, rowOfPiece, stripContext } from './predictions';
 
 interface VsCodeApi {
   postMessage(message: WebviewToHost): void;
@@ -44,6 +47,7 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
+connectRuns((m) => vscode.postMessage(m));
 const TOP_K = 8;
 const LABELLED = 3;
 /** Raw terms: keys that lower the score, shown apart in the strip's second colour. */
@@ -82,6 +86,8 @@ const heatmap = new Heatmap({
 function post(m: WebviewToHost): void {
   vscode.postMessage(m);
 }
+
+const predictions = new PredictionsPanel({ post, hover: (p) => setHover(rowOfPiece(p, merged), null) });
 
 function save(): void {
   if (state) vscode.setState(state);
@@ -122,22 +128,25 @@ async function request<T extends ResponseBody>(body: RequestBody): Promise<T> {
  */
 function prefetchAround(layer: number, head: number, term: MatrixKind): void {
   if (!init) return;
-  const { layers, heads } = init.model;
-  const next: SliceRequest[] = [];
-  const at = kinds.indexOf(term);
-  next.push({ type: 'slice', layer, head: (head + 1) % heads, kind: term });
-  if (at >= 0) next.push({ type: 'slice', layer, head, kind: kinds[(at + 1) % kinds.length] });
-  next.push({ type: 'slice', layer, head: (head + heads - 1) % heads, kind: term });
-  const li = layers.indexOf(layer);
-  if (li >= 0 && layers.length > 1) next.push({ type: 'slice', layer: layers[(li + 1) % layers.length], head, kind: term });
+  const at = { layer, head, term };
+  const next = prefetchPlan(at, lastPainted, kinds, init.model.layers, init.model.heads);
+  lastPainted = at;
+  // Only the latest paint fetches ahead: chains around matrices a quick reader has left would hold up the host.
+  const gen = ++prefetchGen;
   const snapshot = init;
   let k = 0;
   const step = () => {
-    if (init !== snapshot || k >= next.length || inflight.size > 0) return;
+    if (gen !== prefetchGen || init !== snapshot || k >= next.length) return;
+    if (inflight.size > 0) return void setTimeout(step, PREFETCH_AFTER_MS);
     void request(next[k++]).then(step, () => undefined);
   };
-  setTimeout(step, PREFETCH_AFTER_MS);
+  // One more step the way the reader is going, at once (their next request then shares it); the rest when idle.
+  const first = next.length ? request(next[k++]) : Promise.resolve();
+  first.then(() => setTimeout(step, PREFETCH_AFTER_MS), () => undefined);
 }
+let prefetchGen = 0;
+/** The matrix painted last: the direction a reader steps in is the first thing fetched ahead. */
+let lastPainted: At | undefined;
 const PREFETCH_AFTER_MS = 400;
 
 async function getSlice(layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
@@ -173,10 +182,12 @@ function buildShell(): void {
     [...Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)), option('mean', 'Mean of heads'), option('max', 'Max of heads')],
   );
   const discount = el('input', { id: 'discount-special', type: 'checkbox', 'aria-label': 'Discount special tokens ([CLS], [SEP]) in probs' });
-  const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale' }, [
-    option('diverging', 'Theme (diverging · sequential)'),
+  const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale', title: 'Colour scale: the theme’s (diverging for signed terms, sequential for probs) or viridis' }, [
+    option('diverging', 'Theme colours'),
     option('viridis', 'Viridis'),
   ]);
+  // Cut to the panel's width in the toolbar; whole in its title.
+  const about = `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`;
   const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
   const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'View controls' }, [
     el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'View' }, [
@@ -184,27 +195,26 @@ function buildShell(): void {
       el('button', { id: 'view-heads', type: 'button', role: 'tab', 'aria-controls': 'heads-view' }, ['Compare heads']),
       ...ANALYSIS_VIEWS.map((v) => el('button', { id: `view-${v}`, type: 'button', role: 'tab', 'aria-controls': 'analysis-view' }, [VIEW_TITLES[v]])),
     ]),
-    el('label', { id: 'term-group' }, ['Term ', term]),
+    el('label', { id: 'term-group', title: 'Term' }, [term]),
     el('span', { class: 'group', id: 'layer-group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
     el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
-    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' discount specials']),
+    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' no specials']),
     el('span', { class: 'group', id: 'merge-group' }, [
       el('label', { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' }, [
         el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }),
-        ' merge pieces into words',
+        ' merge into',
       ]),
       el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [option('words', 'words'), option('identifiers', 'identifiers')]),
     ]),
-    el('label', { id: 'colours-group' }, ['Colours ', scale]),
+    el('label', { id: 'colours-group' }, [scale]),
     el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
       'Export ',
       ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
     ]),
+    compareModelsButton(btn, post),
     // Always laid out (only its visibility changes), so showing it never reflows the toolbar.
     el('span', { id: 'busy', class: 'meta busy', role: 'status' }, ['computing…']),
-    el('span', { id: 'meta', class: 'meta' }, [
-      `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`,
-    ]),
+    el('span', { id: 'meta', class: 'meta', title: about }, [about]),
   ]);
 
   const tokens = el('div', { id: 'tokens', role: 'listbox', tabindex: '0', 'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)' });
@@ -247,6 +257,7 @@ function buildShell(): void {
     toolbar,
     el('div', { id: 'export-form', class: 'export-form', role: 'dialog', 'aria-label': 'Export choices', hidden: '' }),
     tokens,
+    predictions.mount(init.resultId, init.tokens),
     el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
     el('div', { id: 'status', class: 'status', role: 'alert' }),
     legend,
@@ -284,6 +295,7 @@ function fillStrip(box: HTMLElement, groups: WordGroupInfo[] | undefined): void 
               role: 'option',
               'aria-selected': 'false',
               title: stripTitle(seg.i),
+              'data-vscode-context': stripContext(seg.i, groups),
             },
             [seg.text],
           ),
@@ -499,6 +511,8 @@ function syncControls(): void {
   $('#heads-view').hidden = state.view !== 'heads';
   $('#analysis-view').hidden = !isAnalysis(state.view);
   $('#legend').hidden = !applies.has('legend');
+  // Analysis views have their own readout under their pictures.
+  $('#readout').hidden = isAnalysis(state.view);
   for (const v of ['heatmap', 'heads', ...ANALYSIS_VIEWS]) $(`#view-${v}`).setAttribute('aria-selected', String(state.view === v));
   app.dataset.view = state.view;
 }
@@ -563,11 +577,11 @@ function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
   canvas.style.height = `${px}px`;
 }
 
-/** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and within the window's height. */
+/** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and above the fold. */
 function heatmapPx(): number {
   const byWidth = document.body.clientWidth - 48 - 90;
-  const byHeight = window.innerHeight - 140;
-  return Math.max(240, Math.min(760, byWidth, Math.max(320, byHeight)));
+  const byHeight = window.innerHeight - heatmap.canvasTop() - 12;
+  return Math.max(240, Math.min(760, byWidth, byHeight));
 }
 
 function isAnalysis(v: string): v is AnalysisView {
@@ -656,6 +670,7 @@ async function renderHeatmap(seq: number): Promise<void> {
   let values: Float32Array;
   let aggKey = '';
   let words: WordsResponse | undefined;
+  let extent: [number, number] | undefined;
   if (state.merge) {
     words = await request<WordsResponse>({ type: 'words', layer, head: state.headAgg ?? head, kind: term, mode: state.merge });
     values = fromBuffer(words.data, words.n * words.n);
@@ -666,14 +681,18 @@ async function renderHeatmap(seq: number): Promise<void> {
     const r = await request<AggregateResponse>({ type: 'aggregate', layer, head: pick, kind: term, discountSpecial: discount });
     values = fromBuffer(r.data, r.n * r.n);
     aggKey = `|${pick}|${discount}`;
-  } else values = await getSlice(layer, head, term);
+  } else {
+    const r = await request<SliceResponse>(paintRequest(layer, head, term));
+    values = sliceValues(r);
+    extent = r.extent;
+  }
   if (seq !== renderSeq) return;
   setStrip(words?.groups);
   const n = words ? words.n : init.tokens.length;
   const signed = isSignedKind(term);
   const scaling = state.scaling ?? 'linear';
   const shown = scaling === 'row' ? normaliseRows(values, n, n) : values;
-  const range = robustRange(shown, signed, scaling);
+  const range = withExactExtent(robustRange(shown, signed, scaling), extent);
   const lut = makeLut(state.colorScale, signed, themeKind());
   current = { values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` };
   const mergeCap = $('#merge-caption');
@@ -701,6 +720,7 @@ function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): v
   $('#legend-min').textContent = `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
   $('#legend-max').textContent = `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
   $('#legend-label').textContent = describeRange(range, kind);
+  $('#legend-label').title = $('#legend-label').textContent;
 }
 
 async function renderHeads(seq: number): Promise<void> {
@@ -755,7 +775,10 @@ function renderOverview(ov: OverviewResponse): void {
   const L = ov.layers.length;
   const H = ov.heads;
   const values = fromBuffer(ov.data, L * H);
-  const range = valueRange(values, false);
+  // The heads' own span, not 0 to max: mean entropies of 4.5–5.6 nats would otherwise all be one yellow.
+  const span = valueRange(values, false);
+  const lo = values.reduce((a, v) => (Number.isFinite(v) && v < a ? v : a), span.max);
+  const range: Range = { min: lo < span.max ? lo : 0, max: span.max, signed: false };
   const lut = makeLut('viridis', false);
   const canvas = $<HTMLCanvasElement>('#overview');
   paintInto(canvas, values, L, H, range, lut);
@@ -839,6 +862,7 @@ function refreshHover(): void {
   const i = hoverI;
   const j = hoverJ;
   heatmap.setHover(i, j);
+  predictions.focus(i, state.pinned !== null, merged);
   for (const p of comparePanes) drawOverlay(p.overlay, init.tokens.length, i, j);
   const msg = `${state.pinned ?? ''}|${i ?? ''}|${state.layer}|${state.head}|${state.term}`;
   if (msg !== sentHover) {
@@ -861,8 +885,9 @@ function refreshHover(): void {
     const row = rows[term];
     if (!row) return;
     const nbs = neighbours(row, term, TOP_K);
-    // Moving along one row only moves the key marker: the strip's neighbours stay as they are.
-    const key = `${msg}|${state?.colorScale}`;
+    // Moving along one row only moves the key marker: the strip's neighbours stay as they are. The exact row
+    // relights them once more: their titles give numbers, which the half-precision slice only approximates.
+    const key = `${msg}|${state?.colorScale}|${exact}`;
     if (key !== litKey) {
       unlight();
       litKey = key;
@@ -1042,10 +1067,20 @@ window.addEventListener('message', (event: MessageEvent<HostToWebview>) => {
     case 'exportImage':
       exportView(m.format, m.requestId);
       return;
+    case 'fillMask':
+    case 'tokenPrediction':
+      predictions.receive(m);
+      return;
+    case 'runProgress':
+    case 'runResult':
+      receiveRun(m);
+      return;
   }
 });
 
 function start(next: ViewInit): void {
+  // Marks the UI bench reads (init → shell → first paint); the heatmap marks each paint.
+  performance.mark('lens-init');
   const sameResult = init?.resultId === next.resultId;
   tracker.rejectAll('superseded');
   inflight.clear();
@@ -1063,12 +1098,16 @@ function start(next: ViewInit): void {
   // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.
   if (!sameResult && saved?.resultId !== next.resultId) state.pinned = null;
   state.resultId = next.resultId;
+  // The host sent the matrix the view showed last along with the result: the first paint needs no request.
+  if (next.first) cache.set(keyOf(paintRequest(next.first.layer, next.first.head, next.first.kind)), next.first);
   hoverI = state.pinned;
   hoverJ = null;
   sentHover = '';
   current = undefined;
   buildShell();
+  showRunBanner(next, post);
   syncControls();
+  performance.mark('lens-shell');
   save();
   // The distance table only serves the readout: fetch it once the first picture is up, not before.
   void renderView()

@@ -116,4 +116,6 @@ export const VIEW_CONTROLS: Readonly<Record<ViewName, readonly ViewControl[]>> =
   buckets: [],
   rollout: ['colours'],
   diff: ['term', 'layer', 'head', 'colours'],
+  interventions: [],
+  ranking: [],
 };

@@ -1,5 +1,5 @@
-// The hover readout: five lines of fixed height (pair, values, distance, what raises the score, what lowers it
-// or the compared heads), so the layout under the pointer never moves. Builds DOM only; main.ts places it.
+// The hover readout: six lines of fixed height (pair, a two-line grid of values, distance, what raises the
+// score, what lowers it or the compared heads), so the layout under the pointer never moves. Builds DOM only; main.ts places it.
 import { formatSigned, formatValue } from '../src/shared/format';
 import { distanceText, pairValues, type BucketTable, type SignedNeighbours, type Neighbour } from '../src/shared/hover';
 import { isRawTerm, KIND_SHORT, type MatrixKind } from '../src/shared/kinds';
@@ -28,15 +28,15 @@ export function idleReadout(): HTMLElement[] {
 }
 
 function neighbourList(label: string, list: Neighbour[], cls: string, i: number, name: (k: number) => string, row: Float32Array | undefined): HTMLElement {
-  const line = el('div', { class: 'meta' }, [`${label}: `]);
+  // Items wrap as wholes onto a hidden second line (CSS): a value is shown entire or not at all, never cut.
+  const line = el('div', { class: 'meta nbs' }, [el('span', { class: 'nbs-label' }, [`${label}:`])]);
   list.forEach((nb, rank) => {
-    if (rank) line.append(', ');
     const v = cls ? formatSigned(nb.value) : formatValue(nb.value);
     // Keys with exactly the same value (c2p keys in one log bucket) are one number, not a ranking: say so.
     const ties = row ? countEqual(row, nb.value) : 1;
     line.append(el('span', { class: cls, 'data-rank': String(rank), 'data-query': String(i), 'data-key': String(nb.j), 'data-value': String(nb.value) }, [`${name(nb.j)} ${v}${ties > 1 ? ` (tie ×${ties})` : ''}`]));
   });
-  if (!list.length) line.append('none');
+  if (!list.length) line.append(el('span', {}, ['none']));
   return line;
 }
 

@@ -16,25 +16,31 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'Which (query, key) pairs see their exact relative distance and which share a log bucket (several distances read the same position embedding) or are clamped at the span’s edge.',
   rollout:
     'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), for the real model or an ablation.',
+  interventions:
+    'Remove attention terms inside the real forward pass (zero them before the softmax, or replace them by their mean) and rerun every later layer: the predictions at each [MASK] before and after. Unlike “Softmax ablation”, which re-softmaxes one layer’s stored terms, this is a recomputation.',
+  ranking:
+    'Which heads matter at one position: each head’s term removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there. Click a cell to open that head.',
   diff:
     'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
 export const VIEW_TITLES: Record<AnalysisView, string> = {
   shares: 'Term shares',
-  ablation: 'Ablation',
+  ablation: 'Softmax ablation',
   distance: 'Distance',
   buckets: 'Buckets',
   rollout: 'Rollout',
   diff: 'Diff',
+  interventions: 'Intervention (rerun)',
+  ranking: 'Head ranking',
 };
 
 /** Shown in the Diff tab before there are two results to compare. */
 export const DIFF_EMPTY = 'Explain twice (e.g. before and after an edit) to compare: the Diff tab then shows current − previous.';
 
 /** "current − previous explain, 12 of 14 tokens matched (previous had 13)". */
-export function diffCaption(kind: string, layer: number, head: number, matched: number, nB: number, nA: number): string {
-  return `${kind}, layer ${layer}, head ${head}: current − previous explain, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
+export function diffCaption(kind: string, layer: number, head: number, matched: number, nB: number, nA: number, what = 'current − previous explain'): string {
+  return `${kind}, layer ${layer}, head ${head}: ${what}, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
 }
 
 /**
@@ -70,11 +76,14 @@ export const PRESET_LABELS: Record<AblationPresetName, string> = {
 const CONTENT: Rgb = [27, 158, 119];
 const POSITION: Rgb = [117, 112, 179];
 const MIXED: Rgb = [236, 236, 236];
+// On a dark page the midpoint is a dark grey: a pale grid would glare there.
+const MIXED_DARK: Rgb = [58, 58, 64];
 
-/** Colour of a head by its content share (1 = all content, 0 = all position), through a pale midpoint. */
-export function shareColor(content: number): Rgb {
+/** Colour of a head by its content share (1 = all content, 0 = all position), through a midpoint near the page. */
+export function shareColor(content: number, theme: 'light' | 'dark' = 'light'): Rgb {
   const t = Math.min(1, Math.max(0, Number.isFinite(content) ? content : 0.5));
-  const [a, b, f] = t >= 0.5 ? [MIXED, CONTENT, (t - 0.5) * 2] : [MIXED, POSITION, (0.5 - t) * 2];
+  const mid = theme === 'dark' ? MIXED_DARK : MIXED;
+  const [a, b, f] = t >= 0.5 ? [mid, CONTENT, (t - 0.5) * 2] : [mid, POSITION, (0.5 - t) * 2];
   return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
 }
 

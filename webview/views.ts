@@ -3,9 +3,10 @@
 // colours in views-model.ts.
 import { cellAt } from '../src/shared/hover';
 import { withAxisLabels } from './grid-labels';
-import { el } from './dom';
-import { cssRgb, makeLut, paintMatrix, valueRange, type Range } from './colors';
+import { el, themeKind } from './dom';
+import { cssRgb, makeLut, paintMatrix, robustRange, valueRange, type Range } from './colors';
 import { formatValue } from '../src/shared/format';
+import { pieceLabel } from '../src/shared/token-layout';
 import {
   ablationRowText,
   bucketPairText,
@@ -24,6 +25,8 @@ import {
   ZONE_COLORS,
   ZONE_TEXT,
 } from './views-model';
+import { renderInterventions } from './interventions';
+import { renderRanking } from './head-ranking';
 import {
   ABLATION_PRESETS,
   fromBuffer,
@@ -71,7 +74,8 @@ export function currentPicture(): Picture | undefined {
 
 
 function tok(ctx: ViewContext, k: number): string {
-  return ctx.init.tokens[k]?.text ?? `#${k}`;
+  const t = ctx.init.tokens[k];
+  return t ? (t.special ? t.text : pieceLabel(t.text)) : `#${k}`;
 }
 
 /** Paints `[rows, cols]` into a canvas: one canvas pixel per cell, one putImageData per matrix; CSS scales it up
@@ -111,7 +115,9 @@ function readout(text: string): void {
 
 function sidePx(n: number, parts: number): number {
   const avail = Math.max(180, Math.min(document.body.clientWidth - 64, 960));
-  return Math.max(Math.min(n * 4, 120), Math.floor(avail / parts) - 12);
+  // In a narrow panel, two maps a row at a readable size rather than all of them in a row as thumbnails.
+  const per = avail / parts < 200 && parts > 2 ? avail / 2 : avail / parts;
+  return Math.max(Math.min(n * 4, 120), Math.floor(per) - 12);
 }
 
 function presetPicker(ctx: ViewContext, id: string, withAll: boolean): HTMLSelectElement {
@@ -150,6 +156,10 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
       return rollout(body, ctx);
     case 'diff':
       return diff(body, ctx);
+    case 'interventions':
+      return renderInterventions(body, ctx);
+    case 'ranking':
+      return renderRanking(body, ctx);
   }
 }
 
@@ -167,6 +177,7 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const content = fromBuffer(r.content, L * H);
   const c2p = r.c2p ? fromBuffer(r.c2p, L * H) : undefined;
   const p2c = r.p2c ? fromBuffer(r.p2c, L * H) : undefined;
+  const theme = themeKind();
   const cell = Math.max(18, Math.min(44, Math.floor(560 / Math.max(H, 1))));
   const c = el('canvas', { id: 'shares-grid', class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': 'Term shares: rows layers, columns heads; green content, purple position' });
   const dpr = window.devicePixelRatio || 1;
@@ -183,15 +194,15 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
     for (let li = 0; li < L; li++) {
       for (let h = 0; h < H; h++) {
         const k = li * H + h;
-        g.fillStyle = cssRgb(shareColor(content[k]));
+        g.fillStyle = cssRgb(shareColor(content[k], theme));
         g.fillRect(h * cell, li * cell, cell - 1, cell - 1);
-        g.fillStyle = '#111';
+        g.fillStyle = theme === 'dark' ? '#eee' : '#111';
         g.fillText(labelTag(r.labels[k]), h * cell + cell / 2, li * cell + cell / 2);
       }
     }
     const ci = r.layers.indexOf(ctx.state.layer);
     if (ci >= 0) {
-      g.strokeStyle = '#000';
+      g.strokeStyle = theme === 'dark' ? '#fff' : '#000';
       g.lineWidth = 2;
       g.strokeRect(ctx.state.head * cell + 1, ci * cell + 1, cell - 3, cell - 3);
     }
@@ -216,14 +227,14 @@ async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const counts = { content: 0, positional: 0, mixed: 0 };
   for (const l of r.labels) counts[l]++;
   const legend = el('div', { id: 'shares-legend', class: 'legend' }, [
-    swatch(shareColor(1), `C content (c2c share ≥ ${r.thresholds.content}): ${counts.content}`),
-    swatch(shareColor(0.5), `M mixed: ${counts.mixed}`),
-    swatch(shareColor(0), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
+    swatch(shareColor(1, theme), `C content (c2c share ≥ ${r.thresholds.content}): ${counts.content}`),
+    swatch(shareColor(0.5, theme), `M mixed: ${counts.mixed}`),
+    swatch(shareColor(0, theme), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
     el('span', { class: 'meta' }, ['Click a head to open it.']),
   ]);
   body.append(withAxisLabels(c, r.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }), legend);
   const lut = new Uint8ClampedArray(256 * 4);
-  for (let k = 0; k < 256; k++) lut.set([...shareColor(k / 255), 255], k * 4);
+  for (let k = 0; k < 256; k++) lut.set([...shareColor(k / 255, theme), 255], k * 4);
   picture = { canvas: c, values: content, rows: L, cols: H, range: { min: 0, max: 1, signed: false }, lut, title: 'Content share per layer (rows) and head (columns)' };
 }
 
@@ -231,6 +242,23 @@ function swatch(rgb: readonly [number, number, number], text: string): HTMLEleme
   const s = el('span', { class: 'swatch' });
   s.style.backgroundColor = cssRgb(rgb);
   return el('span', { class: 'legend-item' }, [s, text]);
+}
+
+/**
+ * Robust limits shared by the maps of one figure (equal colours mean equal values across them): at long
+ * lengths a 0-to-max ramp leaves all but the few largest cells at the page colour.
+ */
+function jointLimits(maps: Float32Array[], signed: boolean): Range {
+  if (maps.length === 1) return robustRange(maps[0], signed);
+  const all = new Float32Array(maps.reduce((a, m) => a + m.length, 0));
+  maps.reduce((at, m) => (all.set(m, at), at + m.length), 0);
+  return robustRange(all, signed);
+}
+
+/** A caption's limits: "0 … 0.012 (99th pct of 0.81)" or "±0.5". */
+function limitsText(r: Range): string {
+  const ends = r.signed ? `±${formatValue(r.max)}` : `0 … ${formatValue(r.max)}`;
+  return r.percentile && r.exact ? `${ends}, ${r.percentile}th percentile; data to ${formatValue(r.signed ? Math.max(-r.exact.min, r.exact.max) : r.exact.max)}` : ends;
 }
 
 // ---- 2. ablation ----
@@ -248,12 +276,10 @@ async function ablation(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const kl = fromBuffer(r.kl, n);
   const tv = fromBuffer(r.tv, n);
   const scale = ctx.state.colorScale;
-  const pr = valueRange(real, false);
-  const ar = valueRange(abl, false);
-  const shared: Range = { min: 0, max: Math.max(pr.max, ar.max), signed: false };
-  const probLut = makeLut(scale, false);
-  const diffRange = valueRange(diff, true);
-  const diffLut = makeLut(scale, true);
+  const shared = jointLimits([real, abl], false);
+  const probLut = makeLut(scale, false, themeKind());
+  const diffRange = jointLimits([diff], true);
+  const diffLut = makeLut(scale, true, themeKind());
   const px = sidePx(n, 3);
   const cReal = matrixCanvas('ablation-real', real, n, n, shared, probLut, px, 'Real probabilities');
   const cAbl = matrixCanvas('ablation-probs', abl, n, n, shared, probLut, px, `Ablated probabilities (${PRESET_LABELS[preset]})`);
@@ -261,9 +287,9 @@ async function ablation(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const fig = (c: HTMLCanvasElement, cap: string) => el('figure', { class: 'analysis-fig' }, [c, el('figcaption', { class: 'meta' }, [cap])]);
   body.append(
     el('div', { class: 'analysis-row' }, [
-      fig(cReal, `real probs (0 … ${formatValue(shared.max)})`),
+      fig(cReal, `real probs (${limitsText(shared)})`),
       fig(cAbl, `keeping ${r.kept.join(' + ')}`),
-      fig(cDiff, `ablated − real (±${formatValue(diffRange.max)})`),
+      fig(cDiff, `ablated − real (${limitsText(diffRange)})`),
     ]),
   );
   const klS = meanMax(kl);
@@ -433,11 +459,11 @@ async function rollout(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const n = real.n;
   const rv = fromBuffer(real.data, n * n);
   const av = abl ? fromBuffer(abl.data, n * n) : undefined;
-  const lut = makeLut(ctx.state.colorScale, false);
-  const range: Range = { min: 0, max: Math.max(valueRange(rv, false).max, av ? valueRange(av, false).max : 0), signed: false };
+  const lut = makeLut(ctx.state.colorScale, false, themeKind());
+  const range = jointLimits(av ? [rv, av] : [rv], false);
   const px = sidePx(n, av ? 2 : 1.6);
   const cReal = matrixCanvas('rollout-real', rv, n, n, range, lut, px, 'Rollout of the real attention');
-  const figs = [el('figure', { class: 'analysis-fig' }, [cReal, el('figcaption', { class: 'meta' }, [`real, layers ${real.layers[0]}–${real.layers[real.layers.length - 1]}`])])];
+  const figs = [el('figure', { class: 'analysis-fig' }, [cReal, el('figcaption', { class: 'meta' }, [`real, layers ${real.layers[0]}–${real.layers[real.layers.length - 1]} (${limitsText(range)})`])])];
   const canv: [HTMLCanvasElement, Float32Array][] = [[cReal, rv]];
   if (av) {
     const cAbl = matrixCanvas('rollout-ablated', av, n, n, range, lut, px, `Rollout keeping ${PRESET_LABELS[preset]}`);
@@ -465,7 +491,7 @@ async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
     return;
   }
   const P = r.pairs.length;
-  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA)]));
+  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA, ctx.init.run ? 'intervened − plain run' : undefined)]));
   const mismatch = diffMismatch(P, r.nB, r.nA);
   if (mismatch) body.append(el('p', { id: 'diff-mismatch', class: 'caption warning', role: 'alert' }, [mismatch]));
   if (P === 0) {
@@ -473,24 +499,24 @@ async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
     return;
   }
   const values = fromBuffer(r.data, P * P);
-  const range = valueRange(values, true);
-  const lut = makeLut(ctx.state.colorScale, true);
+  const range = jointLimits([values], true);
+  const lut = makeLut(ctx.state.colorScale, true, themeKind());
   const c = matrixCanvas('diff-matrix', values, P, P, range, lut, sidePx(P, 1.6), `Current minus previous ${term}, ${P} matched tokens: rows queries, columns keys`);
   const labels = el(
     'ol',
     { id: 'diff-labels', class: 'diff-labels meta', start: '0', 'aria-label': 'Matched tokens (rows and columns, in order)' },
-    r.labels.map((t, p) => el('li', { 'data-p': String(p), title: `previous #${r.pairs[p][0]}, current #${r.pairs[p][1]}` }, [t])),
+    r.labels.map((t, p) => el('li', { 'data-p': String(p), title: `previous #${r.pairs[p][0]}, current #${r.pairs[p][1]}` }, [pieceLabel(t)])),
   );
   body.append(
     el('div', { class: 'analysis-row' }, [
-      el('figure', { class: 'analysis-fig' }, [c, el('figcaption', { class: 'meta' }, [`current − previous (±${formatValue(range.max)})`])]),
+      el('figure', { class: 'analysis-fig' }, [c, el('figcaption', { class: 'meta' }, [`current − previous (${limitsText(range)})`])]),
       labels,
     ]),
   );
   onCell(c, P, (p, q) => {
     const [ap, bp] = r.pairs[p];
     const [aq, bq] = r.pairs[q];
-    readout(`query “${r.labels[p]}” (#${ap} → #${bp}) → key “${r.labels[q]}” (#${aq} → #${bq}): current − previous ${term} = ${formatValue(values[p * P + q])}`);
+    readout(`query “${pieceLabel(r.labels[p])}” (#${ap} → #${bp}) → key “${pieceLabel(r.labels[q])}” (#${aq} → #${bq}): current − previous ${term} = ${formatValue(values[p * P + q])}`);
   });
   picture = { canvas: c, values, rows: P, cols: P, range, lut, title: `Current − previous ${term}, layer ${layer} head ${head}` };
 }

@@ -39,8 +39,11 @@ export class TailSessions extends GraphSessions<number> {
     return this.session(layer, 'tail', graph, options.executionProvider, threads);
   }
 
-  /** Layers plan.firstLayer… on `hidden` (that layer's input) with the plan's terms removed → the last hidden state. */
-  async run(plan: AblationPlan, hidden: Float32Array, rel: Float32Array | undefined, relRows: number, n: number, signal?: AbortSignal) {
+  /**
+   * Layers plan.firstLayer… on `hidden` (that layer's input) with the plan's terms removed → the last hidden state,
+   * and with `states` the input states of the later layers too (in that order).
+   */
+  async run(plan: AblationPlan, hidden: Float32Array, rel: Float32Array | undefined, relRows: number, n: number, signal?: AbortSignal, states = false) {
     const spec = this.model.checkpoint.spec;
     const session = await this.start(plan.firstLayer);
     const D = spec.hiddenSize, H = spec.numHeads, Lt = spec.numLayers - plan.firstLayer;
@@ -53,9 +56,10 @@ export class TailSessions extends GraphSessions<number> {
       feeds[TailInput.keep(t)] = { type: 'float32', data: keep, dims: [Lt, H] };
     }
     feeds[TailInput.mean] = { type: 'float32', data: Float32Array.of(plan.mode === 'mean' ? 1 : 0), dims: [1] };
-    const run = await session.run('tail', feeds, [LAST_HIDDEN], signal);
+    const later = states ? Array.from({ length: Lt - 1 }, (_, k) => layerInputOutput(plan.firstLayer + 1 + k)) : [];
+    const run = await session.run('tail', feeds, [LAST_HIDDEN, ...later], signal);
     try {
-      return { ms: run.ms, hidden: run.outputs.read(LAST_HIDDEN) };
+      return { ms: run.ms, hidden: run.outputs.read(LAST_HIDDEN), states: later.map((name) => run.outputs.read(name)) };
     } finally {
       run.outputs.release();
     }
@@ -71,7 +75,7 @@ export async function checkAblation(modelDir: string, spec: string, mode: Ablati
 }
 
 /** An intervention's effect is shown on the masked-LM head's predictions. */
-function requireMlmHead(ck: Checkpoint): void {
+export function requireMlmHead(ck: Checkpoint): void {
   const heads = findHeads(ck);
   if (heads.mlm) return;
   throw new LensError(heads.rtd ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions` : noHeadMessage(ck), 'unsupported');

@@ -1,5 +1,6 @@
 // The engine's public types: what the extension and the CLI call (through ./index.ts). Implemented in ./model.ts.
-import type { AblateInput, AblateResult, PredictInput, PredictResult } from './prediction';
+import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from './prediction';
+import type { AblatedRunInput } from './ablated-run';
 import type { ExplainResult } from './result';
 import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 
@@ -64,9 +65,18 @@ export interface LensModel {
   /** Fill-mask at every [MASK] (and at `positions`, masked first) and replaced-token detection, with the
    *  checkpoint's own heads. Rejects with a LensError naming what is missing when the checkpoint has no head. */
   predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult>;
+  /** The same on the tokens of an explain result of this model: [MASK]s and RTD from the hidden state the explain
+   *  kept (no second encoder run), each of `positions` masked and run once more. */
+  predictExplained(result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult>;
   /** The same predictions before and after removing attention terms of chosen heads inside the forward pass
    *  (every later layer rerun), with KL and the followed token's log-probability and rank. The spec is checked
    *  against the model before anything runs. */
   ablate(input: AblateInput, signal?: AbortSignal): Promise<AblateResult>;
+  /** The attention of the run with the intervention (every layer, computed on demand like explain's): intervened
+   *  layers show the removed terms as the run used them and the softmax of that; later layers are the rerun's. */
+  explainAblated(input: AblatedRunInput, signal?: AbortSignal): Promise<ExplainResult>;
+  /** Head ranking at one position: each head's term removed alone (rerun from its layer), ranked by the drop in
+   *  the followed token's log-probability. Cancelling kills the run in progress (`signal`). */
+  sweep(input: SweepInput, signal?: AbortSignal): Promise<SweepResult>;
   dispose(): Promise<void>;
 }

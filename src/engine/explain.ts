@@ -125,17 +125,20 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   const partNames = Object.values(EMBEDDING_PARTS);
   if (decomposable) fetches.push(...partNames);
   const { outputs, ms, spillMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, tokenTypes)), fetches, signal);
-  let states: Float32Array, rel: Float32Array | undefined, parts: Float32Array[] | undefined;
+  let states: Float32Array, rel: Float32Array | undefined, parts: Float32Array[] | undefined, lastState: Float32Array;
   try {
     states = new Float32Array(layers.length * n * D);
     layers.forEach((l, k) => outputs.read(layerInputOutput(l), states, k * n * D));
     rel = relative ? outputs.read(REL_OUTPUT) : undefined;
     parts = decomposable ? partNames.map((p) => outputs.read(p)) : undefined;
-    assertFiniteForward(model.checkpoint.dir, layers, states, n * D, rel, outputs.read(after));
+    lastState = outputs.read(after);
+    assertFiniteForward(model.checkpoint.dir, layers, states, n * D, rel, lastState);
   } finally {
     outputs.release();
   }
   const source = new LayerComputation(model, n, layers, states, parts);
+  // The last hidden state is kept (n·D floats): fill-mask on this result then needs the heads only.
+  if (after === LAST_HIDDEN) source.lastHidden = lastState;
   const info = { ...model.info, execution_provider: model.session.provider };
   return new ExplainResult(info, ids, tokens, scaleOf(spec), { layers, source }, input.text, {
     tokenize_ms: t1 - t0,
@@ -151,8 +154,9 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
  * and the relative table are sent to the runtime process once and kept there; so are the layer's position
  * projections, which the runtime computes from them on the layer's first use (they do not depend on the text).
  */
-class LayerComputation implements LayerSource {
+export class LayerComputation implements LayerSource {
   private states?: Float32Array;
+  lastHidden?: Float32Array;
   private readonly index: Map<number, number>;
 
   constructor(
@@ -271,6 +275,7 @@ class LayerComputation implements LayerSource {
 
   release(): void {
     this.states = undefined;
+    this.lastHidden = undefined;
     this.parts = undefined;
   }
 }

@@ -22,6 +22,11 @@ export class GraphSessions<K> {
     return session;
   }
 
+  /** Stops the process under `key` (its graph stays cached and held): the next run there starts a fresh one. */
+  async idle(key: K): Promise<void> {
+    await this.sessions.get(key)?.terminate();
+  }
+
   /** The runtime processes' ids (for memory figures). */
   get pids(): number[] {
     return [...this.sessions.values()].flatMap((s) => (s.pid === undefined ? [] : [s.pid]));

@@ -3,9 +3,11 @@ export type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model';
 export type { OpenModel } from './model';
 export { forwardOnly } from './explain';
-export type { AblateInput, AblateResult, TokenRating, TrackedToken, OriginalToken, PositionPrediction, PredictInput, PredictResult, PredictTimings, RtdScore, TopToken } from './prediction';
+export type { AblateInput, AblateResult, TokenRating, TrackedToken, OriginalToken, PositionPrediction, PredictInput, PredictResult, PredictTimings, RtdScore, SweepCell, SweepInput, SweepProgress, SweepResult, TopToken } from './prediction';
 export { DEFAULT_TOP } from './predict';
 export { checkAblation } from './ablate';
+export { checkSweep } from './sweep';
+export type { AblatedRunInput } from './ablated-run';
 export { ExplainResult, type ExplainTimings, type LayerTensors } from './result';
 export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './layer-cache';
 export { estimateMemory, formatBytes, type MemoryEstimate } from './memory';

@@ -7,8 +7,10 @@ import { LensError } from './errors';
 import { type ExplainContext, explainWith } from './explain';
 import { findHeads, headNames } from './heads';
 import { ablateWith, TailSessions } from './ablate';
-import { HeadSession, predictWith } from './predict';
-import type { AblateInput, AblateResult, PredictInput, PredictResult } from './prediction';
+import { sweepWith } from './sweep';
+import { type AblatedRunInput, explainAblatedWith } from './ablated-run';
+import { HeadSession, predictExplained, predictWith } from './predict';
+import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from './prediction';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-layout';
 import { type CachedGraph, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
@@ -153,8 +155,20 @@ class OpenModel implements LensModel, ExplainContext {
     return predictWith(this, input, signal);
   }
 
+  predictExplained(result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult> {
+    return predictExplained(this, result, input, signal);
+  }
+
   ablate(input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
     return ablateWith(this, input, signal);
+  }
+
+  explainAblated(input: AblatedRunInput, signal?: AbortSignal): Promise<ExplainResult> {
+    return explainAblatedWith(this, input, signal);
+  }
+
+  sweep(input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
+    return sweepWith(this, input, signal);
   }
 
   async dispose(): Promise<void> {

@@ -11,6 +11,8 @@ import type { OpenModel } from './model';
 import type { PositionPrediction, PredictInput, PredictResult, RtdScore, TopToken } from './prediction';
 import type { FeedTensor } from './runtime/messages';
 import type { RuntimeSession } from './runtime/session';
+import type { ExplainResult } from './result';
+import type { Token } from './types';
 
 export const DEFAULT_TOP = 5;
 
@@ -142,21 +144,54 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
   const heads = model.heads.heads;
   const ck = model.checkpoint;
   if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(ck), 'unsupported');
-  const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
-  const n = ids.length;
-  const k = checkTop(model, input.top);
-  const { maskId, inputMasks, asked, toMask } = positionsToPredict(model, ids, input.positions);
+  const prepared = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
+  const { maskId, inputMasks, asked } = positionsToPredict(model, prepared.ids, input.positions);
   if (!heads.rtd && inputMasks.length === 0 && asked.length === 0) {
     const why = maskId === undefined ? `${ck.dir} has no tokenizer, so [MASK] ids are unknown` : 'the input has no [MASK] token';
     throw new LensError(`nothing to predict: ${why} and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)`);
   }
+  return predictPrepared(model, prepared, input, undefined, t0, signal);
+}
+
+/**
+ * Fill-mask on the tokens of an explain result of this model: the [MASK]s and the RTD scores read the last hidden
+ * state the explain kept (the heads only, no encoder run); each asked position is masked and run once more.
+ */
+export async function predictExplained(model: OpenModel, result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult> {
+  const t0 = performance.now();
+  const heads = model.heads.heads;
+  if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(model.checkpoint), 'unsupported');
+  if (result.model.checkpoint_hash !== model.info.checkpoint_hash) throw new LensError(`this result was explained with ${result.model.name}, not ${model.info.name}: explain again`, 'invalid-input');
+  if (result.released) throw new LensError('this result was released; explain again', 'runtime');
+  const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds };
+  return predictPrepared(model, prepared, input, result.lastHidden, t0, signal);
+}
+
+/** The head runs on prepared tokens; `hidden`, when given, is the last hidden state of those tokens as they are. */
+async function predictPrepared(
+  model: OpenModel,
+  prepared: { ids: number[]; tokens: Token[]; tokenTypes?: number[] },
+  input: Pick<PredictInput, 'positions' | 'top'>,
+  hidden: Float32Array | undefined,
+  t0: number,
+  signal?: AbortSignal,
+): Promise<PredictResult> {
+  const heads = model.heads.heads;
+  const { ids, tokens, tokenTypes } = prepared;
+  const n = ids.length;
+  const k = checkTop(model, input.top);
+  const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, input.positions);
   const t1 = performance.now();
   let forwardMs = 0, headMs = 0;
 
-  const runOnce = async (runIds: number[], positions: number[], targets: number[], rtd: boolean) => {
-    const fwd = await forwardOnly(model, runIds, signal);
-    forwardMs += fwd.ms;
-    const out = await model.heads.run(fwd.hidden, n, positions, targets, k, rtd, signal);
+  const runOnce = async (runIds: number[], positions: number[], targets: number[], rtd: boolean, kept?: Float32Array) => {
+    let state = kept;
+    if (!state) {
+      const fwd = await forwardOnly(model, runIds, signal, tokenTypes);
+      forwardMs += fwd.ms;
+      state = fwd.hidden;
+    }
+    const out = await model.heads.run(state, n, positions, targets, k, rtd, signal);
     headMs += out.ms;
     return out;
   };
@@ -164,11 +199,13 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
   const predictions: PositionPrediction[] = [];
   let rtd: RtdScore[] | undefined;
   const mlmMasks = heads.mlm ? inputMasks : [];
-  const first = await runOnce(ids, mlmMasks, mlmMasks.map((p) => ids[p]), true);
-  readPredictions(first.read, mlmMasks, k).forEach(({ top }, r) => predictions.push({ position: mlmMasks[r], source: 'input', top }));
-  if (heads.rtd) {
-    const logits = first.read(HeadOutput.rtdLogits);
-    rtd = Array.from(logits, (logit, i) => ({ position: i, token: tokens[i].text, logit, prob: sigmoid(logit) }));
+  if (mlmMasks.length > 0 || heads.rtd) {
+    const first = await runOnce(ids, mlmMasks, mlmMasks.map((p) => ids[p]), true, hidden);
+    readPredictions(first.read, mlmMasks, k).forEach(({ top }, r) => predictions.push({ position: mlmMasks[r], source: 'input', top }));
+    if (heads.rtd) {
+      const logits = first.read(HeadOutput.rtdLogits);
+      rtd = Array.from(logits, (logit, i) => ({ position: i, token: tokens[i].text, logit, prob: sigmoid(logit) }));
+    }
   }
   for (const p of toMask) {
     const masked = ids.slice();
@@ -188,6 +225,6 @@ export async function predictWith(model: OpenModel, input: PredictInput, signal?
     tokens,
     predictions,
     ...(rtd ? { rtd } : {}),
-    timings: { tokenize_ms: t1 - t0, forward_ms: forwardMs, head_ms: headMs, total_ms: performance.now() - t0 },
+    timings: { tokenize_ms: t1 - t0, forward_ms: forwardMs, head_ms: headMs, total_ms: performance.now() - t0, forward_reused: hidden !== undefined && (mlmMasks.length > 0 || !!heads.rtd) },
   };
 }

@@ -1,5 +1,5 @@
 // What the prediction heads give back: the `deberta-lens predict` JSON and what the views show. Types only.
-import type { ModelInfo, Token } from './types';
+import type { ModelInfo, TermName, Token } from './types';
 
 export interface PredictInput {
   /** Text to tokenize; [CLS] … [SEP] are added. Exactly one of text/ids. */
@@ -50,6 +50,8 @@ export interface PredictTimings {
   /** Head runs. */
   head_ms: number;
   total_ms: number;
+  /** The [MASK]s and RTD scores were read from an explain's last hidden state (no encoder run for them). */
+  forward_reused?: boolean;
 }
 
 export interface PredictResult {
@@ -106,4 +108,57 @@ export interface AblateResult {
   kl: { position: number; kl: number }[];
   tracked: TrackedToken[];
   timings: { tokenize_ms: number; forward_ms: number; rerun_ms: number; head_ms: number; total_ms: number };
+}
+
+export interface SweepInput {
+  text?: string;
+  ids?: number[];
+  /** The terms to remove one head at a time: c2c, c2p, p2c, or "all" (every term the model has). */
+  terms: string[];
+  /** The position followed (masked first unless it is a [MASK]); default the input's first [MASK]. */
+  position?: number;
+  /** zero (default) or mean, as in an intervention. */
+  mode?: 'zero' | 'mean';
+  /** Called after every cell (and once at the start). */
+  onProgress?: (p: SweepProgress) => void;
+  /** false: one rerun per cell instead of a layer's cells as one batched run (the same numbers; for tests). */
+  batch?: boolean;
+}
+
+export interface SweepProgress {
+  done: number;
+  total: number;
+  /** The layer being swept. */
+  layer: number;
+}
+
+/** One head's term removed alone. */
+export interface SweepCell {
+  layer: number;
+  head: number;
+  term: TermName;
+  /** log p(followed) before − after: positive = the head's term helped the followed token. */
+  drop: number;
+  logprob_after: number;
+  rank_after: number;
+  /** The first choice after the intervention. */
+  top1_after: { id: number; token: string };
+}
+
+export interface SweepResult {
+  model: ModelInfo;
+  mode: 'zero' | 'mean';
+  terms: TermName[];
+  position: number;
+  /** input: a [MASK] of the input; masked: the position's token was masked for the sweep. */
+  source: 'input' | 'masked';
+  input_ids: number[];
+  tokens: Token[];
+  /** The token whose log-probability is followed, and how the model rates it without any intervention. */
+  followed: { id: number; token: string; which: 'original' | 'top1_before'; before: TokenRating };
+  /** Per term: drop as [layers][heads]. */
+  grid: Partial<Record<TermName, number[][]>>;
+  /** Every cell, largest drop first. */
+  ranking: SweepCell[];
+  timings: { forward_ms: number; rerun_ms: number; head_ms: number; cells: number; total_ms: number };
 }

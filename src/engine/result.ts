@@ -16,6 +16,9 @@ export interface LayerSource {
   compute(layer: number, signal?: AbortSignal): Promise<LayerTensors>;
   /** BERT: layer 0's score split by embedding part (c2c, c2p, p2c, p2p, rest), each [heads, n, n] in score units. */
   decomposition?(signal?: AbortSignal): Promise<Layer0Decomposition>;
+  /** The encoder's last hidden state `[n, D]` when the forward pass ran every layer: the prediction heads read it
+   *  instead of running the encoder again. Undefined once released. */
+  readonly lastHidden?: Float32Array;
   /** Frees what the source keeps (the layers' input states). */
   release(): void;
 }
@@ -94,6 +97,11 @@ export class ExplainResult implements LayerOwner {
       throw e;
     });
     return this.decomposition;
+  }
+
+  /** The encoder's last hidden state `[n, D]`, when the forward pass ran to the end and the result is not released. */
+  get lastHidden(): Float32Array | undefined {
+    return this.isReleased ? undefined : this.source?.lastHidden;
   }
 
   /** Layers this result can give (all, or those asked for with `layers`). */

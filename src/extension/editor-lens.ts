@@ -7,7 +7,7 @@ import type { HoverInfo } from '../shared/protocol';
 import { formatValue } from '../shared/format';
 import { isRawTerm, kindsOf } from '../shared/kinds';
 import { neighbours, strengthBucket } from '../shared/hover';
-import { tokenAtOffset } from '../shared/token-layout';
+import { tokenAtOffset, visibleSpan } from '../shared/token-layout';
 import { protocolTokens } from './result-shape';
 
 const BUCKETS = 4;
@@ -71,10 +71,24 @@ export class EditorLens implements vscode.HoverProvider {
     this.view = view;
   }
 
+  /** The panel shows another run of the same text (an intervened run, or the plain one again): follow it. */
+  retarget(result: ExplainResult, resultId: number): void {
+    if (this.att && this.att.result.n === result.n) this.att = { ...this.att, result, resultId };
+  }
+
   /** Forget the result (panel closed, document edited): offsets no longer line up. */
   detach(): void {
     this.clear();
     this.att = undefined;
+  }
+
+  /** The explained token at `pos` of `doc`, with the result it belongs to and its range in the document. */
+  locate(doc: vscode.TextDocument, pos: vscode.Position): { i: number; resultId: number; range: vscode.Range } | undefined {
+    const i = this.tokenAt(doc, pos);
+    const a = this.att;
+    if (i === null || !a) return undefined;
+    const t = a.result.tokens[i];
+    return { i, resultId: a.resultId, range: new vscode.Range(doc.positionAt(a.base + t.start), doc.positionAt(a.base + t.end)) };
   }
 
   /** The panel's hover: mirror it in the editor (same layer, head and term). */
@@ -158,22 +172,28 @@ export class EditorLens implements vscode.HoverProvider {
     const row = r.slice(layer, head, kind).subarray(i * n, (i + 1) * n);
     const byLevel: vscode.Range[][] = this.levels.map(() => []);
     const doc = a.document;
-    const toRange = (k: number) => new vscode.Range(doc.positionAt(a.base + r.tokens[k].start), doc.positionAt(a.base + r.tokens[k].end));
+    // Only the characters with ink: a "▁" piece's space or a line break would paint a stub at a line's end.
+    const toRange = (k: number): vscode.Range[] => {
+      const from = a.base + r.tokens[k].start;
+      const own = doc.getText(new vscode.Range(doc.positionAt(from), doc.positionAt(a.base + r.tokens[k].end)));
+      const v = visibleSpan(own, 0, own.length);
+      return v ? [new vscode.Range(doc.positionAt(from + v.start), doc.positionAt(from + v.end))] : [];
+    };
     const byNegLevel: vscode.Range[][] = this.negLevels.map(() => []);
     // Specials have no source text to decorate.
     const nbs = neighbours(row, kind, TOP_K, (j) => r.tokens[j].special);
     for (const nb of nbs.top) {
       const b = strengthBucket(nb.strength, BUCKETS);
-      if (b > 0) byLevel[b - 1].push(toRange(nb.j));
+      if (b > 0) byLevel[b - 1].push(...toRange(nb.j));
     }
     for (const nb of nbs.negative.slice(0, TOP_NEGATIVE)) {
       const b = strengthBucket(nb.strength, BUCKETS);
-      if (b > 0) byNegLevel[b - 1].push(toRange(nb.j));
+      if (b > 0) byNegLevel[b - 1].push(...toRange(nb.j));
     }
     for (const ed of this.editors()) {
       this.levels.forEach((t, k) => ed.setDecorations(t, byLevel[k]));
       this.negLevels.forEach((t, k) => ed.setDecorations(t, byNegLevel[k]));
-      ed.setDecorations(this.query, r.tokens[i].special ? [] : [toRange(i)]);
+      ed.setDecorations(this.query, r.tokens[i].special ? [] : toRange(i));
     }
   }
 

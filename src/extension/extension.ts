@@ -12,7 +12,12 @@ import { selectModel } from './select-model';
 import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './settings';
 import { errorActions, explainError, modelOpenError } from './messages';
 import { LensStatus } from './status-bar';
+import { ComparePanel } from './compare-panel';
+import { compareModels } from './compare-command';
 import { paragraphAround } from './text-range';
+import { PanelPredictions } from './panel-predictions';
+import { registerPredictions } from './predict-commands';
+import { exportRankingCommand } from './ranking-command';
 
 /** What `debertaLens.explain` resolves to; the integration tests read it. */
 export type ExplainOutcome =
@@ -78,15 +83,26 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     {
       onHover: (id, h) => lens.fromPanel(id, h),
+      onInit: (id) => predictions.resend(id),
+      onPredictToken: (id, i) => void predictions.predictToken(id, i),
+      onRun: (result, id) => {
+        lens.retarget(result, id);
+        void predictions.follow(result, id);
+      },
       // Closing the panel while a run is in flight cancels it: the panel must not come back on its own.
       onDispose: () => {
         lens.detach();
+        predictions.clear();
         running?.abort();
       },
       log,
     },
   );
   const lens = new EditorLens((i) => panel.focusToken(i));
+  const predictions = new PanelPredictions({ post: (m) => panel.send(m), topK: () => settings().predictionTopK, log });
+  // Compare with Another Model: its own panel and its own second model (freed with the window).
+  const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);
+  const otherModel = new ModelHost(openModel, defaultDir, log);
 
   const explain = async (raw?: unknown): Promise<ExplainOutcome> => {
     try {
@@ -102,6 +118,8 @@ export function activate(context: vscode.ExtensionContext): void {
       return { ok: false, error: e instanceof Error ? e.message : String(e), code: isLensError(e) ? e.code : 'runtime' };
     }
   };
+
+  const pickDeps = () => ({ context, defaultDir, currentDir: () => models.modelDir(settings()), inspect: (dir: string) => inspectModel(dir), log, showError });
 
   const runExplain = async (args: ExplainArgs): Promise<ExplainOutcome> => {
     const editor = vscode.window.activeTextEditor;
@@ -143,6 +161,8 @@ export function activate(context: vscode.ExtensionContext): void {
         });
         // The engine may finish just as the user cancels: a cancelled run shows nothing.
         if (controller.signal.aborted) throw cancelled();
+        // The first heatmap needs layer 0: start it now, before the progress closes and the panel is shown.
+        if (result.layers.length) result.load(result.layers[0]).catch(() => undefined);
         return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };
       },
     );
@@ -151,7 +171,9 @@ export function activate(context: vscode.ExtensionContext): void {
     const ep = result.model.execution_provider;
     log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
-    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary) }, args.view);
+    const id = panel.show({ result, text, ms, positions: positionSpecOf(model.summary), model }, args.view);
+    // After the panel has its result: the heads run on the explain's hidden state while the first heatmap loads.
+    void predictions.start(model, result, id);
     lens.attach(
       { document: doc, version, base, result, resultId: id },
       { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
@@ -216,20 +238,35 @@ export function activate(context: vscode.ExtensionContext): void {
       return explain({ ...explainArgs(args), view: 'heads' });
     }),
     vscode.commands.registerCommand('debertaLens.export', (args?: unknown) => exportCommand(args)),
+    vscode.commands.registerCommand('debertaLens.exportRanking', (args?: unknown) => exportRankingCommand(panel, args, showError)),
+    ...registerPredictions({ panel, lens, predictions, showError }),
+    { dispose: () => compare.dispose() },
+    { dispose: () => void otherModel.dispose() },
+    vscode.commands.registerCommand('debertaLens.compareModels', (args?: unknown) =>
+      compareModels(
+        {
+          pick: pickDeps(),
+          settings,
+          models,
+          other: otherModel,
+          currentText: () => (panel.isOpen ? panel.text : undefined),
+          explain: async () => (await explain()).ok,
+          panel: compare,
+          log,
+          showError,
+        },
+        args,
+      ),
+    ),
     vscode.commands.registerCommand('debertaLens.selectModel', () =>
-      selectModel({
-        context,
-        defaultDir,
-        currentDir: () => models.modelDir(settings()),
-        inspect: (dir) => inspectModel(dir),
-        log,
-        showError,
-      }),
+      selectModel(pickDeps()),
     ),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${SECTION}.predictionTopK`)) void predictions.refresh();
       if (MODEL_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {
         // The next Explain reopens with the new settings; the old model's memory is freed now.
         void models.dispose();
+        void otherModel.dispose();
         status.idle(`${path.basename(models.modelDir(settings()))} (not loaded)`);
       }
     }),

@@ -1,4 +1,4 @@
-// Finds DeBERTa checkpoints already downloaded by Hugging Face tools: no network, only the local cache.
+// Finds DeBERTa and BERT checkpoints already downloaded by Hugging Face tools: no network, only the local cache.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -39,7 +39,7 @@ async function modelTypeOf(snapshot: string): Promise<string | undefined> {
   }
 }
 
-/** Every models--NAME/snapshots/REV folder whose config.json says model_type deberta*. Never throws. */
+/** Every models--NAME/snapshots/REV folder whose config.json says model_type deberta* or bert. Never throws. */
 export async function listHfCacheModels(hubDir: string = hfHubDir()): Promise<CachedModel[]> {
   const out: CachedModel[] = [];
   for (const repo of (await readDir(hubDir)).sort()) {
@@ -49,7 +49,7 @@ export async function listHfCacheModels(hubDir: string = hfHubDir()): Promise<Ca
     for (const revision of (await readDir(snapDir)).sort()) {
       const snapshot = path.join(snapDir, revision);
       const type = await modelTypeOf(snapshot);
-      if (type && type.startsWith('deberta')) out.push({ path: snapshot, name, revision, modelType: type });
+      if (type && (type.startsWith('deberta') || type === 'bert')) out.push({ path: snapshot, name, revision, modelType: type });
     }
   }
   return out;

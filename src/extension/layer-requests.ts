@@ -3,13 +3,16 @@
 import type { ExplainResult, MatrixKind } from '../engine';
 import { toBuffer, type HeadsResponse, type OverviewResponse, type RowResponse, type SliceResponse } from '../shared/protocol';
 import { downsampleInto, meanAbs, meanRowEntropy } from './matrix-math';
+import { encodeHalf } from '../shared/half';
 import { memo } from './result-memo';
 import { availableKinds, check } from './result-shape';
 
-export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind): Promise<SliceResponse> {
+export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind, precision?: 'half'): Promise<SliceResponse> {
   check(result, layer, head, kind);
   await result.load(layer);
-  return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(result.slice(layer, head, kind)) };
+  const values = result.slice(layer, head, kind);
+  if (precision === 'half') return { type: 'slice', layer, head, kind, n: result.n, data: encodeHalf(values), encoding: 'half', extent: finiteExtent(values) };
+  return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
 }
 
 export async function heads(result: ExplainResult, layer: number, kind: MatrixKind, maxSize: number): Promise<HeadsResponse> {
@@ -54,4 +57,16 @@ export async function row(result: ExplainResult, layer: number, head: number, i:
     rows[kind] = toBuffer(result.slice(layer, head, kind).subarray(i * n, (i + 1) * n));
   }
   return { type: 'row', layer, head, i, n, rows };
+}
+
+/** Finite minimum and maximum ([0, 0] when there is no finite value). */
+function finiteExtent(values: Float32Array): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v < lo && v > -Infinity) lo = v;
+    if (v > hi && v < Infinity) hi = v;
+  }
+  return lo <= hi ? [lo, hi] : [0, 0];
 }

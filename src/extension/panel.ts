@@ -1,7 +1,8 @@
 // The one DeBERTa Lens webview panel: created on the first Explain, reused by the next ones, restored after
 // a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { type ExplainResult, isLensError, LensError } from '../engine';
+import { type ExplainResult, isLensError, LensError, type LensModel } from '../engine';
 import type { PositionSpec } from '../analysis';
 import {
   parseWebviewMessage,
@@ -17,6 +18,9 @@ import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from './result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 import { reportPlan } from '../analysis/export/html-report';
+import { firstSlice, type ViewAt } from './first-slice';
+import { parseRunMessage, type RunLabel } from '../shared/interventions';
+import { RunHost } from './interventions';
 
 export const VIEW_TYPE = 'debertaLens.view';
 
@@ -26,11 +30,21 @@ export interface PanelResult {
   ms: number;
   /** The model's relative-position geometry (the bucket lens needs it). */
   positions?: PositionSpec;
+  /** The model that made the result (the Intervention and Head ranking tabs run it). */
+  model?: LensModel;
+  /** Set when the result is an intervened run of the same text (not a plain explain). */
+  run?: RunLabel;
 }
 
 export interface PanelEvents {
   onHover(resultId: number, hover: HoverInfo): void;
+  /** The view showed result `resultId` (again, after a reload): extras it needs besides init are sent now. */
+  onInit?(resultId: number): void;
+  /** The view asked what the model would put at token `i`. */
+  onPredictToken?(resultId: number, i: number): void;
   onDispose(): void;
+  /** Another run of the same text is shown (the editor's decorations follow it). */
+  onRun?(result: ExplainResult, resultId: number): void;
   log(line: string): void;
 }
 
@@ -44,6 +58,25 @@ export class LensPanel {
   private ready = false;
   private nextImage = 1;
   private readonly imageWaits = new Map<number, (m: ExportMessage) => void>();
+  /** The layer, head and term the view showed last (from its hover messages): the next init's first matrix. */
+  private viewAt: ViewAt | undefined;
+  /** The plain explain behind an intervened run on screen (the Diff compares with it; "back" shows it). */
+  private plain: PanelResult | undefined;
+  /** Interventions, head-ranking sweeps and intervened runs of the explained text. */
+  readonly runs = new RunHost({
+    current: () => this.current,
+    plain: () => this.plain?.result,
+    show: (result, run, previous) => {
+      if (this.plain) this.events.onRun?.(result, this.show({ ...this.plain, result, run }, undefined, previous));
+    },
+    post: (m) => void this.panel?.webview.postMessage(m),
+    save: async (format, content, target) => {
+      const file = target ?? (await this.askRankingPath(format));
+      if (file) await fs.promises.writeFile(file, content);
+      return file;
+    },
+    log: (line) => this.events.log(line),
+  });
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -63,10 +96,20 @@ export class LensPanel {
     return this.current?.result;
   }
 
-  /** Shows a new result (creating or revealing the panel); returns its id. */
-  show(r: PanelResult, view?: ViewName): number {
+  /** The text of the result shown (Compare with Another Model runs the second model on it). */
+  get text(): string | undefined {
+    return this.current?.text;
+  }
+
+  /** Shows a new result (creating or revealing the panel); returns its id. `previous`: what the Diff compares with. */
+  show(r: PanelResult, view?: ViewName, previous?: ExplainResult): number {
     const id = this.nextId++;
-    if (this.current && this.current.result !== r.result) {
+    if (!r.run) this.plain = r;
+    if (previous) {
+      // An intervened run and the plain one it differs from: every other result is freed.
+      for (const old of [this.previous, this.current?.result]) if (old && old !== previous && old !== r.result) old.release();
+      this.previous = previous;
+    } else if (this.current && this.current.result !== r.result) {
       // Two results stay readable (current, and previous for the Diff view); the one before frees its outputs.
       const dropped = this.previous;
       this.previous = this.current.result;
@@ -92,6 +135,16 @@ export class LensPanel {
     else this.pendingView = view;
   }
 
+  /** A message for the view that is loaded now (dropped otherwise: `onInit` follows the next load). */
+  send(m: HostToWebview): void {
+    if (this.ready) this.post(m);
+  }
+
+  /** Brings the panel to the front without taking the focus. */
+  reveal(): void {
+    this.panel?.reveal(undefined, true);
+  }
+
   /** Editor cursor moved onto token `i` (or off every token). */
   focusToken(i: number | null): void {
     if (this.current && this.ready) this.post({ type: 'focus', resultId: this.current.id, i });
@@ -114,6 +167,17 @@ export class LensPanel {
     await writeExport(cur.result, format, file, payload ?? {}, report);
     this.events.log(`exported ${format} to ${file}`);
     return file;
+  }
+
+  private async askRankingPath(format: 'json' | 'csv'): Promise<string | undefined> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const name = `head-ranking.${format}`;
+    const uri = await vscode.window.showSaveDialog({
+      defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name),
+      filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
+      saveLabel: `Export ranking as ${format.toUpperCase()}`,
+    });
+    return uri?.fsPath;
   }
 
   private async askPath(format: ExportFormat, result: ExplainResult, stem?: string): Promise<string | undefined> {
@@ -197,12 +261,16 @@ export class LensPanel {
       this.previous?.release();
       this.current = undefined;
       this.previous = undefined;
+      this.plain = undefined;
+      this.runs.cancelAll();
       this.ready = false;
       this.events.onDispose();
     });
   }
 
   private receive(raw: unknown): void {
+    const run = parseRunMessage(raw);
+    if (run) return void this.runs.handle(run);
     const m = parseWebviewMessage(raw);
     if (!m) {
       this.events.log(`ignored a malformed message from the view`);
@@ -232,10 +300,17 @@ export class LensPanel {
         return;
       }
       case 'hover':
+        this.viewAt = { layer: m.hover.layer, head: m.hover.head, kind: m.hover.kind };
         if (this.current && m.resultId === this.current.id) this.events.onHover(m.resultId, m.hover);
         return;
       case 'log':
         this.events.log(`view ${m.level}: ${m.message}`);
+        return;
+      case 'predictToken':
+        if (this.current && m.resultId === this.current.id) this.events.onPredictToken?.(m.resultId, m.i);
+        return;
+      case 'compareModels':
+        void vscode.commands.executeCommand('debertaLens.compareModels');
         return;
       case 'export': {
         const wait = m.requestId !== undefined ? this.imageWaits.get(m.requestId) : undefined;
@@ -282,9 +357,17 @@ export class LensPanel {
       },
       defaults,
       ms: cur.ms,
+      ...(cur.run ? { run: cur.run } : {}),
     };
-    this.post({ type: 'init', init });
-    if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+    const ready = this.panel;
+    void firstSlice(r, this.viewAt, defaults).then((first) => {
+      // A newer result, or a page torn down meanwhile, sends its own init.
+      if (this.current !== cur || this.panel !== ready || !this.ready) return;
+      this.post({ type: 'init', init: first ? { ...init, first } : init });
+      if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+      // After the init: what the view gets for this result besides it (predictions) must find it in place.
+      this.events.onInit?.(cur.id);
+    });
   }
 
   private post(m: HostToWebview): void {

@@ -53,7 +53,7 @@ export async function answerRequest(result: ExplainResult, body: RequestBody, ct
     case 'rollout':
       return rollout(result, body.preset);
     case 'slice':
-      return slice(result, body.layer, body.head, body.kind);
+      return slice(result, body.layer, body.head, body.kind, body.precision);
     case 'heads':
       return heads(result, body.layer, body.kind, body.maxSize);
     case 'overview':

@@ -1,5 +1,6 @@
-// "DeBERTa Lens: Select Model…": the embedded default, recently used folders, every DeBERTa snapshot in the
-// local Hugging Face cache, or a folder picked by hand. A folder is validated before the setting is saved.
+// "DeBERTa Lens: Select Model…": the embedded default, recently used folders, every DeBERTa or BERT snapshot in
+// the local Hugging Face cache, or a folder picked by hand. A folder is validated before the setting is saved.
+// "Compare with another model…" asks with the same pick (pickModelFolder) and saves nothing.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ModelSummary } from '../engine';
@@ -57,14 +58,21 @@ async function buildItems(d: SelectModelDeps): Promise<ModelItem[]> {
   return items;
 }
 
-/** Returns the saved folder ('' for the default), or undefined when cancelled or invalid. */
-export async function selectModel(d: SelectModelDeps): Promise<string | undefined> {
-  const picked = await vscode.window.showQuickPick(buildItems(d), {
-    title: 'DeBERTa Lens: Select Model',
-    placeHolder: 'Pick a DeBERTa checkpoint (v1, v2 or v3)',
-    matchOnDescription: true,
-    matchOnDetail: true,
-  });
+export interface PickedModel {
+  dir: string;
+  isDefault: boolean;
+  summary: ModelSummary;
+}
+
+/**
+ * The quick pick (bundled model, recent folders, Hugging Face cache, Browse…), then a check of the folder
+ * (errors shown in one line). Resolves to undefined when cancelled or invalid. Saves nothing.
+ */
+export async function pickModelFolder(d: SelectModelDeps, ask: { title: string; placeHolder: string } = {
+  title: 'DeBERTa Lens: Select Model',
+  placeHolder: 'Pick a DeBERTa (v1, v2, v3) or BERT checkpoint',
+}): Promise<PickedModel | undefined> {
+  const picked = await vscode.window.showQuickPick(buildItems(d), { ...ask, matchOnDescription: true, matchOnDetail: true });
   if (!picked) return undefined;
   let dir = picked.dir;
   if (!dir) {
@@ -79,16 +87,23 @@ export async function selectModel(d: SelectModelDeps): Promise<string | undefine
     dir = uris[0].fsPath;
   }
   const chosen = dir;
-  let summary: ModelSummary;
   try {
-    summary = await vscode.window.withProgress(
+    const summary = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `DeBERTa Lens: checking ${path.basename(chosen)}…` },
       () => d.inspect(chosen),
     );
+    return { dir: chosen, isDefault: picked.isDefault === true, summary };
   } catch (e) {
     d.showError(e);
     return undefined;
   }
+}
+
+/** Returns the saved folder ('' for the default), or undefined when cancelled or invalid. */
+export async function selectModel(d: SelectModelDeps): Promise<string | undefined> {
+  const picked = await pickModelFolder(d);
+  if (!picked) return undefined;
+  const { dir: chosen, summary } = picked;
   const value = picked.isDefault ? '' : chosen;
   await vscode.workspace.getConfiguration(SECTION).update('modelPath', value, vscode.ConfigurationTarget.Global);
   if (!picked.isDefault) await rememberModel(d.context, chosen);

@@ -17,6 +17,8 @@ export interface LensSettings {
   colorScale: ColorScaleName;
   /** Size limit of the graph cache (decimal GB); applied whenever a graph is built. */
   cacheMaxGB: number;
+  /** Tokens listed per predicted position (fill-mask in the panel and the editor hover). */
+  predictionTopK: number;
 }
 
 export const DEFAULTS: LensSettings = {
@@ -27,7 +29,11 @@ export const DEFAULTS: LensSettings = {
   defaultView: 'heatmap',
   colorScale: 'diverging',
   cacheMaxGB: DEFAULT_CACHE_MAX_GB,
+  predictionTopK: 5,
 };
+
+/** The largest predictionTopK: a longer list would not fit the panel's prediction cards. */
+export const MAX_PREDICTION_TOP_K = 20;
 
 const VIEWS: readonly ViewName[] = ['heatmap', 'heads'];
 const SCALES: readonly ColorScaleName[] = ['diverging', 'viridis'];
@@ -44,6 +50,7 @@ export function readSettings(get: (key: keyof LensSettings) => unknown): LensSet
   const path = get('modelPath');
   const max = get('maxTokens');
   const cacheMax = get('cacheMaxGB');
+  const topK = get('predictionTopK');
   return {
     modelPath: typeof path === 'string' ? path.trim() : DEFAULTS.modelPath,
     executionProvider: oneOf(get('executionProvider'), EXECUTION_PROVIDERS, DEFAULTS.executionProvider),
@@ -52,6 +59,7 @@ export function readSettings(get: (key: keyof LensSettings) => unknown): LensSet
     defaultView: oneOf(get('defaultView'), VIEWS, DEFAULTS.defaultView),
     colorScale: oneOf(get('colorScale'), SCALES, DEFAULTS.colorScale),
     cacheMaxGB: typeof cacheMax === 'number' && Number.isFinite(cacheMax) && cacheMax >= 0 ? cacheMax : DEFAULTS.cacheMaxGB,
+    predictionTopK: typeof topK === 'number' && Number.isInteger(topK) && topK >= 1 && topK <= MAX_PREDICTION_TOP_K ? topK : DEFAULTS.predictionTopK,
   };
 }
 

@@ -9,13 +9,15 @@
 //   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
 //   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
 import { isMatrixKind, type MatrixKind, type TermName } from './kinds';
+import { parsePredictToken, type PredictionsToWebview, type PredictTokenMessage } from './predictions';
+import type { RunLabel, RunToHost, RunToWebview } from './interventions';
 
 export const PROTOCOL_VERSION = 1;
 
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
 /** The analysis views (tabs beside the heatmap and the head grid). */
-export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff';
-export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff'];
+export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking';
+export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking'];
 /** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
 export type MergeModeName = 'words' | 'identifiers';
 /** Term subsets the ablation and rollout views offer ('all' = the real model). Same names as analysis/ablation.ts. */
@@ -64,6 +66,10 @@ export interface ViewInit {
   model: ModelShape;
   defaults: ViewDefaults;
   ms: number;
+  /** The matrix the view last showed, for this result, sent with it: the first heatmap needs no request. */
+  first?: SliceResponse;
+  /** Set when the result shown is an intervened run (Intervention tab), not the plain explain. */
+  run?: RunLabel;
 }
 
 // ---- requests (webview → host) and their response bodies ----
@@ -74,6 +80,8 @@ export interface SliceRequest {
   layer: number;
   head: number;
   kind: MatrixKind;
+  /** 'half': binary16, for a matrix that is only painted (half the bytes); numbers shown come from float32. */
+  precision?: 'half';
 }
 /** Every head of a layer, block-averaged down to at most `maxSize` × `maxSize` each: `[heads, m, m]`. */
 export interface HeadsRequest {
@@ -171,7 +179,10 @@ export interface SliceResponse {
   head: number;
   kind: MatrixKind;
   n: number;
-  data: ArrayBuffer; // float32 [n, n]
+  data: ArrayBuffer; // float32 [n, n], or binary16 bits when `encoding` is 'half'
+  encoding?: 'half';
+  /** With 'half': the float32 matrix's finite minimum and maximum, for the numbers the legend states. */
+  extent?: [number, number];
 }
 export interface HeadsResponse {
   type: 'heads';
@@ -349,7 +360,11 @@ export type WebviewToHost =
   | { type: 'request'; id: number; resultId: number; body: RequestBody }
   | { type: 'hover'; resultId: number; hover: HoverInfo }
   | { type: 'log'; level: 'info' | 'error'; message: string }
-  | ExportMessage;
+  | PredictTokenMessage
+  /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
+  | { type: 'compareModels' }
+  | ExportMessage
+  | RunToHost;
 
 export type HostToWebview =
   | { type: 'init'; init: ViewInit }
@@ -359,7 +374,10 @@ export type HostToWebview =
   | { type: 'focus'; resultId: number; i: number | null }
   | { type: 'show'; view: ViewName }
   /** The host wants the current view as an image (export command); the view answers with `export`. */
-  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' };
+  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' }
+  /** Fill-mask of the result, and "what would the model put here?" answers (./predictions.ts). */
+  | PredictionsToWebview
+  | RunToWebview;
 
 /** What the webview keeps in `setState` and the serializer gets back after a reload. */
 export interface PersistedState {
@@ -423,7 +441,7 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind) ? { type: 'diff', layer: b.layer, head: b.head, kind: b.kind } : undefined;
     case 'slice':
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind)
-        ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind }
+        ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind, ...(b.precision === 'half' ? { precision: 'half' as const } : {}) }
         : undefined;
     case 'heads':
       return isInt(b.layer) && isMatrixKind(b.kind) && isInt(b.maxSize) && b.maxSize > 0
@@ -483,6 +501,10 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
         ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
         : undefined;
+    case 'predictToken':
+      return parsePredictToken(m);
+    case 'compareModels':
+      return { type: 'compareModels' };
     case 'export': {
       if (!isExportFormat(m.format)) return undefined;
       const out: ExportMessage = { type: 'export', format: m.format };

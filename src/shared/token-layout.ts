@@ -36,6 +36,11 @@ export function layoutTokens(text: string, tokens: readonly ProtocolToken[]): Li
   let cursor = 0;
   for (const t of tokens) {
     if (t.special) {
+      // A special written in the text ([MASK]) stands where it was written, in place of its characters.
+      if (t.end > t.start && t.start >= cursor) {
+        if (t.start > cursor) pushText(text.slice(cursor, t.start), (part) => ({ kind: 'gap', text: part }));
+        cursor = t.end;
+      }
       push({ kind: 'token', i: t.i, text: t.text, special: true });
       continue;
     }
@@ -66,14 +71,28 @@ export function layoutTokens(text: string, tokens: readonly ProtocolToken[]): Li
   return lines;
 }
 
-/** For each source UTF-16 offset inside a token, the token index (the editor's cursor → token map). */
+/** For each source UTF-16 offset inside a token (a written [MASK] included), the token index (the editor's cursor → token map). */
 export function tokenAtOffset(tokens: readonly ProtocolToken[], offset: number): number | null {
   let best: number | null = null;
   for (const t of tokens) {
-    if (t.special || t.end <= t.start) continue;
+    // Specials the model adds ([CLS], [SEP]) cover no characters; a [MASK] written in the text does.
+    if (t.end <= t.start) continue;
     if (offset >= t.start && offset < t.end) return t.i;
     // A cursor just after a token's last character still belongs to it (the caret sits at the end).
     if (offset === t.end) best = t.i;
   }
   return best;
+}
+
+/**
+ * The part of a token's source span [start, end) that shows ink: leading and trailing whitespace (the space a
+ * "▁" piece carries, a line break) trimmed off, so a highlight never paints a stub at a line's end or start.
+ * Null when the span is only whitespace (a lone "▁" on a line break): there is nothing to highlight.
+ */
+export function visibleSpan(text: string, start: number, end: number): { start: number; end: number } | null {
+  let s = Math.max(0, start);
+  let e = Math.min(text.length, end);
+  while (s < e && /\s/u.test(text[s])) s++;
+  while (e > s && /\s/u.test(text[e - 1])) e--;
+  return e > s ? { start: s, end: e } : null;
 }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { extensionMissing, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { packageVsix } from './lib/vsix.mjs';
 import { focusTab, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
 
 const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
@@ -23,7 +24,33 @@ const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' };
  */
 const DELTA_E = 10;
 const MIN_SHARE = 0.02;
+/**
+ * …and at most 60%: past that the low end of the ramp has left the page colour so early that the ~1/n
+ * background of a probs row reads as signal, and the structure drowns in it (the dark ramp once gave 96%).
+ */
+const MAX_SHARE = 0.6;
+const ANALYSIS = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking'];
+/** Views that draw only after the reader picks something: their first screen is the form. */
+const FORMS = new Set(['interventions', 'ranking']);
 const skip = extensionMissing();
+
+// The Extension Development Host window ignores workbench.colorTheme (it loads no built-in themes), so the
+// extension runs from its packaged VSIX: only then does the dark theme reach the workbench and the webview.
+let vsix;
+before(() => {
+  if (!skip) vsix = packageVsix();
+});
+after(() => {
+  if (vsix) fs.rmSync(path.dirname(vsix), { recursive: true, force: true });
+});
+
+/** The theme kind the workbench and the webview actually show: 'dark' | 'light' | the classes found. */
+async function themeShown(page, frame) {
+  const workbench = await page.locator('.monaco-workbench').first().getAttribute('class');
+  const webview = await frame.locator('body').getAttribute('class');
+  const kind = (c, dark, light) => (c.split(/\s+/).includes(dark) ? 'dark' : c.split(/\s+/).includes(light) ? 'light' : c);
+  return { workbench: kind(workbench ?? '', 'vs-dark', 'vs'), webview: kind(webview ?? '', 'vscode-dark', 'vscode-light') };
+}
 
 /** Share of heatmap pixels whose ΔE*ab to the page background is ≥ DELTA_E (computed in the webview). */
 async function distinguishableShare(frame) {
@@ -49,13 +76,37 @@ async function distinguishableShare(frame) {
   }, DELTA_E);
 }
 
+/**
+ * Values of the readout that a reader cannot read whole: a pair value (dd) not entirely inside the readout's
+ * box or cut by its own box, a neighbour that straddles the box's edge (neighbours past the last line are
+ * hidden whole, which is fine).
+ */
+async function readoutOverflow(frame) {
+  return frame.locator('#readout').evaluate((box) => {
+    const b = box.getBoundingClientRect();
+    const inside = (r) => r.left >= b.left - 0.5 && r.right <= b.right + 0.5 && r.top >= b.top - 0.5 && r.bottom <= b.bottom + 0.5;
+    const outside = (r) => r.top >= b.bottom - 0.5 || r.bottom <= b.top + 0.5 || r.left >= b.right - 0.5 || r.right <= b.left + 0.5;
+    const out = [];
+    for (const e of box.querySelectorAll('dd, dt, .nbs > span')) {
+      const r = e.getBoundingClientRect();
+      const line = e.closest('.nbs')?.getBoundingClientRect();
+      const cut = e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline';
+      const shown = e.matches('dd, dt') || (line && !outside(r) && r.top < line.bottom - 0.5);
+      if (shown && (!inside(r) || cut)) out.push(`${e.tagName.toLowerCase()}${e.dataset.kind ? `[${e.dataset.kind}]` : ''} "${e.textContent.slice(0, 40)}"`);
+      // A neighbour on the line but cut off at its right end.
+      if (line && r.top < line.bottom - 0.5 && r.right > line.right + 0.5 && r.left < line.right) out.push(`span "${e.textContent.slice(0, 40)}" cut at the right`);
+    }
+    return { width: b.width, height: b.height, out };
+  });
+}
+
 for (const theme of ['light', 'dark']) {
   describe(`DeBERTa Lens readability, ${theme} theme (bundled model, real prose)`, { skip: skip ?? false }, () => {
     let lens, frame, page;
     let lastFile = 'len30.txt';
 
     before(async () => {
-      lens = await startLens({ name: `look-${theme}`, model: 'default', viewport: { width: 1400, height: 1000 },
+      lens = await startLens({ name: `look-${theme}`, model: 'default', viewport: { width: 1400, height: 1000 }, vsix,
         settings: { 'workbench.colorTheme': THEMES[theme] },
         files: Object.fromEntries(Object.entries(LENGTHS).map(([n, t]) => [`len${n}.txt`, t])) });
       ({ frame, page } = lens);
@@ -78,23 +129,35 @@ for (const theme of ['light', 'dark']) {
       return Number(await frame.locator('canvas#heatmap').getAttribute('data-n'));
     }
 
-    test('screenshots at 30, 130 and 500 tokens; the 500-token default map has visible structure and labels', async () => {
+    test('screenshots of every view at 30, 130 and 500 tokens; the 500-token default map has visible structure and labels', async () => {
+      // Findings are collected, so one run still takes every screenshot; the test fails at the end with all of them.
+      const problems = [];
+      const check = (ok, message) => { if (!ok) problems.push(message); };
       for (const target of [30, 130, 500]) {
         const n = await explain(target);
         assert.ok(Math.abs(n - target) <= target * 0.3, `${n} tokens for target ${target}`);
+        if (target === 30) assert.deepEqual(await themeShown(page, frame), { workbench: theme, webview: theme }, `the ${theme} theme is applied`);
         await frame.locator('#view-heatmap').click();
         await frame.locator('#term').selectOption('probs');
         await waitHeatmapDrawn(frame);
         if (target === 500) {
           const share = await distinguishableShare(frame);
           console.log(`[look] ${theme}, ${n} tokens, probs layer 0 head 0: ${(share * 100).toFixed(1)}% of cells distinguishable`);
-          assert.ok(share >= MIN_SHARE, `only ${(share * 100).toFixed(2)}% of cells stand out from the background (need ${MIN_SHARE * 100}%)`);
+          check(share >= MIN_SHARE, `only ${(share * 100).toFixed(2)}% of cells stand out from the background (need ${MIN_SHARE * 100}%)`);
+          check(share <= MAX_SHARE, `${(share * 100).toFixed(1)}% of cells stand out from the background: the ramp leaves the page colour too early (at most ${MAX_SHARE * 100}%)`);
           const labels = Number(await frame.locator('.heatmap-grid').getAttribute('data-labels'));
-          assert.ok(labels >= 10, `axis labels drawn: ${labels}`);
+          check(labels >= 10, `axis labels drawn: ${labels}`);
+          // The whole heatmap is on screen without scrolling the panel (1000-px window).
+          const fold = await frame.locator('body').evaluate(() => window.innerHeight);
+          const box = await frame.locator('canvas#heatmap').evaluate((c) => c.getBoundingClientRect().toJSON());
+          check(box.bottom <= fold, `${n} tokens: heatmap bottom at ${Math.round(box.bottom)} px, below the fold at ${fold} px`);
         }
         // Point at a token so the strip, readout and overlay show what hovering does.
         await frame.locator(`#tokens .tok[data-i="${Math.floor(n / 3)}"]`).hover();
         await frame.locator('#tokens .tok.neighbour').first().waitFor({ state: 'attached' });
+        await frame.locator('#readout dl.pair dd[data-kind]').first().waitFor({ state: 'attached' });
+        const ro = await readoutOverflow(frame);
+        check(!ro.out.length, `${n} tokens: the readout (${Math.round(ro.width)}×${Math.round(ro.height)} px) cuts or spills ${ro.out.join(', ')}`);
         await screenshot(page, `look-${theme}-${target}-heatmap`);
         if (target === 500) {
           // Zoom in until every row has its label (cells ≥ 12 px): a few clicks at 500 tokens.
@@ -107,15 +170,35 @@ for (const theme of ['light', 'dark']) {
           await screenshot(page, `look-${theme}-500-zoomed`);
           await frame.locator('#zoom-fit').click();
         }
-        for (const [view, drawn] of [['heads', '#head-grid canvas.thumb'], ['shares', 'canvas#shares-grid']]) {
+        for (const view of ['heads', ...ANALYSIS]) {
           await frame.locator(`#view-${view}`).click();
           await frame.locator(`#app[data-view="${view}"]:not([data-busy])`).waitFor({ state: 'attached', timeout: 60_000 });
+          const drawn = view === 'heads' ? '#head-grid canvas.thumb' : view === 'diff' && target === 30 ? '#diff-empty' : FORMS.has(view) ? '#analysis-view' : `#${view}-view canvas, #${view}-view svg`;
           await frame.locator(drawn).first().waitFor({ state: 'visible', timeout: 60_000 });
           await page.waitForTimeout(300);
           await screenshot(page, `look-${theme}-${target}-${view}`);
+          if (view === 'heads' && target === 130) {
+            // Two heads side by side, a cell hovered: captions, overlays and the readout's per-head line.
+            for (const h of ['0', '1']) await frame.locator(`#head-grid input.cmp[data-head="${h}"]`).check();
+            const pane = frame.locator('#compare canvas.compare-canvas').first();
+            await pane.waitFor({ state: 'visible', timeout: 30_000 });
+            await pane.scrollIntoViewIfNeeded();
+            const box = await pane.boundingBox();
+            await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.3);
+            await frame.locator('#readout dl.pair dd[data-kind]').first().waitFor({ state: 'attached' });
+            await screenshot(page, `look-${theme}-130-compare`);
+            for (const h of ['0', '1']) await frame.locator(`#head-grid input.cmp[data-head="${h}"]`).uncheck();
+          }
         }
         await frame.locator('#view-heatmap').click();
+        if (target === 130) {
+          await frame.locator('#export-html').click();
+          await frame.locator('#export-form:not([hidden])').waitFor({ state: 'attached' });
+          await screenshot(page, `look-${theme}-130-export`);
+          await frame.locator('#export-cancel').click();
+        }
       }
+      assert.deepEqual(problems, []);
     });
 
     test('the heatmap does not move while the pointer moves over it', async () => {

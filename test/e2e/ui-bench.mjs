@@ -1,6 +1,7 @@
 // UI benchmark in code-server + Chromium with the fixture model: prints one JSON object (and writes it to
 // test-results/e2e/ui-bench.json). Per target length (32/128/512 tokens):
 //   command_to_heatmap_ms  palette Enter on "Explain Attention" → canvas#heatmap drawn at the new size
+//   command_to_init_ms     the same Enter → the result's `init` message reaching the page (same machine clock)
 //   switch_to_repaint_ms   term / layer / head select change → heatmap repainted and a frame presented (in-page clock);
 //                          term/layer/head step to neighbours (prefetched), cold = jumps to matrices never fetched
 //   hover_to_highlight_ms  token mouseover → query + neighbour classes in the strip (median/min, in-page clock)
@@ -67,7 +68,7 @@ const installWatch = () => {
   window.__lensInits = 0;
   window.addEventListener('message', (e) => {
     const m = e.data;
-    if (m?.type === 'init') { window.__lensInitMs = m.init.ms; window.__lensInits++; }
+    if (m?.type === 'init') { window.__lensInitMs = m.init.ms; window.__lensInitAt = Date.now(); window.__lensInits++; }
   });
 };
 
@@ -126,6 +127,16 @@ try {
       return now !== before && isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
     }, { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` });
     r.command_to_heatmap_ms = Date.now() - t0;
+    // Where that time goes: until the result reaches the page (host: command, explain, first layer, message),
+    // and from there to the picture (the page: shell, strip, paint).
+    r.command_to_init_ms = (await body.evaluate(() => window.__lensInitAt)) - t0;
+    // The page's part, from its own marks: init → shell and strip built → first heatmap painted.
+    r.page_ms = await body.evaluate(() => {
+      const last = (name) => performance.getEntriesByName(name).at(-1)?.startTime;
+      const [init, shell] = [last('lens-init'), last('lens-shell')];
+      const painted = performance.getEntriesByName('lens-painted').find((e) => e.startTime >= init)?.startTime;
+      return { shell: +(shell - init).toFixed(1), painted: +(painted - init).toFixed(1) };
+    });
     r.tokens = await tokenCount();
     r.engine_explain_ms = +(await body.evaluate(() => window.__lensInitMs)).toFixed(1);
     r.heatmap_over_target = +(r.command_to_heatmap_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);

@@ -53,7 +53,7 @@ suite('DeBERTa Lens', () => {
 
   test('commands are registered', async () => {
     const all = await vscode.commands.getCommands(true);
-    for (const c of ['debertaLens.explain', 'debertaLens.selectModel', 'debertaLens.compareHeads']) assert.ok(all.includes(c), c);
+    for (const c of ['debertaLens.explain', 'debertaLens.selectModel', 'debertaLens.compareHeads', 'debertaLens.predictToken']) assert.ok(all.includes(c), c);
   });
 
   test('Explain on a selection returns a result and opens the panel', async () => {
@@ -100,6 +100,26 @@ suite('DeBERTa Lens', () => {
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     assert.match(text, /DeBERTa Lens/);
     for (const k of ['c2c', 'c2p', 'p2c', 'scores', 'probs']) assert.match(text, new RegExp(k));
+  });
+
+  test('What Would the Model Put Here? masks a token (by index or under the cursor); the hover on a [MASK] lists the top tokens', async () => {
+    type Predicted = { ok: true; prediction: { position: number; state: string; prediction?: { source: string; top: unknown[]; original?: { rank: number } } } } | { ok: false; error: string };
+    const text = 'a tiny [MASK] for a tiny random model';
+    const ed = await editorWith(text);
+    ed.selection = new vscode.Selection(0, 0, 0, text.length);
+    assert.ok((await explain()).ok);
+    const byIndex = await vscode.commands.executeCommand<Predicted>('debertaLens.predictToken', { position: 1 });
+    assert.ok(byIndex.ok, `predictToken failed: ${!byIndex.ok ? byIndex.error : ''}`);
+    assert.equal(byIndex.prediction.state, 'ready');
+    assert.equal(byIndex.prediction.prediction?.source, 'masked');
+    assert.equal(byIndex.prediction.prediction?.top.length, 5);
+    assert.ok((byIndex.prediction.prediction?.original?.rank ?? 0) >= 1);
+    ed.selection = new vscode.Selection(0, text.indexOf('random') + 2, 0, text.indexOf('random') + 2);
+    const byCursor = await vscode.commands.executeCommand<Predicted>('debertaLens.predictToken');
+    assert.ok(byCursor.ok && byCursor.prediction.position > 1, 'the token under the cursor');
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', ed.document.uri, new vscode.Position(0, text.indexOf('[MASK]') + 2));
+    const md = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.match(md, /what the model puts at \\\[MASK\\\] #\d+/);
   });
 
   test('maxTokens is respected with a clear error naming the setting', async () => {

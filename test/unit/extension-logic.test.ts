@@ -7,25 +7,27 @@ import * as path from 'node:path';
 import type { EngineOptions, LensModel } from '../../src/engine/api';
 import { hfHubDir, listHfCacheModels } from '../../src/extension/hf-cache';
 import { ModelHost } from '../../src/extension/model-host';
-import { DEFAULTS, modelKey, readSettings, type LensSettings } from '../../src/extension/settings';
+import { DEFAULTS, MAX_PREDICTION_TOP_K, modelKey, readSettings, type LensSettings } from '../../src/extension/settings';
 import { paragraphAround } from '../../src/extension/text-range';
 import { FIXTURES } from './helpers';
 
 test('readSettings sanitises every value and falls back to defaults', () => {
   assert.deepEqual(readSettings(() => undefined), DEFAULTS);
   const raw: Record<string, unknown> = {
-    modelPath: '  /models/x  ', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5,
+    modelPath: '  /models/x  ', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5, predictionTopK: 8,
   };
   assert.deepEqual(readSettings((k) => raw[k]), {
-    modelPath: '/models/x', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5,
+    modelPath: '/models/x', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5, predictionTopK: 8,
   });
-  const bad: Record<string, unknown> = { executionProvider: 'tpu', maxTokens: 1.5, defaultTerm: 'qk', modelPath: 3, cacheMaxGB: -1 };
+  const bad: Record<string, unknown> = { executionProvider: 'tpu', maxTokens: 1.5, defaultTerm: 'qk', modelPath: 3, cacheMaxGB: -1, predictionTopK: 0 };
   const s = readSettings((k) => bad[k]);
   assert.equal(s.executionProvider, 'auto');
   assert.equal(s.maxTokens, 4096);
   assert.equal(s.defaultTerm, 'probs');
   assert.equal(s.modelPath, '');
   assert.equal(s.cacheMaxGB, 4);
+  assert.equal(s.predictionTopK, 5);
+  assert.equal(readSettings((k) => (k === 'predictionTopK' ? MAX_PREDICTION_TOP_K + 1 : undefined)).predictionTopK, 5, 'over the largest top-k');
 });
 
 test('package.json declares exactly the settings settings.ts reads, with the same defaults', () => {
@@ -36,6 +38,7 @@ test('package.json declares exactly the settings settings.ts reads, with the sam
     assert.deepEqual(props[`debertaLens.${k}`].default, v, k);
     assert.ok(props[`debertaLens.${k}`].markdownDescription, `${k} has a markdownDescription`);
   }
+  assert.equal((props['debertaLens.predictionTopK'] as { maximum?: number }).maximum, MAX_PREDICTION_TOP_K);
 });
 
 test('hfHubDir follows HF_HUB_CACHE, then HF_HOME, then ~/.cache', () => {
@@ -44,7 +47,7 @@ test('hfHubDir follows HF_HUB_CACHE, then HF_HOME, then ~/.cache', () => {
   assert.equal(hfHubDir({ XDG_CACHE_HOME: '/x' }), path.join('/x', 'huggingface', 'hub'));
 });
 
-test('listHfCacheModels finds DeBERTa snapshots only, and tolerates junk', async () => {
+test('listHfCacheModels finds DeBERTa and BERT snapshots only, and tolerates junk', async () => {
   const hub = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-hub-'));
   try {
     const snap = (repo: string, rev: string, config?: string) => {
@@ -56,11 +59,12 @@ test('listHfCacheModels finds DeBERTa snapshots only, and tolerates junk', async
     const v3 = snap('models--microsoft--deberta-v3-base', 'abc123', fs.readFileSync(path.join(FIXTURES, 'deberta', 'v3_tiny', 'config.json'), 'utf8'));
     const v1 = snap('models--microsoft--deberta-base', 'def456', '{"model_type":"deberta"}');
     snap('models--bert-base-uncased', 'x1', '{"model_type":"bert"}');
+    snap('models--roberta-base', 'x4', '{"model_type":"roberta"}');
     snap('models--broken--thing', 'x2', '{not json');
     snap('models--empty--thing', 'x3');
     fs.mkdirSync(path.join(hub, 'datasets--foo--bar', 'snapshots', 'r'), { recursive: true });
     const found = await listHfCacheModels(hub);
-    assert.deepEqual(found.map((m) => m.name).sort(), ['microsoft/deberta-base', 'microsoft/deberta-v3-base']);
+    assert.deepEqual(found.map((m) => m.name).sort(), ['bert-base-uncased', 'microsoft/deberta-base', 'microsoft/deberta-v3-base']);
     assert.equal(found.find((m) => m.name === 'microsoft/deberta-v3-base')?.path, v3);
     assert.equal(found.find((m) => m.name === 'microsoft/deberta-base')?.path, v1);
     assert.equal(found.find((m) => m.path === v3)?.modelType, 'deberta-v2');
@@ -86,7 +90,10 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     summary: {} as LensModel['summary'],
     explain: () => Promise.reject(new Error('not used')),
     predict: () => Promise.reject(new Error('not used')),
+    predictExplained: () => Promise.reject(new Error('not used')),
     ablate: () => Promise.reject(new Error('not used')),
+    sweep: () => Promise.reject(new Error('not used')),
+    explainAblated: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);
     },

@@ -40,7 +40,7 @@ test('each target selects its own binaries, none of another platform, and everyt
     const bins = files.filter((f) => f.startsWith(BIN));
     assert.deepEqual(bins, TARGETS[target].binaries.map((b) => own + b).sort(), target);
     for (const needed of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/extension.js', 'dist/cli.js',
-      'dist/runtime-worker.js', 'dist/tokenizer-thread.js', 'dist/webview.js', 'media/lens.css', 'media/icon.png', 'models/default/config.json',
+      'dist/runtime-worker.js', 'dist/tokenizer-thread.js', 'dist/webview.js', 'dist/compare.js', 'media/lens.css', 'media/compare.css', 'media/icon.png', 'models/default/config.json',
       'models/default/model.safetensors', 'models/default/spm.model', 'node_modules/onnxruntime-node/package.json',
       'node_modules/onnxruntime-node/dist/index.js', 'node_modules/onnxruntime-node/dist/binding.js',
       'node_modules/onnxruntime-common/package.json', 'node_modules/onnxruntime-common/dist/cjs/index.js',

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProtocolToken } from '../../src/shared/protocol';
-import { layoutTokens, pieceLabel, tokenAtOffset, type Line } from '../../src/shared/token-layout';
+import { layoutTokens, pieceLabel, tokenAtOffset, visibleSpan, type Line } from '../../src/shared/token-layout';
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 
@@ -59,7 +59,7 @@ test('pieceLabel strips word-boundary markers; a lone marker shows as the ␣ sp
   assert.equal(pieceLabel('Ġ'), '␣');
 });
 
-test('tokenAtOffset maps an editor offset to the token under it, skipping specials', () => {
+test('tokenAtOffset maps an editor offset to the token under it, skipping specials that cover no text', () => {
   const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, 'ab', 0, 2), tok(2, 'cd', 3, 5), tok(3, '[SEP]', 5, 5, true)];
   assert.equal(tokenAtOffset(tokens, 0), 1);
   assert.equal(tokenAtOffset(tokens, 1), 1);
@@ -70,6 +70,17 @@ test('tokenAtOffset maps an editor offset to the token under it, skipping specia
   assert.equal(tokenAtOffset(tokens, -1), null);
 });
 
+test('a [MASK] written in the text shows once, where it was written, and the editor finds it', () => {
+  // Offsets as the bundled tokenizer gives them for "the [MASK] and" (the [MASK] is special but covers its text).
+  const text = 'the [MASK] and';
+  const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, '▁the', 0, 3), tok(2, '[MASK]', 4, 10, true), tok(3, '▁and', 10, 14), tok(4, '[SEP]', 14, 14, true)];
+  const lines = layoutTokens(text, tokens);
+  assert.equal(render(lines), '[CLS]the [MASK] and[SEP]');
+  assert.deepEqual(lines[0][3], { kind: 'token', i: 2, text: '[MASK]', special: true });
+  assert.equal(tokenAtOffset(tokens, 6), 2, 'the cursor inside [MASK]');
+  assert.equal(tokenAtOffset(tokens, 12), 3);
+});
+
 test('a whitespace token that covers a line break (SPM ▁ on \\n) keeps the break', () => {
   // Offsets as the engine's spm tokenizer produces them for "Hello big\nworld" (v3_tiny fixture).
   const text = 'Hello\nworld';
@@ -78,4 +89,12 @@ test('a whitespace token that covers a line break (SPM ▁ on \\n) keeps the bre
   assert.equal(lines.length, 2);
   assert.equal(render(lines), '[CLS]␣Hello↵\nworld[SEP]');
   assert.ok(lines[0].some((s) => s.kind === 'token' && s.i === 3), 'the break token is still hoverable');
+});
+
+test('visibleSpan trims the spaces and line breaks of a token’s span; a whitespace-only span has nothing to show', () => {
+  const text = 'Hawkins."\n▁"I said';
+  assert.deepEqual(visibleSpan('a  word\n', 1, 8), { start: 3, end: 7 });
+  assert.equal(visibleSpan(text, 9, 10), null, 'a lone ▁ on the line break');
+  assert.deepEqual(visibleSpan(' x', 0, 2), { start: 1, end: 2 });
+  assert.deepEqual(visibleSpan('abc', -3, 99), { start: 0, end: 3 }, 'clamped to the text');
 });

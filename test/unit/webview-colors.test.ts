@@ -118,3 +118,34 @@ test('the dark theme ramps start dark (no glare) and the light ones start at the
   const darkDiv = makeLut('diverging', true, 'dark');
   assert.ok(darkDiv[mid] + darkDiv[mid + 1] + darkDiv[mid + 2] < 150, 'dark diverging is dark at 0');
 });
+
+/** CIELAB (D65) of an sRGB colour: distances in it are perceived distances (ΔE*ab). */
+function lab([r, g, b]: readonly number[]): number[] {
+  const lin = (u: number) => ((u /= 255) <= 0.04045 ? u / 12.92 : ((u + 0.055) / 1.055) ** 2.4);
+  const [R, G, B] = [lin(r), lin(g), lin(b)];
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
+  const x = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
+  const y = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
+  const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
+  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+}
+const deltaE = (a: readonly number[], b: readonly number[]) => Math.hypot(...lab(a).map((v, k) => v - lab(b)[k]));
+
+test('the dark probs ramp leaves a dark page as slowly as the light ramp leaves a white one', () => {
+  // Default Dark Modern / Light Modern editor backgrounds. A dark ramp that leaves the page early paints the
+  // ~1/n floor of every probs row as signal (the 500-token map was 96% "visible" in dark, 37% in light).
+  const pages = { dark: [31, 31, 31], light: [255, 255, 255] } as const;
+  const curve = (theme: 'dark' | 'light') => {
+    const lut = makeLut('diverging', false, theme);
+    return Array.from({ length: LUT_SIZE }, (_, k) => deltaE([lut[4 * k], lut[4 * k + 1], lut[4 * k + 2]], pages[theme]));
+  };
+  const dark = curve('dark');
+  const light = curve('light');
+  for (const t of [0.02, 0.05, 0.1, 0.15, 0.2]) {
+    const k = Math.round(t * (LUT_SIZE - 1));
+    assert.ok(Math.abs(dark[k] - light[k]) <= 5, `at ${t}: ΔE to the page ${dark[k].toFixed(1)} (dark) vs ${light[k].toFixed(1)} (light)`);
+  }
+  const firstVisible = (c: number[]) => c.findIndex((d) => d >= 10) / (LUT_SIZE - 1);
+  assert.ok(Math.abs(firstVisible(dark) - firstVisible(light)) <= 0.04, `ΔE 10 reached at ${firstVisible(dark)} (dark), ${firstVisible(light)} (light)`);
+  assert.ok(dark[LUT_SIZE - 1] > 80 && light[LUT_SIZE - 1] > 80, 'both ramps end far from the page');
+});

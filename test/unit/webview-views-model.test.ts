@@ -19,6 +19,9 @@ test('share colours: content green end, position purple end, pale in the middle'
   assert.ok(p[2] > p[1], `position is purple/blue, got ${p.join(',')}`);
   assert.ok(m.every((x) => x > 220), `midpoint is pale, got ${m.join(',')}`);
   assert.deepEqual(shareColor(2), c, 'clamped');
+  const dark = shareColor(0.5, 'dark');
+  assert.ok(dark.every((x) => x < 80), `on a dark page the midpoint is dark, got ${dark.join(',')}`);
+  assert.deepEqual(shareColor(1, 'dark'), c, 'the ends are the same hues in both themes');
   assert.match(shareText(2, 1, 0.25, 'positional', 0.5, 0.25), /Layer 2, head 1: positional — content \(c2c\) 25\.0%, c2p 50\.0%, p2c 25\.0%; position share 75\.0%/);
 });
 

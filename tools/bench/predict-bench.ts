@@ -1,5 +1,6 @@
 // `npm run bench:predict`: fill-mask (encoder + MLM head, one [MASK]) against a plain forward of the same
-// tokens, end to end as the caller sees them and as onnxruntime runs them. Prints one JSON object.
+// tokens, end to end as the caller sees them and as onnxruntime runs them; and what the panel does, an explain
+// followed by fill-mask on its kept hidden state (the heads only), against the explain alone. Prints one JSON object.
 import { forwardOnly } from '../../src/engine';
 import { benchMain, flag, median, peakRssMb, round } from './bench-model';
 
@@ -13,6 +14,7 @@ benchMain('predict', runs, async (bench) => {
     const ids = await bench.idsOf(n);
     const forward = { wall: [] as number[], run: [] as number[] };
     const fill = { wall: [] as number[], run: [] as number[], head: [] as number[] };
+    const panel = { explain: [] as number[], both: [] as number[], head: [] as number[] };
     for (let r = -3; r < runs; r++) {
       // Interleaved, warm-up runs dropped, so both see the same machine load.
       let t0 = performance.now();
@@ -21,7 +23,17 @@ benchMain('predict', runs, async (bench) => {
       t0 = performance.now();
       const p = await model.predict({ ids });
       const pw = performance.now() - t0;
+      t0 = performance.now();
+      const result = await model.explain({ ids });
+      const ew = performance.now() - t0;
+      const pe = await model.predictExplained(result, {});
+      const bw = performance.now() - t0;
+      result.release();
+      if (!pe.timings.forward_reused) throw new Error('the explain kept no last hidden state: fill-mask ran the encoder again');
       if (r < 0) continue;
+      panel.explain.push(ew);
+      panel.both.push(bw);
+      panel.head.push(pe.timings.head_ms);
       forward.wall.push(fw);
       forward.run.push(f.ms);
       fill.wall.push(pw);
@@ -37,6 +49,10 @@ benchMain('predict', runs, async (bench) => {
       fill_mask_run_ms_median: round(median(fill.run)),
       head_run_ms_median: round(median(fill.head)),
       run_ratio: round(median(fill.run) / median(forward.run), 3),
+      explain_ms_median: round(median(panel.explain)),
+      explain_fill_mask_ms_median: round(median(panel.both)),
+      explain_fill_mask_ratio: round(median(panel.both) / median(panel.explain), 3),
+      explain_head_run_ms_median: round(median(panel.head)),
       encoder_peak_rss_mb: peakRssMb(model.session.pid),
       head_peak_rss_mb: model.heads.pids.map(peakRssMb),
     });

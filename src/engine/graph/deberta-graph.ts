@@ -136,8 +136,12 @@ class AttentionBuilder {
    * c2c, c2p, p2c and the softmax for heads given as q, k `[h, n, d]`, and the projected relative rows pk, pq
    * `[u, h·d]` (undefined for a term the model lacks). Names the outputs when `names` is given.
    */
-  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string, edit?: TermEdit) {
-    const byDistance = (p: string, pick: string) => () => this.toHeads(this.g.node('Gather', [p, pick], { axis: 0 }), [1, 2, 0]);
+  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string, edit?: TermEdit, tile?: (x: string) => string) {
+    // [h, d, 2n]; `tile` repeats it for a batch of variants whose heads are stacked on axis 0.
+    const byDistance = (p: string, pick: string) => () => {
+      const laid = this.toHeads(this.g.node('Gather', [p, pick], { axis: 0 }), [1, 2, 0]);
+      return tile ? tile(laid) : laid;
+    };
     return this.termsOf(q, k, { c2p: pk ? byDistance(pk, this.c2pPick) : undefined, p2c: pq ? byDistance(pq, this.p2cPick) : undefined }, names, edit);
   }
 
@@ -234,7 +238,7 @@ export function headGroups(numHeads: number, headGroup: number): number[] {
 }
 
 /** One encoder layer (attention, output, feed-forward, and v2's conv block after layer 0) over checkpoint weights. */
-class EncoderBuilder {
+export class EncoderBuilder {
   readonly att: AttentionBuilder;
   private readonly mergeShape: string;
 
@@ -320,7 +324,7 @@ export const TailInput = {
 /**
  * Layers start…L−1 with an intervention: inputs `hidden` (layer `start`'s input states [n, D], as the forward graph
  * outputs them), `rel` (the forward graph's relative rows), the pick and skew inputs, and per term a keep mask
- * [L − start, H]; output the last hidden state. Each term becomes keep·term + (1 − keep)·mean·rowMean(term) before
+ * [L − start, H]; output the last hidden state (and each later layer's input state). Each term becomes keep·term + (1 − keep)·mean·rowMean(term) before
  * it is added to the score, so all-ones masks run the layers exactly as the forward graph does (same head groups).
  */
 export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWARD_HEAD_GROUP): GraphBuilder {
@@ -338,6 +342,8 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
   const byGroup = (x: string) => (sizes.length === 1 ? [x] : g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 }));
   let h = hidden;
   for (let l = start; l < s.numLayers; l++) {
+    // The ablated run's later layer inputs, for viewing its attention (fetched only when asked for).
+    if (l > start) g.output(h, layerInputOutput(l), OnnxType.FLOAT, ['n', D]);
     // Per term: keep and replace-by-mean weights [h, 1, 1] of each head group.
     const weights = new Map<TermName, { keep: string[]; toMean: string[] }>();
     for (const t of kinds) {
@@ -356,7 +362,7 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
 }
 
 /** Feed names of the position projections: the content projections when the model shares them. */
-function positionFeeds(s: ModelSpec): { pkW: LayerInputName; pkB: LayerInputName; pqW: LayerInputName; pqB: LayerInputName } {
+export function positionFeeds(s: ModelSpec): { pkW: LayerInputName; pkB: LayerInputName; pqW: LayerInputName; pqB: LayerInputName } {
   if (s.modelType === 'deberta-v2' && s.shareAttKey) return { pkW: LayerInput.wk, pkB: LayerInput.bk, pqW: LayerInput.wq, pqB: LayerInput.bq };
   return { pkW: LayerInput.wpk, pkB: LayerInput.bpk, pqW: LayerInput.wpq, pqB: LayerInput.bpq };
 }

@@ -82,7 +82,7 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, opts: GraphOptions
 }
 
 /** Version of the tail graph (layers from one layer on, with per-head term keep masks), cached on its own. */
-export const TAIL_GRAPH_VERSION = 'deberta-lens-tail-1';
+export const TAIL_GRAPH_VERSION = 'deberta-lens-tail-2';
 
 /** The tail graph from layer `start` on, with the same head grouping as the forward graph (so the numbers agree). */
 export function ensureTailGraph(ck: Checkpoint, cacheDir: string, start: number, opts: GraphOptions = {}): CachedModelGraph {

@@ -1,0 +1,126 @@
+// Messages of the Intervention and Head ranking tabs: runs of the model itself (an intervention rerun, a head-ranking
+// sweep, the intervened run's attention), which take a while, report progress and can be cancelled — unlike the
+// matrix requests, which read the result the host keeps. Types and validation only (both builds import this).
+import type { TermName } from './kinds';
+
+export type RemovalMode = 'zero' | 'mean';
+
+/** One position's top-k before and after, with the followed token. */
+export interface InterventionRow {
+  position: number;
+  /** The token at the position in the input ("[MASK]", or the word masked for the prediction). */
+  token: string;
+  source: 'input' | 'masked';
+  before: { token: string; prob: number }[];
+  after: { token: string; prob: number }[];
+  /** KL(before ‖ after), nats, over the whole vocabulary. */
+  kl: number;
+  followed: {
+    token: string;
+    which: 'original' | 'top1_before';
+    before: { logprob: number; rank: number };
+    after: { logprob: number; rank: number };
+  };
+}
+
+export interface InterventionView {
+  entries: string[];
+  mode: RemovalMode;
+  firstLayer: number;
+  layersRerun: number;
+  rows: InterventionRow[];
+  ms: number;
+}
+
+export interface RankingCell {
+  layer: number;
+  head: number;
+  term: TermName;
+  drop: number;
+  logprobAfter: number;
+  rankAfter: number;
+  top1After: string;
+}
+
+export interface RankingView {
+  terms: TermName[];
+  mode: RemovalMode;
+  layers: number;
+  heads: number;
+  position: number;
+  token: string;
+  followed: { token: string; which: 'original' | 'top1_before'; logprob: number; rank: number };
+  /** Per term, the drop in the followed token's log-probability as [layers][heads]. */
+  grid: Partial<Record<TermName, number[][]>>;
+  /** Every cell, largest drop first. */
+  ranking: RankingCell[];
+  ms: number;
+}
+
+export type RunToHost =
+  /** Remove `entries` ("1.0:c2p,4.*:p2c") and rerun; position null = every [MASK]. */
+  | { type: 'intervene'; id: number; resultId: number; entries: string; mode: RemovalMode; position: number | null; top: number }
+  /** Rank heads at one position (null = the first [MASK]) by removing each head's term alone. */
+  | { type: 'sweep'; id: number; resultId: number; terms: TermName[]; mode: RemovalMode; position: number | null }
+  | { type: 'cancelRun'; id: number }
+  /** Show the intervened run's attention in every tab (the Diff then compares it with the plain run), or the plain run again. */
+  | { type: 'showRun'; resultId: number; run: 'ablated' | 'plain'; entries: string; mode: RemovalMode }
+  | { type: 'exportRanking'; format: 'json' | 'csv' };
+
+export type RunToWebview =
+  | { type: 'runProgress'; id: number; done: number; total: number; layer: number }
+  | { type: 'runResult'; id: number; ok: true; intervention?: InterventionView; ranking?: RankingView }
+  | { type: 'runResult'; id: number; ok: false; error: string; cancelled: boolean };
+
+/** What the view says about the run it shows, when it is not the plain explain. */
+export interface RunLabel {
+  entries: string[];
+  mode: RemovalMode;
+}
+
+const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
+const isMode = (x: unknown): x is RemovalMode => x === 'zero' || x === 'mean';
+const isPosition = (x: unknown): x is number | null => x === null || (isInt(x) && x >= 0);
+/** An intervention spec as the view builds it: LAYER.HEAD:TERM entries (checked fully by the engine). */
+const isEntries = (x: unknown): x is string => typeof x === 'string' && x.length > 0 && x.length <= 4000 && /^[\d.*:a-z2,\s]+$/.test(x);
+
+/** Validates a run message from the webview (untrusted input for the host); anything else gives undefined. */
+export function parseRunMessage(x: unknown): RunToHost | undefined {
+  if (!x || typeof x !== 'object') return undefined;
+  const m = x as Record<string, unknown>;
+  switch (m.type) {
+    case 'intervene':
+      return isInt(m.id) && isInt(m.resultId) && isEntries(m.entries) && isMode(m.mode) && isPosition(m.position) && isInt(m.top) && m.top >= 1 && m.top <= 50
+        ? { type: 'intervene', id: m.id, resultId: m.resultId, entries: m.entries, mode: m.mode, position: m.position, top: m.top }
+        : undefined;
+    case 'sweep': {
+      const terms = Array.isArray(m.terms) ? m.terms.filter((t): t is TermName => t === 'c2c' || t === 'c2p' || t === 'p2c') : [];
+      return isInt(m.id) && isInt(m.resultId) && terms.length > 0 && terms.length === (m.terms as unknown[]).length && isMode(m.mode) && isPosition(m.position)
+        ? { type: 'sweep', id: m.id, resultId: m.resultId, terms, mode: m.mode, position: m.position }
+        : undefined;
+    }
+    case 'cancelRun':
+      return isInt(m.id) ? { type: 'cancelRun', id: m.id } : undefined;
+    case 'showRun':
+      return isInt(m.resultId) && (m.run === 'ablated' || m.run === 'plain') && isEntries(m.entries) && isMode(m.mode)
+        ? { type: 'showRun', resultId: m.resultId, run: m.run, entries: m.entries, mode: m.mode }
+        : undefined;
+    case 'exportRanking':
+      return m.format === 'json' || m.format === 'csv' ? { type: 'exportRanking', format: m.format } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** One removal the view offers: a head's term, a whole head, or one term in every head of a layer. */
+export function entryOf(layer: number, head: number | '*', term: TermName | 'all'): string {
+  return `${layer}.${head}:${term}`;
+}
+
+/** The ranking as CSV: one row per cell, largest drop first. */
+export function rankingCsv(r: RankingView): string {
+  const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
+  const lines = ['rank,layer,head,term,drop,logprob_after,rank_after,top1_after'];
+  r.ranking.forEach((c, k) => lines.push([k + 1, c.layer, c.head, c.term, c.drop, c.logprobAfter, c.rankAfter, quote(c.top1After)].join(',')));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,245 @@
+// "Compare with Another Model…" in code-server: explain a sample with the bundled DeBERTa model, put the BERT
+// fixture beside it (picked from the workbench's Hugging Face cache, as a user would), and check both heatmaps
+// paint with axis labels, the alignment strip, the linked hover on both sides, BERT's layer-0 terms, and the
+// Difference view (pooled over aligned spans for different tokenizers, cell by cell for the same model).
+// Screenshots: test-results/e2e/compare-*.png. With E2E_COMPARE_SHOTS=1 also light and dark at ~30 and ~130
+// tokens from the packaged VSIX (dark themes apply only to an installed extension).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { frameWith, installHubModel, lensFrame, paintCount, runCompare, waitPainted } from './lib/compare.mjs';
+import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
+import { FIXTURES, REPO_ROOT } from './lib/paths.mjs';
+import { packageVsix } from './lib/vsix.mjs';
+import { focusTab, openFile, runCommand, screenshot, selectLines, waitForCommand, waitUntil } from './lib/workbench.mjs';
+
+const BERT = path.join(FIXTURES, 'bert', 'bert_tiny');
+const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
+const cut = (chars) => PROSE.slice(0, PROSE.lastIndexOf(' ', chars));
+const SAMPLE = 'Café owners didn’t expect 3 robots to queue, naïvely, at 7:45!';
+const skip = extensionMissing();
+const ROBERTA = (lens) => path.join(lens.server.dirs.workspace, 'roberta-base');
+
+/** Explains line 1 of `file` with the bundled model, then gives the editor area one column (the compare panel full width). */
+async function explainLine(page, file) {
+  await openFile(page, file);
+  await selectLines(page, 1, 1);
+  await runCommand(page, 'DeBERTa Lens: Explain Attention');
+  await lensFrame(page);
+}
+
+/** One editor column, so the compare panel gets the width; the move reloads its page, so its frame is found again. */
+async function fullWidth(page) {
+  await runCommand(page, 'View: Single Column Editor Layout');
+  // The merged group shows whichever tab was active: bring the compare panel to the front.
+  await page.locator('.tab', { hasText: 'DeBERTa Lens: Compare Models' }).first().click();
+  return frameWith(page, '#app.compare-app[data-state="ready"]');
+}
+
+describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the BERT fixture)', { skip: skip ?? false }, () => {
+  let lens, page, frame;
+
+  before(async () => {
+    lens = await startLens({ name: 'compare', model: 'default', files: { 'sample.txt': `${SAMPLE}\n` } });
+    ({ page } = lens);
+    installHubModel(lens.server, BERT, 'fixtures/bert_tiny');
+    // A keybinding is how a user (or a test) passes the command an argument: a folder whose model type the
+    // engine does not read. The workbench reads keybindings.json as it starts: reload it.
+    fs.mkdirSync(ROBERTA(lens), { recursive: true });
+    fs.writeFileSync(path.join(ROBERTA(lens), 'config.json'), JSON.stringify({ model_type: 'roberta', hidden_size: 768, num_hidden_layers: 12 }));
+    fs.writeFileSync(path.join(lens.server.dirs.userData, 'User', 'keybindings.json'),
+      JSON.stringify([{ key: 'ctrl+alt+shift+f9', command: 'debertaLens.compareModels', args: { modelPath: ROBERTA(lens) } }]));
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await page.waitForSelector('.explorer-folders-view', { timeout: 60_000 });
+    await waitForCommand(page, 'DeBERTa Lens: Select Model');
+    await explainLine(page, 'sample.txt');
+  });
+
+  after(() => stopWithScreenshot(lens, 'compare'));
+
+  test('the main panel has a Compare models… button that adds no toolbar row', async () => {
+    const main = await lensFrame(page);
+    const button = main.locator('.toolbar #compare-models');
+    assert.equal(await button.count(), 1);
+    // It adds no toolbar row: with it the toolbar grows by less than the button's own height (it shares a row;
+    // a button is a little taller than the text of the model line beside it).
+    const h = await main.locator('.toolbar').evaluate((bar) => {
+      const b = bar.querySelector('#compare-models');
+      const button = b.getBoundingClientRect().height;
+      const withIt = bar.getBoundingClientRect().height;
+      b.style.display = 'none';
+      const without = bar.getBoundingClientRect().height;
+      b.style.display = '';
+      return { withIt, without, button };
+    });
+    assert.ok(h.withIt - h.without < h.button, `toolbar ${h.withIt}px with the ${h.button}px button, ${h.without}px without`);
+  });
+
+  test('compare with the BERT fixture from the Hugging Face cache: both heatmaps paint with token labels on both axes', async () => {
+    // From the main panel's toolbar button (the palette command is the same command).
+    const main = await lensFrame(page);
+    await runCompare(page, 'fixtures/bert_tiny', { open: () => main.locator('#compare-models').click() });
+    frame = await fullWidth(page);
+    for (const side of ['a', 'b']) {
+      const stats = await waitPainted(frame, side);
+      const n = Number(await frame.locator(`canvas#heatmap-${side}`).getAttribute('data-n'));
+      assert.ok(n > 10, `side ${side}: ${n} tokens`);
+      assert.equal(stats.width, await frame.locator(`canvas#heatmap-${side}`).evaluate((c) => c.width));
+      const labels = Number(await frame.locator(`#side-${side} .heatmap-grid`).getAttribute('data-labels'));
+      assert.ok(labels >= 2 * Math.min(n, 10), `side ${side}: ${labels} axis labels for ${n} tokens`);
+    }
+    const titles = await frame.locator('.cmp-title').allTextContents();
+    assert.match(titles[0], /default/);
+    assert.match(titles[1], /bert_tiny/);
+    assert.match(await frame.locator('#side-b .cmp-arch').textContent(), /BERT: absolute positions/);
+    await screenshot(page, 'compare-sides');
+  });
+
+  test('the alignment strip shows each span with both splits', async () => {
+    const groups = frame.locator('#alignment .cmp-group');
+    const count = await groups.count();
+    assert.ok(count > 15, `${count} aligned spans`);
+    const split = await frame.locator('#alignment .cmp-group.split').allTextContents();
+    assert.ok(split.length >= 3, `spans split differently: ${split.join(' | ')}`);
+    // "naïvely" is cut differently by SentencePiece and by the BERT fixture's WordPiece (lower-cased, accents stripped).
+    const texts = await groups.evaluateAll((gs) => gs.map((g) => [g.querySelector('.cmp-a').textContent, g.querySelector('.cmp-b').textContent]));
+    assert.ok(texts.some(([, b]) => b.includes('[UNK]')), 'the curly apostrophe is [UNK] on the BERT side');
+    assert.ok(texts.some(([a, b]) => a !== b && b.includes('##')), 'WordPiece continuation pieces on side B');
+  });
+
+  test('linked hover: a token of side A lights up its span and attended keys on both sides', async () => {
+    const chip = frame.locator('#side-a .cmp-strip .tok', { hasText: 'expect' }).first();
+    await chip.hover();
+    await waitUntil(async () => (await frame.locator('#side-b .cmp-strip .tok.query').count()) > 0, { message: 'side B query tokens' });
+    const qa = await frame.locator('#side-a .cmp-strip .tok.query').allTextContents();
+    const qb = await frame.locator('#side-b .cmp-strip .tok.query').allTextContents();
+    assert.deepEqual(qa, ['expect']);
+    assert.equal(qb.join('').replace(/#/g, ''), 'expect', `side B query ${qb}`);
+    for (const side of ['a', 'b']) {
+      const keys = await frame.locator(`#side-${side} .cmp-strip .tok.key[data-rank]`).count();
+      assert.ok(keys >= 3, `side ${side}: ${keys} ranked keys`);
+    }
+    assert.equal(await frame.locator('#alignment .cmp-group.focus').count(), 1);
+    await screenshot(page, 'compare-hover');
+    // Hovering a heatmap row of side B lights up side A too.
+    await page.mouse.move(0, 0);
+    const box = await frame.locator('canvas#heatmap-b').boundingBox();
+    await frame.locator('canvas#heatmap-b').hover({ position: { x: box.width / 2, y: box.height / 2 } });
+    await waitUntil(async () => (await frame.locator('#side-a .cmp-strip .tok.query').count()) > 0, { message: 'side A follows a row of side B' });
+    // The cell's value on side B, and the same characters' value on side A.
+    await waitUntil(async () => /→ .*: probs \d/.test(await frame.locator('#side-b .cmp-readout').textContent()), { message: 'side B readout' });
+    assert.match(await frame.locator('#side-a .cmp-readout').textContent(), /^".+" → ".+": probs \d|no tokens here cover the same characters/);
+    await screenshot(page, 'compare-cell');
+  });
+
+  test('BERT side offers layer 0\'s c2c/c2p/p2c/p2p/rest; the p2p term paints in score units', async () => {
+    const terms = await frame.locator('#term-b option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(terms, ['c2c', 'c2p', 'p2c', 'p2p', 'rest', 'scores', 'probs']);
+    const termsA = await frame.locator('#term-a option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(termsA, ['c2c', 'c2p', 'p2c', 'scores', 'probs']);
+    const before = await paintCount(frame, 'b');
+    await frame.locator('#term-b').selectOption('p2p');
+    await waitUntil(async () => (await paintCount(frame, 'b')) > before, { message: 'side B repaints p2p' });
+    assert.match(await frame.locator('#side-b .cmp-legend-text').textContent(), /p2p.*score units/);
+    await frame.locator('#layer-b').selectOption('1');
+    const later = await frame.locator('#term-b option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(later, ['scores', 'probs'], 'the split exists in layer 0 only');
+    await frame.locator('#term-b').selectOption('probs');
+    await frame.locator('#layer-b').selectOption('0');
+  });
+
+  test('the pickers survive the panel being hidden and shown again', async () => {
+    await frame.locator('#head-a').selectOption('3');
+    await frame.locator('#term-b').selectOption('rest');
+    await focusTab(page, 'sample.txt');
+    await page.locator('.tab', { hasText: 'DeBERTa Lens: Compare Models' }).first().click();
+    frame = await frameWith(page, '#app.compare-app[data-state="ready"]');
+    await waitPainted(frame, 'b');
+    assert.equal(await frame.locator('#head-a').inputValue(), '3');
+    assert.equal(await frame.locator('#term-b').inputValue(), 'rest');
+    await frame.locator('#head-a').selectOption('0');
+    await frame.locator('#term-b').selectOption('probs');
+  });
+
+  test('Difference: different tokenizers are pooled over aligned spans; different terms say what to do', async () => {
+    await frame.locator('#tab-diff').click();
+    await waitPainted(frame, 'diff');
+    assert.equal(await frame.locator('#diff-view').getAttribute('data-state'), 'pooled');
+    assert.match(await frame.locator('#diff-note').textContent(), /mean over the span's tokens on each side, then A − B/);
+    assert.match(await frame.locator('#diff-legend-text').textContent(), /A − B.*red: A higher, blue: B higher/);
+    const spans = await frame.locator('#alignment .cmp-group').count();
+    assert.equal(Number(await frame.locator('canvas#heatmap-diff').getAttribute('data-n')), spans);
+    await screenshot(page, 'compare-diff');
+    await frame.locator('#term-b').selectOption('scores');
+    await waitUntil(async () => /A shows probs and B shows scores: pick the same term on both sides/.test(await frame.locator('#diff-note').textContent()), {
+      message: 'the different-terms line',
+    });
+    await frame.locator('#term-b').selectOption('probs');
+    await frame.locator('#tab-sides').click();
+  });
+
+  test('a model type the engine does not read: one line naming it', async () => {
+    await focusTab(page, 'sample.txt');
+    await page.keyboard.press('Control+Alt+Shift+F9');
+    const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'roberta' }).first();
+    await toast.waitFor({ timeout: 30_000 });
+    const message = (await toast.textContent()) ?? '';
+    assert.match(message, /model_type "roberta", which DeBERTa Lens does not read/);
+    assert.ok(!/\n|at \w+ \(/.test(message), `one line, no stack: ${message}`);
+    await screenshot(page, 'compare-bad-model');
+  });
+
+  test('the same model on both sides: the difference is cell by cell', async () => {
+    await runCompare(page, 'Default model');
+    frame = await frameWith(page, '#app.compare-app[data-state="ready"] #cmp-meta:has-text("same tokens on both sides")', { timeout: 120_000 });
+    await frame.locator('#tab-diff').click();
+    await waitUntil(async () => (await frame.locator('#diff-view').getAttribute('data-state')) === 'cells', { timeout: 30_000, message: 'cell-by-cell difference' });
+    assert.match(await frame.locator('#diff-note').textContent(), /cell by cell/);
+  });
+});
+
+const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' };
+describe('Compare Models screenshots from the packaged VSIX (light and dark, ~30 and ~130 tokens)', { skip: skip ?? (process.env.E2E_COMPARE_SHOTS ? false : 'set E2E_COMPARE_SHOTS=1') }, () => {
+  let vsix, bertDir;
+  const LONG = cut(520);
+  before(async () => {
+    vsix = packageVsix();
+    // The fixture reads 64 tokens at most: at ~130 tokens a random BERT of the bundled model's size stands in.
+    const { writeBertCheckpoint } = await import(path.join(REPO_ROOT, 'out', 'tools', 'bench', 'bert-geometry.js'));
+    bertDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-compare-bert-'));
+    writeBertCheckpoint(bertDir, BERT, [LONG]);
+  });
+  after(() => bertDir && fs.rmSync(bertDir, { recursive: true, force: true }));
+  for (const theme of ['light', 'dark']) {
+    test(`${theme} theme`, async () => {
+      const lens = await startLens({
+        name: `compare-${theme}`, model: 'default', vsix, viewport: { width: 1500, height: 1000 },
+        settings: { 'workbench.colorTheme': THEMES[theme] },
+        files: { 'len30.txt': `${SAMPLE}\n`, 'len130.txt': `${LONG}\n` },
+      });
+      try {
+        installHubModel(lens.server, BERT, 'fixtures/bert_tiny');
+        installHubModel(lens.server, bertDir, 'bench/bert-4x256-random');
+        for (const [len, bert] of [[30, 'fixtures/bert_tiny'], [130, 'bench/bert-4x256-random']]) {
+          await explainLine(lens.page, `len${len}.txt`);
+          await runCompare(lens.page, bert);
+          const f = await fullWidth(lens.page);
+          await waitPainted(f, 'a');
+          await waitPainted(f, 'b');
+          await f.locator('#side-a .cmp-strip .tok').nth(6).hover();
+          await lens.page.waitForTimeout(300);
+          await screenshot(lens.page, `compare-${theme}-${len}`);
+          await f.locator('#tab-diff').click();
+          await waitPainted(f, 'diff');
+          await screenshot(lens.page, `compare-${theme}-${len}-diff`);
+          await f.locator('#tab-sides').click();
+        }
+      } finally {
+        await stopWithScreenshot(lens, `compare-${theme}`);
+      }
+    });
+  }
+});

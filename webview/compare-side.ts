@@ -1,0 +1,176 @@
+// One side of the Compare Models panel: its model's name, its own layer / head / term pickers, the legend, the
+// heatmap with token labels on both axes, and the token strip. It asks for its matrix through `load` and lights
+// up the tokens the linked hover names.
+import { kindLabel, kindsFor, kindUnits, type CompareKind, type CompareSide, type CompareSliceRequest, type Side } from '../src/shared/compare-protocol';
+import type { ColorScaleName } from '../src/shared/protocol';
+import { pieceLabel } from '../src/shared/token-layout';
+import { describeRange, makeLut, robustRange, type Range } from './colors';
+import { el, themeKind } from './dom';
+import { Heatmap } from './heatmap';
+
+export interface SideEvents {
+  /** A token of this side is hovered (strip or heatmap row), or nothing. */
+  /** `j`: the key column when the pointer is on a heatmap cell (null on a token of the strip). */
+  hover(side: Side, i: number | null, j: number | null): void;
+  click(side: Side): void;
+  /** The pickers changed: the view repaints this side (and the difference). */
+  changed(side: Side): void;
+}
+
+export interface SideMatrix {
+  values: Float32Array;
+  n: number;
+  kind: CompareKind;
+  layer: number;
+  head: number;
+}
+
+const option = (value: string, label: string) => el('option', { value }, [label]);
+
+/** Renames the ids a Heatmap gives its parts, so that two fit in one page. */
+function suffixIds(root: HTMLElement, suffix: string): void {
+  for (const e of root.querySelectorAll<HTMLElement>('[id]')) e.id = `${e.id}-${suffix}`;
+}
+
+export class CompareSideView {
+  readonly root: HTMLElement;
+  readonly heatmap: Heatmap;
+  private readonly layer: HTMLSelectElement;
+  private readonly head: HTMLSelectElement;
+  private readonly term: HTMLSelectElement;
+  private readonly legend: HTMLElement;
+  private readonly legendBar: HTMLCanvasElement;
+  private readonly status: HTMLElement;
+  private readonly readout: HTMLElement;
+  private readonly strip: HTMLElement;
+  private chips: HTMLElement[] = [];
+  matrix: SideMatrix | undefined;
+
+  constructor(
+    readonly side: Side,
+    readonly info: CompareSide,
+    private readonly colorScale: ColorScaleName,
+    private readonly events: SideEvents,
+  ) {
+    const s = side;
+    this.heatmap = new Heatmap({ hover: (i, j) => events.hover(s, i, j), click: () => events.click(s) });
+    suffixIds(this.heatmap.root, s);
+    this.heatmap.canvas.classList.add('cmp-heatmap');
+    this.layer = el('select', { id: `layer-${s}`, 'aria-label': `Layer, side ${s.toUpperCase()}` }, info.layers.map((l) => option(String(l), `Layer ${l}`)));
+    this.head = el('select', { id: `head-${s}`, 'aria-label': `Head, side ${s.toUpperCase()}` }, Array.from({ length: info.heads }, (_, h) => option(String(h), `Head ${h}`)));
+    this.term = el('select', { id: `term-${s}`, 'aria-label': `Term, side ${s.toUpperCase()}` });
+    this.fillTerms('probs');
+    for (const sel of [this.layer, this.head, this.term]) {
+      sel.addEventListener('change', () => {
+        if (sel === this.layer) this.fillTerms(this.term.value as CompareKind);
+        events.changed(s);
+      });
+    }
+    this.legendBar = el('canvas', { class: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' });
+    this.legend = el('span', { class: 'meta cmp-legend-text' });
+    this.status = el('div', { class: 'status', role: 'alert' });
+    this.readout = el('div', { class: 'cmp-readout meta', 'aria-live': 'polite' }, ['Hover a cell: its value here, the same characters’ value on the other side.']);
+    this.strip = el('div', { class: 'cmp-strip', role: 'list', 'aria-label': `Tokens of ${info.name}` });
+    this.fillStrip();
+    const arch = info.architecture === 'bert' ? 'BERT: absolute positions added to the input (entangled)' : 'DeBERTa: relative positions in every layer (disentangled)';
+    this.root = el('section', { id: `side-${s}`, class: 'cmp-side', 'aria-label': `Side ${s.toUpperCase()}: ${info.name}` }, [
+      el('h2', { class: 'cmp-title' }, [
+        el('span', { class: 'cmp-badge' }, [s.toUpperCase()]),
+        ` ${info.name} `,
+        el('span', { class: 'meta' }, [`${info.type} · ${info.layers.length}×${info.heads} heads · ${info.tokens.length} tokens · ${Math.round(info.ms)} ms`]),
+      ]),
+      el('p', { class: 'meta cmp-arch' }, [arch]),
+      el('div', { class: 'toolbar cmp-controls' }, [this.layer, this.head, el('label', {}, ['Term ', this.term])]),
+      el('div', { class: 'legend cmp-legend' }, [this.legendBar, this.legend]),
+      this.status,
+      this.readout,
+      this.heatmap.root,
+      this.strip,
+    ]);
+  }
+
+  /** The term picker for the chosen layer (BERT's split exists in layer 0 only); keeps `want` when it can. */
+  private fillTerms(want: CompareKind): void {
+    const kinds = kindsFor(this.info, Number(this.layer.value));
+    this.term.replaceChildren(...kinds.map((k) => option(k, kindLabel(this.info.architecture, k))));
+    this.term.value = kinds.includes(want) ? want : 'probs';
+  }
+
+  private fillStrip(): void {
+    this.chips = this.info.tokens.map((t) => {
+      const chip = el('span', { class: `tok${t.special ? ' special' : ''}`, role: 'listitem', 'data-i': String(t.i), title: `${t.i}: ${t.text}` }, [t.special ? t.text : pieceLabel(t.text)]);
+      chip.addEventListener('mouseenter', () => this.events.hover(this.side, t.i, null));
+      chip.addEventListener('mouseleave', () => this.events.hover(this.side, null, null));
+      chip.addEventListener('click', () => this.events.click(this.side));
+      return chip;
+    });
+    this.strip.replaceChildren(...this.chips);
+  }
+
+  /** Sets the pickers (a view restored after the panel was hidden); values the side lacks are ignored. */
+  pick(r: CompareSliceRequest): void {
+    if (this.info.layers.includes(r.layer)) this.layer.value = String(r.layer);
+    if (r.head >= 0 && r.head < this.info.heads) this.head.value = String(r.head);
+    this.fillTerms(r.kind);
+  }
+
+  get request(): CompareSliceRequest {
+    return { layer: Number(this.layer.value), head: Number(this.head.value), kind: this.term.value as CompareKind };
+  }
+
+  /** What the legend and the difference call this side's matrix. */
+  describe(m: SideMatrix | undefined = this.matrix): string {
+    return m ? `${this.side.toUpperCase()}: layer ${m.layer} head ${m.head} ${m.kind}` : this.side.toUpperCase();
+  }
+
+  fail(message: string): void {
+    this.status.textContent = message;
+  }
+
+  /** Paints a matrix the host sent for `req`. */
+  show(req: CompareSliceRequest, n: number, values: Float32Array, size: number): void {
+    this.status.textContent = '';
+    this.matrix = { values, n, ...req };
+    const signed = req.kind !== 'probs';
+    const range: Range = robustRange(values, signed);
+    const lut = makeLut(this.colorScale, signed, themeKind());
+    this.heatmap.readTheme();
+    this.heatmap.set({ values, n, range, lut, labels: this.info.tokens.map((t) => t.text) }, size);
+    this.paintLegend(lut, range, req.kind);
+  }
+
+  private paintLegend(lut: Uint8ClampedArray, range: Range, kind: CompareKind): void {
+    const ctx = this.legendBar.getContext('2d');
+    if (ctx) {
+      const img = ctx.createImageData(256, 1);
+      img.data.set(lut);
+      ctx.putImageData(img, 0, 0);
+    }
+    this.legend.textContent = kind === 'probs' ? describeRange(range, kind) : `${describeRange(range, kind)} · ${kindUnits(this.info.architecture, kind)}`;
+  }
+
+  /** The hovered pair's value on this side (one line), or the hint when nothing is hovered. */
+  setReadout(text: string | null): void {
+    this.readout.textContent = text ?? 'Hover a cell: its value here, the same characters’ value on the other side.';
+  }
+
+  /** Lights up the query tokens and their strongest keys (rank 1 = strongest); empty lists clear. `row`: the
+   *  heatmap row to outline (the one under the pointer on the hovered side; else the span's first token). */
+  highlight(query: readonly number[], keys: readonly { j: number; weight: number }[], row: number | null = query.length ? query[0] : null): void {
+    for (const c of this.chips) {
+      c.classList.remove('query', 'key');
+      delete c.dataset.rank;
+      c.style.removeProperty('--key-weight');
+    }
+    for (const i of query) this.chips[i]?.classList.add('query');
+    keys.forEach(({ j, weight }, r) => {
+      const c = this.chips[j];
+      if (!c) return;
+      c.classList.add('key');
+      c.dataset.rank = String(r + 1);
+      c.style.setProperty('--key-weight', weight.toFixed(2));
+    });
+    this.heatmap.setHover(row, null);
+    this.root.dataset.query = query.join(',');
+  }
+}
