@@ -39,7 +39,7 @@ export interface LengthReport {
   layer_mb: number;
   /**
    * Peak resident memory of the calling process and of the runtime process through explain and one layer's view
-   * (lengths run in ascending order, so the peak so far is this length's).
+   * at this length (on Linux both peaks are reset before each length; elsewhere they accumulate, lengths ascending).
    */
   peak_rss_mb: number;
   runtime_peak_rss_mb: number;
@@ -53,15 +53,25 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
-const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
-
-/** Peak resident memory of the runtime process (Linux /proc; 0 where unavailable). */
-function childPeakRssMb(pid: number | undefined): number {
+/** Peak resident memory of a process since its last resetPeak (Linux /proc; 0 where unavailable). */
+function peakRssMb(pid: number | undefined = process.pid): number {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : 0;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * Resets a process's peak to its current resident memory (Linux ≥ 4.0), so that each length's row holds its own
+ * peak, not that of the graph build or of a longer input before it. Elsewhere peaks accumulate.
+ */
+function resetPeak(pid: number | undefined): void {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    /* not Linux, or not allowed: peaks accumulate */
   }
 }
 
@@ -114,6 +124,8 @@ export async function runBench(modelArg: string, opts: BenchOptions) {
     try {
       for (const n of [...opts.lengths].sort((x, y) => x - y)) {
         const ids = sampleIds(model, n, 1234 + n);
+        resetPeak(process.pid);
+        resetPeak(model.session.pid);
         if (n <= 1024) {
           // Warm-up (first-run allocations); long inputs take minutes and allocate fresh blocks every run anyway.
           (await model.explain({ ids })).release();
@@ -142,7 +154,7 @@ export async function runBench(modelArg: string, opts: BenchOptions) {
           fw.push(performance.now() - t0);
         }
         const viewPeak = peakRssMb();
-        const viewRuntimePeak = childPeakRssMb(model.session.pid);
+        const viewRuntimePeak = peakRssMb(model.session.pid);
         const res = await model.explain({ ids });
         const t0 = performance.now();
         for await (const _ of res.stream()) void _;
@@ -168,7 +180,7 @@ export async function runBench(modelArg: string, opts: BenchOptions) {
           peak_rss_mb: round(viewPeak),
           runtime_peak_rss_mb: round(viewRuntimePeak),
           all_layers_peak_rss_mb: round(peakRssMb()),
-          all_layers_runtime_peak_rss_mb: round(childPeakRssMb(model.session.pid)),
+          all_layers_runtime_peak_rss_mb: round(peakRssMb(model.session.pid)),
         });
       }
     } finally {

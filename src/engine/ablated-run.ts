@@ -102,7 +102,7 @@ export async function explainAblatedWith(model: OpenModel, input: AblatedRunInpu
   if (!states.every(Number.isFinite)) throw new LensError(`${model.checkpoint.dir}: the run after the intervention gave non-finite states`, 'runtime');
   const layers = Array.from({ length: L }, (_, l) => l);
   const scale = scaleOf(spec);
-  const base = new LayerComputation(model, n, layers, states, rel, relRows);
+  const base = new LayerComputation(model, n, layers, states);
   base.lastHidden = tail.hidden;
   const source = new EditedLayers(base, plan, n, scale);
   const info = { ...model.info, execution_provider: model.session.provider };

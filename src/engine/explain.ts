@@ -5,16 +5,16 @@ import { assertUnchanged, type Checkpoint, requireWeight } from './checkpoint';
 import { isLensError, LensError } from './errors';
 import { assertFiniteForward, assertFiniteLayer } from './finite-outputs';
 import { DECOMPOSITION_TERMS, DecompositionInput, type DecompositionTerm, EMBEDDING_PARTS } from './graph/bert-decomposition';
-import { LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
+import { contentWeightFeeds, LAST_HIDDEN, LayerInput, layerInputOutput, layerOutput, layerWeights, PositionsInput, positionWeightFeeds, REL_OUTPUT, scaleOf } from './graph/deberta-graph';
 import { toFloat32 } from './graph/float32';
 import { graphInputs, type Int64Feeds, relativeInputs } from './graph/graph-inputs';
 import { availableMemory, estimateMemory, formatBytes, layerChunkHeads } from './memory';
 import { ExplainResult, type LayerSource, type LayerTensors } from './result';
-import type { FeedTensor } from './runtime/messages';
+import type { DerivedTensors, FeedTensor, KeptSlice } from './runtime/messages';
 import type { KeptFeeds, RuntimeSession } from './runtime/session';
 import { missingTokenizerError } from './tokenizer';
 import type { TokenizerHandle } from './tokenizer/types';
-import type { ModelInfo, Token } from './types';
+import type { ModelInfo, ModelSpec, Token } from './types';
 
 /** What explain needs of an open model. */
 export interface ExplainContext {
@@ -136,7 +136,7 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   } finally {
     outputs.release();
   }
-  const source = new LayerComputation(model, n, layers, states, rel, relative ? outputs.dims(REL_OUTPUT)[0] : 0, parts);
+  const source = new LayerComputation(model, n, layers, states, parts);
   // The last hidden state is kept (n·D floats): fill-mask on this result then needs the heads only.
   if (after === LAST_HIDDEN) source.lastHidden = lastState;
   const info = { ...model.info, execution_provider: model.session.provider };
@@ -151,7 +151,8 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
 /**
  * Recomputes one layer's attention from the input states the forward pass kept, in the one-layer graph, for all
  * heads (in chunks of heads when n is large, so the runtime's working memory stays bounded). The layer's weights
- * are sent to the runtime process once and kept there.
+ * and the relative table are sent to the runtime process once and kept there; so are the layer's position
+ * projections, which the runtime computes from them on the layer's first use (they do not depend on the text).
  */
 export class LayerComputation implements LayerSource {
   private states?: Float32Array;
@@ -163,8 +164,6 @@ export class LayerComputation implements LayerSource {
     private readonly n: number,
     layers: number[],
     states: Float32Array,
-    private readonly rel: Float32Array | undefined,
-    private readonly relRows: number,
     /** BERT with layer 0 kept: content, position and rest parts of the embedding output, each [n, D]. */
     private parts?: Float32Array[],
   ) {
@@ -181,21 +180,23 @@ export class LayerComputation implements LayerSource {
     const k = this.index.get(layer)!;
     const kinds = ['c2c', ...this.model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
     const out = { layer } as LayerTensors;
-    // Not zero-filled: every element is read from the runtime's output below (all heads, every kind).
-    for (const kind of kinds) out[kind] = new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
     // A copy, not a view: IPC serialises a view's whole buffer.
     const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] } };
-    if (this.rel) feeds[LayerInput.rel] = { type: 'float32', data: this.rel, dims: [this.relRows, D] };
-    Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
+    Object.assign(feeds, int64Feeds(relativeInputs(spec, n, false, true)));
     const weights = layerWeights(spec, layer);
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
+    const positions = positionsOf(spec, layer);
+    const sources = [...(positions ? [{ key: TABLE_KEY, tensors: () => this.readTable() }] : []), { key: weightsKey(layer), tensors: () => this.readWeights(layer) }];
     for (let h0 = 0; h0 < H; h0 += chunk) {
       const h1 = Math.min(H, h0 + chunk);
-      const rows: Record<string, [number, number]> = {};
-      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w.rowsPerHead, h1 * w.rowsPerHead];
-      const kept = { key: `layer${layer}`, tensors: () => this.readWeights(layer), rows };
+      const kept: KeptFeeds = { sources, derive: positions ? [positions] : undefined, feeds: {} };
+      for (const name of contentWeightFeeds(spec)) kept.feeds[name] = { key: weightsKey(layer), rows: [h0 * weights[name]!.rowsPerHead, h1 * weights[name]!.rowsPerHead] };
+      for (const name of positions?.fetches ?? []) kept.feeds[name] = { key: positions!.key, rows: [h0 * spec.headDim, h1 * spec.headDim] };
       const run = await this.runLayer(feeds, kinds.map(layerOutput), signal, kept);
       try {
+        // Allocated once the first run is back, by when a layer the cache evicted for this one has been collected.
+        // Not zero-filled: every element is read from the runtime's output (all heads, every kind).
+        for (const kind of kinds) out[kind] ??= new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
         for (const kind of kinds) run.outputs.read(layerOutput(kind), out[kind], h0 * nn);
       } finally {
         run.outputs.release();
@@ -235,10 +236,9 @@ export class LayerComputation implements LayerSource {
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
     for (let h0 = 0; h0 < H; h0 += chunk) {
       const h1 = Math.min(H, h0 + chunk);
-      const rows: Record<string, [number, number]> = {};
-      for (const [name, w] of Object.entries(weights)) rows[name] = [h0 * w.rowsPerHead, h1 * w.rowsPerHead];
+      const kept: KeptFeeds = { sources: [{ key: weightsKey(0), tensors: () => this.readWeights(0) }], feeds: {} };
       // The same kept tensors as layer 0's attention: BERT's decomposition uses exactly its query and key.
-      const kept = { key: 'layer0', tensors: () => this.readWeights(0), rows };
+      for (const [name, w] of Object.entries(weights)) kept.feeds[name] = { key: weightsKey(0), rows: [h0 * w.rowsPerHead, h1 * w.rowsPerHead] };
       const run = await this.model.session.run('decomposition', feeds, [...DECOMPOSITION_TERMS], signal, kept);
       try {
         for (const t of DECOMPOSITION_TERMS) run.outputs.read(t, out[t], h0 * nn);
@@ -260,11 +260,39 @@ export class LayerComputation implements LayerSource {
     return out;
   }
 
+  /** The whole relative table (and its LayerNorm in v2/v3), which the positions graph projects. */
+  private readTable(): Record<string, FeedTensor> {
+    assertUnchanged(this.model.checkpoint);
+    const s = this.model.checkpoint.spec;
+    const read = (name: string, shape: number[]): FeedTensor => ({ type: 'float32', data: toFloat32(requireWeight(this.model.checkpoint, name, shape)).slice(), dims: shape });
+    const out: Record<string, FeedTensor> = { [PositionsInput.table]: read('encoder.rel_embeddings.weight', [2 * s.attSpan, s.hiddenSize]) };
+    if (s.modelType === 'deberta-v2' && s.normRelEbd) {
+      out[PositionsInput.lnWeight] = read('encoder.LayerNorm.weight', [s.hiddenSize]);
+      out[PositionsInput.lnBias] = read('encoder.LayerNorm.bias', [s.hiddenSize]);
+    }
+    return out;
+  }
+
   release(): void {
     this.states = undefined;
     this.lastHidden = undefined;
     this.parts = undefined;
   }
+}
+
+/** Keys of what the runtime keeps: the relative table, a layer's weights, a layer's position projections. */
+const TABLE_KEY = 'table';
+const weightsKey = (layer: number) => `layer${layer}`;
+
+/** How the runtime derives layer l's position projections (undefined without relative attention). */
+function positionsOf(spec: ModelSpec, layer: number): DerivedTensors | undefined {
+  if (!(spec.relativeAttention && spec.posAttType.length > 0)) return undefined;
+  const table = spec.modelType === 'deberta-v2' && spec.normRelEbd ? Object.values(PositionsInput) : [PositionsInput.table];
+  const feeds: Record<string, KeptSlice> = {};
+  for (const name of table) feeds[name] = { key: TABLE_KEY };
+  for (const name of positionWeightFeeds(spec)) feeds[name] = { key: weightsKey(layer) };
+  const fetches = [...(spec.posAttType.includes('c2p') ? [LayerInput.posKey] : []), ...(spec.posAttType.includes('p2c') ? [LayerInput.posQuery] : [])];
+  return { key: `positions${layer}`, graph: 'positions', feeds, fetches };
 }
 
 /** The forward pass alone, returning the last hidden state: the benchmark's baseline and the parity tests' check. */

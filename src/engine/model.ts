@@ -197,7 +197,7 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   }
   const t1 = performance.now();
   const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
+  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath, positions: graph.positionsPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
   try {
     await session.start();
   } catch (e) {

@@ -168,9 +168,28 @@ export class ExplainResult implements LayerOwner {
     return p;
   }
 
-  /** The given layers (default: all) one at a time, for analyses that keep only a running result. */
-  async *stream(layers: readonly number[] = this.present, signal?: AbortSignal): AsyncGenerator<LayerTensors> {
-    for (const l of layers) yield await this.load(l, signal);
+  /**
+   * Computes a layer in the background (what a reader opens next), unless it is there already or it would not fit
+   * the layer cache beside one more layer: a prefetch never evicts the layer in view. Failures are left to the
+   * request that needs the layer.
+   */
+  prefetch(layer: number): void {
+    if (this.isReleased || !this.source || !this.present.includes(layer) || this.loaded.has(layer) || this.inflight.has(layer)) return;
+    if (this.cache && 2 * this.layerBytes > this.cache.limit) return;
+    this.load(layer).catch(() => undefined);
+  }
+
+  /**
+   * The given layers (default: all) one at a time, for analyses that keep only a running result: yields each
+   * layer's number once it is loaded; read it (tensor, slice) before asking for the next. Numbers, not the
+   * tensors: a `for await` loop holds its last value while the next is computed, which kept two 1 GiB layers of
+   * a long input alive at once.
+   */
+  async *stream(layers: readonly number[] = this.present, signal?: AbortSignal): AsyncGenerator<number> {
+    for (const l of layers) {
+      await this.load(l, signal);
+      yield l;
+    }
   }
 
   /** Called by the layer cache: forget a layer (it is recomputed if asked for again). */
@@ -185,7 +204,7 @@ export class ExplainResult implements LayerOwner {
   release(): void {
     if (this.isReleased || !this.source) return;
     this.isReleased = true;
-    this.cache?.forget(this.cacheId);
+    this.cache?.released(this.cacheId);
     this.loaded.clear();
     this.evicted.clear();
     this.decomposition = undefined;

@@ -35,8 +35,7 @@ export async function overview(result: ExplainResult, kind: MatrixKind): Promise
     const n = result.n;
     const out = new Float32Array(result.layers.length * H);
     let li = 0;
-    for await (const _ of result.stream()) {
-      const layer = result.layers[li];
+    for await (const layer of result.stream()) {
       for (let h = 0; h < H; h++) {
         const s = result.slice(layer, h, kind);
         out[li * H + h] = metric === 'entropy' ? meanRowEntropy(s, n) : meanAbs(s);

@@ -19,16 +19,18 @@ export function layerOf(body: RequestBody): number | undefined {
   return 'layer' in body && typeof body.layer === 'number' ? body.layer : undefined;
 }
 
+/** The layer each result was last asked for, to tell which way the reader is stepping. */
+const lastLayer = new WeakMap<ExplainResult, number>();
+
 /**
- * After the view has read layer l, compute the layers a reader goes to next (l + 1, then l − 1) while the user
- * looks, so that stepping through layers shows each at once. Runs queue behind any real request already sent;
- * failures are ignored (the real request will report them).
+ * After the view has read layer l, compute the layer a reader goes to next while the user looks (l + 1, or l − 1
+ * when stepping down), so that stepping through layers shows each at once. One layer only: runs queue behind it,
+ * so a second prefetch would delay a jump elsewhere. The result skips it when the layer would not fit the cache.
  */
 export function prefetchAround(result: ExplainResult, layer: number): void {
-  for (const l of [layer + 1, layer - 1]) {
-    if (result.released || !result.layers.includes(l) || result.isLoaded(l)) continue;
-    result.load(l).catch(() => undefined);
-  }
+  const last = lastLayer.get(result);
+  lastLayer.set(result, layer);
+  result.prefetch(last !== undefined && layer < last ? layer - 1 : layer + 1);
 }
 
 /** Rejects with a one-line Error for a request the result cannot answer (the webview shows it). */

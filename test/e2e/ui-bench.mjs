@@ -11,9 +11,10 @@
 //   layer_switch_ms        #layer changed → that layer's heatmap painted and the next frame presented (median/min),
 //                          switching back to back; layer_switch_after_1s_ms: 1 s on each layer before the next
 // With --explains N: the extension host's and the runtime process's resident memory after explain 1, N/2 and N
-// of the longest length (memory_over_explains).
+// of the longest length (memory_over_explains); --memory-only skips the switch, hover and bytes timings (their
+// in-page animation-frame waits can stall on a heavily loaded machine) and keeps command → heatmap.
 // No assertion on times: the numbers are for reading.
-// Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512] [--model default|DIR] [--explains 100]
+// Usage: node test/e2e/ui-bench.mjs [--lengths 32,128,512] [--model default|DIR] [--explains 100] [--memory-only]
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -42,6 +43,7 @@ const textOfChars = (chars) => { let s = ''; for (let i = 0; s.length < chars; i
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const explainsArg = process.argv.indexOf('--explains');
 const explains = explainsArg > 0 ? Number(process.argv[explainsArg + 1]) : 0;
+const memoryOnly = process.argv.includes('--memory-only');
 
 /** Resident MB of the extension host and of the runtime process (both in code-server's process group). */
 function processMemory(pgid) {
@@ -138,6 +140,10 @@ try {
     r.tokens = await tokenCount();
     r.engine_explain_ms = +(await body.evaluate(() => window.__lensInitMs)).toFixed(1);
     r.heatmap_over_target = +(r.command_to_heatmap_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);
+    if (memoryOnly) {
+      results.lengths[n] = r;
+      continue;
+    }
 
     // Layer switch: #layer changed → the new layer (computed on demand) painted → the next frame. As a
     // reader steps through layers (1 s on each before the next) and back to back (each switch right after the

@@ -177,6 +177,11 @@ describe('deberta-lens errors: one clear line, non-zero exit, no stack trace', (
   it('malformed ids', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1,x'), /--ids takes comma-separated integers/));
   it('empty text', () => assertCleanError(cli('explain', '--model', V3, '--text', '   '), /empty/));
   it('text beyond the token limit', () => assertCleanError(cli('explain', '--model', V3, '--text', 'word '.repeat(5000)), /over the limit/));
+  it('a length the free memory cannot hold: the length, the estimate and the flag, before any run', () => {
+    // 32768 tokens under a raised limit: one layer's attention alone would need ~170 GB, more than any machine frees.
+    const ids = ['1', ...new Array<string>(32766).fill('5'), '2'].join(',');
+    assertCleanError(cli('explain', '--model', V3, '--ids', ids, '--max-tokens', '32768'), /32768 tokens: explaining it needs about [\d.]+ GB of memory and [\d.]+ (GB|MB) is free.*--max-tokens/);
+  });
   it('layer out of range', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a b', '--layers', '7'), /layer 7/));
   it('missing --file', () => assertCleanError(cli('explain', '--model', V3, '--file', path.join(tmp, 'missing.txt')), /missing\.txt/));
   it('bad --ep', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a', '--ep', 'tpu'), /--ep must be one of/));

@@ -16,8 +16,12 @@ function flag(name: string, fallback: string): string {
   return k > 0 && process.argv[k + 1] ? process.argv[k + 1] : fallback;
 }
 
-function torchAvailable(): boolean {
-  return spawnSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore' }).status === 0;
+/** Why the HF eager baseline cannot run here (no python3, or no torch), or undefined when it can. */
+function torchMissing(): string | undefined {
+  const r = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
+  if (r.error) return '/usr/bin/python3 not found';
+  if (r.status !== 0) return 'torch is not installed for /usr/bin/python3 (Debian: apt install python3-torch)';
+  return undefined;
 }
 
 function runTorch(dir: string, lengths: string, runs: number, threads: number, env: Record<string, string | undefined>) {
@@ -49,7 +53,10 @@ async function main() {
   const runs = Number(flag('runs', '3'));
   const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
   const ep = flag('ep', 'cpu') as ExecutionProviderSetting;
-  const withTorch = flag('torch', 'auto') !== 'no' && torchAvailable();
+  const missing = flag('torch', 'auto') === 'no' ? 'skipped with --torch no' : torchMissing();
+  const withTorch = missing === undefined;
+  if (missing) process.stderr.write(`HF eager baseline skipped: ${missing}; the engine's figures follow alone.\n`);
+  const loadBefore = os.loadavg();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-geom-'));
   const report: Record<string, unknown>[] = [];
   try {
@@ -63,7 +70,7 @@ async function main() {
       const lengths = lengthsOf(name).split(',').filter(Boolean).map(Number);
       // In its own process, so that its peak memory is the engine's alone (not this script's checkpoint writing).
       const lens = runEngineBench(dir, lengths, runs, threads, ep);
-      const entry: Record<string, unknown> = { geometry: name, lens };
+      const entry: Record<string, unknown> = { geometry: name, lens, slope: slopes(lens.lengths) };
       const torchLengths = lengths.filter((n) => n <= torchMax).join(',');
       if (withTorch && torchLengths) {
         process.stderr.write(`benchmarking the HF eager re-creation on ${name}…\n`);
@@ -76,7 +83,9 @@ async function main() {
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  const out = { date: new Date().toISOString(), cpu: os.cpus()[0]?.model, cores: os.cpus().length, threads, runs, torch: withTorch, results: report };
+  // The machine's load average (1, 5, 15 min) before and after: figures from a shared machine need it beside them.
+  const load = { before: loadBefore.map((v) => Number(v.toFixed(2))), after: os.loadavg().map((v) => Number(v.toFixed(2))) };
+  const out = { date: new Date().toISOString(), cpu: os.cpus()[0]?.model, cores: os.cpus().length, threads, runs, torch: withTorch, torch_skipped: missing, load, results: report };
   fs.mkdirSync(path.join(REPO, 'bench-results'), { recursive: true });
   fs.writeFileSync(path.join(REPO, 'bench-results', 'bench.json'), JSON.stringify(out, null, 2));
   process.stderr.write(table(report));
@@ -85,10 +94,12 @@ async function main() {
 
 type TorchRow = { tokens: number; forward_attn_ms_median: number; forward_terms_ms_median: number };
 
+const gb = (mb: number) => (mb / 1024).toFixed(2);
+
 function table(report: Record<string, unknown>[]): string {
   const lines = [
     '',
-    '| geometry | tokens | explain ms | plain forward ms | explain / forward | first layer ms | all layers ms | HF eager ms | HF eager SkylakeX ms | speed-up vs HF | states MB | layer MB | peak RSS MB (caller + runtime) |',
+    '| geometry | tokens | explain ms | plain forward ms | explain / forward | first layer ms | all layers s | HF eager ms (SkylakeX BLAS) | explain vs HF | states MB | one layer MB | peak RSS GB, explain + one layer (caller + runtime) | peak RSS GB after all layers |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const e of report) {
@@ -98,22 +109,48 @@ function table(report: Record<string, unknown>[]): string {
     for (const r of lens.lengths) {
       const h = hf.find((x) => x.tokens === r.tokens);
       const s = sk.find((x) => x.tokens === r.tokens);
+      const hfCell = h ? `${h.forward_attn_ms_median}${s ? ` (${s.forward_attn_ms_median})` : ''}` : '–';
+      const view = `${gb(r.peak_rss_mb)} + ${gb(r.runtime_peak_rss_mb)} = ${gb(r.peak_rss_mb + r.runtime_peak_rss_mb)}`;
+      const all = gb(r.all_layers_peak_rss_mb + r.all_layers_runtime_peak_rss_mb);
       lines.push(
-        `| ${String(e.geometry)} | ${r.tokens} | ${r.explain_ms_median} | ${r.forward_ms_median} | ${r.explain_over_forward.toFixed(2)}× | ${r.first_layer_ms_median} | ${r.all_layers_ms} | ${h ? h.forward_attn_ms_median : '–'} | ${s ? s.forward_attn_ms_median : '–'} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.states_mb} | ${r.layer_mb} | ${r.peak_rss_mb} + ${r.runtime_peak_rss_mb} |`,
+        `| ${String(e.geometry)} | ${r.tokens} | ${r.explain_ms_median} | ${r.forward_ms_median} | ${r.explain_over_forward.toFixed(2)}× | ${r.first_layer_ms_median} | ${(r.all_layers_ms / 1000).toFixed(1)} | ${hfCell} | ${h ? `${(h.forward_attn_ms_median / r.explain_ms_median).toFixed(2)}×` : '–'} | ${r.states_mb} | ${r.layer_mb} | ${view} | ${all} |`,
       );
     }
-    lines.push(slope(String(e.geometry), lens.lengths));
+    lines.push(slopeRow(String(e.geometry), lens.lengths));
   }
   return `${lines.join('\n')}\n`;
 }
 
-/** How cost grows with n between the shortest and longest length: the exponent k in cost ∝ n^k. */
-function slope(geometry: string, rows: LengthReport[]): string {
-  if (rows.length < 2) return '';
-  const a = rows[0], b = rows[rows.length - 1];
-  const k = (x: number, y: number) => (Math.log(y / x) / Math.log(b.tokens / a.tokens)).toFixed(2);
-  const rss = (r: LengthReport) => r.peak_rss_mb + r.runtime_peak_rss_mb;
-  return `| ${geometry} slope ${a.tokens}→${b.tokens} | n^k | explain k = ${k(a.explain_ms_median, b.explain_ms_median)} | forward k = ${k(a.forward_ms_median, b.forward_ms_median)} | | first layer k = ${k(a.first_layer_ms_median, b.first_layer_ms_median)} | | | | | states k = ${k(a.states_mb, b.states_mb)} | layer k = ${k(a.layer_mb, b.layer_mb)} | RSS k = ${k(rss(a), rss(b))} |`;
+/** The exponent k of cost ∝ n^k, least-squares fitted to log cost against log n over every length measured. */
+export function fittedExponent(ns: number[], costs: number[]): number {
+  const xs = ns.map(Math.log), ys = costs.map(Math.log);
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let sxy = 0, sxx = 0;
+  xs.forEach((x, k) => ((sxy += (x - mx) * (ys[k] - my)), (sxx += (x - mx) ** 2)));
+  return sxy / sxx;
+}
+
+/** How each cost grows with n (fitted exponents; absent with fewer than two lengths). */
+function slopes(rows: LengthReport[]): Record<string, number> | undefined {
+  if (rows.length < 2) return undefined;
+  const ns = rows.map((r) => r.tokens);
+  const costs: Record<string, (r: LengthReport) => number> = {
+    explain: (r) => r.explain_ms_median,
+    forward: (r) => r.forward_ms_median,
+    first_layer: (r) => r.first_layer_ms_median,
+    all_layers: (r) => r.all_layers_ms,
+    states: (r) => r.states_mb,
+    layer: (r) => r.layer_mb,
+    peak_rss: (r) => r.peak_rss_mb + r.runtime_peak_rss_mb,
+    all_layers_peak_rss: (r) => r.all_layers_peak_rss_mb + r.all_layers_runtime_peak_rss_mb,
+  };
+  return Object.fromEntries(Object.entries(costs).map(([name, cost]) => [name, Number(fittedExponent(ns, rows.map(cost)).toFixed(2))]));
+}
+
+function slopeRow(geometry: string, rows: LengthReport[]): string {
+  const k = slopes(rows);
+  if (!k) return '';
+  return `| ${geometry}: cost ∝ n^k, fitted over ${rows[0].tokens}…${rows[rows.length - 1].tokens} | | k = ${k.explain} | k = ${k.forward} | | k = ${k.first_layer} | k = ${k.all_layers} | | | k = ${k.states} | k = ${k.layer} | k = ${k.peak_rss} | k = ${k.all_layers_peak_rss} |`;
 }
 
 main().catch((e) => {

@@ -7,20 +7,23 @@ import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
 /**
- * The DeBERTa encoder as two ONNX graphs (batch 1, dynamic length n), following deberta-spec.md §4–§5:
+ * The DeBERTa encoder as ONNX graphs (batch 1, dynamic length n), following deberta-spec.md §4–§5:
  *
  * - the forward graph runs every layer and outputs what is needed to recompute any layer's attention exactly
  *   later: each layer's input hidden states `[n, D]` and the relative table rows `[u, D]` (O(L·n·D) in all);
- * - the layer graph takes one layer's input states, that layer's query/key weights for a range of heads (fed as
- *   inputs, so one small graph serves every layer and any head count) and gives the raw terms and the softmax
- *   `[h, n, n]` for those heads. Both graphs build the attention with the same code below, so the numbers agree.
+ * - the positions graph projects a layer's whole relative table through its position key and query (fed as
+ *   inputs): text-independent, so the runtime computes it once per layer and keeps it;
+ * - the layer graph takes one layer's input states, that layer's query/key weights and its projected table for a
+ *   range of heads (fed as inputs, so one small graph serves every layer and any head count) and gives the raw
+ *   terms and the softmax `[h, n, n]` for those heads. All graphs build the attention with the same code below,
+ *   so the numbers agree.
  *
  * Relative attention does not project the whole relative table as HF does: the caller feeds `rel_rows`
  * (the distinct table rows the 2n−1 distances of this input use) and two pick lists that lay those rows out by
  * distance; c2p and p2c are then read off a [H, n, 2n] product with the pad-and-reshape "skew" (Transformer-XL),
  * which needs no gather over n² elements. See ./graph-inputs.ts for the index arithmetic.
  */
-export const GRAPH_VERSION = 'deberta-lens-graph-6';
+export const GRAPH_VERSION = 'deberta-lens-graph-7';
 /**
  * The forward graph computes attention in groups of at most this many heads, one group after the other, so its
  * working memory is that of a few heads' [n, n] and [n, 2n] arrays, not all of them at once (v3-large at 2048
@@ -57,6 +60,9 @@ export const LayerInput = {
   bpk: 'b_pk',
   wpq: 'w_pq',
   bpq: 'b_pq',
+  /** The layer's projected relative table (the positions graph's outputs), `[h·d, 2S]` for a range of heads. */
+  posKey: 'pos_key',
+  posQuery: 'pos_query',
 } as const;
 export type LayerInputName = (typeof LayerInput)[keyof typeof LayerInput];
 
@@ -131,22 +137,39 @@ class AttentionBuilder {
    * `[u, h·d]` (undefined for a term the model lacks). Names the outputs when `names` is given.
    */
   terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string, edit?: TermEdit, tile?: (x: string) => string) {
+    // [h, d, 2n]; `tile` repeats it for a batch of variants whose heads are stacked on axis 0.
+    const byDistance = (p: string, pick: string) => () => {
+      const laid = this.toHeads(this.g.node('Gather', [p, pick], { axis: 0 }), [1, 2, 0]);
+      return tile ? tile(laid) : laid;
+    };
+    return this.termsOf(q, k, { c2p: pk ? byDistance(pk, this.c2pPick) : undefined, p2c: pq ? byDistance(pq, this.p2cPick) : undefined }, names, edit);
+  }
+
+  /**
+   * The projected relative table `[h·d, 2S]` of a range of heads (see buildPositionsGraph) laid out by distance
+   * for one term, `[h, d, 2n]`: the picks are then rows of the table, not of the rows this input uses.
+   */
+  fromTable(table: string, kind: 'c2p' | 'p2c'): () => string {
+    const g = this.g;
+    const heads = g.constInt64([-1, this.s.headDim, 2 * this.s.attSpan]);
+    return () => g.node('Gather', [g.node('Reshape', [table, heads]), kind === 'c2p' ? this.c2pPick : this.p2cPick], { axis: 2 });
+  }
+
+  /** terms() with the position projections given as makers of their `[h, d, 2n]` layout (called where needed). */
+  termsOf(q: string, k: string, pos: { c2p?: () => string; p2c?: () => string }, names?: (kind: TermName | 'probs') => string, edit?: TermEdit) {
     const g = this.g;
     const edited = (kind: TermName, t: string) => (edit ? edit(kind, t) : t);
     const kT = g.node('Transpose', [k], { perm: [0, 2, 1] });
     const c2c = g.node('MatMul', [q, kT], {}, names?.('c2c'));
     const terms: Partial<Record<TermName, string>> = { c2c };
     let sum = edited('c2c', c2c);
-    if (this.flags.c2p && pk && this.skewFn) {
-      // [h, d, 2n]; `tile` repeats it for a batch of variants whose heads are stacked on axis 0.
-      let pkT = this.toHeads(g.node('Gather', [pk, this.c2pPick], { axis: 0 }), [1, 2, 0]);
-      if (tile) pkT = tile(pkT);
+    if (this.flags.c2p && pos.c2p && this.skewFn) {
+      const pkT = pos.c2p(); // [h, d, 2n]
       terms.c2p = this.skewFn(g.node('MatMul', [q, pkT]), names?.('c2p'));
       sum = g.node('Add', [sum, edited('c2p', terms.c2p)]);
     }
-    if (this.flags.p2c && pq && this.skewFn) {
-      let pqT = this.toHeads(g.node('Gather', [pq, this.p2cPick], { axis: 0 }), [1, 2, 0]); // [h, d, 2n]
-      if (tile) pqT = tile(pqT);
+    if (this.flags.p2c && pos.p2c && this.skewFn) {
+      const pqT = pos.p2c(); // [h, d, 2n]
       const transposed = this.skewFn(g.node('MatMul', [k, pqT])); // [h, n(key j), n(query i)]
       terms.p2c = g.node('Transpose', [transposed], { perm: [0, 2, 1] }, names?.('p2c'));
       sum = g.node('Add', [sum, edited('p2c', terms.p2c)]);
@@ -391,29 +414,37 @@ export function layerWeights(s: ModelSpec, l: number): Partial<Record<LayerInput
   return out;
 }
 
+/** The checkpoint weights the positions graph projects the relative table with (the content ones when shared). */
+export function positionWeightFeeds(s: ModelSpec): LayerInputName[] {
+  const { c2p, p2c } = termFlags(s);
+  const { pkW, pkB, pqW, pqB } = positionFeeds(s);
+  const w = layerWeights(s, 0);
+  return [...(c2p ? [pkW, pkB] : []), ...(p2c ? [pqW, pqB] : [])].filter((name, k, all) => w[name] && all.indexOf(name) === k);
+}
+
+/** The checkpoint weights the layer graph projects the hidden states with (query and key, or v1's in_proj). */
+export function contentWeightFeeds(s: ModelSpec): LayerInputName[] {
+  const content: LayerInputName[] = [LayerInput.wq, LayerInput.bq, LayerInput.wk, LayerInput.bk, LayerInput.wqkv];
+  return content.filter((name) => layerWeights(s, 0)[name]);
+}
+
 /**
- * One layer's attention for a range of heads: inputs `hidden` [n, D], `rel` [u, D], the picks and skew inputs,
- * and the weight rows of those heads (layerWeights); outputs c2c, c2p, p2c, probs as [h, n, n].
+ * One layer's attention for a range of heads: inputs `hidden` [n, D], the weight rows of those heads
+ * (contentWeightFeeds), their rows of the layer's projected relative table `pos_key`, `pos_query` [h·d, 2S]
+ * (buildPositionsGraph), and the picks (rows of the table) and skew inputs; outputs c2c, c2p, p2c, probs as
+ * [h, n, n]. The position projections do not depend on the text, so they are computed once per layer and kept.
  */
 export function buildLayerGraph(s: ModelSpec): GraphBuilder {
   const g = new GraphBuilder();
   const D = s.hiddenSize, d = s.headDim;
   const att = new AttentionBuilder(g, s);
   const w = layerWeights(s, 0);
-  const declared = new Map<LayerInputName, string>();
-  /** Declares a weight input once (shared position projections reuse the content ones). */
   const feed = (name: LayerInputName): string | undefined => {
     const spec = w[name];
     if (!spec) return undefined;
-    let v = declared.get(name);
-    if (!v) {
-      v = g.input(name, OnnxType.FLOAT, spec.shape.length === 1 ? ['hd'] : [spec.rowsPerHead === d ? 'hd' : 'h3d', D]);
-      declared.set(name, v);
-    }
-    return v;
+    return g.input(name, OnnxType.FLOAT, spec.shape.length === 1 ? ['hd'] : [spec.rowsPerHead === d ? 'hd' : 'h3d', D]);
   };
   const h = g.input(LayerInput.hidden, OnnxType.FLOAT, ['n', D]);
-  const rel = att.flags.relative ? g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]) : undefined;
   let q: string, k: string;
   if (s.modelType === 'deberta') {
     const [q0, k0] = att.splitQkv(att.linear(h, feed(LayerInput.wqkv)!));
@@ -424,12 +455,59 @@ export function buildLayerGraph(s: ModelSpec): GraphBuilder {
     q = att.toHeads(att.linear(h, feed(LayerInput.wq)!, feed(LayerInput.bq)), [1, 0, 2]);
     k = att.toHeads(att.linear(h, feed(LayerInput.wk)!, feed(LayerInput.bk)), [1, 0, 2]);
   }
-  const { pkW, pkB, pqW, pqB } = positionFeeds(s);
-  const pk = rel && att.flags.c2p ? att.linear(rel, feed(pkW)!, feed(pkB)) : undefined;
-  const pq = rel && att.flags.p2c ? att.linear(rel, feed(pqW)!, feed(pqB)) : undefined;
-  const { terms, probs } = att.terms(q, k, pk, pq, layerOutput);
+  const table = (name: LayerInputName) => g.input(name, OnnxType.FLOAT, ['hd', 2 * s.attSpan]);
+  const pos = {
+    c2p: att.flags.c2p ? att.fromTable(table(LayerInput.posKey), 'c2p') : undefined,
+    p2c: att.flags.p2c ? att.fromTable(table(LayerInput.posQuery), 'p2c') : undefined,
+  };
+  const { terms, probs } = att.termsOf(q, k, pos, layerOutput);
   for (const kind of ['c2c', 'c2p', 'p2c'] as const) if (terms[kind]) g.output(terms[kind], layerOutput(kind), OnnxType.FLOAT, ['h', 'n', 'n']);
   g.output(probs, layerOutput('probs'), OnnxType.FLOAT, ['h', 'n', 'n']);
+  return g;
+}
+
+/** Inputs of the positions graph besides the weights of positionWeightFeeds. */
+export const PositionsInput = {
+  /** The whole relative table `encoder.rel_embeddings.weight` [2S, D]. */
+  table: 'rel_table',
+  /** v2/v3 with norm_rel_ebd: the table's LayerNorm (`encoder.LayerNorm`). */
+  lnWeight: 'rel_ln_weight',
+  lnBias: 'rel_ln_bias',
+} as const;
+
+/**
+ * One layer's position projections of the whole relative table (deberta-spec.md §4: PK and PQ of every row),
+ * head-major so that a range of heads is a range of rows: outputs `pos_key` = W_pk·Rᵀ + b_pk and `pos_query` =
+ * W_pq·Rᵀ + b_pq, each [A, 2S], with R the table (LayerNorm'd as the forward graph does in v2/v3). They depend on
+ * the model and the layer only, never on the text: the runtime computes them once per layer and keeps them.
+ */
+export function buildPositionsGraph(s: ModelSpec): GraphBuilder {
+  const g = new GraphBuilder();
+  const D = s.hiddenSize, A = s.allHeadSize, S2 = 2 * s.attSpan;
+  const { c2p, p2c } = termFlags(s);
+  let table = g.input(PositionsInput.table, OnnxType.FLOAT, [S2, D]);
+  if (s.modelType === 'deberta-v2' && s.normRelEbd) {
+    const lnW = g.input(PositionsInput.lnWeight, OnnxType.FLOAT, [D]);
+    const lnB = g.input(PositionsInput.lnBias, OnnxType.FLOAT, [D]);
+    table = g.node('LayerNormalization', [table, lnW, lnB], { axis: -1, epsilon: { float: s.layerNormEps } });
+  }
+  const declared = new Map<LayerInputName, string>();
+  const w = layerWeights(s, 0);
+  const feed = (name: LayerInputName): string | undefined => {
+    const spec = w[name];
+    if (!spec) return undefined;
+    if (!declared.has(name)) declared.set(name, g.input(name, OnnxType.FLOAT, spec.shape.length === 1 ? [A] : [A, D]));
+    return declared.get(name);
+  };
+  const column = g.constInt64([A, 1]);
+  const project = (weight: LayerInputName, bias: LayerInputName, out: LayerInputName) => {
+    const b = feed(bias);
+    const inputs = [feed(weight)!, table, ...(b ? [g.node('Reshape', [b, column])] : [])];
+    g.output(g.node('Gemm', inputs, { transB: 1 }), out, OnnxType.FLOAT, [A, S2]);
+  };
+  const { pkW, pkB, pqW, pqB } = positionFeeds(s);
+  if (c2p) project(pkW, pkB, LayerInput.posKey);
+  if (p2c) project(pqW, pqB, LayerInput.posQuery);
   return g;
 }
 

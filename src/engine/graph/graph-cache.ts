@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { type CacheEntry, openEntry, type OpenOptions } from '../cache/cache-entry';
 import type { Checkpoint } from '../checkpoint';
 import { buildDecompositionGraph } from './bert-decomposition';
-import { buildForwardGraph, buildLayerGraph, buildTailGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
+import { buildForwardGraph, buildLayerGraph, buildPositionsGraph, buildTailGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
 import { GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 
@@ -14,6 +14,8 @@ export const MODEL_FILE = 'model.onnx';
 export const LAYER_FILE = 'layer.onnx';
 /** BERT's layer-0 decomposition graph (weights fed too). */
 export const DECOMPOSITION_FILE = 'decomposition.onnx';
+/** A layer's position projections of the relative table (weights fed; relative attention only). */
+export const POSITIONS_FILE = 'positions.onnx';
 
 /** A cache entry holding one graph with weights (model.onnx) and any weightless graphs beside it. */
 export interface CachedModelGraph extends CacheEntry {
@@ -24,6 +26,8 @@ export interface CachedGraph extends CachedModelGraph {
   layerPath: string;
   /** BERT only: the layer-0 decomposition graph. */
   decompositionPath?: string;
+  /** Models with relative attention: the positions graph. */
+  positionsPath?: string;
 }
 
 export interface GraphOptions extends OpenOptions {
@@ -44,13 +48,14 @@ export interface GraphKind {
 }
 
 /**
- * Returns the ONNX graphs for a checkpoint (the forward graph, the one-layer graph and, for BERT, the layer-0
- * decomposition graph), building them once and caching them keyed by the checkpoint's content hash (and the graph
- * version).
+ * Returns the ONNX graphs for a checkpoint (the forward graph, the one-layer graph, the positions graph for
+ * relative attention and, for BERT, the layer-0 decomposition graph), building them once and caching them keyed
+ * by the checkpoint's content hash (and the graph version).
  */
 export function ensureGraph(ck: Checkpoint, cacheDir: string, opts: GraphOptions = {}): CachedGraph {
   const headGroup = opts.headGroup ?? FORWARD_HEAD_GROUP;
   const bert = ck.spec.architecture === 'bert';
+  const relative = ck.spec.relativeAttention && ck.spec.posAttType.length > 0;
   const kind: GraphKind = {
     version: GRAPH_VERSION,
     variant: headGroup === FORWARD_HEAD_GROUP ? '' : `\nheads/${headGroup}`,
@@ -58,6 +63,7 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, opts: GraphOptions
     build: () => buildForwardGraph(ck, headGroup),
     extraFiles: () => {
       const files: Record<string, Uint8Array> = { [LAYER_FILE]: encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens') };
+      if (relative) files[POSITIONS_FILE] = encodeModel(buildPositionsGraph(ck.spec).build(`deberta-lens-positions:${ck.name}`), OPSET, 'deberta-lens');
       if (bert) {
         const g = new GraphBuilder();
         buildDecompositionGraph(g, ck.spec);
@@ -67,7 +73,12 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, opts: GraphOptions
     },
   };
   const entry = ensureGraphOf(ck, cacheDir, kind, opts);
-  return { ...entry, layerPath: path.join(entry.dir, LAYER_FILE), decompositionPath: bert ? path.join(entry.dir, DECOMPOSITION_FILE) : undefined };
+  return {
+    ...entry,
+    layerPath: path.join(entry.dir, LAYER_FILE),
+    decompositionPath: bert ? path.join(entry.dir, DECOMPOSITION_FILE) : undefined,
+    positionsPath: relative ? path.join(entry.dir, POSITIONS_FILE) : undefined,
+  };
 }
 
 /** Version of the tail graph (layers from one layer on, with per-head term keep masks), cached on its own. */

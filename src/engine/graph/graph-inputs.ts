@@ -18,15 +18,19 @@ export function graphInputs(spec: ModelSpec, ids: number[], tokenTypes?: number[
   return { ...feeds, ...relativeInputs(spec, n, true) };
 }
 
-/** The pick and skew inputs for n tokens (any number of heads); with `withRows`, the table rows too. */
-export function relativeInputs(spec: ModelSpec, n: number, withRows = false): Int64Feeds {
+/**
+ * The pick and skew inputs for n tokens (any number of heads); with `withRows`, the table rows too. The picks
+ * index the rows this input uses (`rel_rows`), or with `tableRows` the whole relative table (the layer graph,
+ * which is fed the projected table).
+ */
+export function relativeInputs(spec: ModelSpec, n: number, withRows = false, tableRows = false): Int64Feeds {
   const feeds: Int64Feeds = {};
   if (!(spec.relativeAttention && spec.posAttType.length > 0)) return feeds;
   const rowOfDelta = (delta: number) => positionIndex(delta, 0, spec);
   const c2pRows = Array.from({ length: 2 * n }, (_, k) => rowOfDelta(n - 1 - k));
   const p2cRows = Array.from({ length: 2 * n }, (_, k) => rowOfDelta(k - (n - 1)));
   const distinct = [...new Set([...c2pRows, ...p2cRows])].sort((a, b) => a - b);
-  const slot = new Map(distinct.map((r, k) => [r, k]));
+  const slot = new Map(distinct.map((r, k) => [r, tableRows ? r : k]));
   if (withRows) feeds[InputName.relRows] = BigInt64Array.from(distinct, BigInt);
   if (spec.posAttType.includes('c2p')) feeds[InputName.c2pPick] = BigInt64Array.from(c2pRows, (r) => BigInt(slot.get(r)!));
   if (spec.posAttType.includes('p2c')) feeds[InputName.p2cPick] = BigInt64Array.from(p2cRows, (r) => BigInt(slot.get(r)!));

@@ -20,12 +20,24 @@ export interface SpilledTensor {
  *  score split by embedding part (the encoder's process), the prediction heads (a process of their own, started
  *  on the first prediction), or the layers from one layer on with an intervention (one process per start layer,
  *  started on the first intervention there). */
-export type GraphName = 'forward' | 'layer' | 'decomposition' | 'heads' | 'tail';
+export type GraphName = 'forward' | 'layer' | 'decomposition' | 'positions' | 'heads' | 'tail';
 
-/** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights). */
+/** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights); all rows when absent. */
 export interface KeptSlice {
   key: string;
-  rows: [number, number];
+  rows?: [number, number];
+}
+
+/**
+ * Tensors the runtime computes from kept tensors and keeps itself (a layer's position projections, which do not
+ * depend on the text): when it holds nothing under `key`, it runs `graph` with `feeds` before the run and keeps
+ * the outputs `fetches` under `key`.
+ */
+export interface DerivedTensors {
+  key: string;
+  graph: GraphName;
+  feeds: Record<string, KeptSlice>;
+  fetches: string[];
 }
 
 export type ToWorker =
@@ -38,12 +50,14 @@ export type ToWorker =
       fetches: string[];
       spill: string;
       /** Tensors for the runtime to keep under `key` for this and later runs (a layer's weights, sent once). */
-      keep?: { key: string; tensors: Record<string, FeedTensor> };
+      keep?: { key: string; tensors: Record<string, FeedTensor> }[];
+      /** Kept tensors the runtime derives before this run when it does not hold them yet. */
+      derive?: DerivedTensors[];
       /** Feeds taken from kept tensors: feed name → which rows of the tensor of that name kept under `key`. */
       kept?: Record<string, KeptSlice>;
     };
 
 export type FromWorker =
   | { type: 'loaded'; provider: string; tried: { provider: string; error: string }[]; ms: number }
-  | { type: 'result'; id: number; spill: string; tensors: SpilledTensor[]; ms: number; spillMs: number }
+  | { type: 'result'; id: number; spill: string; tensors: SpilledTensor[]; ms: number; spillMs: number; deriveMs: number }
   | { type: 'error'; id?: number; message: string };

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import type { FeedTensor, FromWorker, GraphName, KeptSlice, ToWorker } from './messages';
+import type { DerivedTensors, FeedTensor, FromWorker, GraphName, KeptSlice, ToWorker } from './messages';
 import { discardSpill, SpillReader, takeSpillPath } from './spill';
 
 export interface RunOutput {
@@ -11,6 +11,8 @@ export interface RunOutput {
   ms: number;
   /** Time the runtime process took to write the outputs to the spill file. */
   spillMs: number;
+  /** Time the runtime process took to derive kept tensors it lacked before the run (0 when it held them). */
+  deriveMs: number;
 }
 
 /** Where the worker script lives: beside the bundle (dist/runtime-worker.js) or beside this file (tsc output). */
@@ -34,11 +36,12 @@ type Pending = Map<number, { resolve: (r: RunOutput) => void; reject: (e: Error)
 
 /** Extra inputs of a run that come from tensors the runtime keeps (a layer's weights, sent once per process). */
 export interface KeptFeeds {
-  key: string;
-  /** The full tensors, read only when this runtime process does not hold `key` yet. */
-  tensors: () => Record<string, FeedTensor>;
-  /** Which rows of each kept tensor to feed. */
-  rows: Record<string, [number, number]>;
+  /** Tensors to keep by key; `tensors` is read only when this runtime process does not hold `key` yet. */
+  sources: { key: string; tensors: () => Record<string, FeedTensor> }[];
+  /** Tensors the runtime computes from kept ones when it lacks them (see DerivedTensors). */
+  derive?: DerivedTensors[];
+  /** Feed name → the kept tensor of that name (which key, which rows). */
+  feeds: Record<string, KeptSlice>;
 }
 
 /**
@@ -99,7 +102,7 @@ export class RuntimeSession {
           const p = pending.get(m.id);
           pending.delete(m.id);
           if (!p) return discardSpill(m.spill);
-          p.resolve({ outputs: new SpillReader(m.spill, m.tensors), ms: m.ms, spillMs: m.spillMs });
+          p.resolve({ outputs: new SpillReader(m.spill, m.tensors), ms: m.ms, spillMs: m.spillMs, deriveMs: m.deriveMs });
         } else if (m.id !== undefined) {
           pending.get(m.id)?.reject(new LensError(`onnxruntime failed: ${m.message}`, 'runtime'));
           pending.delete(m.id);
@@ -133,11 +136,10 @@ export class RuntimeSession {
     const id = this.nextId++;
     const msg: ToWorker = { type: 'run', id, graph, feeds, fetches, spill: '' };
     if (kept) {
-      if (!this.keptKeys.has(kept.key)) {
-        msg.keep = { key: kept.key, tensors: kept.tensors() };
-        this.keptKeys.add(kept.key);
-      }
-      msg.kept = Object.fromEntries(Object.entries(kept.rows).map(([name, rows]): [string, KeptSlice] => [name, { key: kept.key, rows }]));
+      msg.keep = kept.sources.filter((k) => !this.keptKeys.has(k.key)).map((k) => ({ key: k.key, tensors: k.tensors() }));
+      for (const k of msg.keep) this.keptKeys.add(k.key);
+      msg.derive = kept.derive;
+      msg.kept = kept.feeds;
     }
     const spill = (msg.spill = takeSpillPath());
     return new Promise<RunOutput>((resolve, reject) => {

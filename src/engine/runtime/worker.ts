@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import type * as Ort from 'onnxruntime-node';
-import type { FeedTensor, FromWorker, GraphName, SpilledTensor, ToWorker } from './messages';
+import type { DerivedTensors, FeedTensor, FromWorker, GraphName, KeptSlice, SpilledTensor, ToWorker } from './messages';
 
 // Loaded lazily so a missing native binary becomes an error message, not a crash at import.
 let ort: typeof Ort | undefined;
@@ -80,20 +80,42 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
   throw new Error(`no execution provider could load the model: ${tried.map((t) => `${t.provider}: ${t.error}`).join('; ')}`);
 }
 
+/** Feeds from kept tensors (rows of them: views, not copies). */
+function keptFeeds(from: Record<string, KeptSlice>, into: Record<string, Ort.Tensor>): void {
+  for (const [name, { key, rows }] of Object.entries(from)) {
+    const t = kept.get(key)?.[name];
+    if (!t) throw new Error(`kept tensor ${key}/${name} is missing`);
+    const [r0, r1] = rows ?? [0, t.dims[0]];
+    const rowLength = t.data.length / t.dims[0];
+    const data = t.data.subarray(r0 * rowLength, r1 * rowLength) as Float32Array;
+    into[name] = new ort!.Tensor('float32', data, [r1 - r0, ...t.dims.slice(1)]);
+  }
+}
+
+/** Computes and keeps the derived tensors this process does not hold yet. */
+async function derive(list: DerivedTensors[]): Promise<void> {
+  for (const d of list) {
+    if (kept.has(d.key)) continue;
+    const session = sessions.get(d.graph);
+    if (!session) throw new Error(`graph ${d.graph} not loaded`);
+    const feeds: Record<string, Ort.Tensor> = {};
+    keptFeeds(d.feeds, feeds);
+    const result = await session.run(feeds, d.fetches);
+    kept.set(d.key, Object.fromEntries(d.fetches.map((name): [string, FeedTensor] => [name, { type: 'float32', data: result[name].data as Float32Array, dims: [...result[name].dims] }])));
+  }
+}
+
 async function handle(msg: ToWorker): Promise<void> {
   if (msg.type === 'load') return load(msg);
   const session = sessions.get(msg.graph);
   if (!ort || !session) throw new Error('model not loaded');
-  if (msg.keep) kept.set(msg.keep.key, msg.keep.tensors);
+  for (const k of msg.keep ?? []) kept.set(k.key, k.tensors);
+  const tDerive = performance.now();
+  await derive(msg.derive ?? []);
+  const deriveMs = performance.now() - tDerive;
   const feeds: Record<string, Ort.Tensor> = {};
   for (const [name, t] of Object.entries(msg.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
-  for (const [name, { key, rows }] of Object.entries(msg.kept ?? {})) {
-    const t = kept.get(key)?.[name];
-    if (!t) throw new Error(`kept tensor ${key}/${name} is missing`);
-    const rowLength = t.data.length / t.dims[0];
-    const data = t.data.subarray(rows[0] * rowLength, rows[1] * rowLength) as Float32Array;
-    feeds[name] = new ort.Tensor('float32', data, [rows[1] - rows[0], ...t.dims.slice(1)]);
-  }
+  keptFeeds(msg.kept ?? {}, feeds);
   // Fetched by name: onnxruntime-node copies every output into a new ArrayBuffer whatever we pass.
   const t0 = performance.now();
   const result = await session.run(feeds, msg.fetches);
@@ -114,5 +136,5 @@ async function handle(msg: ToWorker): Promise<void> {
     fs.closeSync(fd);
   }
   const spillMs = performance.now() - t0 - ms;
-  post({ type: 'result', id: msg.id, spill: msg.spill, tensors, ms, spillMs });
+  post({ type: 'result', id: msg.id, spill: msg.spill, tensors, ms, spillMs, deriveMs });
 }
