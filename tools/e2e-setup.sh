@@ -58,6 +58,13 @@ else
   log "npm ci in test/e2e/code-server (a few minutes: code-server's postinstall builds native modules)"
   rm -f "$STAMP"
   mkdir -p "$LOG_DIR"
+  # node-gyp builds code-server's native modules against Node's headers, which it would download from
+  # nodejs.org: point it at the headers Debian's nodejs ships instead (unless npm is already told where they are).
+  if [ -z "${npm_config_nodedir:-}" ] && [ -z "$(npm config get nodedir 2>/dev/null | grep -v '^undefined$')" ] \
+     && [ -f /usr/include/node/node.h ]; then
+    export npm_config_nodedir=/usr
+    log "node-gyp uses Node's headers from /usr/include/node (no download)"
+  fi
   # --foreground-scripts: install-script output shows in the log, so a failing postinstall is visible.
   (cd "$CS_DIR" && npm_config_unsafe_perm=true npm_config_yes=true npm_config_update_notifier=false \
      npm ci --no-audit --no-fund --foreground-scripts >"$LOG_DIR/npm-ci.log" 2>&1) \
