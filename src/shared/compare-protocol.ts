@@ -6,7 +6,7 @@
 //   webview → host  `request`   {id, side, body: one head's matrix of one term}
 //   host → webview  `response`  {id, ok, n, data: float32 [n, n]}
 import type { Alignment } from './token-alignment';
-import type { ColorScaleName, ProtocolToken } from './protocol';
+import { type ColorScaleName, isInt, type ProtocolToken } from './protocol';
 
 export const COMPARE_PROTOCOL_VERSION = 1;
 
@@ -105,7 +105,6 @@ export function kindUnits(architecture: 'deberta' | 'bert', kind: CompareKind): 
   return 'raw, before ÷ scale';
 }
 
-const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 const isKind = (x: unknown): x is CompareKind => typeof x === 'string' && (COMPARE_KINDS as readonly string[]).includes(x);
 
 /** Validates a message from the compare webview (untrusted input for the host). */

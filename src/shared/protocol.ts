@@ -424,7 +424,8 @@ export function fromBuffer(buf: ArrayBuffer | ArrayBufferView, expectedLength: n
   return view;
 }
 
-const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
+/** Integer check for validating messages; the compare protocol uses it too. */
+export const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 const isPreset = (x: unknown): x is AblationPresetName => typeof x === 'string' && (ABLATION_PRESETS as readonly string[]).includes(x);
 export const isExportFormat = (x: unknown): x is ExportFormat => typeof x === 'string' && (EXPORT_FORMATS as readonly string[]).includes(x);
 
