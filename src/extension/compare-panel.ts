@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { COMPARE_PROTOCOL_VERSION, parseCompareMessage, type CompareInit, type CompareToWebview, type Side } from '../shared/compare-protocol';
 import type { ColorScaleName } from '../shared/protocol';
 import { answerCompareSlice, compareInit, type SideResult } from './compare-requests';
-import { nonce } from './panel';
+import { renderWebviewHtml } from './webview-html';
 
 export const COMPARE_VIEW_TYPE = 'debertaLens.compare';
 
@@ -127,22 +127,10 @@ export class ComparePanel {
 }
 
 function renderCompareHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const n = nonce();
-  const uri = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
-  const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${n}'`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${uri('media', 'lens.css')}">
-<link rel="stylesheet" href="${uri('media', 'compare.css')}">
-<title>DeBERTa Lens: Compare Models</title>
-</head>
-<body>
-<div id="app" class="compare-app" data-state="loading"><p id="empty" class="empty">Loading…</p></div>
-<script nonce="${n}" src="${uri('dist', 'compare.js')}"></script>
-</body>
-</html>`;
+  return renderWebviewHtml(webview, extensionUri, {
+    title: 'DeBERTa Lens: Compare Models',
+    styles: ['media/lens.css', 'media/compare.css'],
+    script: 'dist/compare.js',
+    appClass: 'compare-app',
+  });
 }

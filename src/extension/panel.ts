@@ -21,6 +21,7 @@ import { reportPlan } from '../analysis/export/html-report';
 import { firstSlice, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../shared/interventions';
 import { RunHost } from './interventions';
+import { renderWebviewHtml } from './webview-html';
 
 export const VIEW_TYPE = 'debertaLens.view';
 
@@ -375,36 +376,6 @@ export class LensPanel {
   }
 }
 
-export function nonce(): string {
-  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  let s = '';
-  for (let k = 0; k < 32; k++) s += chars[Math.floor(Math.random() * chars.length)];
-  return s;
-}
-
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const n = nonce();
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'lens.css'));
-  const csp = [
-    `default-src 'none'`,
-    `img-src ${webview.cspSource} data: blob:`,
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${n}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>DeBERTa Lens</title>
-</head>
-<body>
-<div id="app" data-state="loading"><p id="empty" class="empty">Loading…</p></div>
-<script nonce="${n}" src="${script.toString()}"></script>
-</body>
-</html>`;
+  return renderWebviewHtml(webview, extensionUri, { title: 'DeBERTa Lens', styles: ['media/lens.css'], script: 'dist/webview.js', extraImgSrc: 'blob:' });
 }

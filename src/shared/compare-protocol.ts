@@ -6,7 +6,7 @@
 //   webview → host  `request`   {id, side, body: one head's matrix of one term}
 //   host → webview  `response`  {id, ok, n, data: float32 [n, n]}
 import type { Alignment } from './token-alignment';
-import type { ColorScaleName, ProtocolToken } from './protocol';
+import { type ColorScaleName, isInt, type LogMessage, parseReadyOrLog, type ProtocolToken, type ReadyMessage } from './protocol';
 
 export const COMPARE_PROTOCOL_VERSION = 1;
 
@@ -57,9 +57,9 @@ export interface CompareSliceRequest {
 }
 
 export type CompareToHost =
-  | { type: 'ready'; version: number }
+  | ReadyMessage
   | { type: 'request'; id: number; pairId: number; side: Side; body: CompareSliceRequest }
-  | { type: 'log'; level: 'info' | 'error'; message: string };
+  | LogMessage;
 
 export type CompareToWebview =
   | { type: 'init'; init: CompareInit }
@@ -105,7 +105,6 @@ export function kindUnits(architecture: 'deberta' | 'bert', kind: CompareKind): 
   return 'raw, before ÷ scale';
 }
 
-const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 const isKind = (x: unknown): x is CompareKind => typeof x === 'string' && (COMPARE_KINDS as readonly string[]).includes(x);
 
 /** Validates a message from the compare webview (untrusted input for the host). */
@@ -114,17 +113,14 @@ export function parseCompareMessage(x: unknown): CompareToHost | undefined {
   const m = x as Record<string, unknown>;
   switch (m.type) {
     case 'ready':
-      return isInt(m.version) ? { type: 'ready', version: m.version } : undefined;
+    case 'log':
+      return parseReadyOrLog(m);
     case 'request': {
       const b = m.body as Record<string, unknown> | undefined;
       if (!b || !isInt(m.id) || !isInt(m.pairId) || (m.side !== 'a' && m.side !== 'b')) return undefined;
       if (!isInt(b.layer) || !isInt(b.head) || !isKind(b.kind)) return undefined;
       return { type: 'request', id: m.id, pairId: m.pairId, side: m.side, body: { layer: b.layer, head: b.head, kind: b.kind } };
     }
-    case 'log':
-      return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
-        ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
-        : undefined;
     default:
       return undefined;
   }

@@ -355,11 +355,16 @@ export interface HoverInfo {
   pinned: boolean;
 }
 
+/** Sent by every webview of the extension (the lens and compare panels): its protocol version once loaded. */
+export type ReadyMessage = { type: 'ready'; version: number };
+/** Sent by every webview of the extension: a line for the host's output channel. */
+export type LogMessage = { type: 'log'; level: 'info' | 'error'; message: string };
+
 export type WebviewToHost =
-  | { type: 'ready'; version: number }
+  | ReadyMessage
   | { type: 'request'; id: number; resultId: number; body: RequestBody }
   | { type: 'hover'; resultId: number; hover: HoverInfo }
-  | { type: 'log'; level: 'info' | 'error'; message: string }
+  | LogMessage
   | PredictTokenMessage
   /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
   | { type: 'compareModels' }
@@ -424,7 +429,8 @@ export function fromBuffer(buf: ArrayBuffer | ArrayBufferView, expectedLength: n
   return view;
 }
 
-const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
+/** Integer check for validating messages; the compare protocol uses it too. */
+export const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 const isPreset = (x: unknown): x is AblationPresetName => typeof x === 'string' && (ABLATION_PRESETS as readonly string[]).includes(x);
 export const isExportFormat = (x: unknown): x is ExportFormat => typeof x === 'string' && (EXPORT_FORMATS as readonly string[]).includes(x);
 
@@ -476,13 +482,25 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
   }
 }
 
+/** Validates `ready` and `log`, the messages both panels' webviews send; anything else or malformed gives undefined. */
+export function parseReadyOrLog(m: Record<string, unknown>): ReadyMessage | LogMessage | undefined {
+  if (m.type === 'ready') return isInt(m.version) ? { type: 'ready', version: m.version } : undefined;
+  if (m.type === 'log') {
+    return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
+      ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
+      : undefined;
+  }
+  return undefined;
+}
+
 /** Validates any message from the webview; unknown or malformed messages give undefined. */
 export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
   if (!x || typeof x !== 'object') return undefined;
   const m = x as Record<string, unknown>;
   switch (m.type) {
     case 'ready':
-      return isInt(m.version) ? { type: 'ready', version: m.version } : undefined;
+    case 'log':
+      return parseReadyOrLog(m);
     case 'request': {
       const body = parseRequestBody(m.body);
       return body && isInt(m.id) && isInt(m.resultId) ? { type: 'request', id: m.id, resultId: m.resultId, body } : undefined;
@@ -497,10 +515,6 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
         hover: { i: h.i, layer: h.layer, head: h.head, kind: h.kind, pinned: h.pinned === true },
       };
     }
-    case 'log':
-      return typeof m.message === 'string' && (m.level === 'info' || m.level === 'error')
-        ? { type: 'log', level: m.level, message: m.message.slice(0, 2000) }
-        : undefined;
     case 'predictToken':
       return parsePredictToken(m);
     case 'compareModels':

@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startLens, stopWithScreenshot, waitReady } from './lib/lens.mjs';
+import { extensionMissing, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
 import { REPO_ROOT } from './lib/paths.mjs';
-import { canvasStats, isDrawn, openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
+import { openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
 
 const SENTENCE = fs.readFileSync(path.join(REPO_ROOT, 'samples', 'ablation.md'), 'utf8').split('\n')[0];
 const skip = extensionMissing();
@@ -72,12 +72,7 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     await frame.locator('#layer').selectOption('1');
     await frame.locator('#head').selectOption('1');
     await frame.locator('#term').selectOption('probs');
-    const canvas = frame.locator('canvas#diff-matrix');
-    let stats;
-    await waitUntil(async () => {
-      stats = await canvasStats(canvas).catch(() => null);
-      return stats && isDrawn(stats);
-    }, { timeout: 30_000, message: `canvas#diff-matrix drawn (last ${JSON.stringify(stats)})` });
+    await waitHeatmapDrawn(frame, { selector: 'canvas#diff-matrix' });
     assert.match(await frame.locator('#diff-summary').textContent(), /intervened − plain run, (\d+) of \1 tokens matched/, 'the same tokens on both sides');
     await screenshot(page, 'interventions-diff');
     await frame.locator('#run-back').click();

@@ -45,11 +45,7 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     await waitUntil(async () => (await tokenCount(frame)) > before, { timeout: 60_000, message: `more tokens than ${before} after the edit` });
     await frame.locator('#view-diff').click();
     const canvas = frame.locator('canvas#diff-matrix');
-    let stats;
-    await waitUntil(async () => {
-      stats = await canvasStats(canvas).catch(() => null);
-      return stats && isDrawn(stats);
-    }, { timeout: 30_000, message: `canvas#diff-matrix drawn (last ${JSON.stringify(stats)})` });
+    const stats = await waitHeatmapDrawn(frame, { selector: 'canvas#diff-matrix' });
     const summary = await frame.locator('#diff-summary').textContent();
     const m = /current − previous explain, (\d+) of (\d+) tokens matched \(previous had (\d+)\)/.exec(summary ?? '');
     assert.ok(m, `diff summary: ${summary}`);

@@ -6,22 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type SafetensorsTensorSpec, writeSafetensors } from '../fixtures/write-safetensors';
+import { constant, randomFill } from './geometries';
 
 export const BERT_SMALL = { hidden: 256, layers: 4, heads: 8, intermediate: 1024, positions: 1024 } as const;
-
-/** Deterministic pseudo-normal(0, 0.02) values. */
-function randomFill(seed: number): (chunk: Float32Array, start: number) => void {
-  return (chunk, start) => {
-    let x = (seed * 2654435761 + start) >>> 0;
-    for (let k = 0; k < chunk.length; k++) {
-      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-      const u = x / 4294967296;
-      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-      chunk[k] = 0.02 * (u + x / 4294967296 - 1) * 2.45;
-    }
-  };
-}
-const constant = (v: number) => (chunk: Float32Array) => chunk.fill(v);
 
 /** Writes config.json, vocab.txt, tokenizer_config.json and model.safetensors into `dir`. */
 export function writeBertCheckpoint(dir: string, fixtureDir: string, texts: readonly string[]): void {

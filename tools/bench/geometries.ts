@@ -45,7 +45,7 @@ export function v3Config(g: Geometry): Record<string, unknown> {
 }
 
 /** Deterministic pseudo-normal(0, 0.02) values, cheap enough for GBs. */
-function randomFill(seed: number): (chunk: Float32Array, start: number) => void {
+export function randomFill(seed: number): (chunk: Float32Array, start: number) => void {
   return (chunk, start) => {
     let x = (seed * 2654435761 + start) >>> 0;
     for (let k = 0; k < chunk.length; k++) {
@@ -56,7 +56,7 @@ function randomFill(seed: number): (chunk: Float32Array, start: number) => void 
     }
   };
 }
-const constant = (v: number) => (chunk: Float32Array) => chunk.fill(v);
+export const constant = (v: number) => (chunk: Float32Array) => chunk.fill(v);
 
 /** A random v3 checkpoint; with `heads`, also the masked-LM head (microsoft's layout) and the RTD head. */
 export function writeV3Checkpoint(dir: string, g: Geometry, heads = false): void {
