@@ -4,6 +4,7 @@
 import type { TermName } from '../src/shared/kinds';
 import type { RankingView, RemovalMode } from '../src/shared/interventions';
 import { colorOf, cssRgb, makeLut, type Range } from './colors';
+import { pieceLabel } from '../src/shared/token-layout';
 import { el, themeKind } from './dom';
 import { hasMask, NO_MASK, positionOptions } from './interventions';
 import { cancelRun, sendRun, startRun } from './run-channel';
@@ -66,7 +67,7 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
     } else if (memo.error) status.textContent = memo.error;
     else if (memo.result) {
       const x = memo.result;
-      status.textContent = `At ${x.position}: ${x.token} · followed “${x.followed.token}” (${x.followed.which === 'original' ? 'the original token' : 'the top prediction'}, log p ${fmt(x.followed.logprob)}, rank ${x.followed.rank}) · ${x.ranking.length} reruns, ${(x.ms / 1000).toFixed(1)} s`;
+      status.textContent = `At ${x.position}: ${x.token} · followed “${pieceLabel(x.followed.token)}” (${x.followed.which === 'original' ? 'the original token' : 'the top prediction'}, log p ${fmt(x.followed.logprob)}, rank ${x.followed.rank}) · ${x.ranking.length} reruns, ${(x.ms / 1000).toFixed(1)} s`;
     } else status.textContent = 'Each head’s term is removed alone and the model rerun from its layer; heads are ranked by how much the followed token’s log-probability drops.';
     exportJson.toggleAttribute('disabled', !memo.result);
     exportCsv.toggleAttribute('disabled', !memo.result);
@@ -164,7 +165,7 @@ function drawRanking(out: HTMLElement, ctx: ViewContext): void {
   ));
   for (const b of list.querySelectorAll<HTMLButtonElement>('button')) b.addEventListener('click', () => open(Number(b.dataset.layer), Number(b.dataset.head)));
   out.replaceChildren(
-    el('p', { class: 'meta' }, [`Colour: drop in log p of “${r.followed.token}” when the term is removed (red: the head helped it, blue: it hindered), limits ±${fmt(m)}.`]),
+    el('p', { class: 'meta' }, [`Colour: drop in log p of “${pieceLabel(r.followed.token)}” when the term is removed (red: the head helped it, blue: it hindered), limits ±${fmt(m)}.`]),
     el('div', { class: 'rk-grids' }, grids),
     el('h3', {}, [`Largest drops (of ${r.ranking.length})`]),
     list,

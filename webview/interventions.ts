@@ -3,6 +3,7 @@
 // and rank, and KL. "Show in all tabs" puts the intervened run's attention in every view (and the Diff).
 import type { InterventionView, RemovalMode } from '../src/shared/interventions';
 import { entryOf } from '../src/shared/interventions';
+import { pieceLabel } from '../src/shared/token-layout';
 import { el } from './dom';
 import { startRun } from './run-channel';
 import type { ViewContext } from './views';
@@ -140,14 +141,14 @@ function drawResult(out: HTMLElement, status: HTMLElement): void {
   }
   status.textContent = `${r.entries.join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; layers ${r.firstLayer}–${r.firstLayer + r.layersRerun - 1} rerun · ${Math.round(r.ms)} ms`;
   const tops = (xs: { token: string; prob: number }[], followed: string) =>
-    el('ol', { class: 'iv-top' }, xs.map((t) => el('li', t.token === followed ? { class: 'followed' } : {}, [el('span', { class: 'tok-text' }, [t.token]), ' ', el('span', { class: 'meta' }, [pct(t.prob)])])));
+    el('ol', { class: 'iv-top' }, xs.map((t) => el('li', t.token === followed ? { class: 'followed' } : {}, [el('span', { class: 'tok-text' }, [pieceLabel(t.token)]), ' ', el('span', { class: 'meta' }, [pct(t.prob)])])));
   const rows = r.rows.map((row) =>
     el('tr', { 'data-position': String(row.position) }, [
       el('th', { scope: 'row' }, [`${row.position}: ${row.token}`, row.source === 'masked' ? el('div', { class: 'meta' }, ['masked for this']) : '']),
       el('td', {}, [tops(row.before, row.followed.token)]),
       el('td', {}, [tops(row.after, row.followed.token)]),
       el('td', { class: 'iv-followed' }, [
-        el('div', {}, [el('span', { class: 'tok-text' }, [row.followed.token]), el('span', { class: 'meta' }, [row.followed.which === 'original' ? ' (original)' : ' (top before)'])]),
+        el('div', {}, [el('span', { class: 'tok-text' }, [pieceLabel(row.followed.token)]), el('span', { class: 'meta' }, [row.followed.which === 'original' ? ' (original)' : ' (top before)'])]),
         el('div', { class: 'iv-logprob' }, [`log p ${fmt(row.followed.before.logprob)} → ${fmt(row.followed.after.logprob)}`]),
         el('div', { class: 'iv-rank' }, [`rank ${row.followed.before.rank} → ${row.followed.after.rank}`]),
       ]),

@@ -12,6 +12,9 @@ import { extensionMissing, startLens, stopWithScreenshot, waitHeatmapDrawn, wait
 import { REPO_ROOT } from './lib/paths.mjs';
 import { openFile, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
 
+// The view shows pieces without their word-boundary marker ("▁him" as "him"), as the CLI's JSON does not.
+const { pieceLabel } = await import(path.join(REPO_ROOT, 'out/src/shared/token-layout.js'));
+
 const SENTENCE = fs.readFileSync(path.join(REPO_ROOT, 'samples', 'ablation.md'), 'utf8').split('\n')[0];
 const skip = extensionMissing();
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -53,8 +56,8 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     assert.equal(await row.getAttribute('data-position'), String(want.tracked[0].position));
     const lists = row.locator('ol.iv-top');
     const tokens = (k) => lists.nth(k).locator('.tok-text').allTextContents();
-    assert.deepEqual(await tokens(0), want.before[0].top.map((t) => t.token));
-    assert.deepEqual(await tokens(1), want.after[0].top.map((t) => t.token));
+    assert.deepEqual(await tokens(0), want.before[0].top.map((t) => pieceLabel(t.token)));
+    assert.deepEqual(await tokens(1), want.after[0].top.map((t) => pieceLabel(t.token)));
     const t = want.tracked[0];
     const minus = (x, digits) => x.toFixed(digits).replace('-', '−');
     assert.equal((await row.locator('.iv-logprob').textContent()).trim(), `log p ${minus(t.before.logprob, 3)} → ${minus(t.after.logprob, 3)}`);
@@ -90,7 +93,7 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     }
     const top = await frame.locator('#rk-list li button').evaluateAll((bs) => bs.slice(0, 3).map((b) => b.textContent));
     assert.deepEqual(top, want.ranking.slice(0, 3).map((c) => `layer ${c.layer} head ${c.head} ${c.term}`));
-    assert.match(await frame.locator('#rk-status').textContent(), /followed “▁him”/);
+    assert.match(await frame.locator('#rk-status').textContent(), /followed “him”/);
     await screenshot(page, 'interventions-ranking');
     const best = want.ranking[0];
     await frame.locator(`#rk-grid-${best.term} td[data-layer="${best.layer}"][data-head="${best.head}"]`).click();
