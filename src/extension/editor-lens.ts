@@ -7,7 +7,7 @@ import type { HoverInfo } from '../shared/protocol';
 import { formatValue } from '../shared/format';
 import { isRawTerm, kindsOf } from '../shared/kinds';
 import { neighbours, strengthBucket } from '../shared/hover';
-import { tokenAtOffset, visibleSpan } from '../shared/token-layout';
+import { pieceLabel, tokenAtOffset, visibleSpan } from '../shared/token-layout';
 import { protocolTokens } from './result-shape';
 
 const BUCKETS = 4;
@@ -115,7 +115,7 @@ export class EditorLens implements vscode.HoverProvider {
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = false;
     md.appendMarkdown(
-      `**DeBERTa Lens** · token “${escapeMd(r.tokens[i].text)}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}` +
+      `**DeBERTa Lens** · token “${escapeMd(pieceLabel(r.tokens[i].text))}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}` +
         (isRawTerm(kind) ? ' (what raises the score; what lowers it is marked)' : '') +
         '\n\n',
     );
@@ -124,7 +124,7 @@ export class EditorLens implements vscode.HoverProvider {
     for (const [sign, list] of [['', nbs.top], ['(lowers) ', nbs.negative.slice(0, 3)]] as const) {
       for (const nb of list) {
         const cells = kinds.map((k) => formatValue(r.value(layer, head, k, i, nb.j)));
-        md.appendMarkdown(`| ${sign}“${escapeMd(r.tokens[nb.j].text)}” #${nb.j} | ${cells.join(' | ')} |\n`);
+        md.appendMarkdown(`| ${sign}“${escapeMd(pieceLabel(r.tokens[nb.j].text))}” #${nb.j} | ${cells.join(' | ')} |\n`);
       }
     }
     md.appendMarkdown(`\nscale = ${formatValue(r.scale)}; scores = (c2c + c2p + p2c) / scale`);
