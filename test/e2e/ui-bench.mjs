@@ -27,6 +27,9 @@ const lengths = (arg > 0 ? process.argv[arg + 1] : '32,128,512').split(',').map(
 // --model default: the bundled model (realistic tokenizer and size); --model v3-base (any name in
 // tools/bench/geometries.ts): random weights of that geometry with the bundled model's tokenizer, written to a
 // temporary folder (needs `npm run compile`); --model DIR: that folder; otherwise the tiny fixture.
+const t00 = Date.now();
+/** One progress line on stderr, so a stalled run shows its last step. */
+const progress = (what) => process.stderr.write(`[ui-bench ${((Date.now() - t00) / 1000).toFixed(1)} s] ${what}\n`);
 const modelArg = process.argv.indexOf('--model');
 let model = modelArg > 0 ? process.argv[modelArg + 1] : undefined;
 let geometryDir;
@@ -34,6 +37,7 @@ if (model && /^v3-/.test(model)) {
   const { V3_GEOMETRIES, writeV3Checkpoint } = await import(path.resolve('out/tools/bench/geometries.js'));
   if (!V3_GEOMETRIES[model]) throw new Error(`unknown geometry ${model}`);
   geometryDir = fs.mkdtempSync(path.join(os.tmpdir(), `lens-ui-${model}-`));
+  progress(`writing ${model} checkpoint`);
   writeV3Checkpoint(geometryDir, V3_GEOMETRIES[model]);
   for (const f of fs.readdirSync('models/default')) if (!/^(config\.json|model\.safetensors|.*\.(md|png))$/.test(f)) fs.copyFileSync(path.join('models/default', f), path.join(geometryDir, f));
   model = geometryDir;
@@ -44,6 +48,15 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
 const explainsArg = process.argv.indexOf('--explains');
 const explains = explainsArg > 0 ? Number(process.argv[explainsArg + 1]) : 0;
 const memoryOnly = process.argv.includes('--memory-only');
+/** Any wait in the page, given up after 60 s with the step named. A Node-side timer, because the page's own
+ * checks run in animation frames, which stop when the webview is not presented. */
+async function step(name, work, ms = 60_000) {
+  progress(name);
+  let timer;
+  try {
+    return await Promise.race([work(), new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`ui-bench: ${name}: no answer in ${ms / 1000} s`)), ms); })]);
+  } finally { clearTimeout(timer); }
+}
 
 /** Resident MB of the extension host and of the runtime process (both in code-server's process group). */
 function processMemory(pgid) {
@@ -92,6 +105,7 @@ const installCounter = () => {
   }
 };
 
+progress('starting code-server');
 const lens = await startLens({ name: 'ui-bench', ...(model ? { model } : {}), settings: { 'debertaLens.maxTokens': 8192 },
   files: Object.fromEntries([['calibrate.txt', textOfChars(400)]]) });
 const { page, frame, server } = lens;
@@ -103,6 +117,7 @@ try {
   await openFile(page, 'calibrate.txt');
   await selectAll(page);
   await runCommand(page, 'DeBERTa Lens: Explain Attention');
+  progress('calibration explain');
   await waitReady(frame);
   const perChar = (await tokenCount()) / 400;
   for (const n of lengths) {
@@ -120,17 +135,24 @@ try {
     await page.keyboard.press('F1');
     await page.locator('.quick-input-widget input').fill('>DeBERTa Lens: Explain Attention');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Explain Attention' }).first().waitFor();
+    progress(`explain ${n} tokens`);
     const t0 = Date.now();
     await page.keyboard.press('Enter');
+    // Polls the cheap size mark and takes the time when it moves; the pixel check (a full-canvas read, ~100 ms at
+    // 500 tokens) runs only then, so its cost is not part of the figure.
+    let t1 = 0;
     await waitUntil(async () => {
       const now = await frame.locator('canvas#heatmap').evaluate((c) => c.dataset.n ?? '');
-      return now !== before && isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
+      if (now === before) return false;
+      t1 ||= Date.now();
+      return isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
     }, { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` });
-    r.command_to_heatmap_ms = Date.now() - t0;
+    r.command_to_heatmap_ms = t1 - t0;
     // Where that time goes: until the result reaches the page (host: command, explain, first layer, message),
     // and from there to the picture (the page: shell, strip, paint).
     r.command_to_init_ms = (await body.evaluate(() => window.__lensInitAt)) - t0;
     // The page's part, from its own marks: init → shell and strip built → first heatmap painted.
+    progress(`first heatmap ${n} tokens in ${r.command_to_heatmap_ms} ms`);
     r.page_ms = await body.evaluate(() => {
       const last = (name) => performance.getEntriesByName(name).at(-1)?.startTime;
       const [init, shell] = [last('lens-init'), last('lens-shell')];
@@ -173,12 +195,12 @@ try {
     const half = Math.max(1, Math.floor(order.length / 2));
     for (const k of order.slice(0, half)) {
       await page.waitForTimeout(1000);
-      reading.push(await switchTo(k));
+      reading.push(await step(`layer ${k} after 1 s`, () => switchTo(k)));
     }
-    for (const k of order.slice(half)) backToBack.push(await switchTo(k));
+    for (const k of order.slice(half)) backToBack.push(await step(`layer ${k} back to back`, () => switchTo(k)));
     if (backToBack.length) r.layer_switch_ms = summary(backToBack);
     if (reading.length) r.layer_switch_after_1s_ms = summary(reading);
-    if (order.length) await switchTo(shown);
+    if (order.length) await step(`back to layer ${shown}`, () => switchTo(shown));
 
     // Switch → repaint: change a select as a person would (change event), wait for the heatmap's paint counter
     // to move, then for the next animation frame (the picture is on screen). Each switch goes to a matrix not
@@ -196,7 +218,7 @@ try {
     for (let k = 1; k <= 6; k++) jumps.push(['cold', '#head', headValues[(3 * k) % headValues.length]]);
     switchTimes.cold = [];
     for (const [what, sel, value] of [...plan, ...jumps]) {
-      const ms = await body.evaluate(async (_b, [sel, value]) => {
+      const ms = await step(`${what} switch ${sel} = ${value}`, () => body.evaluate(async (_b, [sel, value]) => {
         const s = document.querySelector(sel);
         if (s.value === value) return null;
         const c = document.querySelector('canvas#heatmap');
@@ -209,7 +231,7 @@ try {
           f();
         });
         return performance.now() - t0;
-      }, [sel, value]);
+      }, [sel, value]));
       if (ms !== null) switchTimes[what].push(ms);
     }
     r.switch_to_repaint_ms = Object.fromEntries(Object.entries(switchTimes).map(([k, xs]) => [k, { median: +median(xs).toFixed(1), max: +Math.max(...xs).toFixed(1), runs: xs.length }]));
@@ -219,22 +241,26 @@ try {
     const lat = [];
     for (let k = 0; k < 9; k++) {
       const i = 1 + Math.floor(((k + 1) * (r.tokens - 2)) / 10);
-      lat.push(await body.evaluate(async (_body, i) => {
+      lat.push(await step(`hover token ${i}`, () => body.evaluate(async (_body, i) => {
         const strip = document.querySelector('#tokens');
         strip.dispatchEvent(new MouseEvent('mouseleave'));
-        await new Promise((res) => { const f = () => (document.querySelector('#tokens .tok.neighbour') ? requestAnimationFrame(f) : res()); f(); });
+        // A raw term's row lights what raises the score (.neighbour) and what lowers it (.negative); a row with no
+        // positive entry (common with random weights) lights only the latter.
+        const lit = '#tokens .tok.neighbour, #tokens .tok.negative';
+        await new Promise((res) => { const f = () => (document.querySelector(lit) ? requestAnimationFrame(f) : res()); f(); });
         const tok = document.querySelector(`#tokens .tok[data-i="${i}"]`);
         if (!tok) return `no token ${i}: ${[...document.querySelectorAll("#tokens .tok")].map((t) => t.dataset.i).join(",")}`;
         const t0 = performance.now();
         tok.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
-        await new Promise((res) => { const f = () => (document.querySelector(`#tokens .tok.query[data-i="${i}"]`) && document.querySelector('#tokens .tok.neighbour') ? res() : requestAnimationFrame(f)); f(); });
+        await new Promise((res) => { const f = () => (document.querySelector(`#tokens .tok.query[data-i="${i}"]`) && document.querySelector(lit) ? res() : requestAnimationFrame(f)); f(); });
         return performance.now() - t0;
-      }, i));
+      }, i)));
       if (typeof lat.at(-1) === 'string') throw new Error(lat.at(-1));
     }
     r.hover_to_highlight_ms = { median: +median(lat).toFixed(1), min: +Math.min(...lat).toFixed(1), runs: lat.length };
 
     // Bytes per view: a term switch in the heatmap view, then Compare Heads.
+    progress('bytes per view');
     await body.evaluate(installCounter);
     const term = await frame.locator('#term').inputValue();
     await frame.locator('#term').selectOption(term === 'c2p' ? 'c2c' : 'c2p');
