@@ -1,4 +1,4 @@
-// Runtime sessions of extra graphs of an open model (the prediction heads, the reruns of interventions): each in
+// Runtime sessions of extra graphs of an open model (the heads' compare graph, the reruns of interventions): each in
 // its own runtime process, started on first use, stopped with the model, its cache entry released then.
 import type { CachedModelGraph } from './graph/graph-cache';
 import { providerOrder } from './runtime/execution-providers';

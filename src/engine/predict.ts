@@ -1,53 +1,75 @@
 // Fill-mask and replaced-token detection: the encoder's last hidden state through the checkpoint's own heads.
 import * as os from 'node:os';
 import { LensError } from './errors';
-import { forwardOnly, prepareInput } from './explain';
+import { checkLength, forwardOnly, int64Feeds, prepareInput } from './explain';
+import { LAST_HIDDEN } from './graph/deberta-graph';
+import { graphInputs } from './graph/graph-inputs';
 import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from './graph/head-graph';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
 import { ensureGraphOf } from './graph/graph-cache';
 import { GraphSessions } from './graph-sessions';
+import type { CachedModelGraph } from './graph/graph-cache';
 import { findHeads, type Heads, noHeadMessage } from './heads';
 import type { OpenModel } from './model';
 import type { PositionPrediction, PredictInput, PredictResult, RtdScore, TopToken } from './prediction';
 import type { FeedTensor } from './runtime/messages';
-import type { RuntimeSession } from './runtime/session';
+import type { RunOutput, RuntimeSession } from './runtime/session';
 import type { ExplainResult } from './result';
 import type { Token } from './types';
 
 export const DEFAULT_TOP = 5;
 
 /**
- * The head graphs' runtime sessions for one open model, each started on first use, not with the model: the plain
- * graph for predictions, the compare graph (also KL against a reference state) for interventions.
+ * The head graphs for one open model, each started on first use, not with the model: the plain graph for
+ * predictions runs in the encoder's own runtime process (no second process to hand the hidden state to), the
+ * compare graph (also KL against a reference state) for interventions in a process of its own.
  */
-export class HeadSession extends GraphSessions<'plain' | 'compare'> {
+export class HeadSession extends GraphSessions<'compare'> {
   readonly heads: Heads;
+  /** The plain graph's cache entry, held while the encoder's process may serve it. */
+  private plainGraph?: CachedModelGraph;
+  private plainAdded?: Promise<void>;
 
   constructor(private readonly model: OpenModel) {
     super();
     this.heads = findHeads(model.checkpoint);
   }
 
-  start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
+  private graphOf(compare: boolean): () => CachedModelGraph {
     const { checkpoint: ck, options } = this.model;
     const heads = this.heads;
-    const compare = variant === 'compare';
-    const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${variant} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
-    const graph = () => ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
-    // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
-    const threads = Math.min(2, options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
-    return this.session(variant, 'heads', graph, options.executionProvider, threads);
+    const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${compare ? 'compare' : 'plain'} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
+    return () => ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
   }
 
-  /**
-   * One run of the heads over a hidden state `[n, D]`: top-k rows at `positions` (each with the logit and rank of
-   * `targets[r]`) and, with an RTD head and `rtd`, every token's RTD logit. With `ref` (a reference state of the
-   * same tokens), also KL(p_ref ‖ p) per row.
-   */
-  async run(hidden: Float32Array, n: number, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal, ref?: Float32Array) {
-    const session = await this.start(ref ? 'compare' : 'plain');
+  async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
+    if (variant === 'plain') {
+      this.plainAdded ??= (async () => {
+        this.plainGraph ??= this.graphOf(false)();
+        await this.model.session.addGraph('heads', this.plainGraph.modelPath);
+      })().finally(() => (this.plainAdded = undefined));
+      await this.plainAdded;
+      return this.model.session;
+    }
+    const { options } = this.model;
+    // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
+    const threads = Math.min(2, options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
+    return this.session('compare', 'heads', this.graphOf(true), options.executionProvider, threads);
+  }
+
+  override async dispose(): Promise<void> {
+    try {
+      await super.dispose();
+    } finally {
+      this.plainGraph?.release();
+      this.plainGraph = undefined;
+    }
+  }
+
+  /** The feeds and fetches of one heads run over `n` tokens (all but the hidden states). */
+  private request(n: number, positions: number[], targets: number[], k: number, rtd: boolean, ref?: Float32Array) {
     const D = this.model.checkpoint.spec.hiddenSize;
-    const feeds: Record<string, FeedTensor> = { [HeadInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] } };
+    const feeds: Record<string, FeedTensor> = {};
     if (ref) feeds[HeadInput.refHidden] = { type: 'float32', data: ref, dims: [n, D] };
     const fetches: string[] = [];
     if (this.heads.mlm) {
@@ -62,27 +84,61 @@ export class HeadSession extends GraphSessions<'plain' | 'compare'> {
       if (positions.length > 0 && ref) fetches.push(HeadOutput.kl);
     }
     if (rtd && this.heads.rtd) fetches.push(HeadOutput.rtdLogits);
-    // A few numbers per row: read them all now and hand the runtime's output file straight back.
-    const got = new Map<string, Float32Array>();
-    let ms = 0;
-    if (fetches.length > 0) {
-      const run = await session.run('heads', feeds, fetches, signal);
-      ms = run.ms;
-      try {
-        for (const name of fetches) got.set(name, run.outputs.read(name));
-      } finally {
-        run.outputs.release();
-      }
-    }
-    return {
-      ms,
-      read: (name: string): Float32Array => {
-        const t = got.get(name);
-        if (!t) throw new RangeError(`no head output ${name} in this run`);
-        return t;
-      },
-    };
+    return { feeds, fetches };
   }
+
+  /**
+   * One run of the heads over a hidden state `[n, D]`: top-k rows at `positions` (each with the logit and rank of
+   * `targets[r]`) and, with an RTD head and `rtd`, every token's RTD logit. With `ref` (a reference state of the
+   * same tokens), also KL(p_ref ‖ p) per row.
+   */
+  async run(hidden: Float32Array, n: number, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal, ref?: Float32Array) {
+    const session = await this.start(ref ? 'compare' : 'plain');
+    const { feeds, fetches } = this.request(n, positions, targets, k, rtd, ref);
+    feeds[HeadInput.hidden] = { type: 'float32', data: hidden, dims: [n, this.model.checkpoint.spec.hiddenSize] };
+    if (fetches.length === 0) return headOutputs(new Map(), 0);
+    const run = await session.run('heads', feeds, fetches, signal);
+    return headOutputs(readAll(run, fetches), run.ms);
+  }
+
+  /**
+   * The encoder on `ids` and the heads on its last hidden state in one message to the encoder's process (the
+   * hidden state never leaves it); as `run` otherwise, with the forward's run time as `forwardMs`.
+   */
+  async runAfterForward(ids: number[], tokenTypes: number[] | undefined, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal) {
+    const { feeds, fetches } = this.request(ids.length, positions, targets, k, rtd);
+    if (fetches.length === 0) {
+      const fwd = await forwardOnly(this.model, ids, signal, tokenTypes);
+      return { ...headOutputs(new Map(), 0), forwardMs: fwd.ms };
+    }
+    checkLength(this.model, ids.length);
+    const session = await this.start('plain');
+    const then = { graph: 'heads' as const, feeds, fetches, from: { [HeadInput.hidden]: LAST_HIDDEN } };
+    const run = await session.run('forward', int64Feeds(graphInputs(this.model.checkpoint.spec, ids, tokenTypes)), [LAST_HIDDEN], signal, undefined, then);
+    return { ...headOutputs(readAll(run, fetches), run.thenMs ?? 0), forwardMs: run.ms };
+  }
+}
+
+/** A few numbers per row: read them all now and hand the runtime's output file straight back. */
+function readAll(run: RunOutput, fetches: string[]): Map<string, Float32Array> {
+  const got = new Map<string, Float32Array>();
+  try {
+    for (const name of fetches) got.set(name, run.outputs.read(name));
+  } finally {
+    run.outputs.release();
+  }
+  return got;
+}
+
+function headOutputs(got: Map<string, Float32Array>, ms: number) {
+  return {
+    ms,
+    read: (name: string): Float32Array => {
+      const t = got.get(name);
+      if (!t) throw new RangeError(`no head output ${name} in this run`);
+      return t;
+    },
+  };
 }
 
 const asInt32 = (f: Float32Array) => new Int32Array(f.buffer, f.byteOffset, f.length);
@@ -184,14 +240,15 @@ async function predictPrepared(
   const t1 = performance.now();
   let forwardMs = 0, headMs = 0;
 
+  // Without a kept state, the encoder and the heads run in one message to the encoder's process.
   const runOnce = async (runIds: number[], positions: number[], targets: number[], rtd: boolean, kept?: Float32Array) => {
-    let state = kept;
-    if (!state) {
-      const fwd = await forwardOnly(model, runIds, signal, tokenTypes);
-      forwardMs += fwd.ms;
-      state = fwd.hidden;
+    if (kept) {
+      const out = await model.heads.run(kept, n, positions, targets, k, rtd, signal);
+      headMs += out.ms;
+      return out;
     }
-    const out = await model.heads.run(state, n, positions, targets, k, rtd, signal);
+    const out = await model.heads.runAfterForward(runIds, tokenTypes, positions, targets, k, rtd, signal);
+    forwardMs += out.forwardMs;
     headMs += out.ms;
     return out;
   };

@@ -1,6 +1,7 @@
-// `npm run bench:predict`: fill-mask (encoder + MLM head, one [MASK]) against a plain forward of the same
-// tokens, end to end as the caller sees them and as onnxruntime runs them; and what the panel does, an explain
-// followed by fill-mask on its kept hidden state (the heads only), against the explain alone. Prints one JSON object.
+// `npm run bench:predict`: fill-mask (encoder + MLM head, one [MASK], one message to the encoder's process)
+// against a plain forward of the same tokens, end to end as the caller sees them and as onnxruntime runs them; and
+// what the panel does, an explain followed by fill-mask on its kept hidden state (the heads only), against the
+// explain alone. Prints one JSON object.
 import { forwardOnly } from '../../src/engine';
 import { benchMain, flag, median, peakRssMb, round } from './bench-model';
 
@@ -54,7 +55,6 @@ benchMain('predict', runs, async (bench) => {
       explain_fill_mask_ratio: round(median(panel.both) / median(panel.explain), 3),
       explain_head_run_ms_median: round(median(panel.head)),
       encoder_peak_rss_mb: peakRssMb(model.session.pid),
-      head_peak_rss_mb: model.heads.pids.map(peakRssMb),
     });
   }
   return rows;

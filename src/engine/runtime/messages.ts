@@ -17,8 +17,8 @@ export interface SpilledTensor {
 }
 
 /** The graphs a runtime process serves: the whole forward pass, one layer's attention and, for BERT, the layer-0
- *  score split by embedding part (the encoder's process), the prediction heads (a process of their own, started
- *  on the first prediction), or the layers from one layer on with an intervention (one process per start layer,
+ *  score split by embedding part (the encoder's process), the prediction heads (added to the encoder's process on
+ *  the first prediction; the heads with the KL output for interventions run in a process of their own), or the layers from one layer on with an intervention (one process per start layer,
  *  started on the first intervention there). */
 export type GraphName = 'forward' | 'layer' | 'decomposition' | 'positions' | 'heads' | 'tail';
 
@@ -40,8 +40,22 @@ export interface DerivedTensors {
   fetches: string[];
 }
 
+/**
+ * A second graph run right after the first in the same message (the heads on the forward's last hidden state: no
+ * round trip for the hidden state). Its feeds include the first run's outputs by name (`from`: feed name → output
+ * name); only its own outputs `fetches` are spilled.
+ */
+export interface ChainedRun {
+  graph: GraphName;
+  feeds: Record<string, FeedTensor>;
+  fetches: string[];
+  from: Record<string, string>;
+}
+
 export type ToWorker =
   | { type: 'load'; graphs: Partial<Record<GraphName, string>>; providers: string[]; threads: number }
+  /** More graphs for a loaded process, on the provider and settings it loaded with. */
+  | { type: 'add'; id: number; graphs: Partial<Record<GraphName, string>> }
   | {
       type: 'run';
       id: number;
@@ -55,9 +69,11 @@ export type ToWorker =
       derive?: DerivedTensors[];
       /** Feeds taken from kept tensors: feed name → which rows of the tensor of that name kept under `key`. */
       kept?: Record<string, KeptSlice>;
+      then?: ChainedRun;
     };
 
 export type FromWorker =
   | { type: 'loaded'; provider: string; tried: { provider: string; error: string }[]; ms: number }
-  | { type: 'result'; id: number; spill: string; tensors: SpilledTensor[]; ms: number; spillMs: number; deriveMs: number }
+  | { type: 'added'; id: number }
+  | { type: 'result'; id: number; spill: string; tensors: SpilledTensor[]; ms: number; spillMs: number; deriveMs: number; thenMs?: number }
   | { type: 'error'; id?: number; message: string };

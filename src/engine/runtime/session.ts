@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import type { DerivedTensors, FeedTensor, FromWorker, GraphName, KeptSlice, ToWorker } from './messages';
+import type { ChainedRun, DerivedTensors, FeedTensor, FromWorker, GraphName, KeptSlice, ToWorker } from './messages';
 import { discardSpill, SpillReader, takeSpillPath } from './spill';
 
 export interface RunOutput {
@@ -13,6 +13,8 @@ export interface RunOutput {
   spillMs: number;
   /** Time the runtime process took to derive kept tensors it lacked before the run (0 when it held them). */
   deriveMs: number;
+  /** Time of the chained run alone, when the run had one (its outputs are the ones in `outputs`). */
+  thenMs?: number;
 }
 
 /** Where the worker script lives: beside the bundle (dist/runtime-worker.js) or beside this file (tsc output). */
@@ -32,7 +34,8 @@ const RUNTIME_MALLOC_ENV = {
   MALLOC_TRIM_THRESHOLD_: String(4 * 2 ** 30),
 };
 
-type Pending = Map<number, { resolve: (r: RunOutput) => void; reject: (e: Error) => void; spill: string }>;
+/** Runs (and graph additions, with no spill file: '') waiting for the runtime process. */
+type Pending = Map<number, { resolve: (r: RunOutput | null) => void; reject: (e: Error) => void; spill: string }>;
 
 /** Extra inputs of a run that come from tensors the runtime keeps (a layer's weights, sent once per process). */
 export interface KeptFeeds {
@@ -62,11 +65,15 @@ export class RuntimeSession {
   providerErrors: { provider: string; error: string }[] = [];
   loadMs = 0;
 
+  private readonly graphs: Partial<Record<GraphName, string>>;
+
   constructor(
-    private readonly graphs: Partial<Record<GraphName, string>>,
+    graphs: Partial<Record<GraphName, string>>,
     private readonly providers: string[],
     private readonly threads: number,
-  ) {}
+  ) {
+    this.graphs = { ...graphs };
+  }
 
   /** Starts the runtime process and creates the session (first provider that works). */
   start(): Promise<void> {
@@ -86,7 +93,7 @@ export class RuntimeSession {
       child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
       const fail = (e: Error) => {
         for (const p of pending.values()) {
-          discardSpill(p.spill);
+          if (p.spill) discardSpill(p.spill);
           p.reject(e);
         }
         pending.clear();
@@ -98,11 +105,14 @@ export class RuntimeSession {
           this.providerErrors = m.tried;
           this.loadMs = m.ms;
           resolve();
+        } else if (m.type === 'added') {
+          pending.get(m.id)?.resolve(null);
+          pending.delete(m.id);
         } else if (m.type === 'result') {
           const p = pending.get(m.id);
           pending.delete(m.id);
           if (!p) return discardSpill(m.spill);
-          p.resolve({ outputs: new SpillReader(m.spill, m.tensors), ms: m.ms, spillMs: m.spillMs, deriveMs: m.deriveMs });
+          p.resolve({ outputs: new SpillReader(m.spill, m.tensors), ms: m.ms, spillMs: m.spillMs, deriveMs: m.deriveMs, thenMs: m.thenMs });
         } else if (m.id !== undefined) {
           pending.get(m.id)?.reject(new LensError(`onnxruntime failed: ${m.message}`, 'runtime'));
           pending.delete(m.id);
@@ -121,13 +131,36 @@ export class RuntimeSession {
     return this.loading;
   }
 
+  /**
+   * Serves one more graph in this process (runs queue behind the addition); a process started later, after a
+   * cancel or a crash, loads it with the others.
+   */
+  async addGraph(name: GraphName, file: string): Promise<void> {
+    if (this.graphs[name] === file) return;
+    this.graphs[name] = file;
+    // No process yet: the next start loads every graph.
+    if (!this.loading) return;
+    await this.loading;
+    const child = this.child;
+    if (!child) return;
+    const pending = this.pending;
+    const id = this.nextId++;
+    await new Promise<void>((resolve, reject) => {
+      pending.set(id, { resolve: () => resolve(), reject, spill: '' });
+      child.send({ type: 'add', id, graphs: { [name]: file } } satisfies ToWorker);
+    });
+  }
+
   /** The runtime process's id while it runs (for memory figures). */
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
-  /** Runs one graph; the caller reads the outputs it needs and then releases them (`outputs.release()`). */
-  async run(graph: GraphName, feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal, kept?: KeptFeeds): Promise<RunOutput> {
+  /**
+   * Runs one graph (and `then`, a second one on its outputs); the caller reads the outputs it needs and then
+   * releases them (`outputs.release()`).
+   */
+  async run(graph: GraphName, feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal, kept?: KeptFeeds, then?: ChainedRun): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
     await this.start();
@@ -135,6 +168,7 @@ export class RuntimeSession {
     const pending = this.pending;
     const id = this.nextId++;
     const msg: ToWorker = { type: 'run', id, graph, feeds, fetches, spill: '' };
+    if (then) msg.then = then;
     if (kept) {
       msg.keep = kept.sources.filter((k) => !this.keptKeys.has(k.key)).map((k) => ({ key: k.key, tensors: k.tensors() }));
       for (const k of msg.keep) this.keptKeys.add(k.key);
@@ -151,7 +185,7 @@ export class RuntimeSession {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       pending.set(id, {
-        resolve: (r) => (signal?.removeEventListener('abort', onAbort), resolve(r)),
+        resolve: (r) => (signal?.removeEventListener('abort', onAbort), resolve(r!)),
         reject: (e) => (signal?.removeEventListener('abort', onAbort), reject(e)),
         spill,
       });

@@ -12,6 +12,8 @@ let ort: typeof Ort | undefined;
 const sessions = new Map<GraphName, Ort.InferenceSession>();
 /** Tensors kept between runs (layer weights), by key then feed name. */
 const kept = new Map<string, Record<string, FeedTensor>>();
+/** The settings the sessions were created with, for graphs added later. */
+let loadedOptions: Ort.InferenceSession.SessionOptions | undefined;
 // Runs are serialised: one run at a time, in arrival order.
 let queue: Promise<void> = Promise.resolve();
 
@@ -20,6 +22,10 @@ let queue: Promise<void> = Promise.resolve();
 // instead of faulting in fresh pages. Enabled here rather than with --expose-gc, which Electron may not accept.
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
+/** Output bytes since the last collection. Small outputs (a hidden state, the heads' few numbers) skip it: a full
+ *  collection costs milliseconds, and the next run (the heads right after a forward) would wait for it. */
+let outputBytes = 0;
+const COLLECT_AFTER_BYTES = 32 << 20;
 
 if (!process.send) throw new Error('the runtime worker must be started with an IPC channel');
 const post = (m: FromWorker) => process.send!(m);
@@ -28,10 +34,14 @@ process.on('message', (msg: ToWorker) => {
   queue = queue
     .then(() => handle(msg))
     .catch((e: unknown) => {
-      post({ type: 'error', id: msg.type === 'run' ? msg.id : undefined, message: String((e as Error)?.message ?? e) });
+      post({ type: 'error', id: msg.type === 'load' ? undefined : msg.id, message: String((e as Error)?.message ?? e) });
     })
     // Once handle() has returned, nothing references the run's outputs any more.
-    .then(() => collectGarbage());
+    .then(() => {
+      if (outputBytes < COLLECT_AFTER_BYTES) return;
+      outputBytes = 0;
+      collectGarbage();
+    });
 });
 // The parent went away: nothing left to serve. 'disconnect' covers an orderly exit and a crash of the parent
 // (its end of the channel closes); the parent-id check covers a parent killed while the channel lingers.
@@ -71,6 +81,7 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
       const created = new Map<GraphName, Ort.InferenceSession>();
       for (const [name, file] of Object.entries(msg.graphs) as [GraphName, string | undefined][]) if (file) created.set(name, await ort.InferenceSession.create(file, opts));
       for (const [name, session] of created) sessions.set(name, session);
+      loadedOptions = opts;
       post({ type: 'loaded', provider, tried, ms: performance.now() - t0 });
       return;
     } catch (e) {
@@ -105,8 +116,18 @@ async function derive(list: DerivedTensors[]): Promise<void> {
   }
 }
 
+/** Graphs added to a loaded process: same provider and settings as the ones it loaded with. */
+async function add(msg: Extract<ToWorker, { type: 'add' }>): Promise<void> {
+  if (!ort || !loadedOptions) throw new Error('model not loaded');
+  for (const [name, file] of Object.entries(msg.graphs) as [GraphName, string | undefined][]) {
+    if (file && !sessions.has(name)) sessions.set(name, await ort.InferenceSession.create(file, loadedOptions));
+  }
+  post({ type: 'added', id: msg.id });
+}
+
 async function handle(msg: ToWorker): Promise<void> {
   if (msg.type === 'load') return load(msg);
+  if (msg.type === 'add') return add(msg);
   const session = sessions.get(msg.graph);
   if (!ort || !session) throw new Error('model not loaded');
   for (const k of msg.keep ?? []) kept.set(k.key, k.tensors);
@@ -118,23 +139,38 @@ async function handle(msg: ToWorker): Promise<void> {
   keptFeeds(msg.kept ?? {}, feeds);
   // Fetched by name: onnxruntime-node copies every output into a new ArrayBuffer whatever we pass.
   const t0 = performance.now();
-  const result = await session.run(feeds, msg.fetches);
+  let result = await session.run(feeds, msg.fetches);
   const ms = performance.now() - t0;
+  let fetches = msg.fetches;
+  let thenMs: number | undefined;
+  if (msg.then) {
+    const next = sessions.get(msg.then.graph);
+    if (!next) throw new Error(`graph ${msg.then.graph} not loaded`);
+    const nextFeeds: Record<string, Ort.Tensor> = {};
+    for (const [name, t] of Object.entries(msg.then.feeds)) nextFeeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+    for (const [name, output] of Object.entries(msg.then.from)) nextFeeds[name] = result[output];
+    const t1 = performance.now();
+    result = await next.run(nextFeeds, msg.then.fetches);
+    thenMs = performance.now() - t1;
+    fetches = msg.then.fetches;
+  }
+  const tSpill = performance.now();
   const tensors: SpilledTensor[] = [];
   // The caller created the file; no truncation: a reused spill file keeps its pages, and the caller knows every offset.
   const fd = fs.openSync(msg.spill, fs.constants.O_RDWR);
   try {
     let offset = 0;
-    for (const name of msg.fetches) {
+    for (const name of fetches) {
       const data = result[name].data as Float32Array;
       const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
       for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, offset + done);
       tensors.push({ name, dims: [...result[name].dims], offset, length: bytes.length });
       offset += bytes.length;
     }
+    outputBytes += offset;
   } finally {
     fs.closeSync(fd);
   }
-  const spillMs = performance.now() - t0 - ms;
-  post({ type: 'result', id: msg.id, spill: msg.spill, tensors, ms, spillMs, deriveMs });
+  const spillMs = performance.now() - tSpill;
+  post({ type: 'result', id: msg.id, spill: msg.spill, tensors, ms, spillMs, deriveMs, thenMs });
 }
