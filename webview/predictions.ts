@@ -27,6 +27,8 @@ export class PredictionsPanel {
   private latest: number | undefined;
   /** The token the button asks about: the pinned one, else the last one hovered. */
   private target: number | null = null;
+  /** The piece the last focus() marked (undefined: none since the cards were drawn). */
+  private focused: number | null | undefined;
   /** The person's own choice, kept across results; undefined until they toggle. */
   private userOpen: boolean | undefined;
   private open = false;
@@ -42,6 +44,7 @@ export class PredictionsPanel {
       this.fillMask = { state: 'pending' };
       this.latest = undefined;
       this.target = null;
+      this.focused = undefined;
     }
     this.resultId = resultId;
     this.tokens = tokens;
@@ -89,7 +92,11 @@ export class PredictionsPanel {
   /** The hovered or pinned token (a piece index), for the button and the card it lights. */
   focus(i: number | null, pinned: boolean, groups?: WordGroupInfo[]): void {
     const piece = pieceOfRow(i, groups);
-    if (piece !== null || pinned) this.target = piece;
+    const target = piece !== null || pinned ? piece : this.target;
+    // Called on every hover refresh: the DOM is touched only when the hovered piece or the target changes.
+    if (piece === this.focused && target === this.target) return;
+    this.focused = piece;
+    this.target = target;
     for (const c of this.root.querySelectorAll<HTMLElement>('.pred-card')) c.classList.toggle('current', piece !== null && Number(c.dataset.position) === piece);
     this.renderButton();
   }
@@ -142,6 +149,8 @@ export class PredictionsPanel {
     if (toggle) toggle.disabled = !this.hasBody();
     const body = this.root.querySelector<HTMLElement>('#predictions-body');
     if (body) body.replaceChildren(...this.bodyParts());
+    // New cards carry no 'current' mark yet: the next hover refresh sets it.
+    this.focused = undefined;
     this.setOpen(this.open);
     this.renderButton();
   }
