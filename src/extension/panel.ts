@@ -170,26 +170,12 @@ export class LensPanel {
     return file;
   }
 
-  private async askRankingPath(format: 'json' | 'csv'): Promise<string | undefined> {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const name = `head-ranking.${format}`;
-    const uri = await vscode.window.showSaveDialog({
-      defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name),
-      filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
-      saveLabel: `Export ranking as ${format.toUpperCase()}`,
-    });
-    return uri?.fsPath;
+  private askRankingPath(format: 'json' | 'csv'): Promise<string | undefined> {
+    return askSavePath(`head-ranking.${format}`, format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] }, `Export ranking as ${format.toUpperCase()}`);
   }
 
-  private async askPath(format: ExportFormat, result: ExplainResult, stem?: string): Promise<string | undefined> {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const name = defaultExportName(result, format, stem);
-    const uri = await vscode.window.showSaveDialog({
-      defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name),
-      filters: EXPORT_FILTERS[format],
-      saveLabel: `Export ${format.toUpperCase()}`,
-    });
-    return uri?.fsPath;
+  private askPath(format: ExportFormat, result: ExplainResult, stem?: string): Promise<string | undefined> {
+    return askSavePath(defaultExportName(result, format, stem), EXPORT_FILTERS[format], `Export ${format.toUpperCase()}`);
   }
 
   /** Asks the view for its current picture; fails after a while if the view is hidden or gone. */
@@ -378,4 +364,11 @@ export class LensPanel {
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return renderWebviewHtml(webview, extensionUri, { title: 'DeBERTa Lens', styles: ['media/lens.css'], script: 'dist/webview.js', extraImgSrc: 'blob:' });
+}
+
+/** The save dialog, opening in the first workspace folder with `name` filled in; the chosen path or undefined. */
+async function askSavePath(name: string, filters: Record<string, string[]>, saveLabel: string): Promise<string | undefined> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const uri = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name), filters, saveLabel });
+  return uri?.fsPath;
 }
