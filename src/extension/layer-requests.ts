@@ -11,8 +11,13 @@ export async function slice(result: ExplainResult, layer: number, head: number, 
   check(result, layer, head, kind);
   await result.load(layer);
   const values = result.slice(layer, head, kind);
-  if (precision === 'half') return { type: 'slice', layer, head, kind, n: result.n, data: encodeHalf(values), encoding: 'half', extent: finiteExtent(values) };
+  if (precision === 'half') return halfSlice(layer, head, kind, result.n, values);
   return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
+}
+
+/** A slice response in half precision, with the finite extent of the full-precision values. */
+export function halfSlice(layer: number, head: number, kind: MatrixKind, n: number, values: Float32Array): SliceResponse {
+  return { type: 'slice', layer, head, kind, n, data: encodeHalf(values), encoding: 'half', extent: finiteExtent(values) };
 }
 
 export async function heads(result: ExplainResult, layer: number, kind: MatrixKind, maxSize: number): Promise<HeadsResponse> {
