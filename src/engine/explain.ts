@@ -126,7 +126,7 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   const partNames = Object.values(EMBEDDING_PARTS);
   if (decomposable) fetches.push(...partNames);
   const along = input.preview ? previewRun(model, n, layers, input.preview) : undefined;
-  const { outputs, ms, spillMs, thenMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, tokenTypes)), fetches, signal, undefined, along);
+  const { outputs, ms, spillMs, thenMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, tokenTypes)), fetches, signal, undefined, along?.run);
   let states: Float32Array, rel: Float32Array | undefined, parts: Float32Array[] | undefined, lastState: Float32Array;
   let preview: LayerPreview | undefined;
   let previewMs: number | undefined;
@@ -137,14 +137,14 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
     parts = decomposable ? partNames.map((p) => outputs.read(p)) : undefined;
     lastState = outputs.read(after);
     assertFiniteForward(model.checkpoint.dir, layers, states, n * D, rel, lastState);
-    if (along && input.preview) {
+    if (along) {
       const t2 = performance.now();
-      const tensors = { layer: input.preview.layer } as LayerTensors;
-      readLayerOutputs(model, n, 1, outputs, tensors, 0);
+      const tensors = { layer: along.layer } as LayerTensors;
+      readLayerOutputs(model, n, along.heads, outputs, tensors, 0);
       assertFiniteLayer(model.checkpoint.dir, tensors);
-      preview = { ...input.preview, tensors };
-      // The preview's part of the spill, by size: each state is n·D floats, each of its matrices n².
-      const previewFloats = along.fetches.length * n * n;
+      preview = { layer: along.layer, head: along.head, heads: along.heads, tensors };
+      // The preview's part of the spill, by size: each state is n·D floats, each of its matrices n² per head.
+      const previewFloats = along.run.fetches.length * along.heads * n * n;
       const spillShare = spillMs * (previewFloats / (previewFloats + fetches.length * n * D));
       previewMs = (thenMs ?? 0) + spillShare + (performance.now() - t2);
     }
@@ -165,15 +165,23 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
 }
 
 /**
- * The preview's one-head layer run, chained after the forward pass in the same runtime call and fed the forward's
- * output (no round trip for its input state). One head: a twelfth of a v3-base layer's work, not the explain's.
+ * The preview's layer run over its heads, chained after the forward pass in the same runtime call and fed the
+ * forward's output (no round trip for its input state). A head or two: a small part of a layer's work.
  */
-function previewRun(model: ExplainContext, n: number, layers: number[], at: { layer: number; head: number }): ChainedRunSpec {
+function previewRun(model: ExplainContext, n: number, layers: number[], at: NonNullable<ExplainInput['preview']>): { layer: number; head: number; heads: number; run: ChainedRunSpec } {
   const H = model.checkpoint.spec.numHeads;
   if (!layers.includes(at.layer)) throw new LensError(`the preview's layer ${at.layer} is not among the layers explained (${layers.join(', ')})`);
   if (!Number.isInteger(at.head) || at.head < 0 || at.head >= H) throw new LensError(`the preview's head ${at.head} does not exist: this model has heads 0…${H - 1}`);
-  const run = layerRun(model, n, at.layer, at.head, at.head + 1);
-  return { graph: 'layer', feeds: run.feeds, fetches: run.fetches, from: { [LayerInput.hidden]: layerInputOutput(at.layer) }, kept: run.kept, spillFirst: true };
+  const want = at.heads ?? 1;
+  if (!Number.isInteger(want) || want < 1) throw new LensError(`the preview's head count ${want} is not a whole number ≥ 1`);
+  const heads = Math.min(want, H - at.head);
+  const run = layerRun(model, n, at.layer, at.head, at.head + heads);
+  return {
+    layer: at.layer,
+    head: at.head,
+    heads,
+    run: { graph: 'layer', feeds: run.feeds, fetches: run.fetches, from: { [LayerInput.hidden]: layerInputOutput(at.layer) }, kept: run.kept, spillFirst: true },
+  };
 }
 
 /**

@@ -39,10 +39,11 @@ export interface ExplainTimings {
   preview_ms?: number;
 }
 
-/** One head of one layer, computed with the forward pass: every matrix `[n, n]`. */
+/** Heads [head, head + heads) of one layer, computed with the forward pass: every matrix `[heads, n, n]`. */
 export interface LayerPreview {
   layer: number;
   head: number;
+  heads: number;
   tensors: LayerTensors;
 }
 
@@ -75,7 +76,7 @@ export class ExplainResult implements LayerOwner {
     readonly inputIds: number[],
     readonly tokens: Token[],
     readonly scale: number,
-    /** On demand: `preview` is one head of a layer computed with the forward pass (see `previewSlice`). */
+    /** On demand: `preview` is heads of a layer computed with the forward pass (see `previewSlice`). */
     layers: LayerTensors[] | { layers: number[]; source: LayerSource; cache?: LayerCache; preview?: LayerPreview },
     readonly text?: string,
     readonly timings?: ExplainTimings,
@@ -246,10 +247,10 @@ export class ExplainResult implements LayerOwner {
     return this.tensor(layer, kind).subarray(head * nn, (head + 1) * nn);
   }
 
-  /** The layer and head of the preview computed with the forward pass, if any (and the result is not released). */
-  get previewAt(): { layer: number; head: number } | undefined {
+  /** The layer and heads of the preview computed with the forward pass, if any (and the result is not released). */
+  get previewAt(): { layer: number; head: number; heads: number } | undefined {
     const p = this.isReleased ? undefined : this.preview;
-    return p && { layer: p.layer, head: p.head };
+    return p && { layer: p.layer, head: p.head, heads: p.heads };
   }
 
   /**
@@ -258,8 +259,9 @@ export class ExplainResult implements LayerOwner {
    */
   previewSlice(layer: number, head: number, kind: MatrixKind): Float32Array | undefined {
     const p = this.isReleased ? undefined : this.preview;
-    if (!p || p.layer !== layer || p.head !== head || !this.has(kind)) return undefined;
-    return kind === 'scores' ? this.scores(p.tensors) : p.tensors[kind];
+    if (!p || p.layer !== layer || head < p.head || head >= p.head + p.heads || !this.has(kind)) return undefined;
+    const nn = this.n * this.n, k = head - p.head;
+    return (kind === 'scores' ? this.scores(p.tensors) : p.tensors[kind])?.subarray(k * nn, (k + 1) * nn);
   }
 
   /** One value: query i attends to key j. */

@@ -130,11 +130,15 @@ export class LensPanel {
     return id;
   }
 
-  /** The layer and head the first heatmap of this model's next result shows: explain computes it as its preview. */
-  previewFor(info: Pick<ModelInfo, 'layers' | 'heads' | 'terms'>, view?: ViewName): { layer: number; head: number } | undefined {
+  /**
+   * What explain computes with its forward pass for this model's next result: the head its first heatmap shows
+   * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
+   * which starts with the view's later requests instead of taking the cores while the page paints.
+   */
+  previewFor(info: Pick<ModelInfo, 'layers' | 'heads' | 'terms'>, view?: ViewName): { layer: number; head: number; heads: number } | undefined {
     const defaults = { ...this.defaults(), ...(view ? { view } : {}) };
     const at = firstViewAt({ layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms }, this.viewAt, defaults);
-    return at && { layer: at.layer, head: at.head };
+    return at && { layer: at.layer, head: at.head, heads: 2 };
   }
 
   /** Opens a view (heatmap or heads) in the panel that shows the current result. */

@@ -11,6 +11,8 @@ import { isLensError } from '../../src/engine/errors';
 import { openModel, type OpenModel } from '../../src/engine/model';
 import { firstSlice, firstViewAt } from '../../src/extension/first-slice';
 import { halfSlice } from '../../src/extension/layer-requests';
+import { answerRequest } from '../../src/extension/request-dispatch';
+import type { RowResponse, SliceResponse } from '../../src/shared/protocol';
 import { FIXTURES } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
@@ -50,7 +52,7 @@ describe('explain with a preview', () => {
 
   it('holds the asked head of the asked layer, every term, equal to that layer computed on demand; the layer stays on demand', async () => {
     const r = await model.explain({ text: TEXT, preview: { layer: 1, head: 2 } });
-    assert.deepEqual(r.previewAt, { layer: 1, head: 2 });
+    assert.deepEqual(r.previewAt, { layer: 1, head: 2, heads: 1 });
     assert.equal(r.isLoaded(1), false, 'the preview does not load its layer');
     assert.equal(typeof r.timings?.preview_ms, 'number');
     const preview = Object.fromEntries(KINDS.map((kind) => [kind, r.previewSlice(1, 2, kind)]));
@@ -66,6 +68,36 @@ describe('explain with a preview', () => {
     assert.equal(r.previewSlice(0, 2, 'probs'), undefined, 'another layer');
     r.release();
     assert.equal(r.previewSlice(1, 2, 'probs'), undefined, 'released');
+  });
+
+  it('can hold a run of heads (fewer past the last head); the panel asks for the shown head and the next', async () => {
+    const r = await model.explain({ text: TEXT, preview: { layer: 0, head: 1, heads: 2 } });
+    assert.deepEqual(r.previewAt, { layer: 0, head: 1, heads: 2 });
+    const preview = [1, 2].map((h) => KINDS.map((kind) => r.previewSlice(0, h, kind)));
+    assert.equal(r.previewSlice(0, 0, 'probs'), undefined);
+    assert.equal(r.previewSlice(0, 3, 'probs'), undefined);
+    await r.load(0);
+    for (const [k, h] of [1, 2].entries()) {
+      KINDS.forEach((kind, j) => assert.ok(relativeDiff(preview[k][j]!, r.slice(0, h, kind)) <= 1e-6, `head ${h} ${kind}`));
+    }
+    const last = await model.explain({ text: TEXT, preview: { layer: 0, head: 3, heads: 2 } });
+    assert.deepEqual(last.previewAt, { layer: 0, head: 3, heads: 1 });
+    await rejectsWith(model.explain({ text: TEXT, preview: { layer: 0, head: 0, heads: 0 } }), 'invalid-input', /head count 0 is not a whole number ≥ 1/);
+  });
+
+  it("answers the view's slices and rows of the preview's heads without computing the layer, as the layer would", async () => {
+    const r = await model.explain({ text: TEXT, preview: { layer: 1, head: 0, heads: 2 } });
+    const slice = (await answerRequest(r, { type: 'slice', layer: 1, head: 1, kind: 'c2p', precision: 'half' })) as SliceResponse;
+    const row = (await answerRequest(r, { type: 'row', layer: 1, head: 0, i: 3 })) as RowResponse;
+    assert.equal(r.isLoaded(1), false, 'no layer run for the preview heads');
+    await answerRequest(r, { type: 'slice', layer: 1, head: 2, kind: 'c2p' });
+    assert.equal(r.isLoaded(1), true, 'another head computes the layer');
+    assert.deepEqual(slice, halfSlice(1, 1, 'c2p', r.n, r.slice(1, 1, 'c2p')));
+    const again = (await answerRequest(r, { type: 'row', layer: 1, head: 0, i: 3 })) as RowResponse;
+    assert.deepEqual(Object.keys(row.rows).sort(), Object.keys(again.rows).sort());
+    for (const kind of Object.keys(again.rows) as (keyof RowResponse['rows'])[]) {
+      assert.ok(relativeDiff(new Float32Array(row.rows[kind]!), new Float32Array(again.rows[kind]!)) <= 1e-6, `row ${kind}`);
+    }
   });
 
   it('without one, explain runs as before: no preview, no preview time', async () => {
