@@ -4,7 +4,8 @@
 //   command_to_init_ms     the same Enter → the result's `init` message reaching the page (same machine clock)
 //   command_to_painted_ms  the same Enter → the page's mark of that first heatmap paint (the page's clock on the
 //                          machine's time line): command_to_heatmap_ms without the polling, which a loaded machine
-//                          stretches by up to a few hundred ms
+//                          stretches by up to a few hundred ms; command_to_presented_ms: to the next animation
+//                          frame after the canvas took its new size (the picture on screen)
 //   switch_to_repaint_ms   term / layer / head select change → heatmap repainted and a frame presented (in-page clock);
 //                          term/layer/head step to neighbours (prefetched), cold = jumps to matrices never fetched
 //   hover_to_highlight_ms  token mouseover → query + neighbour classes in the strip (median/min, in-page clock)
@@ -13,7 +14,7 @@
 //                          result out, less the preview — the one head the first heatmap shows, computed in the
 //                          same runtime call after the forward pass), and
 //                          heatmap_over_target: command_to_heatmap_ms / (1.3 × engine_explain_ms + 200)
-//                          (painted_over_target: the same with command_to_painted_ms)
+//                          (painted_over_target, presented_over_target: the same with those figures)
 //   layer_switch_ms        #layer changed → that layer's heatmap painted and the next frame presented (median/min),
 //                          switching back to back; layer_switch_after_1s_ms: 1 s on each layer before the next
 // With --explains N: the extension host's and the runtime process's resident memory after explain 1, N/2 and N
@@ -89,6 +90,10 @@ const installWatch = () => {
     const m = e.data;
     if (m?.type === 'init') { window.__lensInitMs = m.init.ms; window.__lensInitAt = Date.now(); window.__lensInits++; }
   });
+  // The next animation frame after the heatmap takes a new size (the picture is on screen), on the machine's time line.
+  new MutationObserver((records) => {
+    if (records.some((r) => r.target.id === 'heatmap')) requestAnimationFrame(() => { window.__lensPresentedAt = performance.timeOrigin + performance.now(); });
+  }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-n'] });
 };
 
 // Counts bytes of every message the webview page receives from now on (ArrayBuffers by byteLength).
@@ -171,8 +176,10 @@ try {
     });
     r.tokens = await tokenCount();
     r.engine_explain_ms = +(await body.evaluate(() => window.__lensInitMs)).toFixed(1);
+    r.command_to_presented_ms = Math.round((await body.evaluate(() => window.__lensPresentedAt)) - t0);
     r.heatmap_over_target = +(r.command_to_heatmap_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);
     r.painted_over_target = +(r.command_to_painted_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);
+    r.presented_over_target = +(r.command_to_presented_ms / (1.3 * r.engine_explain_ms + 200)).toFixed(2);
     if (memoryOnly) {
       results.lengths[n] = r;
       continue;
