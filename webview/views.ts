@@ -1,5 +1,5 @@
-// DOM of the analysis views (term shares, ablation, distance profile, bucket lens, rollout). main.ts owns the
-// shell and the message loop and hands this module a context; the maths is on the host, the words and
+// DOM of the analysis views (term shares, ablation, distance profile, bucket lens, rollout). app/render.ts hands
+// this module a context; the maths is on the host, the words and
 // colours in views-model.ts.
 import { cellAt } from '../src/shared/hover';
 import { withAxisLabels } from './grid-labels';
