@@ -1,6 +1,6 @@
 // Values derived from the store's atoms: `computed` selectors (worked out once per change) and the lookups
 // built on them.
-import { computed } from 'nanostores';
+import { computed, keepMount } from 'nanostores';
 import { kindsOf } from '../../src/shared/kinds';
 import { ANALYSIS_VIEWS, type AnalysisView } from '../../src/shared/protocol';
 import { pieceLabel } from '../../src/shared/token-layout';
@@ -23,6 +23,10 @@ export const $rowLabels = computed([$init, $merged], (init, merged) =>
 export const $aggregated = computed([$viewState, $merged], (s, merged) =>
   !!s && (!!s.headAgg || (!!s.discountSpecial && s.term === 'probs') || !!merged),
 );
+
+// Mounted for the page's life: an unmounted selector would subscribe to its atoms (and set an unmount timer)
+// on every get().
+for (const $s of [$kinds, $rowCount, $rowLabels, $aggregated]) keepMount($s);
 
 export function isAnalysis(v: string): v is AnalysisView {
   return (ANALYSIS_VIEWS as readonly string[]).includes(v);

@@ -3,7 +3,7 @@
 // selectors; selectors are in selectors.ts). nanostores: atoms and computed selectors in about 1 KB, no
 // framework (the views are canvases drawn imperatively). What one component alone keeps (a request cache, which
 // strip chips it lit) lives in that component's instance, created once in main.ts.
-import { atom } from 'nanostores';
+import { atom, keepMount } from 'nanostores';
 import type { MatrixKind } from '../../src/shared/kinds';
 import type { ViewInit, WordGroupInfo } from '../../src/shared/protocol';
 import type { Range } from '../colors';
@@ -63,3 +63,7 @@ export const $comparePanes = atom<ComparePane[]>([]);
 export const $renderEpoch = atom(0);
 
 export type Rows = Partial<Record<MatrixKind, Float32Array>>;
+
+// Mounted for the page's life: a store without a listener subscribes and unsubscribes on every get(), and
+// hover reads them many times a second.
+for (const $s of [$init, $viewState, $hover, $current, $merged, $buckets, $comparePanes, $renderEpoch]) keepMount($s);
