@@ -17,12 +17,14 @@ export function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
 export class CompareHeads {
   /** Theme colours for the overlays, read once per render (getComputedStyle on every mouse move is costly). */
   private colors = { focus: '#007fd4', fg: '#ffffff' };
+  /** The hover outlines over the panes on screen. */
+  private overlays: HTMLCanvasElement[] = [];
 
   constructor(private readonly requests: MatrixRequests) {
     $hover.listen(({ i, j }) => {
       const init = $init.get();
       if (!$viewState.get() || !init) return;
-      for (const p of $comparePanes.get()) this.drawOverlay(p.overlay, init.tokens.length, i, j);
+      for (const o of this.overlays) this.drawOverlay(o, init.tokens.length, i, j);
     });
   }
 
@@ -40,6 +42,7 @@ export class CompareHeads {
     if (!state || !init) return;
     const heads = [...state.compare].sort((a, b) => a - b);
     const box = $('#compare');
+    this.overlays = [];
     $comparePanes.set([]);
     if (heads.length < 2) {
       box.replaceChildren();
@@ -61,6 +64,7 @@ export class CompareHeads {
     const px = Math.max(n, Math.floor(Math.min(360, (document.body.clientWidth - 48) / Math.min(heads.length, 3))));
     const dpr = window.devicePixelRatio || 1;
     const panes: ComparePane[] = [];
+    const overlays: HTMLCanvasElement[] = [];
     const figures = heads.map((h, k) => {
       const canvas = el('canvas', { class: 'compare-canvas', 'data-head': String(h), 'aria-label': `Layer ${layer} head ${h} ${term}`, role: 'img' });
       paintInto(canvas, slices[k], n, n, range, lut);
@@ -79,12 +83,14 @@ export class CompareHeads {
         const { i, j } = $hover.get();
         if (i !== null) togglePin(i, j);
       });
-      panes.push({ head: h, canvas, overlay, values: slices[k], px });
+      panes.push({ head: h, values: slices[k] });
+      overlays.push(overlay);
       return el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
         el('div', { class: 'heatmap-wrap' }, [canvas, overlay]),
         el('figcaption', { class: 'meta' }, [`Layer ${layer} · head ${h}`]),
       ]);
     });
+    this.overlays = overlays;
     $comparePanes.set(panes);
     box.replaceChildren(...figures);
     refreshHover();

@@ -49,13 +49,10 @@ export interface BucketRows {
 }
 export const $buckets = atom<BucketRows | undefined | null>(null);
 
-/** The heads shown side by side under the head grid (their values serve the readout's comparison line). */
+/** The heads shown side by side under the head grid, with their matrices (the readout's comparison line). */
 export interface ComparePane {
   head: number;
-  canvas: HTMLCanvasElement;
-  overlay: HTMLCanvasElement;
   values: Float32Array;
-  px: number;
 }
 export const $comparePanes = atom<ComparePane[]>([]);
 
