@@ -21,7 +21,12 @@ function meanByDelta(m: number[][], rows: number[]): number[] {
   const n = m.length;
   const sum = new Array<number>(2 * n - 1).fill(0);
   const count = new Array<number>(2 * n - 1).fill(0);
-  for (const i of rows) for (let j = 0; j < n; j++) (sum[i - j + n - 1] += m[i][j]), count[i - j + n - 1]++;
+  for (const i of rows) {
+    for (let j = 0; j < n; j++) {
+      sum[i - j + n - 1] += m[i][j];
+      count[i - j + n - 1]++;
+    }
+  }
   return sum.map((s, k) => (count[k] ? s / count[k] : NaN));
 }
 
