@@ -359,8 +359,12 @@ async function distance(body: HTMLElement, ctx: ViewContext): Promise<void> {
     sw.style.backgroundColor = SERIES_COLORS[x.kind];
     return el('span', { class: 'legend-item' }, [sw, x.kind === 'c2c' ? 'c2c (dashed, reference)' : x.kind]);
   }));
-  body.append(sentence, ...(bertSplit ? [legend] : []), chart, rowSentence, rowChart);
-  drawProfile(chart, w, h, n, s, !bertSplit, !bertSplit);
+  // Said under the chart, not over its lines: the far ends, averaged over few pairs, may run off the y axis.
+  const clipNote = el('p', { id: 'distance-clip', class: 'meta' });
+  body.append(sentence, ...(bertSplit ? [legend] : []), chart, clipNote, rowSentence, rowChart);
+  const far = drawProfile(chart, w, h, n, s, !bertSplit, !bertSplit);
+  clipNote.textContent = far === undefined ? '' : `The y axis fits |δ| ≤ ${far} (at least a quarter of the diagonal’s pairs); the means beyond, over few pairs, run off it.`;
+  clipNote.hidden = far === undefined;
   // c2c is drawn for reference; the sentence is about what position does.
   const told = (xs: ProfileLine[]) => xs.filter((x) => x.kind !== 'c2c' || xs.length === 1);
   sentence.textContent = s.length
@@ -371,7 +375,7 @@ async function distance(body: HTMLElement, ctx: ViewContext): Promise<void> {
     const k = Math.floor(((e.clientX - b.left) / b.width) * (2 * n - 1));
     if (k < 0 || k >= 2 * n - 1) return;
     const d = k - (n - 1);
-    readout(`δ = ${d} (key ${d > 0 ? `${d} to the left` : d < 0 ? `${-d} to the right` : 'is the query'}): ` + s.map((x) => `${x.kind} mean ${formatValue(x.mean[k])} ± ${formatValue(x.std[k])}`).join(', '));
+    readout(`δ = ${d} (key ${d > 0 ? `${d} to the left` : d < 0 ? `${-d} to the right` : 'is the query'}; ${n - Math.abs(d)} pairs): ` + s.map((x) => `${x.kind} mean ${formatValue(x.mean[k])} ± ${formatValue(x.std[k])}`).join(', '));
   });
   const first = s.find((x) => x.kind !== 'c2c') ?? s[0];
   picture = { canvas: chart, values: Float32Array.from(first?.mean ?? []), rows: 1, cols: first ? 2 * n - 1 : 0, range: valueRange(Float32Array.from(first?.mean ?? [0]).map((v) => (Number.isFinite(v) ? v : 0)), true), lut: makeLut(ctx.state.colorScale, true), title: `${first?.kind ?? 'c2p'} mean by δ, layer ${layer} head ${head}` };
@@ -395,14 +399,15 @@ async function distance(body: HTMLElement, ctx: ViewContext): Promise<void> {
 
 /** Line chart of mean per δ with a ±std band; x from δ = −(n−1) to n−1, zero line and δ = 0 marked. c2c, when
  *  drawn beside position terms, is a thin dashed reference line without a band. */
-function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: ProfileLine[], withStd: boolean, names = true): void {
+/** Returns the |δ| beyond which lines leave the plot, when some do. */
+function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: ProfileLine[], withStd: boolean, names = true): number | undefined {
   const dpr = window.devicePixelRatio || 1;
   c.width = Math.round(w * dpr);
   c.height = Math.round(h * dpr);
   c.style.width = `${w}px`;
   c.style.height = `${h}px`;
   const g = c.getContext('2d');
-  if (!g) return;
+  if (!g) return undefined;
   g.scale(dpr, dpr);
   const fg = getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim() || '#888';
   g.clearRect(0, 0, w, h);
@@ -410,7 +415,13 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: P
   const m = 2 * n - 1;
   const reference = (x: ProfileLine) => x.kind === 'c2c' && s.length > 1;
   const band = (x: ProfileLine) => withStd && !reference(x);
-  const yr = profileRange(s.map((x) => ({ mean: x.mean, std: band(x) ? x.std : new Float32Array(x.std.length) })));
+  // The y axis fits the distances with at least a quarter of the diagonal's pairs (the peak rule's): the last few
+  // δ average one or two cells and would otherwise set the scale and flatten everything else.
+  const far = n - Math.ceil(n / 4);
+  const near = (k: number) => Math.abs(k - (n - 1)) <= far;
+  const masked = (v: Float32Array) => v.map((x, k) => (near(k) ? x : NaN));
+  const yr = profileRange(s.map((x) => ({ mean: masked(x.mean), std: band(x) ? x.std : new Float32Array(x.std.length) })));
+  const beyond = s.some((x) => x.mean.some((v, k) => !near(k) && Number.isFinite(v) && (v < yr.min || v > yr.max)));
   const X = (k: number) => pad.l + ((k + 0.5) / m) * (w - pad.l - pad.r);
   const Y = (v: number) => pad.t + (1 - (v - yr.min) / (yr.max - yr.min)) * (h - pad.t - pad.b);
   g.strokeStyle = fg;
@@ -431,7 +442,11 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: P
   g.fillText(`δ = −${n - 1}`, pad.l, h - 4);
   g.fillText('0', X(n - 1) - 3, h - 4);
   g.fillText(`+${n - 1}`, w - pad.r - 28, h - 4);
-  s.forEach((x, idx) => {
+  g.save();
+  g.beginPath();
+  g.rect(pad.l, pad.t, w - pad.l - pad.r, h - pad.t - pad.b);
+  g.clip();
+  s.forEach((x) => {
     const col = SERIES_COLORS[x.kind];
     if (band(x)) {
       g.fillStyle = col;
@@ -456,9 +471,15 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: P
     }
     g.stroke();
     g.setLineDash([]);
-    g.fillStyle = col;
-    if (names) g.fillText(x.kind, w - pad.r - 40, pad.t + 12 + idx * 13);
   });
+  g.restore();
+  if (names) {
+    s.forEach((x, idx) => {
+      g.fillStyle = SERIES_COLORS[x.kind];
+      g.fillText(x.kind, w - pad.r - 40, pad.t + 12 + idx * 13);
+    });
+  }
+  return beyond ? far : undefined;
 }
 
 // ---- 4. bucket lens ----
