@@ -459,7 +459,8 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: P
       g.globalAlpha = 1;
     }
     g.strokeStyle = col;
-    g.lineWidth = reference(x) ? 1 : 1.5;
+    // Over a hundred distances a 1.5 px line fills the plot: thinner lines stay apart.
+    g.lineWidth = reference(x) || m > 100 ? 1 : 1.5;
     g.setLineDash(reference(x) ? [4, 3] : []);
     g.beginPath();
     let started = false;

@@ -72,6 +72,8 @@ for (const theme of ['light', 'dark']) {
         return now !== null && now !== before;
       }, { timeout: 60_000, message: `heatmap for ${file}` });
       await waitHeatmapDrawn(frame);
+      // The progress toast can outlive the run by a moment: let it go before a screenshot.
+      await waitUntil(async () => (await page.locator('.notification-toast', { hasText: 'explaining' }).count()) === 0, { timeout: 15_000, message: 'progress toast gone' }).catch(() => {});
       return Number(await frame.locator('canvas#heatmap').getAttribute('data-n'));
     }
 
