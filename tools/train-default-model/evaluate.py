@@ -6,9 +6,10 @@
    frequencies for perplexity).
 2. Fill-mask: a few sentences with one word piece masked, top-5.
 3. Attention structure per layer/head on held-out windows: c2p peak distance (δ = i − argmax_j c2p[i,j]; mode
-   and mean over queries), share of attention probability on [CLS]/[SEP], on punctuation, on the previous /
+   and mean over queries; DeBERTa only — BERT has no separate c2p term in its layers), share of attention probability on [CLS]/[SEP], on punctuation, on the previous /
    same / next token, and a one-word label.
-Writes --out (JSON).
+Works for the default model (deberta-v2) and its BERT twin (bert), chosen by config.json's model_type, with the
+same windows and masks, so the two are compared on exactly the same positions. Writes --out (JSON).
 """
 import argparse
 import json
@@ -25,6 +26,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from model import DebertaV2ForMaskedLM  # noqa: E402
+from model_bert import BertForMaskedLM  # noqa: E402
 from safetensors_io import read_safetensors  # noqa: E402
 
 SEQ, CLS, SEP = 128, 1, 2
@@ -39,7 +41,7 @@ FILL_MASK = [
 
 def load_model(folder):
     cfg = json.load(open(os.path.join(folder, "config.json")))
-    model = DebertaV2ForMaskedLM(cfg)
+    model = BertForMaskedLM(cfg) if cfg["model_type"] == "bert" else DebertaV2ForMaskedLM(cfg)
     sd = {k: v.float() for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
     missing, unexpected = model.load_state_dict(sd, strict=False)
     if missing or unexpected:
@@ -133,7 +135,7 @@ def attention_structure(model, streams, punct, n_windows):
     ids = torch.cat([windows(s, n_windows * (SEQ - 2))[:n_windows] for s in streams])
     cap = []
     with torch.no_grad():
-        model.deberta(ids, capture=cap)
+        (model.bert if hasattr(model, "bert") else model.deberta)(ids, capture=cap)
     L = SEQ
     ar = torch.arange(L)
     delta = ar[:, None] - ar[None, :]  # i − j
@@ -141,17 +143,18 @@ def attention_structure(model, streams, punct, n_windows):
     is_punct = torch.isin(ids, punct)
     rows = []
     for li, c in enumerate(cap):
-        probs, c2p = c["probs"].float(), c["c2p"].float()  # [B, H, L, L]
+        probs = c["probs"].float()  # [B, H, L, L]
         B, H = probs.shape[:2]
-        peak_j = c2p.argmax(-1)  # [B, H, L]
-        peak_delta = (ar.view(1, 1, L) - peak_j).float()
+        peak_delta = (ar.view(1, 1, L) - c["c2p"].float().argmax(-1)).float() if "c2p" in c else None
         for h in range(H):
             p = probs[:, h]  # [B, L, L]
-            pd = peak_delta[:, h].reshape(-1)
-            vals, counts = torch.unique(pd, return_counts=True)
-            r = {"layer": li, "head": h,
-                 "c2p_peak_delta_mode": int(vals[counts.argmax()]), "c2p_peak_delta_mean": round(float(pd.mean()), 2),
-                 "cls_share": float((p * (ids == CLS)[:, None, :]).sum(-1).mean()),
+            r = {"layer": li, "head": h, "c2p_peak_delta_mode": None, "c2p_peak_delta_mean": None}
+            if peak_delta is not None:
+                pd = peak_delta[:, h].reshape(-1)
+                vals, counts = torch.unique(pd, return_counts=True)
+                r["c2p_peak_delta_mode"] = int(vals[counts.argmax()])
+                r["c2p_peak_delta_mean"] = round(float(pd.mean()), 2)
+            r.update({"cls_share": float((p * (ids == CLS)[:, None, :]).sum(-1).mean()),
                  "sep_share": float((p * (ids == SEP)[:, None, :]).sum(-1).mean()),
                  "special_share": float((p * is_special[:, None, :]).sum(-1).mean()),
                  "punct_share": float((p * is_punct[:, None, :]).sum(-1).mean()),
@@ -159,7 +162,7 @@ def attention_structure(model, streams, punct, n_windows):
                  "self_share": float((p * (delta == 0)).sum(-1).mean()),
                  "next_share": float((p * (delta == -1)).sum(-1).mean()),
                  "local_share": float((p * (delta.abs() <= 2)).sum(-1).mean()),
-                 "mean_abs_distance": float((p * delta.abs()).sum(-1).mean())}
+                 "mean_abs_distance": float((p * delta.abs()).sum(-1).mean())})
             r["label"] = label_head(r)
             rows.append({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()})
     return {"windows": int(ids.shape[0]), "rows": rows}

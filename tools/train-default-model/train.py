@@ -1,11 +1,14 @@
-"""MLM pre-training of the default DeBERTa-v3 model, CPU, resumable, stopped by a wall-clock deadline.
+"""MLM pre-training of the default DeBERTa-v3 model (or, with --arch bert, its BERT twin), CPU, resumable.
 
 Batches are random 126-token windows of the encoded corpus wrapped as [CLS] x [SEP] (length 128); each
 window comes from the technical stream with probability --tech-frac, else from the books. Masking: 15% of
 the 126 content positions (a fixed count, 19), of which 80% → [MASK], 10% → random piece, 10% kept.
 
 Learning rate: linear warmup (--warmup steps), then linear decay to 0 at the deadline, by wall-clock fraction
-elapsed/(deadline − start). The step rate over the first --measure-seconds and the total steps it predicts
+elapsed/(deadline − start). With --phases the schedule is by step instead, so a second model can follow the
+first one's recorded schedule exactly whatever the machine's load: "0:6e-4:150,8320:4e-4:200,..." starts a phase
+at each step with that peak lr and warmup, and every phase decays linearly to 0 at the next phase's first step
+(the last one at --max-steps); weights and optimizer carry across phases as in a --new-phase resume. The step rate over the first --measure-seconds and the total steps it predicts
 are logged (stdout) for the record, but not used: under nice 19 the rate depends on other people's load.
 Checkpoints (model + optimizer + RNG + schedule) every --ckpt-minutes to work/ckpt.pt (atomic rename);
 --resume continues from there. The log (TSV) has step, tokens, loss, lr, tokens/s, elapsed, UTC time.
@@ -24,6 +27,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from model import DebertaV2ForMaskedLM, count_params  # noqa: E402
+from model_bert import BertForMaskedLM  # noqa: E402
 
 SEQ = 128
 CLS, SEP = 1, 2
@@ -40,6 +44,39 @@ def default_config(pieces):
         "share_att_key": True, "pos_att_type": "p2c|c2p", "position_biased_input": False,
         "pad_token_id": 0, "torch_dtype": "float32",
     }
+
+
+def bert_config(pieces):
+    """The BERT twin: the default model's size, tokenizer ids and LayerNorm eps, absolute positions. Positions
+    stop at the training length (128): rows never trained would give silently meaningless attention beyond it,
+    so the engine refuses longer input with a message instead."""
+    return {
+        "model_type": "bert", "architectures": ["BertForMaskedLM"],
+        "vocab_size": pieces + 1, "hidden_size": 256, "num_hidden_layers": 4, "num_attention_heads": 8,
+        "intermediate_size": 1024, "hidden_act": "gelu", "hidden_dropout_prob": 0.0,
+        "attention_probs_dropout_prob": 0.0, "max_position_embeddings": SEQ, "type_vocab_size": 2,
+        "initializer_range": 0.02, "layer_norm_eps": 1e-7, "position_embedding_type": "absolute",
+        "pad_token_id": 0, "torch_dtype": "float32",
+    }
+
+
+def parse_phases(spec):
+    out = []
+    for part in spec.split(","):
+        step, lr, warmup = part.split(":")
+        out.append({"from_step": int(step), "lr": float(lr), "warmup": int(warmup)})
+    if out[0]["from_step"] != 0 or any(b["from_step"] <= a["from_step"] for a, b in zip(out, out[1:])):
+        raise SystemExit("--phases: steps must start at 0 and increase")
+    return out
+
+
+def step_lr(phases, max_steps, step):
+    """Peak lr × warmup ramp × linear decay to 0 at the phase's end, for a by-step schedule."""
+    k = max(i for i, p in enumerate(phases) if p["from_step"] <= step)
+    p = phases[k]
+    end = phases[k + 1]["from_step"] if k + 1 < len(phases) else max_steps
+    frac = (step - p["from_step"]) / (end - p["from_step"])
+    return p["lr"] * min(1.0, (step - p["from_step"] + 1) / p["warmup"]) * max(0.0, 1.0 - frac)
 
 
 def parse_deadline(s):
@@ -101,6 +138,10 @@ def save_ckpt(path, state):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default=os.path.join(HERE, "work"))
+    ap.add_argument("--run-dir", default=None, help="checkpoint, log and config go here (default: --work)")
+    ap.add_argument("--arch", default="deberta", choices=["deberta", "bert"])
+    ap.add_argument("--phases", default=None, help="by-step schedule, e.g. 0:6e-4:150,8320:4e-4:200 (needs "
+                                                   "--max-steps); the deadline then only stops the process")
     ap.add_argument("--deadline", required=True, help="UTC ISO time, e.g. 2026-11-30T09:00:00Z")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--new-phase", action="store_true",
@@ -123,16 +164,25 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     deadline = parse_deadline(args.deadline)
+    phases = parse_phases(args.phases) if args.phases else None
+    if phases and not args.max_steps:
+        raise SystemExit("--phases needs --max-steps (where the last phase's decay ends)")
+    run_dir = args.run_dir or args.work
+    os.makedirs(run_dir, exist_ok=True)
     stats = json.load(open(os.path.join(args.work, "data_stats.json")))
-    cfg = default_config(stats["pieces"])
-    model = DebertaV2ForMaskedLM(cfg)
+    if args.arch == "bert":
+        cfg = bert_config(stats["pieces"])
+        model = BertForMaskedLM(cfg)
+    else:
+        cfg = default_config(stats["pieces"])
+        model = DebertaV2ForMaskedLM(cfg)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.wd}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.98), eps=1e-6)
     batcher = Batcher(args.work, stats["mask_id"], args.tech_frac, args.seed)
-    ckpt_path = os.path.join(args.work, "ckpt.pt")
-    log_path = os.path.join(args.work, "train_log.tsv")
+    ckpt_path = os.path.join(run_dir, "ckpt.pt")
+    log_path = os.path.join(run_dir, "train_log.tsv")
     st = {"step": 0, "tokens": 0, "train_seconds": 0.0, "total_steps": None, "budget_seconds": None}
     if args.resume and os.path.exists(ckpt_path):
         ck = torch.load(ckpt_path)
@@ -146,8 +196,13 @@ def main():
     elif not os.path.exists(log_path) or not args.resume:
         with open(log_path, "w") as f:
             f.write("step\ttokens\tloss\tmlm_acc\tlr\ttokens_per_s\ttrain_seconds\tutc\n")
-    json.dump(cfg, open(os.path.join(args.work, "config.json"), "w"), indent=1)
-    if st["budget_seconds"] is None or args.new_phase:
+    json.dump(cfg, open(os.path.join(run_dir, "config.json"), "w"), indent=1)
+    if phases:
+        st["phases"] = [{**p, "to_step": (phases[i + 1]["from_step"] if i + 1 < len(phases) else args.max_steps)}
+                        for i, p in enumerate(phases)]
+        st["start_wall"], st["phase_step0"] = st.get("start_wall", time.time()), 0
+        st.setdefault("start_utc", dt.datetime.utcnow().isoformat())
+    elif st["budget_seconds"] is None or args.new_phase:
         st["start_wall"] = time.time()
         st["phase_step0"] = st["step"]
         st.setdefault("phases", []).append({"from_step": st["step"], "from_tokens": st["tokens"],
@@ -178,8 +233,11 @@ def main():
                   f"{st['total_steps']}", flush=True)
         # Decay by wall-clock fraction only: under `nice 19` on shared CPUs the step rate swings several-fold,
         # so a step count fixed from the first minute would end the schedule far too early or too late.
-        frac = (now - st["start_wall"]) / st["budget_seconds"]
-        lr = args.lr * min(1.0, (st["step"] - st.get("phase_step0", 0) + 1) / args.warmup) * max(0.0, 1.0 - frac)
+        if phases:
+            lr = step_lr(phases, args.max_steps, st["step"])
+        else:
+            frac = (now - st["start_wall"]) / st["budget_seconds"]
+            lr = args.lr * min(1.0, (st["step"] - st.get("phase_step0", 0) + 1) / args.warmup) * max(0.0, 1.0 - frac)
         for gparam in opt.param_groups:
             gparam["lr"] = lr
         ids, pos, labels = batcher.batch(args.batch)
