@@ -114,6 +114,9 @@ test('layer and head steps wrap within the model; compare ticks toggle', { skip 
 test('selectors: the model’s kinds, row labels of pieces or merged words, and when hover reads the map on screen', { skip }, async () => {
   const { store, selectors, actions, done } = await fresh();
   assert.deepEqual(selectors.$kinds.get(), ['c2c', 'c2p', 'scores', 'probs'], 'a model without p2c offers no p2c');
+  store.$init.set({ ...init, model: { ...init.model, type: 'bert', terms: [] } });
+  assert.deepEqual(selectors.$kinds.get(), ['scores', 'probs'], 'BERT: its raw q·k is the score, not a c2c term');
+  store.$init.set(init);
   assert.deepEqual([selectors.labelOf(0), selectors.labelOf(2), selectors.labelOf(9)], ['[CLS]', 'ca', '']);
   assert.equal(selectors.$rowCount.get(), 5);
   assert.equal(selectors.$aggregated.get(), false);
