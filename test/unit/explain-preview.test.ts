@@ -11,7 +11,7 @@ import { isLensError } from '../../src/engine/errors';
 import { openModel, type OpenModel } from '../../src/engine/model';
 import { firstSlice, firstViewAt } from '../../src/extension/first-slice';
 import { halfSlice } from '../../src/extension/layer-requests';
-import { answerRequest } from '../../src/extension/request-dispatch';
+import { answerRequest, prefetchAround } from '../../src/extension/request-dispatch';
 import type { RowResponse, SliceResponse } from '../../src/shared/protocol';
 import { FIXTURES } from './helpers';
 
@@ -90,6 +90,12 @@ describe('explain with a preview', () => {
     const slice = (await answerRequest(r, { type: 'slice', layer: 1, head: 1, kind: 'c2p', precision: 'half' })) as SliceResponse;
     const row = (await answerRequest(r, { type: 'row', layer: 1, head: 0, i: 3 })) as RowResponse;
     assert.equal(r.isLoaded(1), false, 'no layer run for the preview heads');
+    // What the panel does after each answer; the next layer is not fetched ahead of one not computed yet.
+    const first = await model.explain({ text: TEXT, preview: { layer: 0, head: 0, heads: 2 } });
+    await answerRequest(first, { type: 'slice', layer: 0, head: 1, kind: 'probs', precision: 'half' });
+    prefetchAround(first, 0);
+    await new Promise((res) => setTimeout(res, 300));
+    assert.deepEqual([first.isLoaded(0), first.isLoaded(1)], [false, false], 'no neighbour computed before the layer itself');
     await answerRequest(r, { type: 'slice', layer: 1, head: 2, kind: 'c2p' });
     assert.equal(r.isLoaded(1), true, 'another head computes the layer');
     assert.deepEqual(slice, halfSlice(1, 1, 'c2p', r.n, r.slice(1, 1, 'c2p')));
