@@ -6,28 +6,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { inspect } from 'node:util';
-import { isLensError } from '../../src/engine/errors';
 import { openModel, type OpenModel } from '../../src/engine/model';
 import { firstSlice, firstViewAt } from '../../src/extension/first-slice';
 import { halfSlice } from '../../src/extension/layer-requests';
 import { answerRequest, prefetchAround } from '../../src/extension/request-dispatch';
 import type { RowResponse, SliceResponse } from '../../src/shared/protocol';
-import { FIXTURES } from './helpers';
+import { FIXTURES, rejectsWith } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-preview-'));
 const TEXT = 'the preview is one head of one layer, computed with the forward pass';
 const KINDS = ['c2c', 'c2p', 'p2c', 'scores', 'probs'] as const;
-
-async function rejectsWith(p: Promise<unknown>, code: string, pattern: RegExp) {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(isLensError(e), `expected a LensError, got ${inspect(e)}`);
-    assert.equal(e.code, code);
-    assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 /** Largest |a − b| over the largest |b|, for two matrices of one head. */
 function relativeDiff(a: Float32Array, b: Float32Array): number {
