@@ -3,6 +3,7 @@
 // head and term it showed last (its hover messages say which), so that is what comes along. Explain computes
 // that one head with its forward pass (the result's preview), so the first matrix does not wait for its layer.
 import type { ExplainResult, MatrixKind, TermName } from '../engine';
+import { viewKinds } from '../shared/kinds';
 import type { SliceResponse, ViewDefaults } from '../shared/protocol';
 import { halfSlice, slice } from './layer-requests';
 
@@ -13,8 +14,9 @@ export interface ViewAt {
   kind: MatrixKind;
 }
 
-/** What a result (or a model about to explain) offers: its layers, heads and terms. */
+/** What a result (or a model about to explain) offers: its layers, heads and terms, and its model type. */
 export interface ViewShape {
+  type: string;
   layers: readonly number[];
   heads: number;
   terms: readonly TermName[];
@@ -23,7 +25,7 @@ export interface ViewShape {
 /** How long the init waits for the first matrix's layer; past that it goes alone (the view requests it). */
 export const FIRST_SLICE_WAIT_MS = 1500;
 
-const hasKind = (shape: ViewShape, kind: MatrixKind) => kind === 'c2c' || kind === 'scores' || kind === 'probs' || shape.terms.includes(kind);
+const hasKind = (shape: ViewShape, kind: MatrixKind) => viewKinds(shape).includes(kind);
 
 /**
  * The matrix the first heatmap of a result of this shape shows: where the view was last when the result has it,
@@ -41,7 +43,7 @@ export function firstViewAt(shape: ViewShape, at: ViewAt | undefined, defaults: 
  * (another view opens first, the matrix is neither in the result's preview nor ready within `waitMs`).
  */
 export async function firstSlice(result: ExplainResult, at: ViewAt | undefined, defaults: ViewDefaults, waitMs = FIRST_SLICE_WAIT_MS): Promise<SliceResponse | undefined> {
-  const want = firstViewAt(result, at, defaults);
+  const want = firstViewAt({ type: result.model.type, layers: result.layers, heads: result.heads, terms: result.terms }, at, defaults);
   if (!want) return undefined;
   const preview = result.previewSlice(want.layer, want.head, want.kind);
   if (preview) return halfSlice(want.layer, want.head, want.kind, result.n, preview);

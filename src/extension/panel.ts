@@ -135,9 +135,9 @@ export class LensPanel {
    * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
    * which starts with the view's later requests instead of taking the cores while the page paints.
    */
-  previewFor(info: Pick<ModelInfo, 'layers' | 'heads' | 'terms'>, view?: ViewName): { layer: number; head: number; heads: number } | undefined {
+  previewFor(info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>, view?: ViewName): { layer: number; head: number; heads: number } | undefined {
     const defaults = { ...this.defaults(), ...(view ? { view } : {}) };
-    const at = firstViewAt({ layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms }, this.viewAt, defaults);
+    const at = firstViewAt({ type: info.type, layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms }, this.viewAt, defaults);
     return at && { layer: at.layer, head: at.head, heads: 2 };
   }
 

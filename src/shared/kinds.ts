@@ -40,3 +40,13 @@ export function isRawTerm(kind: MatrixKind): kind is TermName {
 export function kindsOf(has: (kind: MatrixKind) => boolean): MatrixKind[] {
   return MATRIX_KINDS.filter(has);
 }
+
+/**
+ * The kinds a view offers for a model, in picker order: DeBERTa's c2c, the c2p / p2c it uses, scores and probs.
+ * BERT's layers have no terms (its raw q·k is the score itself, not a "content→content" part), so scores and probs.
+ * The panel's pickers and the host's guess at the first heatmap both use this, so they agree.
+ */
+export function viewKinds(model: { type: string; terms: readonly TermName[] }): MatrixKind[] {
+  if (model.type === 'bert') return ['scores', 'probs'];
+  return kindsOf((k) => !isRawTerm(k) || k === 'c2c' || model.terms.includes(k));
+}

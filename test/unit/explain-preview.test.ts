@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openModel, type OpenModel } from '../../src/engine/model';
 import { firstSlice, firstViewAt } from '../../src/extension/first-slice';
+import { viewKinds } from '../../src/shared/kinds';
 import { halfSlice } from '../../src/extension/layer-requests';
 import { answerRequest, prefetchAround } from '../../src/extension/request-dispatch';
 import type { RowResponse, SliceResponse } from '../../src/shared/protocol';
@@ -121,7 +122,7 @@ describe('explain with a preview', () => {
     const defaults = { term: 'c2p' as const, view: 'heatmap' as const, colorScale: 'diverging' as const };
     const at = { layer: 1, head: 3, kind: 'probs' as const };
     // What the panel asks explain for is what firstSlice then looks for.
-    const want = firstViewAt({ layers: [0, 1], heads: model.info.heads, terms: model.info.terms }, at, defaults);
+    const want = firstViewAt({ type: model.info.type, layers: [0, 1], heads: model.info.heads, terms: model.info.terms }, at, defaults);
     assert.deepEqual(want, at);
     const r = await model.explain({ text: TEXT, preview: { layer: want.layer, head: want.head } });
     const first = await firstSlice(r, at, defaults);
@@ -131,6 +132,17 @@ describe('explain with a preview', () => {
     const other = await firstSlice(r, { layer: 0, head: 1, kind: 'c2p' }, defaults);
     assert.deepEqual([other?.layer, other?.head, other?.kind], [0, 1, 'c2p']);
     assert.equal(r.isLoaded(0), true);
-    assert.equal(firstViewAt({ layers: [0, 1], heads: 4, terms: model.info.terms }, at, { ...defaults, view: 'heads' }), undefined);
+    assert.equal(firstViewAt({ type: model.info.type, layers: [0, 1], heads: 4, terms: model.info.terms }, at, { ...defaults, view: 'heads' }), undefined);
+  });
+
+  it('guesses only matrices the view offers: BERT\'s pickers have scores and probs, so a c2c or c2p view falls back', () => {
+    const defaults = { term: 'c2p' as const, view: 'heatmap' as const, colorScale: 'diverging' as const };
+    const bert = { type: 'bert', layers: [0, 1], heads: 4, terms: [] };
+    assert.deepEqual(viewKinds(bert), ['scores', 'probs']);
+    assert.deepEqual(firstViewAt(bert, { layer: 1, head: 2, kind: 'c2c' }, defaults), { layer: 0, head: 0, kind: 'probs' });
+    assert.deepEqual(firstViewAt(bert, { layer: 1, head: 2, kind: 'scores' }, defaults), { layer: 1, head: 2, kind: 'scores' });
+    const deberta = { type: 'deberta-v2', layers: [0, 1], heads: 4, terms: ['c2p' as const] };
+    assert.deepEqual(viewKinds(deberta), ['c2c', 'c2p', 'scores', 'probs']);
+    assert.deepEqual(firstViewAt(deberta, { layer: 1, head: 2, kind: 'p2c' }, defaults), { layer: 0, head: 0, kind: 'c2p' });
   });
 });

@@ -1,18 +1,13 @@
 // Values derived from the store's atoms: `computed` selectors (worked out once per change) and the lookups
 // built on them.
 import { computed, keepMount } from 'nanostores';
-import { kindsOf, type MatrixKind } from '../../src/shared/kinds';
-import { ANALYSIS_VIEWS, type AnalysisView, isBertModel } from '../../src/shared/protocol';
+import { type MatrixKind, viewKinds } from '../../src/shared/kinds';
+import { ANALYSIS_VIEWS, type AnalysisView } from '../../src/shared/protocol';
 import { pieceLabel } from '../../src/shared/token-layout';
 import { $init, $merged, $viewState } from './store';
 
-/** The matrix kinds this model has, in picker order. BERT has no terms in its layers (its raw q·k is the score
- *  itself, not a "content→content" part), so it offers scores and probs only. */
-export const $kinds = computed($init, (init): MatrixKind[] => {
-  if (!init) return [];
-  if (isBertModel(init.model)) return ['scores', 'probs'];
-  return kindsOf((k) => k === 'c2c' || k === 'scores' || k === 'probs' || init.model.terms.includes(k));
-});
+/** The matrix kinds this model's pickers offer, in picker order. */
+export const $kinds = computed($init, (init): MatrixKind[] => (init ? viewKinds(init.model) : []));
 
 /** Rows on screen in the heatmap and the strip: groups when merged, else tokens. */
 export const $rowCount = computed([$init, $merged], (init, merged) => (merged ? merged.length : (init?.tokens.length ?? 0)));
