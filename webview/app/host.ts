@@ -1,29 +1,22 @@
-// The page's line to the extension host: messages out, and the state VS Code keeps while the panel is hidden.
+// The main panel's line to the extension host: messages out, and the reader's state kept while the panel is hidden.
 import type { PersistedState, WebviewToHost } from '../../src/shared/protocol';
 import { $viewState } from '../state/store';
+import { hostChannel } from '../vscode-api';
 
-interface VsCodeApi {
-  postMessage(message: WebviewToHost): void;
-  getState(): unknown;
-  setState(state: PersistedState): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-// acquireVsCodeApi may be called once per page.
-const vscode = acquireVsCodeApi();
+const channel = hostChannel<WebviewToHost, PersistedState>();
 
 export function post(m: WebviewToHost): void {
-  vscode.postMessage(m);
+  channel.post(m);
 }
 
 /** The state saved before the panel was last hidden (or by an earlier page of this panel). */
 export function savedState(): Partial<PersistedState> | undefined {
-  return vscode.getState() as Partial<PersistedState> | undefined;
+  return channel.saved();
 }
 
 /** Every change of the reader's state is saved, so hiding and showing the panel keeps it. */
 export function persistViewState(): void {
   $viewState.listen((s) => {
-    if (s) vscode.setState(s);
+    if (s) channel.save(s);
   });
 }

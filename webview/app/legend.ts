@@ -3,15 +3,10 @@ import type { MatrixKind } from '../../src/shared/kinds';
 import { formatValue } from '../../src/shared/format';
 import { describeRange, type Range } from '../colors';
 import { $ } from '../dom';
+import { paintRamp } from '../legend-bar';
 
 export function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
-  const bar = $<HTMLCanvasElement>('#legend-bar');
-  const ctx = bar.getContext('2d');
-  if (ctx) {
-    const img = ctx.createImageData(256, 1);
-    img.data.set(lut);
-    ctx.putImageData(img, 0, 0);
-  }
+  paintRamp($<HTMLCanvasElement>('#legend-bar'), lut);
   $('#legend-min').textContent = `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
   $('#legend-max').textContent = `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
   $('#legend-label').textContent = describeRange(range, kind);

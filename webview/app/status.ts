@@ -1,12 +1,12 @@
 // The panel's error line: what went wrong, in words, and the same line in the extension's log.
 import { $ } from '../dom';
+import { errorText, showError } from '../error-line';
 import { post } from './host';
 
 export function reportError(e: unknown): void {
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorText(e);
   if (message === 'this result has been replaced' || message === 'superseded') return;
-  $('#status').textContent = message;
-  post({ type: 'log', level: 'error', message });
+  showError($('#status'), e, post);
 }
 
 export function clearStatus(): void {
