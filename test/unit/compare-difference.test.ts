@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProtocolToken } from '../../src/shared/protocol';
 import { alignTokens } from '../../src/shared/token-alignment';
-import { difference, type DiffSide } from '../../webview/compare-difference';
+import { difference, type DiffSide } from '../../webview/compare/difference';
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 const side = (values: number[], kind: DiffSide['kind'] = 'probs'): DiffSide => ({ values: Float32Array.from(values), n: Math.sqrt(values.length), kind, layer: 0, head: 1 });

@@ -1,29 +1,15 @@
 // One side of the Compare Models panel: its model's name, its own layer / head / term pickers, the legend, the
-// heatmap with token labels on both axes, and the token strip. It asks for its matrix through `load` and lights
-// up the tokens the linked hover names.
-import { kindLabel, kindsFor, kindUnits, type CompareKind, type CompareSide, type CompareSliceRequest, type Side } from '../src/shared/compare-protocol';
-import type { ColorScaleName } from '../src/shared/protocol';
-import { pieceLabel } from '../src/shared/token-layout';
-import { describeRange, makeLut, robustRange, type Range } from './colors';
-import { el, themeKind } from './dom';
-import { Heatmap } from './heatmap';
-
-export interface SideEvents {
-  /** A token of this side is hovered (strip or heatmap row), or nothing. */
-  /** `j`: the key column when the pointer is on a heatmap cell (null on a token of the strip). */
-  hover(side: Side, i: number | null, j: number | null): void;
-  click(side: Side): void;
-  /** The pickers changed: the view repaints this side (and the difference). */
-  changed(side: Side): void;
-}
-
-export interface SideMatrix {
-  values: Float32Array;
-  n: number;
-  kind: CompareKind;
-  layer: number;
-  head: number;
-}
+// heatmap with token labels on both axes, and the token strip. Only the DOM of one pair's side: the pickers and
+// the pointer go to the store's actions, and sides.ts shows here what the store holds.
+import { kindLabel, kindsFor, kindUnits, type CompareKind, type CompareSide, type CompareSliceRequest, type Side } from '../../src/shared/compare-protocol';
+import type { ColorScaleName } from '../../src/shared/protocol';
+import { pieceLabel } from '../../src/shared/token-layout';
+import { describeRange, makeLut, robustRange, type Range } from '../colors';
+import { el, themeKind } from '../dom';
+import { Heatmap } from '../heatmap';
+import { paintRamp } from '../legend-bar';
+import { hoverToken, pick, togglePin } from './state/actions';
+import type { SideMatrix } from './state/store';
 
 const option = (value: string, label: string) => el('option', { value }, [label]);
 
@@ -44,28 +30,23 @@ export class CompareSideView {
   private readonly readout: HTMLElement;
   private readonly strip: HTMLElement;
   private chips: HTMLElement[] = [];
-  matrix: SideMatrix | undefined;
 
   constructor(
     readonly side: Side,
     readonly info: CompareSide,
     private readonly colorScale: ColorScaleName,
-    private readonly events: SideEvents,
   ) {
     const s = side;
-    this.heatmap = new Heatmap({ hover: (i, j) => events.hover(s, i, j), click: () => events.click(s) });
+    this.heatmap = new Heatmap({ hover: (i, j) => hoverToken(s, i, j), click: () => togglePin() });
     suffixIds(this.heatmap.root, s);
     this.heatmap.canvas.classList.add('cmp-heatmap');
     this.layer = el('select', { id: `layer-${s}`, 'aria-label': `Layer, side ${s.toUpperCase()}` }, info.layers.map((l) => option(String(l), `Layer ${l}`)));
     this.head = el('select', { id: `head-${s}`, 'aria-label': `Head, side ${s.toUpperCase()}` }, Array.from({ length: info.heads }, (_, h) => option(String(h), `Head ${h}`)));
     this.term = el('select', { id: `term-${s}`, 'aria-label': `Term, side ${s.toUpperCase()}` });
     this.fillTerms('probs');
-    for (const sel of [this.layer, this.head, this.term]) {
-      sel.addEventListener('change', () => {
-        if (sel === this.layer) this.fillTerms(this.term.value as CompareKind);
-        events.changed(s);
-      });
-    }
+    this.layer.addEventListener('change', () => pick(s, { layer: Number(this.layer.value) }));
+    this.head.addEventListener('change', () => pick(s, { head: Number(this.head.value) }));
+    this.term.addEventListener('change', () => pick(s, { kind: this.term.value as CompareKind }));
     this.legendBar = el('canvas', { class: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' });
     this.legend = el('span', { class: 'meta cmp-legend-text' });
     this.status = el('div', { class: 'status', role: 'alert' });
@@ -89,7 +70,7 @@ export class CompareSideView {
     ]);
   }
 
-  /** The term picker for the chosen layer (BERT's split exists in layer 0 only); keeps `want` when it can. */
+  /** The term picker for the chosen layer; keeps `want` when it can. */
   private fillTerms(want: CompareKind): void {
     const kinds = kindsFor(this.info, Number(this.layer.value));
     this.term.replaceChildren(...kinds.map((k) => option(k, kindLabel(this.info.architecture, k))));
@@ -99,53 +80,38 @@ export class CompareSideView {
   private fillStrip(): void {
     this.chips = this.info.tokens.map((t) => {
       const chip = el('span', { class: `tok${t.special ? ' special' : ''}`, role: 'listitem', 'data-i': String(t.i), title: `${t.i}: ${t.text}` }, [t.special ? t.text : pieceLabel(t.text)]);
-      chip.addEventListener('mouseenter', () => this.events.hover(this.side, t.i, null));
-      chip.addEventListener('mouseleave', () => this.events.hover(this.side, null, null));
-      chip.addEventListener('click', () => this.events.click(this.side));
+      chip.addEventListener('mouseenter', () => hoverToken(this.side, t.i, null));
+      chip.addEventListener('mouseleave', () => hoverToken(this.side, null, null));
+      chip.addEventListener('click', () => togglePin());
       return chip;
     });
     this.strip.replaceChildren(...this.chips);
   }
 
-  /** Sets the pickers (a view restored after the panel was hidden); values the side lacks are ignored. */
-  pick(r: CompareSliceRequest): void {
-    if (this.info.layers.includes(r.layer)) this.layer.value = String(r.layer);
-    if (r.head >= 0 && r.head < this.info.heads) this.head.value = String(r.head);
+  /** Shows the store's pickers (the term list follows the layer: BERT's split exists in layer 0 only). */
+  setPick(r: CompareSliceRequest): void {
+    this.layer.value = String(r.layer);
+    this.head.value = String(r.head);
     this.fillTerms(r.kind);
   }
 
-  get request(): CompareSliceRequest {
-    return { layer: Number(this.layer.value), head: Number(this.head.value), kind: this.term.value as CompareKind };
-  }
-
-  /** What the legend and the difference call this side's matrix. */
-  describe(m: SideMatrix | undefined = this.matrix): string {
-    return m ? `${this.side.toUpperCase()}: layer ${m.layer} head ${m.head} ${m.kind}` : this.side.toUpperCase();
-  }
-
-  fail(message: string): void {
+  setStatus(message: string): void {
     this.status.textContent = message;
   }
 
-  /** Paints a matrix the host sent for `req`. */
-  show(req: CompareSliceRequest, n: number, values: Float32Array, size: number): void {
-    this.status.textContent = '';
-    this.matrix = { values, n, ...req };
-    const signed = req.kind !== 'probs';
+  /** Paints a matrix the host sent. */
+  show(m: SideMatrix, size: number): void {
+    const { values, n } = m;
+    const signed = m.kind !== 'probs';
     const range: Range = robustRange(values, signed);
     const lut = makeLut(this.colorScale, signed, themeKind());
     this.heatmap.readTheme();
     this.heatmap.set({ values, n, range, lut, labels: this.info.tokens.map((t) => t.text) }, size);
-    this.paintLegend(lut, range, req.kind);
+    this.paintLegend(lut, range, m.kind);
   }
 
   private paintLegend(lut: Uint8ClampedArray, range: Range, kind: CompareKind): void {
-    const ctx = this.legendBar.getContext('2d');
-    if (ctx) {
-      const img = ctx.createImageData(256, 1);
-      img.data.set(lut);
-      ctx.putImageData(img, 0, 0);
-    }
+    paintRamp(this.legendBar, lut);
     this.legend.textContent = kind === 'probs' ? describeRange(range, kind) : `${describeRange(range, kind)} · ${kindUnits(this.info.architecture, kind)}`;
   }
 

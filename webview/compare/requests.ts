@@ -1,0 +1,59 @@
+// The matrices the compare panel asks the host for: one per side, again whenever that side's pickers move or a
+// new pair arrives. An answer that is no longer wanted (a newer pair, or the pickers moved on) is dropped.
+import { SIDES, type CompareInit, type CompareSliceRequest, type CompareToWebview, type Side } from '../../src/shared/compare-protocol';
+import { fromBuffer, RequestTracker } from '../../src/shared/protocol';
+import { logError } from '../error-line';
+import { host } from './host';
+import { failed, received } from './state/actions';
+import { $pair, $picks } from './state/store';
+
+type Response = Extract<CompareToWebview, { type: 'response' }>;
+
+export class SliceRequests {
+  private readonly tracker = new RequestTracker<{ n: number; data: ArrayBuffer }>();
+  /** What each side last asked for, for which pair. */
+  private asked: { pair?: CompareInit } & Partial<Record<Side, string>> = {};
+
+  constructor() {
+    $picks.listen(() => this.follow());
+  }
+
+  /** A new pair: what is in flight for the old one is let go. */
+  reset(): void {
+    this.tracker.rejectAll('replaced');
+    this.asked = {};
+  }
+
+  receive(m: Response): void {
+    if (m.pairId !== $pair.get()?.pairId) return;
+    if (m.ok) this.tracker.settle(m.id, true, { n: m.n, data: m.data });
+    else this.tracker.settle(m.id, false, undefined, m.error);
+  }
+
+  private follow(): void {
+    const pair = $pair.get();
+    const picks = $picks.get();
+    if (!pair || !picks) return;
+    if (this.asked.pair !== pair) this.asked = { pair };
+    for (const side of SIDES) {
+      const key = JSON.stringify(picks[side]);
+      if (this.asked[side] === key) continue;
+      this.asked[side] = key;
+      void this.load(pair, side, picks[side]);
+    }
+  }
+
+  private async load(pair: CompareInit, side: Side, req: CompareSliceRequest): Promise<void> {
+    const { id, promise } = this.tracker.open();
+    host.post({ type: 'request', id, pairId: pair.pairId, side, body: req });
+    try {
+      const r = await promise;
+      // A newer pair, or the pickers moved on while this was computed: the later answer paints.
+      if ($pair.get()?.pairId !== pair.pairId || JSON.stringify($picks.get()?.[side]) !== JSON.stringify(req)) return;
+      received(side, { values: fromBuffer(r.data, r.n * r.n), n: r.n, ...req });
+    } catch (e) {
+      if ($pair.get()?.pairId !== pair.pairId) return; // a newer pair replaced this one
+      failed(side, logError(e, host.post, `side ${side}: `));
+    }
+  }
+}
