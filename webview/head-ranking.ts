@@ -9,6 +9,13 @@ import { el, themeKind } from './dom';
 import { hasMask, NO_MASK, positionOptions } from './interventions';
 import { cancelRun, sendRun, startRun } from './run-channel';
 import type { ViewContext } from './views';
+import { isBertModel } from '../src/shared/protocol';
+
+/** BERT's score is one q·k product, which the engine removes under the name c2c: the ranking calls it the score. */
+const BERT_TERMS: TermName[] = ['c2c'];
+const termLabel = (ctx: ViewContext, t: TermName) => (isBertModel(ctx.init.model) ? 'score' : t);
+/** What a run removes: the terms ticked, or for BERT each head's whole score. */
+const runTerms = (ctx: ViewContext) => (isBertModel(ctx.init.model) ? BERT_TERMS : memo.terms);
 
 const LISTED = 12;
 
@@ -57,7 +64,7 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
 
   const paintControls = () => {
     const r = memo.running;
-    run.toggleAttribute('disabled', !!r || memo.terms.length === 0);
+    run.toggleAttribute('disabled', !!r || runTerms(ctx).length === 0);
     cancel.hidden = !r;
     progress.hidden = !r;
     if (r) {
@@ -74,13 +81,13 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
   };
 
   run.addEventListener('click', () => {
-    if (memo.running || memo.terms.length === 0) return;
+    if (memo.running || runTerms(ctx).length === 0) return;
     if (memo.position === null && !hasMask(ctx)) {
       status.textContent = NO_MASK;
       return;
     }
     memo.error = undefined;
-    const { id, done } = startRun({ type: 'sweep', resultId: ctx.init.resultId, terms: memo.terms, mode: memo.mode, position: memo.position }, (p) => {
+    const { id, done } = startRun({ type: 'sweep', resultId: ctx.init.resultId, terms: runTerms(ctx), mode: memo.mode, position: memo.position }, (p) => {
       if (memo.running?.id !== id) return;
       memo.running = { id, ...p };
       if (document.body.contains(progress)) paintControls();
@@ -107,7 +114,7 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
 
   body.replaceChildren(
     el('div', { class: 'iv-controls' }, [
-      el('span', { class: 'group' }, ['Remove ', ...termBoxes]),
+      el('span', { class: 'group' }, ['Remove ', ...(isBertModel(m) ? ['each head’s score'] : termBoxes)]),
       el('span', { class: 'group' }, ['Replace by ', mode]),
       el('span', { class: 'group' }, ['At ', position]),
     ]),
@@ -143,7 +150,7 @@ function drawRanking(out: HTMLElement, ctx: ViewContext): void {
             'data-layer': String(l),
             'data-head': String(h),
             'data-term': t,
-            title: `layer ${l}, head ${h}, ${t}: log p drops by ${fmt(drop)} — click to open this head`,
+            title: `layer ${l}, head ${h}, ${termLabel(ctx, t)}: log p drops by ${fmt(drop)} — click to open this head`,
           }, [fmt(drop, 2)]);
           cell.style.background = cssRgb([cr, cg, cb]);
           cell.style.color = dark ? '#fff' : '#000';
@@ -155,11 +162,11 @@ function drawRanking(out: HTMLElement, ctx: ViewContext): void {
         }),
       ]),
     );
-    return el('figure', { class: 'rk-grid' }, [el('figcaption', {}, [`${t} removed`]), el('table', { id: `rk-grid-${t}` }, [el('thead', {}, [head]), el('tbody', {}, rows)])]);
+    return el('figure', { class: 'rk-grid' }, [el('figcaption', {}, [`${termLabel(ctx, t)} removed`]), el('table', { id: `rk-grid-${t}` }, [el('thead', {}, [head]), el('tbody', {}, rows)])]);
   });
   const list = el('ol', { id: 'rk-list', class: 'rk-list' }, r.ranking.slice(0, LISTED).map((c) =>
     el('li', {}, [
-      el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [`layer ${c.layer} head ${c.head} ${c.term}`]),
+      el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [`layer ${c.layer} head ${c.head} ${termLabel(ctx, c.term)}`]),
       ` drop ${fmt(c.drop)} (log p ${fmt(c.logprobAfter)}, rank ${c.rankAfter}, top “${c.top1After}”)`,
     ]),
   ));

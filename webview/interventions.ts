@@ -27,7 +27,8 @@ export const NO_MASK = 'The text has no [MASK]: choose a token under “At” (i
 
 /** Whether the explained text has a [MASK] token. */
 export function hasMask(ctx: ViewContext): boolean {
-  return ctx.init.tokens.some((t) => t.special && t.text === '[MASK]');
+  // Not only specials: BERT's WordPiece keeps a typed [MASK] as a token with its text offsets.
+  return ctx.init.tokens.some((t) => t.text === '[MASK]');
 }
 
 /** The position picker: every [MASK], or one token (masked first, the original followed). */

@@ -1,4 +1,4 @@
-// View state and keyboard navigation. Pure: main.ts applies the resulting state to the DOM.
+// View state and keyboard navigation. Pure: state/actions.ts puts the resulting state in the store.
 import type { MatrixKind } from '../src/shared/kinds';
 import type { ColorScaleName, PersistedState, ViewName } from '../src/shared/protocol';
 import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION, SCALINGS } from '../src/shared/protocol';

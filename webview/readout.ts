@@ -1,5 +1,5 @@
 // The hover readout: six lines of fixed height (pair, a two-line grid of values, distance, what raises the
-// score, what lowers it or the compared heads), so the layout under the pointer never moves. Builds DOM only; main.ts places it.
+// score, what lowers it or the compared heads), so the layout under the pointer never moves. Builds DOM only; app/readout-view.ts places it.
 import { formatSigned, formatValue } from '../src/shared/format';
 import { distanceText, pairValues, type BucketTable, type SignedNeighbours, type Neighbour } from '../src/shared/hover';
 import { isRawTerm, KIND_SHORT, type MatrixKind } from '../src/shared/kinds';

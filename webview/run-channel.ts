@@ -1,5 +1,5 @@
 // Runs of the model the view asks the host for (an intervention, a head-ranking sweep, the intervened run's
-// attention): ids, progress and cancel, apart from main.ts's matrix requests. Also the banner that says when the
+// attention): ids, progress and cancel, apart from app/requests.ts's matrix requests. Also the banner that says when the
 // panel shows an intervened run rather than the plain explain.
 import type { RankingView, InterventionView, RunToHost, RunToWebview } from '../src/shared/interventions';
 import type { ViewInit, WebviewToHost } from '../src/shared/protocol';

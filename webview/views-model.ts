@@ -24,6 +24,70 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
+/**
+ * BERT's captions where DeBERTa's words would be wrong: BERT has absolute positions, one q·k score per layer, and
+ * only layer 0's score splits exactly by embedding part (content, position, and the rest: token type, LayerNorm
+ * shift, biases).
+ */
+export const BERT_VIEW_CAPTIONS: Partial<Record<AnalysisView, string>> = {
+  shares:
+    'BERT, layer 0, per head: the mean share of |c2c|, |c2p|, |p2c|, |p2p| and |rest| in the score (per (query, key) cell |term| / sum of the five |terms|, then the mean over cells — the rule DeBERTa’s grid uses over its three terms). Position here is absolute: p2p and rest (token type, LayerNorm shift, biases) are BERT’s extra columns.',
+  distance:
+    'BERT, layer 0: the score’s c2p, p2c and p2p (c2c for reference) averaged over every (query, key) pair at the same distance δ = query − key (δ > 0: key to the left): the mean per δ (± std in the readout). They come from absolute position embeddings, entangled with content by one LayerNorm, so this shows how much of them depends on δ alone; the split is exact in layer 0 only. Hover a token for its own row.',
+  rollout: 'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), of the real attention.',
+  interventions:
+    'Remove whole heads inside the real forward pass (BERT’s score is one q·k product: zero a head’s score, or replace it by its mean over keys) and rerun every later layer: the predictions at each [MASK] before and after.',
+  ranking:
+    'Which heads matter at one position: each head’s score removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there. Click a cell to open that head.',
+};
+
+/** One line instead of a view that works on DeBERTa's separable relative-position terms. */
+export const BERT_NOT_APPLICABLE: Partial<Record<AnalysisView, string>> = {
+  ablation:
+    'Softmax ablation drops DeBERTa’s separable terms (c2c, c2p, p2c) from every layer’s score; BERT’s score is one q·k product with no such terms, so there is nothing to drop here (Intervention removes whole heads).',
+  buckets: 'The bucket lens shows which distances share a relative-position embedding; BERT has absolute position embeddings, one per position, so there are no relative buckets.',
+};
+
+/** The caption of `view` for the model on screen. */
+export function viewCaption(view: AnalysisView, bert: boolean): string {
+  return (bert && (BERT_NOT_APPLICABLE[view] === undefined ? BERT_VIEW_CAPTIONS[view] : undefined)) || VIEW_CAPTIONS[view];
+}
+
+/** What BERT's views say about a layer after 0. */
+export function bertNoSplitText(layer: number, view: 'distance' | 'shares'): string {
+  const what = view === 'distance' ? 'no c2p, p2c or p2p to profile by δ' : 'no term shares';
+  return `BERT has no separable terms in layer ${layer}: its score is one q·k product of hidden states in which content and position are already mixed, so there are ${what}. Only layer 0’s score splits exactly.`;
+}
+
+/** The line under BERT's share table: which layers have no split. */
+export function bertOtherLayersText(layers: readonly number[]): string {
+  const later = layers.filter((l) => l > 0);
+  if (later.length === 0) return '';
+  const span = later.length === 1 ? `Layer ${later[0]}` : `Layers ${later[0]}–${later[later.length - 1]}`;
+  return `${span}: no term shares — BERT’s score has no separable terms after layer 0.`;
+}
+
+/** The five columns of BERT's share table, with what each term is. */
+export const BERT_SHARE_COLUMNS = [
+  { term: 'c2c', title: 'content → content' },
+  { term: 'c2p', title: 'content → position' },
+  { term: 'p2c', title: 'position → content' },
+  { term: 'p2p', title: 'position → position (BERT only)' },
+  { term: 'rest', title: 'token type, LayerNorm shift and biases (BERT only)' },
+] as const;
+export type BertShareTerm = (typeof BERT_SHARE_COLUMNS)[number]['term'];
+
+/** A share as the table prints it: "12.3%". */
+export function sharePercent(x: number): string {
+  return Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '–';
+}
+
+/** The readout of one row of BERT's share table. */
+export function bertShareText(head: number, s: Record<BertShareTerm, number>): string {
+  const position = s.c2p + s.p2c + s.p2p;
+  return `Layer 0, head ${head}: ${BERT_SHARE_COLUMNS.map(({ term }) => `${term} ${sharePercent(s[term])}`).join(', ')}; position (c2p + p2c + p2p) ${sharePercent(position)}`;
+}
+
 export const VIEW_TITLES: Record<AnalysisView, string> = {
   shares: 'Term shares',
   ablation: 'Softmax ablation',
@@ -99,6 +163,12 @@ export function shareText(layer: number, head: number, content: number, label: S
   if (p2c !== undefined) parts.push(`p2c ${pct(p2c)}`);
   return `Layer ${layer}, head ${head}: ${label} — ${parts.join(', ')}; position share ${pct(1 - content)}`;
 }
+
+/** A distance profile's series, in the order charts draw and sentences list them. */
+export const PROFILE_ORDER = ['c2c', 'c2p', 'p2c', 'p2p'] as const;
+
+/** Line colours of the distance chart: c2p and p2c as DeBERTa's chart has them; c2c grey (reference), p2p purple. */
+export const SERIES_COLORS = { c2c: '#8c8c8c', c2p: '#d95f02', p2c: '#1b9e77', p2p: '#7570b3' } as const;
 
 /** "peaks at δ = +1: looks one token to the left". δ = query − key, so δ > 0 means the key is to the left. */
 export function peakSentence(delta: number, what = 'peaks'): string {

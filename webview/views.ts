@@ -1,5 +1,5 @@
-// DOM of the analysis views (term shares, ablation, distance profile, bucket lens, rollout). main.ts owns the
-// shell and the message loop and hands this module a context; the maths is on the host, the words and
+// DOM of the analysis views (term shares, ablation, distance profile, bucket lens, rollout). app/render.ts hands
+// this module a context; the maths is on the host, the words and
 // colours in views-model.ts.
 import { cellAt } from '../src/shared/hover';
 import { withAxisLabels } from './grid-labels';
@@ -10,6 +10,8 @@ import { pieceLabel } from '../src/shared/token-layout';
 import {
   ablationRowText,
   bucketPairText,
+  bertNoSplitText,
+  BERT_NOT_APPLICABLE,
   bucketSummary,
   diffCaption,
   diffMismatch,
@@ -19,17 +21,21 @@ import {
   peakSentence,
   PRESET_LABELS,
   profileRange,
+  PROFILE_ORDER,
+  SERIES_COLORS,
   shareColor,
   shareText,
-  VIEW_CAPTIONS,
+  viewCaption,
   ZONE_COLORS,
   ZONE_TEXT,
 } from './views-model';
 import { renderInterventions } from './interventions';
 import { renderRanking } from './head-ranking';
+import { renderBertShares } from './bert-shares';
 import {
   ABLATION_PRESETS,
   fromBuffer,
+  isBertModel,
   type AblationPresetName,
   type AblationResponse,
   type AnalysisView,
@@ -139,13 +145,22 @@ function presetPicker(ctx: ViewContext, id: string, withAll: boolean): HTMLSelec
 export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: ViewContext): Promise<void> {
   picture = undefined;
   hoverHook = undefined;
-  const head = el('div', { class: 'analysis-head' }, [el('p', { id: 'analysis-caption', class: 'caption' }, [VIEW_CAPTIONS[view]])]);
+  const bert = isBertModel(ctx.init.model);
+  const head = el('div', { class: 'analysis-head' }, [el('p', { id: 'analysis-caption', class: 'caption' }, [viewCaption(view, bert)])]);
   const body = el('div', { id: `${view}-view`, class: 'analysis-body', 'data-view': view });
   const out = el('div', { id: 'analysis-readout', class: 'readout', role: 'status', 'aria-live': 'polite' }, ['Hover a cell for its numbers.']);
   box.replaceChildren(head, body, out);
+  const unavailable = bert ? BERT_NOT_APPLICABLE[view] : undefined;
+  if (unavailable) {
+    // One line instead of a view built on terms BERT does not have.
+    body.append(el('p', { id: 'analysis-unavailable', class: 'caption' }, [unavailable]));
+    head.remove();
+    out.hidden = true;
+    return;
+  }
   switch (view) {
     case 'shares':
-      return shares(body, ctx);
+      return bert ? renderBertShares(body, ctx) : shares(body, ctx);
     case 'ablation':
       return ablation(body, ctx);
     case 'distance':
@@ -310,70 +325,103 @@ async function ablation(body: HTMLElement, ctx: ViewContext): Promise<void> {
 }
 
 // ---- 3. distance profile ----
+type ProfileLine = { kind: keyof typeof SERIES_COLORS; mean: Float32Array; std: Float32Array; peak: number };
+
 async function distance(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const { layer, head } = ctx.state;
   const all = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: null });
   if (!ctx.isCurrent()) return;
   const n = all.n;
+  const sentence = el('p', { id: 'distance-peaks', class: 'caption' });
+  if (all.split === 'bert-none') {
+    // BERT after layer 0: nothing to profile but the attention itself, which the heatmap shows.
+    sentence.textContent = bertNoSplitText(layer, 'distance') + (all.series.probs ? ` Head ${head}’s attention ${peakSentence(all.series.probs.peakDelta)}.` : '');
+    // The caption describes layer 0's split: here the sentence is all there is to say.
+    document.getElementById('analysis-caption')?.remove();
+    body.append(sentence);
+    document.getElementById('analysis-readout')?.setAttribute('hidden', '');
+    return;
+  }
   const w = Math.max(320, Math.min(document.body.clientWidth - 64, 900));
   const h = 220;
-  const chart = el('canvas', { id: 'distance-chart', class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': `c2p and p2c by relative distance, layer ${layer} head ${head}` });
-  const rowChart = el('canvas', { id: 'distance-row-chart', class: 'analysis-canvas', role: 'img', 'aria-label': 'Profile of the hovered query token' });
-  const sentence = el('p', { id: 'distance-peaks', class: 'caption' });
-  const rowSentence = el('p', { id: 'distance-row-peaks', class: 'meta' }, ['Hover a token in the strip to see its own row profile.']);
-  body.append(sentence, chart, rowSentence, rowChart);
-  const series = (r: DistanceResponse) =>
-    (['c2p', 'p2c'] as const)
-      .filter((k) => r.series[k])
-      .map((k) => ({ kind: k, mean: fromBuffer(r.series[k]!.mean, 2 * n - 1), std: fromBuffer(r.series[k]!.std, 2 * n - 1), peak: r.series[k]!.peakDelta }));
+  const series = (r: DistanceResponse): ProfileLine[] =>
+    PROFILE_ORDER.filter((k) => r.series[k]).map((k) => ({ kind: k, mean: fromBuffer(r.series[k]!.mean, 2 * n - 1), std: fromBuffer(r.series[k]!.std, 2 * n - 1), peak: r.series[k]!.peakDelta }));
   const s = series(all);
-  drawProfile(chart, w, h, n, s, true);
+  const named = s.map((x) => x.kind).join(', ');
+  const chart = el('canvas', { id: 'distance-chart', class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': `${named} by relative distance, layer ${layer} head ${head}` });
+  const rowChart = el('canvas', { id: 'distance-row-chart', class: 'analysis-canvas', role: 'img', 'aria-label': 'Profile of the hovered query token' });
+  const rowSentence = el('p', { id: 'distance-row-peaks', class: 'meta' }, ['Hover a token in the strip to see its own row profile.']);
+  // BERT's four lines with a band each would bury one another: means only there (std in the readout), and the
+  // names in a legend above the chart rather than over its lines.
+  const bertSplit = all.split === 'bert-layer0';
+  const legend = el('div', { id: 'distance-legend', class: 'legend' }, s.map((x) => {
+    const sw = el('span', { class: 'swatch' });
+    sw.style.backgroundColor = SERIES_COLORS[x.kind];
+    return el('span', { class: 'legend-item' }, [sw, x.kind === 'c2c' ? 'c2c (dashed, reference)' : x.kind]);
+  }));
+  // Said under the chart, not over its lines: the far ends, averaged over few pairs, may run off the y axis.
+  const clipNote = el('p', { id: 'distance-clip', class: 'meta' });
+  body.append(sentence, ...(bertSplit ? [legend] : []), chart, clipNote, rowSentence, rowChart);
+  const far = drawProfile(chart, w, h, n, s, !bertSplit, !bertSplit);
+  clipNote.textContent = far === undefined ? '' : `The y axis fits |δ| ≤ ${far} (at least a quarter of the diagonal’s pairs); the means beyond, over few pairs, run off it.`;
+  clipNote.hidden = far === undefined;
+  // c2c is drawn for reference; the sentence is about what position does.
+  const told = (xs: ProfileLine[]) => xs.filter((x) => x.kind !== 'c2c' || xs.length === 1);
   sentence.textContent = s.length
-    ? `Layer ${layer}, head ${head}: ` + s.map((x) => `${x.kind} ${peakSentence(x.peak)}`).join('; ') + (all.series.probs ? `; attention ${peakSentence(all.series.probs.peakDelta)}.` : '.')
+    ? `Layer ${layer}, head ${head}: ` + told(s).map((x) => `${x.kind} ${peakSentence(x.peak)}`).join('; ') + (all.series.probs ? `; attention ${peakSentence(all.series.probs.peakDelta)}.` : '.')
     : 'This model has no relative-position terms (c2p, p2c).';
   chart.addEventListener('mousemove', (e) => {
     const b = chart.getBoundingClientRect();
     const k = Math.floor(((e.clientX - b.left) / b.width) * (2 * n - 1));
     if (k < 0 || k >= 2 * n - 1) return;
     const d = k - (n - 1);
-    readout(`δ = ${d} (key ${d > 0 ? `${d} to the left` : d < 0 ? `${-d} to the right` : 'is the query'}): ` + s.map((x) => `${x.kind} mean ${formatValue(x.mean[k])} ± ${formatValue(x.std[k])}`).join(', '));
+    readout(`δ = ${d} (key ${d > 0 ? `${d} to the left` : d < 0 ? `${-d} to the right` : 'is the query'}; ${n - Math.abs(d)} pairs): ` + s.map((x) => `${x.kind} mean ${formatValue(x.mean[k])} ± ${formatValue(x.std[k])}`).join(', '));
   });
-  picture = { canvas: chart, values: Float32Array.from(s[0]?.mean ?? []), rows: 1, cols: s[0] ? 2 * n - 1 : 0, range: valueRange(Float32Array.from(s[0]?.mean ?? [0]).map((v) => (Number.isFinite(v) ? v : 0)), true), lut: makeLut(ctx.state.colorScale, true), title: `c2p mean by δ, layer ${layer} head ${head}` };
+  const first = s.find((x) => x.kind !== 'c2c') ?? s[0];
+  picture = { canvas: chart, values: Float32Array.from(first?.mean ?? []), rows: 1, cols: first ? 2 * n - 1 : 0, range: valueRange(Float32Array.from(first?.mean ?? [0]).map((v) => (Number.isFinite(v) ? v : 0)), true), lut: makeLut(ctx.state.colorScale, true), title: `${first?.kind ?? 'c2p'} mean by δ, layer ${layer} head ${head}` };
   let seq = 0;
   const follow = async (i: number | null) => {
     const mine = ++seq;
     if (i === null) {
-      drawProfile(rowChart, w, 140, n, [], false);
+      drawProfile(rowChart, w, 140, n, [], false, !bertSplit);
       rowSentence.textContent = 'Hover a token in the strip to see its own row profile.';
       return;
     }
     const r = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: i });
     if (mine !== seq || !ctx.isCurrent()) return;
     const rs = series(r);
-    drawProfile(rowChart, w, 140, n, rs, false);
-    rowSentence.textContent = `Query #${i} “${tok(ctx, i)}”: ` + rs.map((x) => `${x.kind} ${peakSentence(x.peak)}`).join('; ');
+    drawProfile(rowChart, w, 140, n, rs, false, !bertSplit);
+    rowSentence.textContent = `Query #${i} “${tok(ctx, i)}”: ` + told(rs).map((x) => `${x.kind} ${peakSentence(x.peak)}`).join('; ');
   };
   hoverHook = (i) => void follow(i);
   void follow(ctx.state.pinned);
 }
 
-const SERIES_COLORS = { c2p: '#d95f02', p2c: '#1b9e77' } as const;
-
-/** Line chart of mean per δ with a ±std band; x from δ = −(n−1) to n−1, zero line and δ = 0 marked. */
-function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: { kind: 'c2p' | 'p2c'; mean: Float32Array; std: Float32Array }[], withStd: boolean): void {
+/** Line chart of mean per δ with a ±std band; x from δ = −(n−1) to n−1, zero line and δ = 0 marked. c2c, when
+ *  drawn beside position terms, is a thin dashed reference line without a band. */
+/** Returns the |δ| beyond which lines leave the plot, when some do. */
+function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: ProfileLine[], withStd: boolean, names = true): number | undefined {
   const dpr = window.devicePixelRatio || 1;
   c.width = Math.round(w * dpr);
   c.height = Math.round(h * dpr);
   c.style.width = `${w}px`;
   c.style.height = `${h}px`;
   const g = c.getContext('2d');
-  if (!g) return;
+  if (!g) return undefined;
   g.scale(dpr, dpr);
   const fg = getComputedStyle(document.body).getPropertyValue('--vscode-foreground').trim() || '#888';
   g.clearRect(0, 0, w, h);
   const pad = { l: 44, r: 8, t: 8, b: 20 };
   const m = 2 * n - 1;
-  const yr = profileRange(s.map((x) => ({ mean: x.mean, std: withStd ? x.std : new Float32Array(x.std.length) })));
+  const reference = (x: ProfileLine) => x.kind === 'c2c' && s.length > 1;
+  const band = (x: ProfileLine) => withStd && !reference(x);
+  // The y axis fits the distances with at least a quarter of the diagonal's pairs (the peak rule's): the last few
+  // δ average one or two cells and would otherwise set the scale and flatten everything else.
+  const far = n - Math.ceil(n / 4);
+  const near = (k: number) => Math.abs(k - (n - 1)) <= far;
+  const masked = (v: Float32Array) => v.map((x, k) => (near(k) ? x : NaN));
+  const yr = profileRange(s.map((x) => ({ mean: masked(x.mean), std: band(x) ? x.std : new Float32Array(x.std.length) })));
+  const beyond = s.some((x) => x.mean.some((v, k) => !near(k) && Number.isFinite(v) && (v < yr.min || v > yr.max)));
   const X = (k: number) => pad.l + ((k + 0.5) / m) * (w - pad.l - pad.r);
   const Y = (v: number) => pad.t + (1 - (v - yr.min) / (yr.max - yr.min)) * (h - pad.t - pad.b);
   g.strokeStyle = fg;
@@ -394,9 +442,13 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: {
   g.fillText(`δ = −${n - 1}`, pad.l, h - 4);
   g.fillText('0', X(n - 1) - 3, h - 4);
   g.fillText(`+${n - 1}`, w - pad.r - 28, h - 4);
-  s.forEach((x, idx) => {
+  g.save();
+  g.beginPath();
+  g.rect(pad.l, pad.t, w - pad.l - pad.r, h - pad.t - pad.b);
+  g.clip();
+  s.forEach((x) => {
     const col = SERIES_COLORS[x.kind];
-    if (withStd) {
+    if (band(x)) {
       g.fillStyle = col;
       g.globalAlpha = 0.15;
       for (let k = 0; k < m; k++) {
@@ -407,7 +459,9 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: {
       g.globalAlpha = 1;
     }
     g.strokeStyle = col;
-    g.lineWidth = 1.5;
+    // Over a hundred distances a 1.5 px line fills the plot: thinner lines stay apart.
+    g.lineWidth = reference(x) || m > 100 ? 1 : 1.5;
+    g.setLineDash(reference(x) ? [4, 3] : []);
     g.beginPath();
     let started = false;
     for (let k = 0; k < m; k++) {
@@ -417,9 +471,16 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: {
       started = true;
     }
     g.stroke();
-    g.fillStyle = col;
-    g.fillText(x.kind, w - pad.r - 40, pad.t + 12 + idx * 13);
+    g.setLineDash([]);
   });
+  g.restore();
+  if (names) {
+    s.forEach((x, idx) => {
+      g.fillStyle = SERIES_COLORS[x.kind];
+      g.fillText(x.kind, w - pad.r - 40, pad.t + 12 + idx * 13);
+    });
+  }
+  return beyond ? far : undefined;
 }
 
 // ---- 4. bucket lens ----
@@ -448,9 +509,11 @@ async function buckets(body: HTMLElement, ctx: ViewContext): Promise<void> {
 
 // ---- 5. rollout ----
 async function rollout(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  // BERT's score has no terms to leave out: its rollout is the real attention's only.
+  const bert = isBertModel(ctx.init.model);
   const picker = presetPicker(ctx, 'rollout-preset', true);
-  const preset = picker.value as AblationPresetName;
-  body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Terms ', picker])]));
+  const preset = bert ? 'all' : (picker.value as AblationPresetName);
+  if (!bert) body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Terms ', picker])]));
   const [real, abl] = await Promise.all([
     ctx.request<RolloutResponse>({ type: 'rollout', preset: 'all' }),
     preset === 'all' ? Promise.resolve(undefined) : ctx.request<RolloutResponse>({ type: 'rollout', preset }),

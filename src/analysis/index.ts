@@ -1,8 +1,10 @@
 // Public surface of the analysis layer: pure functions over ExplainResult or plain float32 matrices
 // (`[n,n]` one head, `[H,n,n]` one layer, row-major). No vscode, no DOM: the CLI, the host and tests share it.
 export type { PositionSpec } from './matrix';
-export { cellShares, headShares, labelHead, termShareGrid, layerTerms, DEFAULT_THRESHOLDS } from './term-shares';
-export type { TermSet, CellShares, ShareWeighting, HeadLabel, LabelThresholds, ShareGrid } from './term-shares';
+export { cellShares, headShares, labelHead, termShareGrid, layerTerms, DEFAULT_THRESHOLDS, SHARE_TERMS } from './term-shares';
+export type { TermSet, CellShares, ShareWeighting, HeadLabel, LabelThresholds, ShareGrid, ShareTerm } from './term-shares';
+export { bertDistanceProfiles, bertShares, BERT_PROFILE_TERMS, BERT_SPLIT_LAYER } from './bert-layer0';
+export type { BertProfileTerm } from './bert-layer0';
 export { keptTerms, ablatedProbs, ablateTerms, ablateLayer } from './ablation';
 export type { AblationPreset, AblationResult, MaskOptions } from './ablation';
 export { distanceProfile, rowProfile, tableRowScores, rowDeltaRanges } from './distance-profile';

@@ -1,6 +1,7 @@
 // How much of each attention score comes from content (c2c) and how much from position (c2p, p2c).
 //
-// Rule (per cell, per head): share_t = |t| / (|c2c| + |c2p| + |p2c|) over the terms the model has. Magnitudes,
+// Rule (per cell, per head): share_t = |t| / (|c2c| + |c2p| + |p2c|) over the terms the model has (BERT's layer-0
+// split adds p2p and rest, which enter the sum the same way). Magnitudes,
 // not signed values, because terms of opposite sign cancel in the score yet both shape it. The content share is
 // share_c2c; the positional share is 1 − content. A cell where every term is exactly 0 splits equally among the
 // present terms, so shares always sum to 1. A head's share is the mean over its cells, either uniform (every
@@ -10,11 +11,18 @@ import type { ExplainResult } from '../engine/result';
 import type { TermName } from '../engine/types';
 import { blockCount, sameLength } from './matrix';
 
+/** A term whose share is taken: DeBERTa's three, and BERT's layer-0 p2p and rest (token type, LayerNorm shift, biases). */
+export type ShareTerm = TermName | 'p2p' | 'rest';
+/** Every share term, in the order tables list them. */
+export const SHARE_TERMS: readonly ShareTerm[] = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'];
+
 /** Raw terms for one head `[n,n]` or one layer `[H,n,n]`; c2p/p2c absent when the model lacks them. */
 export interface TermSet {
   c2c: Float32Array;
   c2p?: Float32Array;
   p2c?: Float32Array;
+  p2p?: Float32Array;
+  rest?: Float32Array;
 }
 
 /** Share of each present term per cell, same shape as the input; absent terms stay absent. */
@@ -22,6 +30,8 @@ export interface CellShares {
   c2c: Float32Array;
   c2p?: Float32Array;
   p2c?: Float32Array;
+  p2p?: Float32Array;
+  rest?: Float32Array;
 }
 
 export type ShareWeighting = 'uniform' | 'probs';
@@ -34,11 +44,8 @@ export interface LabelThresholds {
 }
 export const DEFAULT_THRESHOLDS: LabelThresholds = { content: 0.6, positional: 0.4 };
 
-function presentTerms(t: TermSet): [TermName, Float32Array][] {
-  const out: [TermName, Float32Array][] = [['c2c', t.c2c]];
-  if (t.c2p) out.push(['c2p', t.c2p]);
-  if (t.p2c) out.push(['p2c', t.p2c]);
-  return out;
+function presentTerms(t: TermSet): [ShareTerm, Float32Array][] {
+  return SHARE_TERMS.flatMap((name): [ShareTerm, Float32Array][] => (t[name] ? [[name, t[name]]] : []));
 }
 
 export function cellShares(terms: TermSet): CellShares {
@@ -87,8 +94,10 @@ export function headShares(
     return out;
   };
   const out: CellShares = { c2c: reduce(cells.c2c) };
-  if (cells.c2p) out.c2p = reduce(cells.c2p);
-  if (cells.p2c) out.p2c = reduce(cells.p2c);
+  for (const name of SHARE_TERMS) {
+    const m = cells[name];
+    if (name !== 'c2c' && m) out[name] = reduce(m);
+  }
   return out;
 }
 

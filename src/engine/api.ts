@@ -35,6 +35,13 @@ export interface ExplainInput {
   ids?: number[];
   /** Layers the result can give (default: all). Only these layers' input states are kept. */
   layers?: number[];
+  /**
+   * Heads of one layer (every term) to compute in the same runtime call, right after the forward pass: `heads`
+   * heads from `head` on (default 1; fewer past the last head). The result's preview holds them on return, so a
+   * view can show its first matrices without waiting for the whole layer (computed on demand as usual). Their
+   * time is `timings.preview_ms`, not part of `total_ms`.
+   */
+  preview?: { layer: number; head: number; heads?: number };
 }
 
 /** `deberta-lens info` and the extension's Select Model validation. Cheap: no graph build. */

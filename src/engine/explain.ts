@@ -9,12 +9,13 @@ import { contentWeightFeeds, LAST_HIDDEN, LayerInput, layerInputOutput, layerOut
 import { toFloat32 } from './graph/float32';
 import { graphInputs, type Int64Feeds, relativeInputs } from './graph/graph-inputs';
 import { availableMemory, estimateMemory, formatBytes, layerChunkHeads } from './memory';
-import { ExplainResult, type LayerSource, type LayerTensors } from './result';
+import { ExplainResult, type LayerPreview, type LayerSource, type LayerTensors } from './result';
 import type { DerivedTensors, FeedTensor, KeptSlice } from './runtime/messages';
-import type { KeptFeeds, RuntimeSession } from './runtime/session';
+import type { ChainedRunSpec, KeptFeeds, RuntimeSession } from './runtime/session';
+import type { SpillReader } from './runtime/spill';
 import { missingTokenizerError } from './tokenizer';
 import type { TokenizerHandle } from './tokenizer/types';
-import type { ModelInfo, ModelSpec, Token } from './types';
+import type { ModelInfo, ModelSpec, TermName, Token } from './types';
 
 /** What explain needs of an open model. */
 export interface ExplainContext {
@@ -124,8 +125,11 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   const decomposable = spec.architecture === 'bert' && layers.includes(0);
   const partNames = Object.values(EMBEDDING_PARTS);
   if (decomposable) fetches.push(...partNames);
-  const { outputs, ms, spillMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, tokenTypes)), fetches, signal);
+  const along = input.preview ? previewRun(model, n, layers, input.preview) : undefined;
+  const { outputs, ms, spillMs, thenMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, tokenTypes)), fetches, signal, undefined, along?.run);
   let states: Float32Array, rel: Float32Array | undefined, parts: Float32Array[] | undefined, lastState: Float32Array;
+  let preview: LayerPreview | undefined;
+  let previewMs: number | undefined;
   try {
     states = new Float32Array(layers.length * n * D);
     layers.forEach((l, k) => outputs.read(layerInputOutput(l), states, k * n * D));
@@ -133,6 +137,17 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
     parts = decomposable ? partNames.map((p) => outputs.read(p)) : undefined;
     lastState = outputs.read(after);
     assertFiniteForward(model.checkpoint.dir, layers, states, n * D, rel, lastState);
+    if (along) {
+      const t2 = performance.now();
+      const tensors = { layer: along.layer } as LayerTensors;
+      readLayerOutputs(model, n, along.heads, outputs, tensors, 0);
+      assertFiniteLayer(model.checkpoint.dir, tensors);
+      preview = { layer: along.layer, head: along.head, heads: along.heads, tensors };
+      // The preview's part of the spill, by size: each state is n·D floats, each of its matrices n² per head.
+      const previewFloats = along.run.fetches.length * along.heads * n * n;
+      const spillShare = spillMs * (previewFloats / (previewFloats + fetches.length * n * D));
+      previewMs = (thenMs ?? 0) + spillShare + (performance.now() - t2);
+    }
   } finally {
     outputs.release();
   }
@@ -140,12 +155,33 @@ export async function explainWith(model: ExplainContext, input: ExplainInput, si
   // The last hidden state is kept (n·D floats): fill-mask on this result then needs the heads only.
   if (after === LAST_HIDDEN) source.lastHidden = lastState;
   const info = { ...model.info, execution_provider: model.session.provider };
-  return new ExplainResult(info, ids, tokens, scaleOf(spec), { layers, source }, input.text, {
+  return new ExplainResult(info, ids, tokens, scaleOf(spec), { layers, source, preview }, input.text, {
     tokenize_ms: t1 - t0,
     run_ms: ms,
     spill_ms: spillMs,
-    total_ms: performance.now() - t0,
+    total_ms: performance.now() - t0 - (previewMs ?? 0),
+    ...(previewMs !== undefined ? { preview_ms: previewMs } : {}),
   }, tokenTypes, input.pair);
+}
+
+/**
+ * The preview's layer run over its heads, chained after the forward pass in the same runtime call and fed the
+ * forward's output (no round trip for its input state). A head or two: a small part of a layer's work.
+ */
+function previewRun(model: ExplainContext, n: number, layers: number[], at: NonNullable<ExplainInput['preview']>): { layer: number; head: number; heads: number; run: ChainedRunSpec } {
+  const H = model.checkpoint.spec.numHeads;
+  if (!layers.includes(at.layer)) throw new LensError(`the preview's layer ${at.layer} is not among the layers explained (${layers.join(', ')})`);
+  if (!Number.isInteger(at.head) || at.head < 0 || at.head >= H) throw new LensError(`the preview's head ${at.head} does not exist: this model has heads 0…${H - 1}`);
+  const want = at.heads ?? 1;
+  if (!Number.isInteger(want) || want < 1) throw new LensError(`the preview's head count ${want} is not a whole number ≥ 1`);
+  const heads = Math.min(want, H - at.head);
+  const run = layerRun(model, n, at.layer, at.head, at.head + heads);
+  return {
+    layer: at.layer,
+    head: at.head,
+    heads,
+    run: { graph: 'layer', feeds: run.feeds, fetches: run.fetches, from: { [LayerInput.hidden]: layerInputOutput(at.layer) }, kept: run.kept, spillFirst: true },
+  };
 }
 
 /**
@@ -176,30 +212,19 @@ export class LayerComputation implements LayerSource {
     if (!states) throw new LensError('this result was released; explain again', 'runtime');
     const spec = this.model.checkpoint.spec;
     const { n } = this;
-    const H = spec.numHeads, D = spec.hiddenSize, nn = n * n;
+    const H = spec.numHeads, D = spec.hiddenSize;
     const k = this.index.get(layer)!;
-    const kinds = ['c2c', ...this.model.info.terms.filter((t) => t !== 'c2c'), 'probs'] as const;
     const out = { layer } as LayerTensors;
     // A copy, not a view: IPC serialises a view's whole buffer.
-    const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] } };
-    Object.assign(feeds, int64Feeds(relativeInputs(spec, n, false, true)));
-    const weights = layerWeights(spec, layer);
+    const hidden: FeedTensor = { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] };
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
-    const positions = positionsOf(spec, layer);
-    const sources = [...(positions ? [{ key: TABLE_KEY, tensors: () => this.readTable() }] : []), { key: weightsKey(layer), tensors: () => this.readWeights(layer) }];
     for (let h0 = 0; h0 < H; h0 += chunk) {
-      const h1 = Math.min(H, h0 + chunk);
-      const kept: KeptFeeds = { sources, derive: positions ? [positions] : undefined, feeds: {} };
-      for (const name of contentWeightFeeds(spec)) kept.feeds[name] = { key: weightsKey(layer), rows: [h0 * weights[name]!.rowsPerHead, h1 * weights[name]!.rowsPerHead] };
-      for (const name of positions?.fetches ?? []) kept.feeds[name] = { key: positions!.key, rows: [h0 * spec.headDim, h1 * spec.headDim] };
-      const run = await this.runLayer(feeds, kinds.map(layerOutput), signal, kept);
+      const run = layerRun(this.model, n, layer, h0, Math.min(H, h0 + chunk));
+      const done = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept);
       try {
-        // Allocated once the first run is back, by when a layer the cache evicted for this one has been collected.
-        // Not zero-filled: every element is read from the runtime's output (all heads, every kind).
-        for (const kind of kinds) out[kind] ??= new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
-        for (const kind of kinds) run.outputs.read(layerOutput(kind), out[kind], h0 * nn);
+        readLayerOutputs(this.model, n, H, done.outputs, out, h0);
       } finally {
-        run.outputs.release();
+        done.outputs.release();
       }
     }
     assertFiniteLayer(this.model.checkpoint.dir, out);
@@ -236,7 +261,7 @@ export class LayerComputation implements LayerSource {
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
     for (let h0 = 0; h0 < H; h0 += chunk) {
       const h1 = Math.min(H, h0 + chunk);
-      const kept: KeptFeeds = { sources: [{ key: weightsKey(0), tensors: () => this.readWeights(0) }], feeds: {} };
+      const kept: KeptFeeds = { sources: [{ key: weightsKey(0), tensors: () => readWeights(this.model, 0) }], feeds: {} };
       // The same kept tensors as layer 0's attention: BERT's decomposition uses exactly its query and key.
       for (const [name, w] of Object.entries(weights)) kept.feeds[name] = { key: weightsKey(0), rows: [h0 * w.rowsPerHead, h1 * w.rowsPerHead] };
       const run = await this.model.session.run('decomposition', feeds, [...DECOMPOSITION_TERMS], signal, kept);
@@ -245,30 +270,6 @@ export class LayerComputation implements LayerSource {
       } finally {
         run.outputs.release();
       }
-    }
-    return out;
-  }
-
-  private readWeights(layer: number): Record<string, FeedTensor> {
-    // Read from the checkpoint's files, which must still hold what the forward graph was built from.
-    assertUnchanged(this.model.checkpoint);
-    const out: Record<string, FeedTensor> = {};
-    for (const [name, w] of Object.entries(layerWeights(this.model.checkpoint.spec, layer))) {
-      // slice(): a fresh buffer (the reader may hand a view of a larger one, and IPC would send all of it).
-      out[name] = { type: 'float32', data: toFloat32(requireWeight(this.model.checkpoint, w.name, w.shape)).slice(), dims: w.shape };
-    }
-    return out;
-  }
-
-  /** The whole relative table (and its LayerNorm in v2/v3), which the positions graph projects. */
-  private readTable(): Record<string, FeedTensor> {
-    assertUnchanged(this.model.checkpoint);
-    const s = this.model.checkpoint.spec;
-    const read = (name: string, shape: number[]): FeedTensor => ({ type: 'float32', data: toFloat32(requireWeight(this.model.checkpoint, name, shape)).slice(), dims: shape });
-    const out: Record<string, FeedTensor> = { [PositionsInput.table]: read('encoder.rel_embeddings.weight', [2 * s.attSpan, s.hiddenSize]) };
-    if (s.modelType === 'deberta-v2' && s.normRelEbd) {
-      out[PositionsInput.lnWeight] = read('encoder.LayerNorm.weight', [s.hiddenSize]);
-      out[PositionsInput.lnBias] = read('encoder.LayerNorm.bias', [s.hiddenSize]);
     }
     return out;
   }
@@ -283,6 +284,61 @@ export class LayerComputation implements LayerSource {
 /** Keys of what the runtime keeps: the relative table, a layer's weights, a layer's position projections. */
 const TABLE_KEY = 'table';
 const weightsKey = (layer: number) => `layer${layer}`;
+
+/** The matrices a layer run returns, c2c first and probs last. */
+function layerKinds(model: ExplainContext): (TermName | 'probs')[] {
+  return ['c2c', ...model.info.terms.filter((t) => t !== 'c2c'), 'probs'];
+}
+
+/**
+ * The one-layer run for heads [h0, h1) of `layer`, all but its input state (`LayerInput.hidden`: fed from the
+ * kept states, or from the forward pass's output when the run rides along with it): index feeds, outputs, and
+ * the kept weights and position projections it reads.
+ */
+function layerRun(model: ExplainContext, n: number, layer: number, h0: number, h1: number): { feeds: Record<string, FeedTensor>; fetches: string[]; kept: KeptFeeds } {
+  const spec = model.checkpoint.spec;
+  const weights = layerWeights(spec, layer);
+  const positions = positionsOf(spec, layer);
+  const sources = [...(positions ? [{ key: TABLE_KEY, tensors: () => readTable(model) }] : []), { key: weightsKey(layer), tensors: () => readWeights(model, layer) }];
+  const kept: KeptFeeds = { sources, derive: positions ? [positions] : undefined, feeds: {} };
+  for (const name of contentWeightFeeds(spec)) kept.feeds[name] = { key: weightsKey(layer), rows: [h0 * weights[name]!.rowsPerHead, h1 * weights[name]!.rowsPerHead] };
+  for (const name of positions?.fetches ?? []) kept.feeds[name] = { key: positions!.key, rows: [h0 * spec.headDim, h1 * spec.headDim] };
+  return { feeds: int64Feeds(relativeInputs(spec, n, false, true)), fetches: layerKinds(model).map(layerOutput), kept };
+}
+
+/** Reads a layer run's outputs into `out` (`H` heads) from head `h0` on, allocating `out`'s arrays on first use. */
+function readLayerOutputs(model: ExplainContext, n: number, H: number, outputs: SpillReader, out: LayerTensors, h0: number): void {
+  const nn = n * n;
+  const kinds = layerKinds(model);
+  // Allocated once the first run is back, by when a layer the cache evicted for this one has been collected.
+  // Not zero-filled: every element is read from the runtime's output (all heads, every kind).
+  for (const kind of kinds) out[kind] ??= new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
+  for (const kind of kinds) outputs.read(layerOutput(kind), out[kind], h0 * nn);
+}
+
+function readWeights(model: ExplainContext, layer: number): Record<string, FeedTensor> {
+  // Read from the checkpoint's files, which must still hold what the forward graph was built from.
+  assertUnchanged(model.checkpoint);
+  const out: Record<string, FeedTensor> = {};
+  for (const [name, w] of Object.entries(layerWeights(model.checkpoint.spec, layer))) {
+    // slice(): a fresh buffer (the reader may hand a view of a larger one, and IPC would send all of it).
+    out[name] = { type: 'float32', data: toFloat32(requireWeight(model.checkpoint, w.name, w.shape)).slice(), dims: w.shape };
+  }
+  return out;
+}
+
+/** The whole relative table (and its LayerNorm in v2/v3), which the positions graph projects. */
+function readTable(model: ExplainContext): Record<string, FeedTensor> {
+  assertUnchanged(model.checkpoint);
+  const s = model.checkpoint.spec;
+  const read = (name: string, shape: number[]): FeedTensor => ({ type: 'float32', data: toFloat32(requireWeight(model.checkpoint, name, shape)).slice(), dims: shape });
+  const out: Record<string, FeedTensor> = { [PositionsInput.table]: read('encoder.rel_embeddings.weight', [2 * s.attSpan, s.hiddenSize]) };
+  if (s.modelType === 'deberta-v2' && s.normRelEbd) {
+    out[PositionsInput.lnWeight] = read('encoder.LayerNorm.weight', [s.hiddenSize]);
+    out[PositionsInput.lnBias] = read('encoder.LayerNorm.bias', [s.hiddenSize]);
+  }
+  return out;
+}
 
 /** How the runtime derives layer l's position projections (undefined without relative attention). */
 function positionsOf(spec: ModelSpec, layer: number): DerivedTensors | undefined {

@@ -9,7 +9,7 @@ export { DEFAULT_TOP } from './predict';
 export { checkAblation } from './ablate';
 export { checkSweep } from './sweep';
 export type { AblatedRunInput } from './ablated-run';
-export { ExplainResult, type ExplainTimings, type LayerTensors } from './result';
+export { ExplainResult, type ExplainTimings, type LayerPreview, type LayerTensors } from './result';
 export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './layer-cache';
 export { estimateMemory, formatBytes, type MemoryEstimate } from './memory';
 export { DEFAULT_CACHE_MAX_GB, defaultCacheDir, formatBytes as formatDiskBytes } from './cache/cache-layout';

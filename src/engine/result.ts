@@ -32,7 +32,19 @@ export interface ExplainTimings {
   run_ms: number;
   /** The runtime process writing the kept states to its spill file. */
   spill_ms: number;
+  /** Tokens in to result out, less `layer_ms`. */
   total_ms: number;
+  /** With a preview (`preview` in the input): its run in the runtime process, its share of the spill and reading
+   *  it. Not part of `total_ms`. */
+  preview_ms?: number;
+}
+
+/** Heads [head, head + heads) of one layer, computed with the forward pass: every matrix `[heads, n, n]`. */
+export interface LayerPreview {
+  layer: number;
+  head: number;
+  heads: number;
+  tensors: LayerTensors;
 }
 
 let nextCacheId = 1;
@@ -56,6 +68,7 @@ export class ExplainResult implements LayerOwner {
   private readonly source?: LayerSource;
   private readonly cache?: LayerCache;
   private isReleased = false;
+  private preview?: LayerPreview;
   private decomposition?: Promise<Layer0Decomposition>;
 
   constructor(
@@ -63,7 +76,8 @@ export class ExplainResult implements LayerOwner {
     readonly inputIds: number[],
     readonly tokens: Token[],
     readonly scale: number,
-    layers: LayerTensors[] | { layers: number[]; source: LayerSource; cache?: LayerCache },
+    /** On demand: `preview` is heads of a layer computed with the forward pass (see `previewSlice`). */
+    layers: LayerTensors[] | { layers: number[]; source: LayerSource; cache?: LayerCache; preview?: LayerPreview },
     readonly text?: string,
     readonly timings?: ExplainTimings,
     /** Token types for a sentence pair (0 up to the first [SEP], then 1); absent: all 0. */
@@ -81,6 +95,7 @@ export class ExplainResult implements LayerOwner {
       this.source = layers.source;
       this.cache = layers.cache ?? layerCache;
       this.cache.track(this);
+      this.preview = layers.preview;
     }
   }
 
@@ -208,6 +223,7 @@ export class ExplainResult implements LayerOwner {
     this.loaded.clear();
     this.evicted.clear();
     this.decomposition = undefined;
+    this.preview = undefined;
     this.source.release();
   }
 
@@ -229,6 +245,23 @@ export class ExplainResult implements LayerOwner {
     if (head < 0 || head >= this.heads) throw new RangeError(`head ${head} out of range 0..${this.heads - 1}`);
     const nn = this.n * this.n;
     return this.tensor(layer, kind).subarray(head * nn, (head + 1) * nn);
+  }
+
+  /** The layer and heads of the preview computed with the forward pass, if any (and the result is not released). */
+  get previewAt(): { layer: number; head: number; heads: number } | undefined {
+    const p = this.isReleased ? undefined : this.preview;
+    return p && { layer: p.layer, head: p.head, heads: p.heads };
+  }
+
+  /**
+   * `[n, n]` for one head from the preview computed with the forward pass, when it holds that layer and head (and
+   * the result is not released); undefined otherwise. Equal to `slice()` once the layer is loaded.
+   */
+  previewSlice(layer: number, head: number, kind: MatrixKind): Float32Array | undefined {
+    const p = this.isReleased ? undefined : this.preview;
+    if (!p || p.layer !== layer || head < p.head || head >= p.head + p.heads || !this.has(kind)) return undefined;
+    const nn = this.n * this.n, k = head - p.head;
+    return (kind === 'scores' ? this.scores(p.tensors) : p.tensors[kind])?.subarray(k * nn, (k + 1) * nn);
   }
 
   /** One value: query i attends to key j. */

@@ -1,8 +1,25 @@
 // Responses of the analysis views (aggregate, term shares, ablation, distance, buckets, rollout, words, diff).
 // Whole-model analyses stream layer by layer through the analysis functions; results are memoised per result.
 import type { ExplainResult } from '../engine';
-import { ablateLayer, aggregate, bucketLens, diffResults, discountSpecialColumns, distanceProfile, groupWords, poolGroups, rolloutResult, termShareGrid, DEFAULT_THRESHOLDS } from '../analysis';
-import type { PositionSpec } from '../analysis';
+import {
+  ablateLayer,
+  aggregate,
+  bertDistanceProfiles,
+  bertShares,
+  bucketLens,
+  diffResults,
+  discountSpecialColumns,
+  distanceProfile,
+  groupWords,
+  labelHead,
+  poolGroups,
+  rolloutResult,
+  termShareGrid,
+  BERT_PROFILE_TERMS,
+  BERT_SPLIT_LAYER,
+  DEFAULT_THRESHOLDS,
+} from '../analysis';
+import type { DistanceProfile, PositionSpec } from '../analysis';
 import {
   toBuffer,
   type AblationPresetName,
@@ -39,7 +56,17 @@ export async function aggregated(result: ExplainResult, body: AggregateRequest):
   return { type: 'aggregate', layer, head, kind, discountSpecial, n, data: toBuffer(values) };
 }
 
+function isBert(result: ExplainResult): boolean {
+  return result.model.architecture === 'bert';
+}
+
+/** Said for a view that drops or buckets DeBERTa's relative terms, asked of a BERT result. */
+function notForBert(what: string): Error {
+  return new Error(`${what} works on DeBERTa's separable relative-position terms; BERT has absolute positions and one q·k score per layer`);
+}
+
 export async function shares(result: ExplainResult, weighting: 'uniform' | 'probs'): Promise<SharesResponse> {
+  if (isBert(result)) return bertSharesResponse(result, weighting);
   const g = await memo(result, `shares/${weighting}`, () => termShareGrid(result, { weighting }));
   const out: SharesResponse = {
     type: 'shares',
@@ -55,7 +82,27 @@ export async function shares(result: ExplainResult, weighting: 'uniform' | 'prob
   return out;
 }
 
+/** BERT: per head of layer 0, the shares of its five-part split (the other layers have no separable terms). */
+async function bertSharesResponse(result: ExplainResult, weighting: 'uniform' | 'probs'): Promise<SharesResponse> {
+  const s = await memo(result, `bert-shares/${weighting}`, () => bertShares(result, weighting));
+  return {
+    type: 'shares',
+    weighting,
+    layers: [BERT_SPLIT_LAYER],
+    heads: result.heads,
+    content: toBuffer(s.c2c),
+    c2p: toBuffer(s.c2p),
+    p2c: toBuffer(s.p2c),
+    p2p: toBuffer(s.p2p),
+    rest: toBuffer(s.rest),
+    split: 'bert-layer0',
+    labels: Array.from(s.c2c, (c) => labelHead(c)),
+    thresholds: { ...DEFAULT_THRESHOLDS },
+  };
+}
+
 export async function ablation(result: ExplainResult, layer: number, head: number, preset: AblationPresetName): Promise<AblationResponse> {
+  if (isBert(result)) throw notForBert('Softmax ablation');
   check(result, layer, head, 'probs');
   const a = await memo(result, `ablate/${layer}/${preset}`, () => ablateLayer(result, layer, preset));
   await result.load(layer);
@@ -83,16 +130,27 @@ export async function distance(result: ExplainResult, layer: number, head: numbe
   if (query !== null && (query < 0 || query >= n)) throw new Error(`token ${query} is out of range`);
   await result.load(layer);
   const series: DistanceResponse['series'] = {};
-  for (const kind of ['c2p', 'p2c', 'probs'] as const) {
-    if (!result.has(kind)) continue;
-    const p = distanceProfile(result.slice(layer, head, kind), n, query === null ? {} : { query });
+  const put = (kind: keyof DistanceResponse['series'], p: DistanceProfile) => {
     const s: ProfileSeries = { mean: toBuffer(Float32Array.from(p.mean)), std: toBuffer(Float32Array.from(p.std)), peakDelta: p.peakDelta };
     series[kind] = s;
+  };
+  const bert = isBert(result);
+  const split = bert && layer === BERT_SPLIT_LAYER && result.hasDecomposition;
+  if (split) {
+    const profiles = await bertDistanceProfiles(result, head, query ?? undefined);
+    for (const t of BERT_PROFILE_TERMS) put(t, profiles[t]);
   }
-  return { type: 'distance', layer, head, query, n, series };
+  for (const kind of ['c2p', 'p2c', 'probs'] as const) {
+    if (kind !== 'probs' && (bert || !result.has(kind))) continue;
+    put(kind, distanceProfile(result.slice(layer, head, kind), n, query === null ? {} : { query }));
+  }
+  const out: DistanceResponse = { type: 'distance', layer, head, query, n, series };
+  if (bert) out.split = split ? 'bert-layer0' : 'bert-none';
+  return out;
 }
 
 export function buckets(result: ExplainResult, positions: PositionSpec | undefined): BucketsResponse {
+  if (isBert(result)) throw notForBert('The bucket lens');
   if (!positions) throw new Error('the bucket lens needs the model’s position settings; run Explain again');
   const b = memo(result, `buckets/${positions.positionBuckets}/${positions.maxRelativePositions}`, () => bucketLens(result.n, positions));
   return {
@@ -107,6 +165,7 @@ export function buckets(result: ExplainResult, positions: PositionSpec | undefin
 }
 
 export async function rollout(result: ExplainResult, preset: AblationPresetName): Promise<RolloutResponse> {
+  if (isBert(result) && preset !== 'all') throw notForBert(`Rollout without ${preset === 'content-only' ? 'the position terms' : 'some terms'}`);
   const data = await memo(result, `rollout/${preset}`, () => rolloutResult(result, preset === 'all' ? {} : { ablation: preset }));
   return { type: 'rollout', preset, layers: result.layers, n: result.n, data: toBuffer(data) };
 }

@@ -162,13 +162,15 @@ export function activate(context: vscode.ExtensionContext): void {
         progress.report({ message: `explaining ${text.length} characters…` });
         status.busy('explaining');
         const t0 = performance.now();
-        const result = await model.explain({ text }, controller.signal).catch((e: unknown) => {
+        // The head the first heatmap shows comes with the forward pass: the panel opens without waiting for its layer.
+        const result = await model.explain({ text, preview: panel.previewFor(model.info, args.view) }, controller.signal).catch((e: unknown) => {
           throw explainError(e, s.maxTokens);
         });
         // The engine may finish just as the user cancels: a cancelled run shows nothing.
         if (controller.signal.aborted) throw cancelled();
-        // The first heatmap needs layer 0: start it now, before the progress closes and the panel is shown.
-        if (result.layers.length) result.load(result.layers[0]).catch(() => undefined);
+        // Without a preview the first heatmap needs layer 0: start it now, before the progress closes and the panel
+        // is shown.
+        if (result.layers.length && !result.previewAt) result.load(result.layers[0]).catch(() => undefined);
         return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };
       },
     );

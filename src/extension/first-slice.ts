@@ -1,9 +1,10 @@
 // The matrix a new result's first heatmap shows, sent with the result itself: the view then paints without a
 // request of its own (one message through the webview channel instead of three). The view asks for the layer,
-// head and term it showed last (its hover messages say which), so that is what comes along.
-import type { ExplainResult, MatrixKind } from '../engine';
+// head and term it showed last (its hover messages say which), so that is what comes along. Explain computes
+// that one head with its forward pass (the result's preview), so the first matrix does not wait for its layer.
+import type { ExplainResult, MatrixKind, TermName } from '../engine';
 import type { SliceResponse, ViewDefaults } from '../shared/protocol';
-import { slice } from './layer-requests';
+import { halfSlice, slice } from './layer-requests';
 
 /** Where the view was last: its layer, head and term. */
 export interface ViewAt {
@@ -12,18 +13,38 @@ export interface ViewAt {
   kind: MatrixKind;
 }
 
+/** What a result (or a model about to explain) offers: its layers, heads and terms. */
+export interface ViewShape {
+  layers: readonly number[];
+  heads: number;
+  terms: readonly TermName[];
+}
+
 /** How long the init waits for the first matrix's layer; past that it goes alone (the view requests it). */
 export const FIRST_SLICE_WAIT_MS = 1500;
 
+const hasKind = (shape: ViewShape, kind: MatrixKind) => kind === 'c2c' || kind === 'scores' || kind === 'probs' || shape.terms.includes(kind);
+
+/**
+ * The matrix the first heatmap of a result of this shape shows: where the view was last when the result has it,
+ * else the first layer's head 0 in the default term; undefined when another view opens first.
+ */
+export function firstViewAt(shape: ViewShape, at: ViewAt | undefined, defaults: ViewDefaults): ViewAt | undefined {
+  if (defaults.view !== 'heatmap' || !shape.layers.length) return undefined;
+  return at && shape.layers.includes(at.layer) && at.head < shape.heads && hasKind(shape, at.kind)
+    ? at
+    : { layer: shape.layers[0], head: 0, kind: hasKind(shape, defaults.term) ? defaults.term : 'probs' };
+}
+
 /**
  * The half-precision slice the view's heatmap will ask for first, or undefined when there is none to guess
- * (another view opens first, the layer is not ready within `waitMs`, or the guess does not fit this result).
+ * (another view opens first, the matrix is neither in the result's preview nor ready within `waitMs`).
  */
 export async function firstSlice(result: ExplainResult, at: ViewAt | undefined, defaults: ViewDefaults, waitMs = FIRST_SLICE_WAIT_MS): Promise<SliceResponse | undefined> {
-  if (defaults.view !== 'heatmap' || !result.layers.length) return undefined;
-  const want: ViewAt = at && result.layers.includes(at.layer) && at.head < result.heads && result.has(at.kind)
-    ? at
-    : { layer: result.layers[0], head: 0, kind: result.has(defaults.term) ? defaults.term : 'probs' };
+  const want = firstViewAt(result, at, defaults);
+  if (!want) return undefined;
+  const preview = result.previewSlice(want.layer, want.head, want.kind);
+  if (preview) return halfSlice(want.layer, want.head, want.kind, result.n, preview);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(resolve, waitMs, undefined);

@@ -9,10 +9,17 @@ import { availableKinds, check } from './result-shape';
 
 export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind, precision?: 'half'): Promise<SliceResponse> {
   check(result, layer, head, kind);
-  await result.load(layer);
-  const values = result.slice(layer, head, kind);
-  if (precision === 'half') return { type: 'slice', layer, head, kind, n: result.n, data: encodeHalf(values), encoding: 'half', extent: finiteExtent(values) };
+  // A head the explain computed with its forward pass needs no layer run (the view's first fetches ahead).
+  const early = result.isLoaded(layer) ? undefined : result.previewSlice(layer, head, kind);
+  if (!early) await result.load(layer);
+  const values = early ?? result.slice(layer, head, kind);
+  if (precision === 'half') return halfSlice(layer, head, kind, result.n, values);
   return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
+}
+
+/** A slice response in half precision, with the finite extent of the full-precision values. */
+export function halfSlice(layer: number, head: number, kind: MatrixKind, n: number, values: Float32Array): SliceResponse {
+  return { type: 'slice', layer, head, kind, n, data: encodeHalf(values), encoding: 'half', extent: finiteExtent(values) };
 }
 
 export async function heads(result: ExplainResult, layer: number, kind: MatrixKind, maxSize: number): Promise<HeadsResponse> {
@@ -51,10 +58,12 @@ export async function row(result: ExplainResult, layer: number, head: number, i:
   check(result, layer, head, 'probs');
   const n = result.n;
   if (i < 0 || i >= n) throw new Error(`token ${i} is out of range`);
-  await result.load(layer);
+  const early = !result.isLoaded(layer) && result.previewSlice(layer, head, 'probs') !== undefined;
+  if (!early) await result.load(layer);
   const rows: RowResponse['rows'] = {};
   for (const kind of availableKinds(result)) {
-    rows[kind] = toBuffer(result.slice(layer, head, kind).subarray(i * n, (i + 1) * n));
+    const values = early ? result.previewSlice(layer, head, kind)! : result.slice(layer, head, kind);
+    rows[kind] = toBuffer(values.subarray(i * n, (i + 1) * n));
   }
   return { type: 'row', layer, head, i, n, rows };
 }

@@ -2,7 +2,7 @@
 // a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { type ExplainResult, isLensError, LensError, type LensModel } from '../engine';
+import { type ExplainResult, isLensError, LensError, type LensModel, type ModelInfo } from '../engine';
 import type { PositionSpec } from '../analysis';
 import {
   parseWebviewMessage,
@@ -18,7 +18,7 @@ import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from './result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 import { reportPlan } from '../analysis/export/html-report';
-import { firstSlice, type ViewAt } from './first-slice';
+import { firstSlice, firstViewAt, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../shared/interventions';
 import { RunHost } from './interventions';
 import { renderWebviewHtml } from './webview-html';
@@ -118,14 +118,27 @@ export class LensPanel {
     }
     this.current = { ...r, id };
     this.pendingView = view;
-    // The view's first request is for the first layer: compute it while the page starts.
-    if (r.result.layers.length) r.result.load(r.result.layers[0]).catch(() => undefined);
+    // The view's first request is for the first layer: compute it while the page starts. A view already loaded
+    // paints the result's preview first and asks for the layer after that paint: computed now, the layer would
+    // take the cores from the page while it paints.
+    if (r.result.layers.length && !(this.ready && r.result.previewAt)) r.result.load(r.result.layers[0]).catch(() => undefined);
     if (!this.panel) this.attach(this.create());
     else {
       this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
       if (this.ready) this.sendInit();
     }
     return id;
+  }
+
+  /**
+   * What explain computes with its forward pass for this model's next result: the head its first heatmap shows
+   * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
+   * which starts with the view's later requests instead of taking the cores while the page paints.
+   */
+  previewFor(info: Pick<ModelInfo, 'layers' | 'heads' | 'terms'>, view?: ViewName): { layer: number; head: number; heads: number } | undefined {
+    const defaults = { ...this.defaults(), ...(view ? { view } : {}) };
+    const at = firstViewAt({ layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms }, this.viewAt, defaults);
+    return at && { layer: at.layer, head: at.head, heads: 2 };
   }
 
   /** Opens a view (heatmap or heads) in the panel that shows the current result. */

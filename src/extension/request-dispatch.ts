@@ -30,6 +30,9 @@ const lastLayer = new WeakMap<ExplainResult, number>();
 export function prefetchAround(result: ExplainResult, layer: number): void {
   const last = lastLayer.get(result);
   lastLayer.set(result, layer);
+  // Answered from the explain's preview, the layer itself is not computed yet: it comes first, with the view's
+  // next request for it (a neighbour computed now would take the cores while the page paints its first heatmap).
+  if (result.previewAt?.layer === layer && !result.isLoaded(layer)) return;
   result.prefetch(last !== undefined && layer < last ? layer - 1 : layer + 1);
 }
 

@@ -52,6 +52,11 @@ export interface ModelShape {
   scale: number;
 }
 
+/** BERT: absolute positions, one q·k score per layer; only layer 0's score splits by embedding part. */
+export function isBertModel(model: Pick<ModelShape, 'type'>): boolean {
+  return model.type === 'bert';
+}
+
 export interface ViewDefaults {
   term: MatrixKind;
   view: ViewName;
@@ -230,6 +235,10 @@ export interface SharesResponse {
   content: ArrayBuffer;
   c2p?: ArrayBuffer;
   p2c?: ArrayBuffer;
+  /** BERT ('bert-layer0'): shares of layer 0's exact split, `layers` is [0] and the sum runs over five terms. */
+  p2p?: ArrayBuffer;
+  rest?: ArrayBuffer;
+  split?: 'bert-layer0';
   labels: ShareLabel[];
   thresholds: { content: number; positional: number };
 }
@@ -257,8 +266,13 @@ export interface DistanceResponse {
   head: number;
   query: number | null;
   n: number;
-  series: Partial<Record<'c2p' | 'p2c' | 'probs', ProfileSeries>>;
+  series: Partial<Record<DistanceSeriesKind, ProfileSeries>>;
+  /** BERT: 'bert-layer0' when the series are layer 0's split (c2c, c2p, p2c, p2p from absolute positions),
+   *  'bert-none' for a later layer (no separable terms there: probs only). Absent for DeBERTa. */
+  split?: 'bert-layer0' | 'bert-none';
 }
+/** What a distance profile can show: DeBERTa's relative terms, BERT's layer-0 split, the attention itself. */
+export type DistanceSeriesKind = 'c2c' | 'c2p' | 'p2c' | 'p2p' | 'probs';
 export interface BucketGroupInfo {
   row: number;
   zone: 'exact' | 'log' | 'clamped';

@@ -73,3 +73,18 @@ test('layer × head grid on the v3_tiny fixture', async () => {
   const pw = await termShareGrid(r, { weighting: 'probs' });
   assert.notDeepEqual(Array.from(pw.content), Array.from(g.content));
 });
+
+test('BERT\'s five-term split: p2p and rest enter the sum like the others', async () => {
+  // One cell: |1|, |−1|, |2|, |0|, |−4| → 1/8, 1/8, 2/8, 0, 4/8.
+  const s = cellShares({ c2c: Float32Array.of(1), c2p: Float32Array.of(-1), p2c: Float32Array.of(2), p2p: Float32Array.of(0), rest: Float32Array.of(-4) });
+  close(s.c2c, [1 / 8]);
+  close(s.c2p!, [1 / 8]);
+  close(s.p2c!, [2 / 8]);
+  close(s.p2p!, [0]);
+  close(s.rest!, [4 / 8]);
+  const h = headShares({ c2c: Float32Array.of(1, 0, 0, 0), rest: Float32Array.of(1, 1, 0, 0) }, 2);
+  // c2c's cell shares: 1/2, 0, then 1/2 twice (all-zero cells split equally between the two terms) → 3/8; rest 5/8.
+  close(h.c2c, [3 / 8]);
+  close(h.rest!, [5 / 8]);
+  assert.equal(h.c2p, undefined);
+});

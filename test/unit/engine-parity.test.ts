@@ -52,6 +52,20 @@ for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
         const h = compare(hidden, c.expected.last_hidden_state);
         assert.ok(h.maxDiff <= 1e-4, `last hidden state: max diff ${h.maxDiff}`);
       });
+      it(`${c.name}: the preview (one head computed with the forward pass) matches HF's terms for that head`, async () => {
+        const layer = c.expected.layers.length - 1;
+        const head = model.info.heads - 1;
+        const result = await model.explain({ ids: c.input_ids, preview: { layer, head } });
+        const want = c.expected.layers[layer];
+        for (const kind of ['c2c', 'c2p', 'p2c', 'scores'] as const) {
+          const w = want[kind];
+          if (!w) continue;
+          const { maxDiff, maxAbs } = compare(result.previewSlice(layer, head, kind)!, w[head]);
+          assert.ok(maxDiff <= 1e-4 * maxAbs, `layer ${layer} head ${head} ${kind}: max diff ${maxDiff} vs max |x| ${maxAbs}`);
+        }
+        const p = compare(result.previewSlice(layer, head, 'probs')!, want.probs[head]);
+        assert.ok(p.maxDiff <= 1e-5, `layer ${layer} head ${head} probs: max diff ${p.maxDiff}`);
+      });
       it(`${c.name}: the forward pass computing attention one head at a time gives the same states and terms`, async () => {
         const grouped = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2, attentionHeadGroup: 1 });
         try {

@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { inspect } from 'node:util';
 import { isLensError } from '../../src/engine/errors';
 import { openModel } from '../../src/engine/model';
 import { providerOrder } from '../../src/engine/runtime/execution-providers';
@@ -13,22 +12,13 @@ import { layerCache } from '../../src/engine/layer-cache';
 import { checkLength } from '../../src/engine/explain';
 import { estimateMemory } from '../../src/engine/memory';
 import { spawn } from 'node:child_process';
-import { FIXTURES } from './helpers';
+import { FIXTURES, rejectsWith } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
 const V2 = path.join(FIXTURES, 'deberta', 'v2_tiny');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-runtime-'));
 const cacheDir = path.join(tmp, 'cache');
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-async function rejectsWith(p: Promise<unknown>, code: string, pattern: RegExp) {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(isLensError(e), `expected a LensError, got ${inspect(e)}`);
-    assert.equal(e.code, code);
-    assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 describe('execution providers', () => {
   it('orders the preferred provider first and always ends with CPU', () => {

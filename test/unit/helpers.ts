@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { inspect } from 'node:util';
+import { isLensError } from '../../src/engine/errors';
 
 /** The repository root, from out/test/unit (compiled) or test/unit (source). */
 export const REPO_ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
@@ -16,4 +18,14 @@ export function compareNested(got: Float32Array, want: unknown[]): { maxDiff: nu
     maxDiff = Math.max(maxDiff, Math.abs(w - got[k]));
   });
   return { maxDiff, maxAbs };
+}
+
+/** Awaits a rejection with a LensError of this code whose message matches. */
+export async function rejectsWith(p: Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(isLensError(e), `expected a LensError, got ${inspect(e)}`);
+    assert.equal(e.code, code);
+    assert.match(e.message, pattern);
+    return true;
+  });
 }

@@ -135,7 +135,7 @@ def attention_structure(model, streams, punct, n_windows):
     ids = torch.cat([windows(s, n_windows * (SEQ - 2))[:n_windows] for s in streams])
     cap = []
     with torch.no_grad():
-        (model.bert if hasattr(model, "bert") else model.deberta)(ids, capture=cap)
+        model.backbone(ids, capture=cap)
     L = SEQ
     ar = torch.arange(L)
     delta = ar[:, None] - ar[None, :]  # i − j

@@ -214,12 +214,20 @@ class Head(nn.Module):
         self.predictions = Predictions(cfg)
 
 
-class DebertaV2ForMaskedLM(nn.Module):
-    def __init__(self, cfg):
+class MaskedLM(nn.Module):
+    """An encoder under Hugging Face's key prefix (`PREFIX`: deberta, bert) + the HF MLM head, tied decoder."""
+
+    PREFIX = ""
+
+    def __init__(self, cfg, backbone):
         super().__init__()
-        self.deberta = Backbone(cfg)
+        setattr(self, self.PREFIX, backbone)
         self.cls = Head(cfg)
         self.init_weights(cfg.get("initializer_range", 0.02))
+
+    @property
+    def backbone(self):
+        return getattr(self, self.PREFIX)
 
     def init_weights(self, std):
         for m in self.modules():
@@ -232,14 +240,21 @@ class DebertaV2ForMaskedLM(nn.Module):
         """HF head: dense → gelu → LN → decoder tied to the word embeddings, + bias."""
         t = self.cls.predictions.transform
         x = t.LayerNorm(F.gelu(t.dense(h)))
-        return x @ self.deberta.embeddings.word_embeddings.weight.t() + self.cls.predictions.bias
+        return x @ self.backbone.embeddings.word_embeddings.weight.t() + self.cls.predictions.bias
 
     def forward(self, ids, mask=None, positions=None):
         """Logits at `positions` ([N] flat indices into B·L) or at every position when None."""
-        h = self.deberta(ids, mask)
+        h = self.backbone(ids, mask)
         if positions is not None:
             h = h.reshape(-1, h.shape[-1]).index_select(0, positions)
         return self.mlm_logits(h)
+
+
+class DebertaV2ForMaskedLM(MaskedLM):
+    PREFIX = "deberta"
+
+    def __init__(self, cfg):
+        super().__init__(cfg, Backbone(cfg))
 
 
 def count_params(model):

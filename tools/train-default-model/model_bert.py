@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from model import DenseLN, Head, Intermediate, LayerNorm
+from model import DenseLN, Intermediate, LayerNorm, MaskedLM
 
 
 def check_config(cfg):
@@ -112,28 +112,8 @@ class Backbone(nn.Module):
         return h
 
 
-class BertForMaskedLM(nn.Module):
+class BertForMaskedLM(MaskedLM):
+    PREFIX = "bert"
+
     def __init__(self, cfg):
-        super().__init__()
-        self.bert = Backbone(cfg)
-        self.cls = Head(cfg)
-        self.init_weights(cfg.get("initializer_range", 0.02))
-
-    def init_weights(self, std):
-        for m in self.modules():
-            if isinstance(m, (nn.Linear, nn.Embedding)):
-                nn.init.normal_(m.weight, 0.0, std)
-                if isinstance(m, nn.Linear) and m.bias is not None:
-                    nn.init.zeros_(m.bias)
-
-    def mlm_logits(self, h):
-        """HF head: dense → gelu → LN → decoder tied to the word embeddings, + bias."""
-        t = self.cls.predictions.transform
-        x = t.LayerNorm(F.gelu(t.dense(h)))
-        return x @ self.bert.embeddings.word_embeddings.weight.t() + self.cls.predictions.bias
-
-    def forward(self, ids, mask=None, positions=None):
-        h = self.bert(ids, mask)
-        if positions is not None:
-            h = h.reshape(-1, h.shape[-1]).index_select(0, positions)
-        return self.mlm_logits(h)
+        super().__init__(cfg, Backbone(cfg))

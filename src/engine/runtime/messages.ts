@@ -41,15 +41,20 @@ export interface DerivedTensors {
 }
 
 /**
- * A second graph run right after the first in the same message (the heads on the forward's last hidden state: no
- * round trip for the hidden state). Its feeds include the first run's outputs by name (`from`: feed name → output
- * name); only its own outputs `fetches` are spilled.
+ * A second graph run right after the first in the same message (the heads on the forward's last hidden state, or
+ * the first layer's attention on its input state: no round trip for the state). Its feeds include the first run's
+ * outputs by name (`from`: feed name → output name) and kept tensors (`kept`, derived first when `derive` says
+ * so, as for a run). Only its own outputs `fetches` are spilled, unless `spillFirst`: then the first run's
+ * `fetches` come before them in the same file.
  */
 export interface ChainedRun {
   graph: GraphName;
   feeds: Record<string, FeedTensor>;
   fetches: string[];
   from: Record<string, string>;
+  derive?: DerivedTensors[];
+  kept?: Record<string, KeptSlice>;
+  spillFirst?: boolean;
 }
 
 export type ToWorker =

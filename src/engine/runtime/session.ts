@@ -47,6 +47,9 @@ export interface KeptFeeds {
   feeds: Record<string, KeptSlice>;
 }
 
+/** A chained run (see ChainedRun) whose kept feeds are given as for a run: their sources go once per process. */
+export type ChainedRunSpec = Omit<ChainedRun, 'derive' | 'kept'> & { kept?: KeptFeeds };
+
 /**
  * onnxruntime sessions (the forward graph and the one-layer graph) in a child process. A child, not a worker thread: a native crash in onnxruntime
  * stays in the child, and cancelling is a kill — a worker thread terminated mid-run aborted the whole process
@@ -160,7 +163,7 @@ export class RuntimeSession {
    * Runs one graph (and `then`, a second one on its outputs); the caller reads the outputs it needs and then
    * releases them (`outputs.release()`).
    */
-  async run(graph: GraphName, feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal, kept?: KeptFeeds, then?: ChainedRun): Promise<RunOutput> {
+  async run(graph: GraphName, feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal, kept?: KeptFeeds, then?: ChainedRunSpec): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
     await this.start();
@@ -168,10 +171,20 @@ export class RuntimeSession {
     const pending = this.pending;
     const id = this.nextId++;
     const msg: ToWorker = { type: 'run', id, graph, feeds, fetches, spill: '' };
-    if (then) msg.then = then;
+    if (then) {
+      const { kept: thenKept, ...rest } = then;
+      msg.then = thenKept ? { ...rest, derive: thenKept.derive, kept: thenKept.feeds } : rest;
+    }
+    const sources = [...(kept?.sources ?? []), ...(then?.kept?.sources ?? [])];
+    if (sources.length) {
+      msg.keep = [];
+      for (const k of sources) {
+        if (this.keptKeys.has(k.key)) continue;
+        msg.keep.push({ key: k.key, tensors: k.tensors() });
+        this.keptKeys.add(k.key);
+      }
+    }
     if (kept) {
-      msg.keep = kept.sources.filter((k) => !this.keptKeys.has(k.key)).map((k) => ({ key: k.key, tensors: k.tensors() }));
-      for (const k of msg.keep) this.keptKeys.add(k.key);
       msg.derive = kept.derive;
       msg.kept = kept.feeds;
     }

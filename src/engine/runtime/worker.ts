@@ -133,26 +133,40 @@ async function handle(msg: ToWorker): Promise<void> {
   for (const k of msg.keep ?? []) kept.set(k.key, k.tensors);
   const tDerive = performance.now();
   await derive(msg.derive ?? []);
-  const deriveMs = performance.now() - tDerive;
+  let deriveMs = performance.now() - tDerive;
   const feeds: Record<string, Ort.Tensor> = {};
   for (const [name, t] of Object.entries(msg.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
   keptFeeds(msg.kept ?? {}, feeds);
   // Fetched by name: onnxruntime-node copies every output into a new ArrayBuffer whatever we pass.
   const t0 = performance.now();
-  let result = await session.run(feeds, msg.fetches);
+  const first = await session.run(feeds, msg.fetches);
   const ms = performance.now() - t0;
+  // What is spilled, by name: the first run's outputs, or the chained run's (after the first's when asked).
+  let result: Record<string, Ort.Tensor> = first;
   let fetches = msg.fetches;
   let thenMs: number | undefined;
   if (msg.then) {
     const next = sessions.get(msg.then.graph);
     if (!next) throw new Error(`graph ${msg.then.graph} not loaded`);
+    const tThenDerive = performance.now();
+    await derive(msg.then.derive ?? []);
+    deriveMs += performance.now() - tThenDerive;
     const nextFeeds: Record<string, Ort.Tensor> = {};
     for (const [name, t] of Object.entries(msg.then.feeds)) nextFeeds[name] = new ort.Tensor(t.type, t.data, t.dims);
-    for (const [name, output] of Object.entries(msg.then.from)) nextFeeds[name] = result[output];
+    for (const [name, output] of Object.entries(msg.then.from)) nextFeeds[name] = first[output];
+    keptFeeds(msg.then.kept ?? {}, nextFeeds);
     const t1 = performance.now();
-    result = await next.run(nextFeeds, msg.then.fetches);
+    const second = await next.run(nextFeeds, msg.then.fetches);
     thenMs = performance.now() - t1;
-    fetches = msg.then.fetches;
+    if (msg.then.spillFirst) {
+      const clash = msg.then.fetches.find((name) => msg.fetches.includes(name));
+      if (clash) throw new Error(`output ${clash} is fetched by both chained runs`);
+      result = { ...first, ...second };
+      fetches = [...msg.fetches, ...msg.then.fetches];
+    } else {
+      result = second;
+      fetches = msg.then.fetches;
+    }
   }
   const tSpill = performance.now();
   const tensors: SpilledTensor[] = [];
