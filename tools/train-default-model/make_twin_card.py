@@ -45,9 +45,9 @@ def comparison(ev_default, ev_twin):
         text += (" **The BERT twin did not get past the unigram plateau**: its accuracy is within two points of always "
                  "guessing the most frequent piece, so on this budget (one small batch of 16 × 128 tokens per step, "
                  "120.8 M tokens in all) its learned absolute positions never became usable and its attention stays "
-                 "close to uniform (see its attention structure). The DeBERTa model, whose relative c2p/p2c terms give "
-                 "every layer position from the first step, had left it long before its first logged checkpoint "
-                 "(train loss 3.96 at step 5,920 in its card's loss table). On this "
+                 "close to uniform (the twin card's attention structure). The DeBERTa model, whose relative c2p/p2c terms give "
+                 "every layer position from the first step, had left it well before step 5,920 (train "
+                 "loss 3.96 there, in its card's loss table). On this "
                  "budget, then, relative position terms are what let the model use context at all: the DeBERTa "
                  "paper's comparison in miniature, more one-sided than at full scale, where BERT escapes the plateau "
                  "with far more tokens per step and in all.")
