@@ -26,16 +26,16 @@ const COMMANDS = {
 
 const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) per layer and head
 
-  deberta-lens explain --model DIR|default (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
+  deberta-lens explain --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--layers all|0,3,5] [--format json|npz] [--out FILE]
-  deberta-lens predict --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+  deberta-lens predict --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
                        [--positions 3,7] [--top 5]
-  deberta-lens ablate  --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
                        --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
-  deberta-lens ablate  --model DIR|default (--text STR | --file PATH | --ids 1,2,3)
+  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
                        --sweep c2p|p2c|c2c|all [--position i] [--mean]
-  deberta-lens info    --model DIR|default [--json]
-  deberta-lens bench   --model DIR|default [--lengths 32,128,512] [--runs 5] [--json]
+  deberta-lens info    --model DIR|default|bert-twin [--json]
+  deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
 
 Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --max-tokens N  --verbose
@@ -48,8 +48,8 @@ layer) before the softmax and reruns every later layer; --mean replaces it by it
 --sweep TERMS removes each head's term alone (rerun from its layer) and ranks heads by the drop in the log-probability
 of the token followed at --position (default: the first [MASK]; another position is masked first).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
-"default" is the small demo model shipped with DeBERTa Lens; for real analyses pass a real checkpoint such as
-microsoft/deberta-v3-base.`;
+"default" is the small demo model shipped with DeBERTa Lens, "bert-twin" its BERT twin (same size, data and training,
+absolute positions; at most 128 tokens); for real analyses pass a real checkpoint such as microsoft/deberta-v3-base.`;
 
 function engineOptions(flags: Map<string, string>): EngineOptions {
   const ep = (flags.get('ep') ?? 'auto') as ExecutionProviderSetting;
@@ -111,7 +111,7 @@ function cacheCommand(sub: 'list' | 'clear', flags: Map<string, string>): void {
 
 function requireModel(flags: Map<string, string>): string {
   const m = flags.get('model');
-  if (!m) throw new LensError('--model is required: a DeBERTa folder, or "default" for the bundled demo model');
+  if (!m) throw new LensError('--model is required: a DeBERTa or BERT folder, or "default" (or "bert-twin") for a bundled demo model');
   return m;
 }
 
@@ -150,7 +150,7 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
     return;
   }
   const lines = [
-    `model        ${s.name}${s.is_default ? ' (bundled demo model: small, trained from scratch; pass --model DIR for a real checkpoint)' : ''}`,
+    `model        ${s.name}${s.bundled ? ` (bundled ${s.bundled === 'bert-twin' ? "BERT twin of the demo model" : 'demo model'}: small, trained from scratch; pass --model DIR for a real checkpoint)` : ''}`,
     `path         ${s.path}`,
     `type         ${s.type}`,
     `layers       ${s.layers} × ${s.heads} heads of ${s.head_dim} (hidden ${s.hidden_size}, FFN ${s.intermediate_size})`,

@@ -57,6 +57,8 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
   tokenizer: TokenizerKind | 'none';
   weights: string[];
   is_default: boolean;
+  /** Which bundled model this folder is (`default`, `bert-twin`), or null for any other folder. */
+  bundled: string | null;
   /** The prediction heads stored with the encoder, by key prefix (cls.predictions, lm_predictions.lm_head, mask_predictions). */
   prediction_heads: string[];
 }

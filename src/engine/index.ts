@@ -2,6 +2,7 @@
 export type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model';
 export type { OpenModel } from './model';
+export { BUNDLED_MODELS, bundledModel, type BundledModel } from './bundled-models';
 export { forwardOnly } from './explain';
 export type { AblateInput, AblateResult, TokenRating, TrackedToken, OriginalToken, PositionPrediction, PredictInput, PredictResult, PredictTimings, RtdScore, SweepCell, SweepInput, SweepProgress, SweepResult, TopToken } from './prediction';
 export { DEFAULT_TOP } from './predict';

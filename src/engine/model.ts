@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api';
@@ -12,6 +11,7 @@ import { type AblatedRunInput, explainAblatedWith } from './ablated-run';
 import { HeadSession, predictExplained, predictWith } from './predict';
 import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from './prediction';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from './cache/cache-layout';
+import { BUNDLED_MODELS, bundledModel, findBundledDir } from './bundled-models';
 import { type CachedGraph, ensureGraph } from './graph/graph-cache';
 import { RuntimeSession } from './runtime/session';
 import { providerOrder } from './runtime/execution-providers';
@@ -24,22 +24,17 @@ export const DEFAULT_MODEL = 'default';
 /** Inputs longer than this are refused unless maxTokens says otherwise; longer ones are also checked against free memory. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-/** `default` → the model shipped in models/default (found beside the bundle or the sources); else an absolute path. */
+/** A bundled model's name (`default`, `bert-twin`) → its folder in models/ (beside the bundle or the sources); else an absolute path. */
 export function resolveModelDir(arg: string): string {
-  if (arg !== DEFAULT_MODEL) return path.resolve(arg);
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'models', 'default');
-    if (fs.existsSync(path.join(candidate, 'config.json'))) return candidate;
-    if (path.dirname(dir) === dir) throw new LensError('the default model (models/default) is missing from this installation: reinstall DeBERTa Lens or pass --model DIR', 'not-found');
-  }
+  const bundled = bundledModel(arg);
+  if (!bundled) return path.resolve(arg);
+  const dir = findBundledDir(bundled, __dirname);
+  if (!dir) throw new LensError(`the bundled model ${arg} (models/${bundled.folder}) is missing from this installation: reinstall DeBERTa Lens or pass --model DIR`, 'not-found');
+  return dir;
 }
 
-function isDefaultDir(dir: string): boolean {
-  try {
-    return resolveModelDir(DEFAULT_MODEL) === dir;
-  } catch {
-    return false;
-  }
+function bundledName(dir: string): string | null {
+  return BUNDLED_MODELS.find((m) => findBundledDir(m, __dirname) === dir)?.name ?? null;
 }
 
 const HEAD_PREFIXES = ['lm_predictions.', 'cls.', 'classifier.', 'pooler.', 'qa_outputs.', 'lm_head.', 'mask_predictions.'];
@@ -75,7 +70,8 @@ function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | un
     max_relative_positions: s.maxRelativePositions,
     tokenizer: tokenizer?.kind ?? 'none',
     weights: ck.weightFiles.map((f) => path.basename(f)),
-    is_default: isDefaultDir(ck.dir),
+    is_default: bundledName(ck.dir) === DEFAULT_MODEL,
+    bundled: bundledName(ck.dir),
     prediction_heads: headNames(findHeads(ck)),
   };
 }

@@ -64,7 +64,7 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
     });
     if (!picked) return { ok: false, error: 'cancelled' };
     dir = picked.dir;
-    if (!picked.isDefault) await rememberModel(d.pick.context, dir);
+    if (picked.bundledSetting === undefined) await rememberModel(d.pick.context, dir);
   }
   const s = d.settings();
   const sB: LensSettings = { ...s, modelPath: path.resolve(dir) === path.resolve(d.pick.defaultDir) ? '' : dir };

@@ -1,8 +1,9 @@
 // VS Code entry point: wires commands, settings, the panel, the editor lens and the status bar together.
 // The engine does the work; this file only moves text in and results out.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { inspectModel, isLensError, LensError, openModel } from '../engine';
+import { BUNDLED_MODELS, inspectModel, isLensError, LensError, openModel } from '../engine';
 import { isExportFormat, type ExportFormat, type ViewName } from '../shared/protocol';
 import { positionSpecOf } from './result-shape';
 import { EditorLens } from './editor-lens';
@@ -44,12 +45,17 @@ function explainArgs(raw: unknown): ExplainArgs {
 export function activate(context: vscode.ExtensionContext): void {
   const out = vscode.window.createOutputChannel('DeBERTa Lens');
   const log = (line: string) => out.appendLine(`[${new Date().toISOString()}] ${line}`);
-  const defaultDir = path.join(context.extensionPath, 'models', 'default');
+  // The default is always listed (a missing one is reported when it opens); another bundled model only when installed.
+  const bundled = BUNDLED_MODELS.map((model) => ({ model, dir: path.join(context.extensionPath, 'models', model.folder) })).filter(
+    (b, k) => k === 0 || fs.existsSync(path.join(b.dir, 'config.json')),
+  );
+  const defaultDir = bundled[0].dir;
+  const bundledDirs = new Map(bundled.map((b) => [b.model.name, b.dir]));
   const settings = (): LensSettings => {
     const cfg = vscode.workspace.getConfiguration(SECTION);
     return readSettings((k) => cfg.get(k));
   };
-  const models = new ModelHost(openModel, defaultDir, log);
+  const models = new ModelHost(openModel, defaultDir, log, bundledDirs);
   const status = new LensStatus();
 
   // A machine-overridable setting (the model folder is a path on the machine that runs the model) is listed
@@ -102,7 +108,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const predictions = new PanelPredictions({ post: (m) => panel.send(m), topK: () => settings().predictionTopK, log });
   // Compare with Another Model: its own panel and its own second model (freed with the window).
   const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);
-  const otherModel = new ModelHost(openModel, defaultDir, log);
+  const otherModel = new ModelHost(openModel, defaultDir, log, bundledDirs);
 
   const explain = async (raw?: unknown): Promise<ExplainOutcome> => {
     try {
@@ -119,7 +125,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
 
-  const pickDeps = () => ({ context, defaultDir, currentDir: () => models.modelDir(settings()), inspect: (dir: string) => inspectModel(dir), log, showError });
+  const pickDeps = () => ({ context, defaultDir, bundled, currentDir: () => models.modelDir(settings()), inspect: (dir: string) => inspectModel(dir), log, showError });
 
   const runExplain = async (args: ExplainArgs): Promise<ExplainOutcome> => {
     const editor = vscode.window.activeTextEditor;

@@ -15,11 +15,13 @@ export class ModelHost {
     private readonly open: OpenModel,
     private readonly defaultDir: string,
     private readonly log: (line: string) => void,
+    /** Bundled models by the name the setting may hold (`bert-twin`) → folder. */
+    private readonly bundledDirs: ReadonlyMap<string, string> = new Map(),
   ) {}
 
-  /** The folder a settings value points at: the embedded default when the setting is empty. */
+  /** The folder a settings value points at: the embedded default when the setting is empty, a bundled model by its name. */
   modelDir(s: LensSettings): string {
-    return s.modelPath || this.defaultDir;
+    return s.modelPath ? (this.bundledDirs.get(s.modelPath) ?? s.modelPath) : this.defaultDir;
   }
 
   /** The loaded model, if any (for the status bar). */

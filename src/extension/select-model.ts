@@ -3,7 +3,7 @@
 // "Compare with another model…" asks with the same pick (pickModelFolder) and saves nothing.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ModelSummary } from '../engine';
+import type { BundledModel, ModelSummary } from '../engine';
 import { listHfCacheModels } from './hf-cache';
 import { SECTION } from './settings';
 
@@ -12,12 +12,20 @@ const MAX_RECENT = 8;
 
 interface ModelItem extends vscode.QuickPickItem {
   dir?: string; // undefined for "Browse…"
-  isDefault?: boolean;
+  /** What the model-path setting saves for a bundled model: '' (the default) or its name; not a path that changes per version. */
+  bundledSetting?: string;
+}
+
+/** A model shipped with the extension and where this installation holds it. */
+export interface BundledDir {
+  model: BundledModel;
+  dir: string;
 }
 
 export interface SelectModelDeps {
   context: vscode.ExtensionContext;
   defaultDir: string;
+  bundled: readonly BundledDir[];
   currentDir: () => string;
   inspect: (dir: string) => Promise<ModelSummary>;
   log: (line: string) => void;
@@ -37,11 +45,18 @@ export async function rememberModel(context: vscode.ExtensionContext, dir: strin
 async function buildItems(d: SelectModelDeps): Promise<ModelItem[]> {
   const current = d.currentDir();
   const mark = (dir: string) => (path.resolve(dir) === path.resolve(current) ? '$(check) ' : '');
-  const items: ModelItem[] = [
-    { label: 'Embedded', kind: vscode.QuickPickItemKind.Separator },
-    { label: `${mark(d.defaultDir)}Default model`, description: 'bundled with the extension', detail: d.defaultDir, dir: d.defaultDir, isDefault: true },
-  ];
-  const recent = recentModels(d.context).filter((r) => path.resolve(r) !== path.resolve(d.defaultDir));
+  const items: ModelItem[] = [{ label: 'Embedded', kind: vscode.QuickPickItemKind.Separator }];
+  for (const b of d.bundled) {
+    items.push({
+      label: `${mark(b.dir)}${b.model.label}`,
+      description: b.model.description,
+      detail: b.dir,
+      dir: b.dir,
+      bundledSetting: b.dir === d.defaultDir ? '' : b.model.name,
+    });
+  }
+  const isBundled = (dir: string) => d.bundled.some((b) => path.resolve(b.dir) === path.resolve(dir));
+  const recent = recentModels(d.context).filter((r) => !isBundled(r));
   if (recent.length) {
     items.push({ label: 'Recently used', kind: vscode.QuickPickItemKind.Separator });
     for (const r of recent) items.push({ label: `${mark(r)}${path.basename(r)}`, detail: r, dir: r });
@@ -60,7 +75,8 @@ async function buildItems(d: SelectModelDeps): Promise<ModelItem[]> {
 
 export interface PickedModel {
   dir: string;
-  isDefault: boolean;
+  /** Set for a bundled model: the model-path setting's value for it ('' or its name). */
+  bundledSetting?: string;
   summary: ModelSummary;
 }
 
@@ -92,7 +108,7 @@ export async function pickModelFolder(d: SelectModelDeps, ask: { title: string; 
       { location: vscode.ProgressLocation.Notification, title: `DeBERTa Lens: checking ${path.basename(chosen)}…` },
       () => d.inspect(chosen),
     );
-    return { dir: chosen, isDefault: picked.isDefault === true, summary };
+    return { dir: chosen, bundledSetting: picked.bundledSetting, summary };
   } catch (e) {
     d.showError(e);
     return undefined;
@@ -104,9 +120,9 @@ export async function selectModel(d: SelectModelDeps): Promise<string | undefine
   const picked = await pickModelFolder(d);
   if (!picked) return undefined;
   const { dir: chosen, summary } = picked;
-  const value = picked.isDefault ? '' : chosen;
+  const value = picked.bundledSetting ?? chosen;
   await vscode.workspace.getConfiguration(SECTION).update('modelPath', value, vscode.ConfigurationTarget.Global);
-  if (!picked.isDefault) await rememberModel(d.context, chosen);
+  if (picked.bundledSetting === undefined) await rememberModel(d.context, chosen);
   d.log(`model set to ${chosen}: ${summary.type}, ${summary.layers} layers × ${summary.heads} heads, terms ${summary.terms.join(', ')}`);
   void vscode.window.showInformationMessage(
     `DeBERTa Lens: using ${summary.name} (${summary.layers} layers, ${summary.heads} heads, ${summary.terms.join('/')}).`,

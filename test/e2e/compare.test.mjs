@@ -1,7 +1,8 @@
 // "Compare with Another Model…" in code-server: explain a sample with the bundled DeBERTa model, put the BERT
 // fixture beside it (picked from the workbench's Hugging Face cache, as a user would), and check both heatmaps
 // paint with axis labels, the alignment strip, the linked hover on both sides, BERT's layer-0 terms, and the
-// Difference view (pooled over aligned spans for different tokenizers, cell by cell for the same model).
+// Difference view (pooled over aligned spans for different tokenizers, cell by cell for the same model and for
+// the bundled BERT twin, which shares the default model's tokenizer).
 // Screenshots: test-results/e2e/compare-*.png. With E2E_COMPARE_SHOTS=1 also light and dark at ~30 and ~130
 // tokens from the packaged VSIX (dark themes apply only to an installed extension).
 import * as assert from 'node:assert/strict';
@@ -198,6 +199,19 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     await frame.locator('#tab-diff').click();
     await waitUntil(async () => (await frame.locator('#diff-view').getAttribute('data-state')) === 'cells', { timeout: 30_000, message: 'cell-by-cell difference' });
     assert.match(await frame.locator('#diff-note').textContent(), /cell by cell/);
+  });
+
+  test('the bundled BERT twin is listed under Embedded: same tokenizer, so the same tokens and a cell-by-cell difference', async () => {
+    await focusTab(page, 'sample.txt');
+    await runCompare(page, 'BERT twin of the default model');
+    frame = await frameWith(page, '#app.compare-app[data-state="ready"] #cmp-meta:has-text("same tokens on both sides")', { timeout: 120_000 });
+    const titles = await frame.locator('.cmp-title').allTextContents();
+    assert.match(titles[1], /bert-twin/);
+    assert.match(await frame.locator('#side-b .cmp-arch').textContent(), /BERT: absolute positions/);
+    await waitPainted(frame, 'b');
+    await frame.locator('#tab-diff').click();
+    await waitUntil(async () => (await frame.locator('#diff-view').getAttribute('data-state')) === 'cells', { timeout: 30_000, message: 'cell-by-cell difference' });
+    await screenshot(page, 'compare-twin');
   });
 });
 

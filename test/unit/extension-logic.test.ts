@@ -159,3 +159,10 @@ test('error notifications offer only the actions that can fix the error', async 
   assert.deepEqual(errorActions(new LensError('runtime process exited', 'runtime')), ['Show Log']);
   assert.deepEqual(errorActions(new Error('unexpected')), ['Show Log']);
 });
+
+test('ModelHost: an empty model path is the bundled default, a bundled name its folder, anything else a folder', () => {
+  const host = new ModelHost(async () => { throw new Error('not opened'); }, '/ext/models/default', () => {}, new Map([['bert-twin', '/ext/models/bert-twin']]));
+  assert.equal(host.modelDir({ ...DEFAULTS, modelPath: '' }), '/ext/models/default');
+  assert.equal(host.modelDir({ ...DEFAULTS, modelPath: 'bert-twin' }), '/ext/models/bert-twin');
+  assert.equal(host.modelDir({ ...DEFAULTS, modelPath: '/data/bert-base-uncased' }), '/data/bert-base-uncased');
+});

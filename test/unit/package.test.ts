@@ -41,14 +41,17 @@ test('each target selects its own binaries, none of another platform, and everyt
     assert.deepEqual(bins, TARGETS[target].binaries.map((b) => own + b).sort(), target);
     for (const needed of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/extension.js', 'dist/cli.js',
       'dist/runtime-worker.js', 'dist/tokenizer-thread.js', 'dist/webview.js', 'dist/compare.js', 'media/lens.css', 'media/compare.css', 'media/icon.png', 'models/default/config.json',
-      'models/default/model.safetensors', 'models/default/spm.model', 'node_modules/onnxruntime-node/package.json',
+      'models/default/model.safetensors', 'models/default/spm.model', 'models/bert-twin/config.json',
+      'models/bert-twin/model.safetensors', 'models/bert-twin/spm.model', 'node_modules/onnxruntime-node/package.json',
       'node_modules/onnxruntime-node/dist/index.js', 'node_modules/onnxruntime-node/dist/binding.js',
       'node_modules/onnxruntime-common/package.json', 'node_modules/onnxruntime-common/dist/cjs/index.js',
       'node_modules/onnxruntime-common/dist/cjs/package.json']) {
       assert.ok(files.includes(needed), `${target} lacks ${needed}`);
     }
-    // every file the folder holds in models/default goes in (the tokenizer files differ per model)
-    for (const f of fs.readdirSync(path.join(REPO_ROOT, 'models/default'))) assert.ok(files.includes(`models/default/${f}`), f);
+    // every file the bundled models' folders hold goes in (the tokenizer files differ per model)
+    for (const m of ['default', 'bert-twin']) {
+      for (const f of fs.readdirSync(path.join(REPO_ROOT, 'models', m))) assert.ok(files.includes(`models/${m}/${f}`), `${m}/${f}`);
+    }
   }
 });
 
