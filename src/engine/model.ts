@@ -52,6 +52,8 @@ export function encoderParameters(ck: Checkpoint): number {
 
 function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | undefined): ModelSummary {
   const s = ck.spec;
+  // One walk up the folders for both fields (each bundled model is looked for beside the bundle or the sources).
+  const bundled = bundledName(ck.dir);
   return {
     path: ck.dir,
     name: ck.name,
@@ -70,8 +72,8 @@ function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | un
     max_relative_positions: s.maxRelativePositions,
     tokenizer: tokenizer?.kind ?? 'none',
     weights: ck.weightFiles.map((f) => path.basename(f)),
-    is_default: bundledName(ck.dir) === DEFAULT_MODEL,
-    bundled: bundledName(ck.dir),
+    is_default: bundled === DEFAULT_MODEL,
+    bundled,
     prediction_heads: headNames(findHeads(ck)),
   };
 }
