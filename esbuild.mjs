@@ -20,11 +20,11 @@ const node = {
 
 const builds = [
   { ...node, entryPoints: { extension: 'src/extension/extension.ts' } },
-  { ...node, entryPoints: { cli: 'src/cli.ts' }, banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { 'runtime-worker': 'src/engine/runtime/worker.ts' } },
   { ...node, entryPoints: { 'tokenizer-thread': 'src/engine/tokenizer-thread/thread.ts' } },
-  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { webview: 'webview/main.ts' } },
-  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { compare: 'webview/compare-main.ts' } },
+  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { webview: 'webview/lens/main.ts' } },
+  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { compare: 'webview/compare/main.ts' } },
 ].filter((b) => Object.values(b.entryPoints).every((f) => fs.existsSync(f)));
 
 if (watch) {

@@ -1,6 +1,6 @@
 // The engine's public types: what the extension and the CLI call (through ./index.ts). Implemented in ./model.ts.
 import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from './prediction';
-import type { AblatedRunInput } from './ablated-run';
+import type { AblatedRunInput } from './run/ablated-run';
 import type { ExplainResult } from './result';
 import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
 

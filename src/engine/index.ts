@@ -1,17 +1,17 @@
 // The engine's one front door: the extension, the CLI and the benchmarks import from here only.
 export type { EngineOptions, ExplainInput, LensModel, ModelSummary } from './api';
-export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model';
-export type { OpenModel } from './model';
-export { BUNDLED_MODELS, bundledModel, type BundledModel } from './bundled-models';
-export { forwardOnly } from './explain';
+export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model/open-model';
+export type { OpenModel } from './model/open-model';
+export { BUNDLED_MODELS, bundledModel, type BundledModel } from './model/bundled-models';
+export { forwardOnly } from './run/explain';
 export type { AblateInput, AblateResult, TokenRating, TrackedToken, OriginalToken, PositionPrediction, PredictInput, PredictResult, PredictTimings, RtdScore, SweepCell, SweepInput, SweepProgress, SweepResult, TopToken } from './prediction';
-export { DEFAULT_TOP } from './predict';
-export { checkAblation } from './ablate';
-export { checkSweep } from './sweep';
-export type { AblatedRunInput } from './ablated-run';
+export { DEFAULT_TOP } from './run/predict';
+export { checkAblation } from './run/ablate';
+export { checkSweep } from './run/sweep';
+export type { AblatedRunInput } from './run/ablated-run';
 export { ExplainResult, type ExplainTimings, type LayerPreview, type LayerTensors } from './result';
-export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './layer-cache';
-export { estimateMemory, formatBytes, type MemoryEstimate } from './memory';
+export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './memory/layer-cache';
+export { estimateMemory, formatBytes, type MemoryEstimate } from './memory/estimate';
 export { DEFAULT_CACHE_MAX_GB, defaultCacheDir, formatBytes as formatDiskBytes } from './cache/cache-layout';
 export { clearCache, type EntryInfo, listEntries } from './cache/cache-usage';
 export { isLensError, LensError, type LensErrorCode, oneLine } from './errors';

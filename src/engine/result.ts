@@ -1,5 +1,5 @@
 import { LensError } from './errors';
-import { type LayerCache, layerCache, type LayerOwner } from './layer-cache';
+import { type LayerCache, layerCache, type LayerOwner } from './memory/layer-cache';
 import type { MatrixKind, ModelInfo, TermName, Token } from './types';
 
 /** One layer's matrices for every head: each `[heads, n, n]` float32, row-major. */

@@ -4,21 +4,21 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BUNDLED_MODELS, inspectModel, isLensError, LensError, openModel } from '../engine';
-import { isExportFormat, type ExportFormat, type ViewName } from '../shared/protocol';
-import { positionSpecOf } from './result-shape';
-import { EditorLens } from './editor-lens';
-import { ModelHost } from './model-host';
-import { LensPanel, VIEW_TYPE } from './panel';
-import { selectModel } from './select-model';
-import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './settings';
-import { errorActions, explainError, modelOpenError } from './messages';
-import { LensStatus } from './status-bar';
-import { ComparePanel } from './compare-panel';
-import { compareModels } from './compare-command';
-import { paragraphAround } from './text-range';
-import { PanelPredictions } from './panel-predictions';
-import { registerPredictions } from './predict-commands';
-import { exportRankingCommand } from './ranking-command';
+import { isExportFormat, type ExportFormat, type ViewName } from '../shared/protocol/lens';
+import { positionSpecOf } from './common/result-shape';
+import { EditorLens } from './editor/editor-lens';
+import { ModelHost } from './model/model-host';
+import { LensPanel, VIEW_TYPE } from './lens/panel';
+import { selectModel } from './model/select-model';
+import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './common/settings';
+import { errorActions, explainError, modelOpenError } from './common/messages';
+import { LensStatus } from './model/status-bar';
+import { ComparePanel } from './compare/panel';
+import { compareModels } from './compare/command';
+import { paragraphAround } from './editor/text-range';
+import { PanelPredictions } from './lens/panel-predictions';
+import { registerPredictions } from './editor/predict-commands';
+import { exportRankingCommand } from './lens/ranking-command';
 
 /** What `debertaLens.explain` resolves to; the integration tests read it. */
 export type ExplainOutcome =

@@ -7,11 +7,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { type AblationPlan, parseAblation } from '../../src/engine/ablation-spec';
-import { int64Feeds } from '../../src/engine/explain';
+import { type AblationPlan, parseAblation } from '../../src/engine/run/ablation-spec';
+import { int64Feeds } from '../../src/engine/run/explain';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../../src/engine/graph/deberta-graph';
 import { graphInputs } from '../../src/engine/graph/graph-inputs';
-import { openModel, type OpenModel } from '../../src/engine/model';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { assertClose, assertOneLineError, klFromLogits, logSoftmax } from './head-asserts';
 import { FIXTURES, REPO_ROOT } from './helpers';
 

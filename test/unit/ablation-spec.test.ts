@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { keepMasks, modelTerms, parseAblation } from '../../src/engine/ablation-spec';
+import { keepMasks, modelTerms, parseAblation } from '../../src/engine/run/ablation-spec';
 import { parseConfig } from '../../src/engine/checkpoint';
 import { FIXTURES } from './helpers';
 

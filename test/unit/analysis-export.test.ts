@@ -183,7 +183,7 @@ test('HTML report script runs against a minimal DOM and shows a readout on hover
 test('reportPlan checks the panel’s choice of layers and kinds before anything is written', async () => {
   const { reportPlan } = await import('../../src/analysis/export/html-report');
   const { reportDataBytes, formatBytes } = await import('../../src/shared/export-size');
-  const { parseWebviewMessage } = await import('../../src/shared/protocol');
+  const { parseWebviewMessage } = await import('../../src/shared/protocol/lens');
   const r = fixtureResult('short5');
   const plan = reportPlan(r, { layers: [r.layers[0]], kinds: ['probs'] });
   assert.deepEqual(plan, { layers: [r.layers[0]], kinds: ['probs'] });

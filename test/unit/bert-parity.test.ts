@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { forwardOnly } from '../../src/engine/explain';
-import { openModel, type OpenModel } from '../../src/engine/model';
+import { forwardOnly } from '../../src/engine/run/explain';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { FIXTURES, REPO_ROOT, compareNested as compare } from './helpers';
 
 const DIR = path.join(FIXTURES, 'bert', 'bert_tiny');

@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { forwardOnly } from '../../src/engine/explain';
-import { inspectModel, openModel, type OpenModel, resolveModelDir } from '../../src/engine/model';
+import { forwardOnly } from '../../src/engine/run/explain';
+import { inspectModel, openModel, type OpenModel, resolveModelDir } from '../../src/engine/model/open-model';
 import { FIXTURES, REPO_ROOT } from './helpers';
 
 const DIR = path.join(REPO_ROOT, 'models', 'bert-twin');

@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openModel, type ExplainResult, type LensModel } from '../../src/engine';
-import { ablation, buckets, distance, rollout, shares } from '../../src/extension/analysis-requests';
-import { fromBuffer } from '../../src/shared/protocol';
+import { ablation, buckets, distance, rollout, shares } from '../../src/extension/lens/analysis-requests';
+import { fromBuffer } from '../../src/shared/protocol/lens';
 import { FIXTURES } from './helpers';
 
 const BERT = path.join(FIXTURES, 'bert', 'bert_tiny');

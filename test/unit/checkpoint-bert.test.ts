@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { writeTorchBin, type TorchTensor } from '../../tools/fixtures/write-torch-bin';
 import { loadCheckpoint, parseConfig, requireWeight } from '../../src/engine/checkpoint';
 import { isLensError } from '../../src/engine/errors';
-import { encoderParameters, inspectModel } from '../../src/engine/model';
+import { encoderParameters, inspectModel } from '../../src/engine/model/open-model';
 import { f32, rejectsLens, tempDir } from './checkpoint-test-utils';
 import { FIXTURES } from './helpers';
 

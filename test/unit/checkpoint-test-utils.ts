@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after } from 'node:test';
 import { inspect } from 'node:util';
 import { isLensError, type LensErrorCode } from '../../src/engine/errors';
-import { openModel } from '../../src/engine/model';
+import { openModel } from '../../src/engine/model/open-model';
 import type { TensorData } from '../../src/engine/types';
 import { FIXTURES } from './helpers';
 

@@ -2,7 +2,7 @@
 // instead when there is nothing meaningful to subtract.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ProtocolToken } from '../../src/shared/protocol';
+import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import { alignTokens } from '../../src/shared/token-alignment';
 import { difference, type DiffSide } from '../../webview/compare/difference';
 

@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openModel, type ExplainResult, type LensModel } from '../../src/engine';
-import { answerCompareSlice, compareInit } from '../../src/extension/compare-requests';
-import { kindsFor, parseCompareMessage } from '../../src/shared/compare-protocol';
+import { answerCompareSlice, compareInit } from '../../src/extension/compare/requests';
+import { kindsFor, parseCompareMessage } from '../../src/shared/protocol/compare';
 import { FIXTURES, REPO_ROOT } from './helpers';
 
 const DEBERTA = path.join(REPO_ROOT, 'models', 'default');

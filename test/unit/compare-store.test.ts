@@ -3,8 +3,8 @@
 // loaded with import() so that a Node without require(esm) skips.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CompareInit, CompareSide } from '../../src/shared/compare-protocol';
-import type { ProtocolToken } from '../../src/shared/protocol';
+import type { CompareInit, CompareSide } from '../../src/shared/protocol/compare';
+import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import { alignTokens } from '../../src/shared/token-alignment';
 
 const skip = (process.features as { require_module?: boolean }).require_module ? false : 'this Node cannot load the store (an ES module) from CommonJS tests';

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { inspectModel, openModel, resolveModelDir } from '../../src/engine/model';
+import { inspectModel, openModel, resolveModelDir } from '../../src/engine/model/open-model';
 import { REPO_ROOT } from './helpers';
 
 const DIR = path.join(REPO_ROOT, 'models', 'default');

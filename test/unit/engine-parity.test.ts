@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { forwardOnly } from '../../src/engine/explain';
-import { openModel, type OpenModel } from '../../src/engine/model';
+import { forwardOnly } from '../../src/engine/run/explain';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { FIXTURES, compareNested as compare } from './helpers';
 
 interface ExpectedLayer { c2c: number[][][]; c2p?: number[][][]; p2c?: number[][][]; probs: number[][][]; scores: number[][][] }

@@ -5,12 +5,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isLensError } from '../../src/engine/errors';
-import { openModel } from '../../src/engine/model';
+import { openModel } from '../../src/engine/model/open-model';
 import { providerOrder } from '../../src/engine/runtime/execution-providers';
 import { SPILL_DIR, spillFilesHeld } from '../../src/engine/runtime/spill';
-import { layerCache } from '../../src/engine/layer-cache';
-import { checkLength } from '../../src/engine/explain';
-import { estimateMemory } from '../../src/engine/memory';
+import { layerCache } from '../../src/engine/memory/layer-cache';
+import { checkLength } from '../../src/engine/run/explain';
+import { estimateMemory } from '../../src/engine/memory/estimate';
 import { spawn } from 'node:child_process';
 import { FIXTURES, rejectsWith } from './helpers';
 

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openModel, type OpenModel } from '../../src/engine/model';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-worked-'));

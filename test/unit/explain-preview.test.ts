@@ -6,12 +6,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openModel, type OpenModel } from '../../src/engine/model';
-import { firstSlice, firstViewAt } from '../../src/extension/first-slice';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
+import { firstSlice, firstViewAt } from '../../src/extension/lens/first-slice';
 import { viewKinds } from '../../src/shared/kinds';
-import { halfSlice } from '../../src/extension/layer-requests';
-import { answerRequest, prefetchAround } from '../../src/extension/request-dispatch';
-import type { RowResponse, SliceResponse } from '../../src/shared/protocol';
+import { halfSlice } from '../../src/extension/lens/layer-requests';
+import { answerRequest, prefetchAround } from '../../src/extension/lens/request-dispatch';
+import type { RowResponse, SliceResponse } from '../../src/shared/protocol/lens';
 import { FIXTURES, rejectsWith } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');

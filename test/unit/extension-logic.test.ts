@@ -5,10 +5,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EngineOptions, LensModel } from '../../src/engine/api';
-import { hfHubDir, listHfCacheModels } from '../../src/extension/hf-cache';
-import { ModelHost } from '../../src/extension/model-host';
-import { DEFAULTS, MAX_PREDICTION_TOP_K, modelKey, readSettings, type LensSettings } from '../../src/extension/settings';
-import { paragraphAround } from '../../src/extension/text-range';
+import { hfHubDir, listHfCacheModels } from '../../src/extension/model/hf-cache';
+import { ModelHost } from '../../src/extension/model/model-host';
+import { DEFAULTS, MAX_PREDICTION_TOP_K, modelKey, readSettings, type LensSettings } from '../../src/extension/common/settings';
+import { paragraphAround } from '../../src/extension/editor/text-range';
 import { FIXTURES } from './helpers';
 
 test('readSettings sanitises every value and falls back to defaults', () => {
@@ -137,7 +137,7 @@ test('ModelHost opens once per settings key, reopens on change, and does not cac
 
 test('engine errors gain the name of the setting to change', async () => {
   const { LensError } = await import('../../src/engine/errors');
-  const { explainError, modelOpenError } = await import('../../src/extension/messages');
+  const { explainError, modelOpenError } = await import('../../src/extension/common/messages');
   const tooLong = explainError(new LensError('the input is 162 tokens, over the limit of 16 (maxTokens)', 'too-long'), 16) as Error;
   assert.match(tooLong.message, /debertaLens\.maxTokens = 16/);
   const other = new LensError('x', 'runtime');
@@ -152,7 +152,7 @@ test('engine errors gain the name of the setting to change', async () => {
 
 test('error notifications offer only the actions that can fix the error', async () => {
   const { LensError } = await import('../../src/engine/errors');
-  const { errorActions, explainError, modelOpenError } = await import('../../src/extension/messages');
+  const { errorActions, explainError, modelOpenError } = await import('../../src/extension/common/messages');
   assert.deepEqual(errorActions(modelOpenError(new LensError('/m: not found', 'not-found'), '/m')), ['Select Model…', 'Open Model Setting', 'Show Log']);
   assert.deepEqual(errorActions(explainError(new LensError('162 tokens, over 16', 'too-long'), 16)), ['Open Max Tokens Setting']);
   assert.deepEqual(errorActions(new LensError('Nothing to explain: select some text.')), []);

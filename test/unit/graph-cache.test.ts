@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import { evict, listEntries } from '../../src/engine/cache/cache-usage';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { type ByteObserver, hashFiles } from '../../src/engine/checkpoint/hash';
-import { openModel } from '../../src/engine/model';
+import { openModel } from '../../src/engine/model/open-model';
 import { explainV3Case } from './checkpoint-test-utils';
 import { FIXTURES, REPO_ROOT } from './helpers';
 

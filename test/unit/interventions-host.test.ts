@@ -7,11 +7,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openModel, type OpenModel } from '../../src/engine/model';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import type { ExplainResult } from '../../src/engine';
-import { RunHost, type RunPanel } from '../../src/extension/interventions';
+import { RunHost, type RunPanel } from '../../src/extension/lens/interventions';
 import { parseRunMessage, rankingCsv, type RunLabel, type RunToWebview } from '../../src/shared/interventions';
-import { parseWebviewMessage } from '../../src/shared/protocol';
+import { parseWebviewMessage } from '../../src/shared/protocol/lens';
 import { REPO_ROOT } from './helpers';
 
 const TEXT = 'He closed the door behind [MASK] and sat down.';

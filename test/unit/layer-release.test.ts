@@ -6,10 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { LayerCache, layerCache, type LayerOwner } from '../../src/engine/layer-cache';
-import { openModel, type OpenModel } from '../../src/engine/model';
+import { LayerCache, layerCache, type LayerOwner } from '../../src/engine/memory/layer-cache';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import type { GraphName } from '../../src/engine/runtime/messages';
-import { prefetchAround } from '../../src/extension/request-dispatch';
+import { prefetchAround } from '../../src/extension/lens/request-dispatch';
 import { FIXTURES, REPO_ROOT } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');

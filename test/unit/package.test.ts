@@ -75,7 +75,7 @@ test('the plain .vscodeignore (vsce package without the tool) is a universal pac
   for (const target of TARGET_NAMES) {
     for (const b of TARGETS[target].binaries) assert.ok(isIncluded(`${BIN}${TARGETS[target].dir}/${b}`, rules), `${target}/${b}`);
   }
-  assert.ok(!isIncluded('src/cli.ts', rules));
+  assert.ok(!isIncluded('src/cli/main.ts', rules));
   assert.ok(!isIncluded('dist/cli.js.map', rules));
   assert.ok(!isIncluded('node_modules/adm-zip/package.json', rules));
   // and the per-target text keeps only that target's binaries

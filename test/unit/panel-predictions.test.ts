@@ -1,4 +1,4 @@
-// The panel's fill-mask (src/extension/panel-predictions.ts) with the real engine: against Hugging Face's own
+// The panel's fill-mask (src/extension/lens/panel-predictions.ts) with the real engine: against Hugging Face's own
 // outputs on the head fixtures (MLM head, RTD head only, no head), and on the bundled model for the message flow
 // (pending → ready, resend after a reload, refusals, a replaced result).
 import * as assert from 'node:assert/strict';
@@ -6,9 +6,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { openModel, type OpenModel } from '../../src/engine/model';
-import { PanelPredictions, predictionMarkdown } from '../../src/extension/panel-predictions';
-import { parseWebviewMessage } from '../../src/shared/protocol';
+import { openModel, type OpenModel } from '../../src/engine/model/open-model';
+import { PanelPredictions, predictionMarkdown } from '../../src/extension/lens/panel-predictions';
+import { parseWebviewMessage } from '../../src/shared/protocol/lens';
 import { type FillMask, formatProb, type PredictionsToWebview, topLine } from '../../src/shared/predictions';
 import { FIXTURES } from './helpers';
 

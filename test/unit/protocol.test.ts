@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExplainResult, type LayerTensors } from '../../src/engine/result';
 import type { ModelInfo, Token } from '../../src/engine/types';
-import { answerRequest, layerOf, prefetchAround } from '../../src/extension/request-dispatch';
-import { downsampleInto, meanRowEntropy } from '../../src/extension/matrix-math';
-import { availableKinds, protocolTokens } from '../../src/extension/result-shape';
+import { answerRequest, layerOf, prefetchAround } from '../../src/extension/lens/request-dispatch';
+import { downsampleInto, meanRowEntropy } from '../../src/extension/lens/matrix-math';
+import { availableKinds, protocolTokens } from '../../src/extension/common/result-shape';
 import {
   fromBuffer,
   parseRequestBody,
@@ -16,7 +16,7 @@ import {
   type OverviewResponse,
   type RowResponse,
   type SliceResponse,
-} from '../../src/shared/protocol';
+} from '../../src/shared/protocol/lens';
 
 /** A real ExplainResult over deterministic tensors: 2 layers × 2 heads × 5 tokens, softmax-normalised probs. */
 function makeResult(withP2c = true): ExplainResult {
@@ -178,7 +178,7 @@ test('answers requests from a real explain of the v3_tiny fixture', async () => 
   const os = await import('node:os');
   const fs = await import('node:fs');
   const path = await import('node:path');
-  const { openModel } = await import('../../src/engine/model');
+  const { openModel } = await import('../../src/engine/model/open-model');
   const { FIXTURES } = await import('./helpers');
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-protocol-'));
   const model = await openModel(path.join(FIXTURES, 'deberta', 'v3_tiny'), { executionProvider: 'cpu', threads: 1, cacheDir });

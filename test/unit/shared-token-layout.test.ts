@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProtocolToken } from '../../src/shared/protocol';
+import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import { layoutTokens, pieceLabel, tokenAtOffset, visibleSpan, type Line } from '../../src/shared/token-layout';
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { BYTE_TO_CHAR, splitGpt2 } from '../../src/engine/tokenizer/byteLevel';
+import { BYTE_TO_CHAR, splitGpt2 } from '../../src/engine/tokenizer/byte-level';
 import { loadTokenizer } from '../../src/engine/tokenizer';
 import { FIXTURES } from './helpers';
 

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { inspectModel } from '../../src/engine/model';
+import { inspectModel } from '../../src/engine/model/open-model';
 import { loadTokenizer } from '../../src/engine/tokenizer';
 import { DEFAULT_BUDGET, ThreadedTokenizer } from '../../src/engine/tokenizer-thread/threaded-tokenizer';
 import { FIXTURES } from './helpers';

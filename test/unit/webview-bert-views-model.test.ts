@@ -11,8 +11,8 @@ import {
   sharePercent,
   viewCaption,
   VIEW_CAPTIONS,
-} from '../../webview/views-model';
-import { ANALYSIS_VIEWS, isBertModel } from '../../src/shared/protocol';
+} from '../../webview/lens/views/views-model';
+import { ANALYSIS_VIEWS, isBertModel } from '../../src/shared/protocol/lens';
 
 test('BERT captions: Distance and Term shares name the layer-0 split and absolute positions; DeBERTa keeps its own', () => {
   assert.match(viewCaption('distance', true), /layer 0/);

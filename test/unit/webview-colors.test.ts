@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { colorOf, describeRange, lutIndex, LUT_SIZE, makeLut, normaliseRows, paintMatrix, robustRange, valueRange } from '../../webview/colors';
+import { colorOf, describeRange, lutIndex, LUT_SIZE, makeLut, normaliseRows, paintMatrix, robustRange, valueRange } from '../../webview/common/colors';
 import { formatValue } from '../../src/shared/format';
 import { isSignedKind } from '../../src/shared/kinds';
 

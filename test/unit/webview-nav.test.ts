@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PROTOCOL_VERSION } from '../../src/shared/protocol';
-import { applyAction, keyToAction, reconcileState, step, toggleCompare, type ViewState } from '../../webview/nav';
-import { LruCache } from '../../webview/cache';
+import { PROTOCOL_VERSION } from '../../src/shared/protocol/lens';
+import { applyAction, keyToAction, reconcileState, step, toggleCompare, type ViewState } from '../../webview/lens/state/nav';
+import { LruCache } from '../../webview/common/cache';
 
 const kinds = ['c2c', 'c2p', 'p2c', 'scores', 'probs'] as const;
 const base: ViewState = { version: PROTOCOL_VERSION, view: 'heatmap', term: 'probs', layer: 0, head: 0, pinned: null, compare: [], colorScale: 'diverging' };

@@ -1,10 +1,10 @@
-// The Predictions section's pure parts (webview/predictions-model.ts): its one-line summary, the strip's
+// The Predictions section's pure parts (webview/lens/components/predictions-model.ts): its one-line summary, the strip's
 // context-menu data, and the piece ↔ strip row maps used when pieces are merged into words.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProtocolToken, WordGroupInfo } from '../../src/shared/protocol';
+import type { ProtocolToken, WordGroupInfo } from '../../src/shared/protocol/lens';
 import type { FillMask, PositionPredictions, TokenPrediction } from '../../src/shared/predictions';
-import { pieceOfRow, rowOfPiece, stripContext, summaryLine, tokenName } from '../../webview/predictions-model';
+import { pieceOfRow, rowOfPiece, stripContext, summaryLine, tokenName } from '../../webview/lens/components/predictions-model';
 
 const tokens: ProtocolToken[] = ['[CLS]', '▁She', '▁opened', '▁the', '[MASK]', '[SEP]'].map((text, i) => ({ i, text, start: 0, end: 0, special: text.startsWith('[') }));
 const at = (position: number, source: 'input' | 'masked', token: string, prob: number): PositionPredictions => ({ position, source, top: [{ id: 9, token, logit: 1, prob }] });

@@ -3,11 +3,11 @@
 // the order the view fetches ahead in.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { firstSlice } from '../../src/extension/first-slice';
-import { answerRequest } from '../../src/extension/request-dispatch';
-import { parseRequestBody, type SliceResponse } from '../../src/shared/protocol';
-import { paintRequest, prefetchPlan, sliceValues, withExactExtent } from '../../webview/slice-fetch';
-import { describeRange, robustRange } from '../../webview/colors';
+import { firstSlice } from '../../src/extension/lens/first-slice';
+import { answerRequest } from '../../src/extension/lens/request-dispatch';
+import { parseRequestBody, type SliceResponse } from '../../src/shared/protocol/lens';
+import { paintRequest, prefetchPlan, sliceValues, withExactExtent } from '../../webview/lens/state/slice-fetch';
+import { describeRange, robustRange } from '../../webview/common/colors';
 import { formatValue } from '../../src/shared/format';
 import { fixtureResult } from './analysis-fixture';
 

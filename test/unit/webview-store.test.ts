@@ -2,8 +2,8 @@
 // The store is nanostores (an ES module), loaded with import() so that a Node without require(esm) skips.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PROTOCOL_VERSION, type ViewInit } from '../../src/shared/protocol';
-import type { ViewState } from '../../webview/nav';
+import { PROTOCOL_VERSION, type ViewInit } from '../../src/shared/protocol/lens';
+import type { ViewState } from '../../webview/lens/state/nav';
 
 const skip = (process.features as { require_module?: boolean }).require_module ? false : 'this Node cannot load the store (an ES module) from CommonJS tests';
 
@@ -25,9 +25,9 @@ const init = {
 
 /** The store, reset to one result and state, with counters of what each subscriber heard. */
 async function fresh(s: Partial<ViewState> = {}) {
-  const store = await import('../../webview/state/store');
-  const actions = await import('../../webview/state/actions');
-  const selectors = await import('../../webview/state/selectors');
+  const store = await import('../../webview/lens/state/store');
+  const actions = await import('../../webview/lens/state/actions');
+  const selectors = await import('../../webview/lens/state/selectors');
   store.$init.set(init);
   store.$merged.set(undefined);
   store.$viewState.set({ ...state, ...s });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellIn, centreOn, fit, labelStride, pan, reveal, zoomAt } from '../../webview/viewport';
+import { cellIn, centreOn, fit, labelStride, pan, reveal, zoomAt } from '../../webview/common/viewport';
 
 test('fit shows every row; the cell under a point matches the old full-matrix geometry', () => {
   const v = fit(500);

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { readNpz } from '../../src/analysis';
-import { decodePngDataUrl, defaultExportName, writeExport } from '../../src/extension/export-files';
+import { decodePngDataUrl, defaultExportName, writeExport } from '../../src/extension/lens/export-files';
 import { fixtureResult } from './analysis-fixture';
 
 const result = fixtureResult('text0');

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeLut } from '../../webview/colors';
-import { bucketSummary, heatmapSvg, meanMax, peakSentence, profileRange, shareColor, shareText, VIEW_CAPTIONS } from '../../webview/views-model';
-import { ANALYSIS_VIEWS } from '../../src/shared/protocol';
+import { makeLut } from '../../webview/common/colors';
+import { bucketSummary, heatmapSvg, meanMax, peakSentence, profileRange, shareColor, shareText, VIEW_CAPTIONS } from '../../webview/lens/views/views-model';
+import { ANALYSIS_VIEWS } from '../../src/shared/protocol/lens';
 
 test('peak sentences read δ = query − key: positive looks left', () => {
   assert.equal(peakSentence(1), 'peaks at δ = +1: looks one token to the left');

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ablateLayer, aggregate, bucketLens, discountSpecialColumns, distanceProfile, rolloutResult, termShareGrid } from '../../src/analysis';
-import { answerRequest } from '../../src/extension/request-dispatch';
-import { memo } from '../../src/extension/result-memo';
-import { positionSpecOf } from '../../src/extension/result-shape';
+import { answerRequest } from '../../src/extension/lens/request-dispatch';
+import { memo } from '../../src/extension/lens/result-memo';
+import { positionSpecOf } from '../../src/extension/common/result-shape';
 import {
   fromBuffer,
   parseRequestBody,
@@ -17,7 +17,7 @@ import {
   type RequestBody,
   type RolloutResponse,
   type SharesResponse,
-} from '../../src/shared/protocol';
+} from '../../src/shared/protocol/lens';
 import { fixtureResult, V3_SPEC } from './analysis-fixture';
 
 const result = fixtureResult('text0');

@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregate, diffMatched, groupWords, matchTokens, poolGroups } from '../../src/analysis';
 import type { ExplainResult } from '../../src/engine/result';
-import { answerRequest, type AnswerContext } from '../../src/extension/request-dispatch';
-import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/shared/protocol';
-import { reconcileState } from '../../webview/nav';
-import { diffCaption, diffMismatch, DIFF_EMPTY, mergeCaption } from '../../webview/views-model';
+import { answerRequest, type AnswerContext } from '../../src/extension/lens/request-dispatch';
+import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/shared/protocol/lens';
+import { reconcileState } from '../../webview/lens/state/nav';
+import { diffCaption, diffMismatch, DIFF_EMPTY, mergeCaption } from '../../webview/lens/views/views-model';
 import { fixtureResult } from './analysis-fixture';
 
 const a = fixtureResult('text1'); // "hello world, this is a test of the tokenizer."

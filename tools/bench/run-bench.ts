@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { LengthReport } from '../../src/bench';
+import type { LengthReport } from '../../src/cli/bench';
 import type { ExecutionProviderSetting } from '../../src/engine/types';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 

@@ -1,4 +1,4 @@
-"""Cross-check the exported model: the project's engine (`node out/src/cli.js explain --ids ...`, needs
+"""Cross-check the exported model: the project's engine (`node out/src/cli/main.js explain --ids ...`, needs
 `npx tsc -p .` first) against this folder's torch model on the same weights. Uses a held-out window longer
 than position_buckets/2 so the log-bucket rows are exercised. Exit 1 if a difference exceeds the tolerances
 (raw terms: 1e-4 × max|term|; probs: 1e-4 absolute)."""

@@ -1,10 +1,10 @@
 // The alignment strip of the Compare Models panel: one box per aligned span of characters, side A's pieces
 // above side B's, so that how each tokenizer splits the same word reads at a glance. Hovering a box is the
 // linked hover of its group.
-import type { ProtocolToken } from '../../src/shared/protocol';
+import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import type { AlignedGroup } from '../../src/shared/token-alignment';
 import { pieceLabel } from '../../src/shared/token-layout';
-import { el } from '../dom';
+import { el } from '../common/dom';
 
 export interface AlignmentEvents {
   hover(group: number | null): void;

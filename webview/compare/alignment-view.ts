@@ -1,7 +1,7 @@
 // The alignment strip in the compare panel, or the line saying why the tokenizations could not be aligned;
 // lit up from the store's linked hover.
-import type { CompareInit } from '../../src/shared/compare-protocol';
-import { el } from '../dom';
+import type { CompareInit } from '../../src/shared/protocol/compare';
+import { el } from '../common/dom';
 import { AlignmentStrip } from './alignment-strip';
 import { hoverGroup, togglePin } from './state/actions';
 import { $focus } from './state/selectors';

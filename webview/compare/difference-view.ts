@@ -1,11 +1,11 @@
 // The Difference tab of the compare panel: A − B as one heatmap with its legend and a line saying what was
 // subtracted, or why there is nothing to subtract. Painted from the store when its content or the page size
 // changes; the linked hover outlines its row.
-import type { ColorScaleName } from '../../src/shared/protocol';
-import { describeRange, makeLut, robustRange } from '../colors';
-import { el, themeKind } from '../dom';
-import { Heatmap } from '../heatmap';
-import { paintRamp } from '../legend-bar';
+import type { ColorScaleName } from '../../src/shared/protocol/lens';
+import { describeRange, makeLut, robustRange } from '../common/colors';
+import { el, themeKind } from '../common/dom';
+import { Heatmap } from '../common/heatmap';
+import { paintRamp } from '../common/legend-bar';
 import type { Difference } from './difference';
 import { diffSize } from './sizes';
 import { hoverDifferenceRow, togglePin } from './state/actions';

@@ -1,8 +1,8 @@
 // What the Difference view of the Compare Models panel shows: A − B cell by cell where both sides have the
 // same tokens, A − B over the aligned groups (each side averaged over its tokens in a group) where they do not,
 // or one line saying why there is nothing to subtract. Pure: no DOM, tested under node.
-import type { CompareKind } from '../../src/shared/compare-protocol';
-import type { ProtocolToken } from '../../src/shared/protocol';
+import type { CompareKind } from '../../src/shared/protocol/compare';
+import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import { poolToGroups, subtract, type Alignment } from '../../src/shared/token-alignment';
 
 export interface DiffSide {

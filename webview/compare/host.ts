@@ -1,6 +1,6 @@
 // The compare panel's line to the extension host: messages out, and its pickers and tab kept while it is hidden.
-import type { CompareToHost } from '../../src/shared/compare-protocol';
-import { hostChannel } from '../vscode-api';
+import type { CompareToHost } from '../../src/shared/protocol/compare';
+import { hostChannel } from '../common/vscode-api';
 import type { SavedCompare } from './state/actions';
 import { $pair, $picks, $view } from './state/store';
 

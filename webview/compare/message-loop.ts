@@ -1,6 +1,6 @@
 // Messages from the extension host to the compare panel: a pair to show (or none) and the matrices it asked for.
-import type { CompareToWebview } from '../../src/shared/compare-protocol';
-import { listenForHost, showEmpty } from '../host-messages';
+import type { CompareToWebview } from '../../src/shared/protocol/compare';
+import { listenForHost, showEmpty } from '../common/host-messages';
 import { openComparePair, type ComparePanel } from './open-pair';
 import { closePair } from './state/actions';
 

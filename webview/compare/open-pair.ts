@@ -1,6 +1,6 @@
 // A pair arrives (a new Compare, or the panel shown again): the page is built for it, the store starts over with
 // the pickers and tab saved for this pair, and both sides ask for their first matrix.
-import type { CompareInit } from '../../src/shared/compare-protocol';
+import type { CompareInit } from '../../src/shared/protocol/compare';
 import type { AlignmentView } from './alignment-view';
 import type { DifferenceView } from './difference-view';
 import { host } from './host';

@@ -1,6 +1,6 @@
 // What the compare page says about itself on #app for its CSS (and the tests): the tab on screen, a pin, the
 // hovered span, and whether the sides stand in a row or stacked.
-import { $ } from '../dom';
+import { $ } from '../common/dom';
 import { layoutOf } from './sizes';
 import { $focus } from './state/selectors';
 import { $pinned, $view, $viewport } from './state/store';

@@ -1,8 +1,8 @@
 // The matrices the compare panel asks the host for: one per side, again whenever that side's pickers move or a
 // new pair arrives. An answer that is no longer wanted (a newer pair, or the pickers moved on) is dropped.
-import { SIDES, type CompareInit, type CompareSliceRequest, type CompareToWebview, type Side } from '../../src/shared/compare-protocol';
-import { fromBuffer, RequestTracker } from '../../src/shared/protocol';
-import { logError } from '../error-line';
+import { SIDES, type CompareInit, type CompareSliceRequest, type CompareToWebview, type Side } from '../../src/shared/protocol/compare';
+import { fromBuffer, RequestTracker } from '../../src/shared/protocol/lens';
+import { logError } from '../common/error-line';
 import { host } from './host';
 import { failed, received } from './state/actions';
 import { $pair, $picks } from './state/store';

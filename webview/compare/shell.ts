@@ -1,6 +1,6 @@
 // The compare panel's layout for a pair: toolbar, alignment strip, the Difference tab, both sides and the keys
 // line. Only the DOM: each component fills its part.
-import { $, el } from '../dom';
+import { $, el } from '../common/dom';
 
 export interface CompareShellParts {
   toolbar: HTMLElement;

@@ -1,13 +1,13 @@
 // One side of the Compare Models panel: its model's name, its own layer / head / term pickers, the legend, the
 // heatmap with token labels on both axes, and the token strip. Only the DOM of one pair's side: the pickers and
 // the pointer go to the store's actions, and sides.ts shows here what the store holds.
-import { kindLabel, kindsFor, kindUnits, type CompareKind, type CompareSide, type CompareSliceRequest, type Side } from '../../src/shared/compare-protocol';
-import type { ColorScaleName } from '../../src/shared/protocol';
+import { kindLabel, kindsFor, kindUnits, type CompareKind, type CompareSide, type CompareSliceRequest, type Side } from '../../src/shared/protocol/compare';
+import type { ColorScaleName } from '../../src/shared/protocol/lens';
 import { pieceLabel } from '../../src/shared/token-layout';
-import { describeRange, makeLut, robustRange, type Range } from '../colors';
-import { el, themeKind } from '../dom';
-import { Heatmap } from '../heatmap';
-import { paintRamp } from '../legend-bar';
+import { describeRange, makeLut, robustRange, type Range } from '../common/colors';
+import { el, themeKind } from '../common/dom';
+import { Heatmap } from '../common/heatmap';
+import { paintRamp } from '../common/legend-bar';
 import { hoverToken, pick, togglePin } from './state/actions';
 import type { SideMatrix } from './state/store';
 

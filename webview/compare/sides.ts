@@ -1,8 +1,8 @@
 // Both sides of the compare panel, shown from the store: each side's pickers, matrix, error line, lit tokens and
 // readout. The side views are built again for each pair; what each last showed is kept so that a hover does not
 // repaint a heatmap.
-import { SIDES, type CompareInit, type CompareSliceRequest, type Side } from '../../src/shared/compare-protocol';
-import { el } from '../dom';
+import { SIDES, type CompareInit, type CompareSliceRequest, type Side } from '../../src/shared/protocol/compare';
+import { el } from '../common/dom';
 import { CompareSideView } from './side-view';
 import { sideSize } from './sizes';
 import { $focus, $readouts } from './state/selectors';

@@ -1,6 +1,6 @@
 // The compare panel's toolbar: the Side by side / Difference tabs and a line on the text and its tokens.
-import type { CompareInit } from '../../src/shared/compare-protocol';
-import { el } from '../dom';
+import type { CompareInit } from '../../src/shared/protocol/compare';
+import { el } from '../common/dom';
 import { showView } from './state/actions';
 import { $view, type CompareView } from './state/store';
 

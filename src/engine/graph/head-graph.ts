@@ -1,6 +1,6 @@
 import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
-import type { Heads } from '../heads';
+import type { Heads } from '../checkpoint/heads';
 import { activation } from './activation';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';

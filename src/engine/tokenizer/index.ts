@@ -4,15 +4,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LensError } from '../errors';
 import { exists } from './files';
-import { loadBpeTokenizer } from './loadBpe';
-import { loadHfJsonTokenizer } from './loadHfJson';
-import { loadSpmTokenizer } from './loadSpm';
-import { loadWordPieceTokenizer } from './loadWordPiece';
+import { loadBpeTokenizer } from './load-bpe';
+import { loadHfJsonTokenizer } from './load-hf-json';
+import { loadSpmTokenizer } from './load-spm';
+import { loadWordPieceTokenizer } from './load-word-piece';
 import type { Architecture } from '../types';
 import type { Tokenizer } from './types';
 
 export type { SpecialIds, Tokenizer } from './types';
-export { buildModelInput, type ModelInput } from './modelInput';
+export { buildModelInput, type ModelInput } from './model-input';
 
 export async function loadTokenizer(dir: string): Promise<Tokenizer> {
   let stat: fs.Stats;

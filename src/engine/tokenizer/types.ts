@@ -1,4 +1,4 @@
-import type { ModelInput } from './modelInput';
+import type { ModelInput } from './model-input';
 import type { Token, TokenizerKind } from '../types';
 
 /** Ids of the special tokens DeBERTa's input layout uses. */

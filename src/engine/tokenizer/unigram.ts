@@ -1,6 +1,6 @@
 // Unigram Viterbi segmentation, as SentencePiece's unigram_model.cc (EncodeOptimized) does it: best path ending
 // at each character boundary, user-defined pieces boosted, one UNK node per uncovered character.
-import { ByteTrie } from './byteTrie';
+import { ByteTrie } from './byte-trie';
 import { utf8CharLen } from './utf8';
 
 export const enum UnigramKind { NORMAL, USER_DEFINED, UNUSED }

@@ -2,7 +2,7 @@
 // greedy longest match from the left over code points, later pieces carrying the continuation prefix ("##").
 // A word with any character no piece covers, or longer than the character limit, becomes one unknown token.
 import { stageId } from './stages';
-import type { WordModel } from './hfJsonTokenizer';
+import type { WordModel } from './hf-json-tokenizer';
 
 export interface WordPieceOptions {
   vocab: ReadonlyMap<string, number>;

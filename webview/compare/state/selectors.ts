@@ -2,7 +2,7 @@
 // strip, each side's readout line, and the difference on screen. Worked out once per change, as `computed`
 // selectors over pure functions (the functions are tested under node).
 import { computed, keepMount } from 'nanostores';
-import { SIDES, type CompareInit, type Side } from '../../../src/shared/compare-protocol';
+import { SIDES, type CompareInit, type Side } from '../../../src/shared/protocol/compare';
 import { formatValue } from '../../../src/shared/format';
 import { topKeys } from '../../../src/shared/token-alignment';
 import { difference, type Difference } from '../difference';

@@ -2,7 +2,7 @@
 // state). Components subscribe to the atoms they render and change them through actions.ts; what one component
 // alone keeps (its request tracker, the DOM it built) lives in its instance, created once in compare-main.ts.
 import { atom, keepMount } from 'nanostores';
-import type { CompareInit, CompareSliceRequest, Side } from '../../../src/shared/compare-protocol';
+import type { CompareInit, CompareSliceRequest, Side } from '../../../src/shared/protocol/compare';
 import type { DiffSide } from '../difference';
 
 /** The pair on screen (both sides' models and tokens, the alignment); undefined before the first and after `empty`. */

@@ -1,0 +1,209 @@
+// `deberta-lens`: the engine headless, for scripts, papers and benchmarks (DESIGN.md §4).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { inputFlags, intList, parseArgs } from './args';
+import { runBench } from './bench';
+import {
+  clearCache, DEFAULT_CACHE_MAX_GB, defaultCacheDir, type EngineOptions, type EntryInfo, EXECUTION_PROVIDERS, type ExecutionProviderSetting,
+  formatDiskBytes, inspectModel, isLensError, LensError, listEntries, oneLine, openModel,
+} from '../engine';
+import { ablateCommand, predictCommand } from './predict';
+import { jsonChunks } from '../analysis/export/json';
+import { writeNpzFile } from '../analysis/export/npz';
+import { writeChunks } from '../analysis/export/write-chunks';
+
+const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'cache-max-gb', 'max-tokens'];
+const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
+const COMMANDS = {
+  explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
+  predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
+  ablate: { switches: ['verbose', 'mean'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position'] },
+  info: { switches: ['json', 'verbose'], values: ['model'] },
+  bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
+  'cache list': { switches: ['json'], values: ['cache-dir'] },
+  'cache clear': { switches: [], values: ['cache-dir'] },
+};
+
+const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) per layer and head
+
+  deberta-lens explain --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
+                       [--layers all|0,3,5] [--format json|npz] [--out FILE]
+  deberta-lens predict --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
+                       [--positions 3,7] [--top 5]
+  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
+                       --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
+  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
+                       --sweep c2p|p2c|c2c|all [--position i] [--mean]
+  deberta-lens info    --model DIR|default|bert-twin [--json]
+  deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
+  deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
+
+Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --max-tokens N  --verbose
+              --cache-dir DIR (default ~/.cache/deberta-lens)
+              --cache-max-gb G (default ${DEFAULT_CACHE_MAX_GB}, or $${CACHE_MAX_ENV}): built graphs kept, least recently used removed
+DIR is a Hugging Face DeBERTa or BERT folder (config.json, model.safetensors or pytorch_model.bin, and the
+tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, vocab.txt | tokenizer.json for BERT).
+--ablate LAYER.HEAD:TERM removes a term (c2c, c2p, p2c, or all = the whole head; head * = every head of the
+layer) before the softmax and reruns every later layer; --mean replaces it by its mean over key positions instead.
+--sweep TERMS removes each head's term alone (rerun from its layer) and ranks heads by the drop in the log-probability
+of the token followed at --position (default: the first [MASK]; another position is masked first).
+--pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
+"default" is the small demo model shipped with DeBERTa Lens, "bert-twin" its BERT twin (same size, data and training,
+absolute positions; at most 128 tokens); for real analyses pass a real checkpoint such as microsoft/deberta-v3-base.`;
+
+function engineOptions(flags: Map<string, string>): EngineOptions {
+  const ep = (flags.get('ep') ?? 'auto') as ExecutionProviderSetting;
+  if (!EXECUTION_PROVIDERS.includes(ep)) throw new LensError(`--ep must be one of ${EXECUTION_PROVIDERS.join(', ')}, got "${ep}"`);
+  const positive = (name: string) => {
+    const v = flags.get(name);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new LensError(`--${name} takes a positive integer, got "${v}"`);
+    return n;
+  };
+  return {
+    executionProvider: ep,
+    threads: positive('threads'),
+    maxTokens: positive('max-tokens'),
+    maxTokensName: '--max-tokens',
+    cacheDir: flags.get('cache-dir'),
+    cacheMaxGB: cacheMaxGB(flags),
+    log: flags.has('verbose') ? (line) => process.stderr.write(`deberta-lens: ${line}\n`) : undefined,
+  };
+}
+
+/** --cache-max-gb, else $DEBERTA_LENS_CACHE_MAX_GB, else the engine's default. */
+function cacheMaxGB(flags: Map<string, string>): number | undefined {
+  const [value, source] = flags.has('cache-max-gb') ? [flags.get('cache-max-gb')!, '--cache-max-gb'] : [process.env[CACHE_MAX_ENV], CACHE_MAX_ENV];
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new LensError(`${source} takes a size in GB (0 or more, e.g. 4 or 0.5), got "${value}"`);
+  return n;
+}
+
+function cacheCommand(sub: 'list' | 'clear', flags: Map<string, string>): void {
+  const dir = flags.get('cache-dir') ?? defaultCacheDir();
+  const inUse = (e: EntryInfo) => (e.users.length ? `in use (pid ${e.users.join(', ')})` : '');
+  const describe = (e: EntryInfo) => `${e.model?.name ?? '(unknown model)'}  ${e.model?.dir ?? e.dir}`;
+  if (sub === 'clear') {
+    const { removed, kept } = clearCache(dir);
+    const freed = removed.reduce((s, e) => s + e.bytes, 0);
+    process.stdout.write(`removed ${removed.length} graph${removed.length === 1 ? '' : 's'} (${formatDiskBytes(freed)}) from ${dir}\n`);
+    for (const e of kept) process.stdout.write(`kept ${describe(e)}: ${inUse(e) || 'could not be removed'}\n`);
+    return;
+  }
+  const entries = listEntries(dir);
+  if (flags.has('json')) {
+    const rows = entries.map((e) => ({ key: e.key, model: e.model?.name, model_dir: e.model?.dir, checkpoint_hash: e.model?.hash, bytes: e.bytes, linked_bytes: e.linkedBytes, last_used: e.lastUsed.toISOString(), in_use_by: e.users }));
+    process.stdout.write(`${JSON.stringify({ cache_dir: dir, graphs: rows }, null, 2)}\n`);
+    return;
+  }
+  const own = entries.reduce((s, e) => s + e.bytes, 0);
+  const linked = entries.reduce((s, e) => s + e.linkedBytes, 0);
+  const lines = [`${dir}: ${entries.length} graph${entries.length === 1 ? '' : 's'}, ${formatDiskBytes(own)} on disk (+ ${formatDiskBytes(linked)} of weights hard-linked from model folders)`];
+  if (entries.length) lines.push(`${'SIZE'.padEnd(10)}${'LAST USED'.padEnd(22)}MODEL`);
+  for (const e of entries) {
+    const when = e.lastUsed.toISOString().slice(0, 16).replace('T', ' ');
+    lines.push(`${formatDiskBytes(e.bytes).padEnd(10)}${`${when} UTC`.padEnd(22)}${describe(e)}${e.users.length ? `  [${inUse(e)}]` : ''}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function requireModel(flags: Map<string, string>): string {
+  const m = flags.get('model');
+  if (!m) throw new LensError('--model is required: a DeBERTa or BERT folder, or "default" (or "bert-twin") for a bundled demo model');
+  return m;
+}
+
+async function explainCommand(flags: Map<string, string>): Promise<void> {
+  const { text, ids } = inputFlags(flags);
+  const format = flags.get('format') ?? 'json';
+  if (format !== 'json' && format !== 'npz') throw new LensError(`--format must be json or npz, got "${format}"`);
+  const out = flags.get('out');
+  if (format === 'npz' && !out) throw new LensError('--format npz writes binary data: give --out FILE.npz');
+  if (ids && flags.has('pair')) throw new LensError('--pair goes with --text or --file: ids are fed as given');
+  const pair = flags.get('pair');
+  const layersFlag = flags.get('layers') ?? 'all';
+  const layers = layersFlag === 'all' ? undefined : intList(layersFlag, 'layers');
+
+  const model = await openModel(requireModel(flags), engineOptions(flags));
+  try {
+    const result = await model.explain(ids ? { ids, layers } : { text, pair, layers });
+    // Written layer by layer: each layer is computed, written and dropped (the layer cache bounds what stays).
+    if (format === 'npz') await writeNpzFile(result, out!);
+    else await writeChunks(out ?? 1, withNewline(jsonChunks(result)));
+    result.release();
+  } finally {
+    await model.dispose();
+  }
+}
+
+async function* withNewline(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  yield* chunks;
+  yield '\n';
+}
+
+async function infoCommand(flags: Map<string, string>): Promise<void> {
+  const s = await inspectModel(requireModel(flags));
+  if (flags.has('json')) {
+    process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+    return;
+  }
+  const lines = [
+    `model        ${s.name}${s.bundled ? ` (bundled ${s.bundled === 'bert-twin' ? "BERT twin of the demo model" : 'demo model'}: small, trained from scratch; pass --model DIR for a real checkpoint)` : ''}`,
+    `path         ${s.path}`,
+    `type         ${s.type}`,
+    `layers       ${s.layers} × ${s.heads} heads of ${s.head_dim} (hidden ${s.hidden_size}, FFN ${s.intermediate_size})`,
+    `parameters   ${s.parameters.toLocaleString('en-US')} (encoder)`,
+    `vocabulary   ${s.vocab_size} (tokenizer: ${s.tokenizer})`,
+    ...(s.architecture === 'bert'
+      ? [`attention    entangled: absolute positions (max ${s.max_relative_positions}) added to the word embeddings`]
+      : [`terms        ${s.terms.join(', ')}`,
+        `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`]),
+    `predicts     ${s.prediction_heads.length ? s.prediction_heads.map((h) => (h === 'mask_predictions' ? `replaced-token detection (${h}.*)` : `masked LM (${h}.*)`)).join(', ') : 'none: a bare encoder (predict has nothing to run)'}`,
+    `weights      ${s.weights.join(', ')}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const verbose = argv.includes('--verbose');
+  try {
+    // `cache list` / `cache clear`: a command of two words.
+    const args = argv[0] === 'cache' && argv[1] !== undefined && !argv[1].startsWith('-') ? [`cache ${argv[1]}`, ...argv.slice(2)] : argv;
+    const { command, flags } = parseArgs(args, COMMANDS);
+    if (command === 'help') process.stdout.write(`${HELP}\n`);
+    else if (command === 'version') process.stdout.write(`${packageVersion()}\n`);
+    else if (command === 'explain') await explainCommand(flags);
+    else if (command === 'predict') await predictCommand(flags, engineOptions(flags), requireModel(flags));
+    else if (command === 'ablate') await ablateCommand(flags, engineOptions(flags), requireModel(flags));
+    else if (command === 'info') await infoCommand(flags);
+    else if (command === 'cache list' || command === 'cache clear') cacheCommand(command === 'cache list' ? 'list' : 'clear', flags);
+    else if (command === 'bench') {
+      const opts = engineOptions(flags);
+      const report = await runBench(requireModel(flags), {
+        engine: opts,
+        lengths: intList(flags.get('lengths') ?? '32,128,512', 'lengths'),
+        runs: Number(flags.get('runs') ?? 5),
+      });
+      process.stdout.write(flags.has('json') ? `${JSON.stringify(report)}\n` : `${JSON.stringify(report, null, 2)}\n`);
+    }
+    return 0;
+  } catch (e) {
+    if (isLensError(e)) process.stderr.write(`deberta-lens: ${e.message}\n`);
+    else process.stderr.write(`deberta-lens: internal error: ${oneLine(String((e as Error)?.message ?? e))}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
+}
+
+function packageVersion(): string {
+  for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
+}

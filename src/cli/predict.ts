@@ -1,0 +1,130 @@
+// `deberta-lens predict`: fill-mask and replaced-token detection as JSON, with the checkpoint's own heads;
+// `deberta-lens ablate`: the same predictions before and after removing attention terms of chosen heads, and
+// with --sweep the heads ranked by what removing each one's term costs the followed token.
+import { inputFlags, intList } from './args';
+import { type AblateResult, checkAblation, checkSweep, type EngineOptions, LensError, openModel, type PositionPrediction, type PredictResult, type SweepResult } from '../engine';
+
+/** The JSON contract: `predictions` (every [MASK], then --positions masked first) and, with an RTD head, `rtd`. */
+export function predictJson(r: PredictResult): object {
+  return {
+    model: r.model,
+    mlm_head: r.mlm_head,
+    rtd_head: r.rtd_head,
+    mask_id: r.mask_id,
+    tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
+    predictions: predictionsJson(r, r.predictions),
+    ...(r.rtd ? { rtd: r.rtd } : {}),
+    timings: r.timings,
+  };
+}
+
+/** The `predictions` array of predict, and of ablate's `before` and `after`. */
+function predictionsJson(r: Pick<PredictResult, 'tokens'>, ps: PositionPrediction[]): object[] {
+  return ps.map((p) => ({ position: p.position, token: r.tokens[p.position].text, source: p.source, top: p.top, ...(p.original ? { original: p.original } : {}) }));
+}
+
+/** The JSON contract: `before` and `after` (each predict's `predictions`), `kl` per position, and `tracked`. */
+export function ablateJson(r: AblateResult): object {
+  return {
+    model: r.model,
+    ablation: r.ablation,
+    mask_id: r.mask_id,
+    tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
+    before: predictionsJson(r, r.before),
+    after: predictionsJson(r, r.after),
+    kl: r.kl,
+    tracked: r.tracked,
+    timings: r.timings,
+  };
+}
+
+/** --text/--file/--ids, --positions and --top, shared by predict and ablate. */
+function predictFlags(flags: Map<string, string>) {
+  const input = inputFlags(flags);
+  const positions = flags.has('positions') ? intList(flags.get('positions')!, 'positions') : undefined;
+  let top: number | undefined;
+  if (flags.has('top')) {
+    top = Number(flags.get('top'));
+    if (!Number.isInteger(top) || top < 1) throw new LensError(`--top takes a positive integer, got "${flags.get('top')}"`);
+  }
+  return { ...input, positions, top };
+}
+
+/** The head ranking's JSON: `grid` (per term, the drop as [layers][heads]) and `ranking` (every cell, largest drop first). */
+export function sweepJson(r: SweepResult): object {
+  return {
+    model: r.model,
+    mode: r.mode,
+    terms: r.terms,
+    position: r.position,
+    token: r.tokens[r.position].text,
+    source: r.source,
+    followed: r.followed,
+    grid: r.grid,
+    ranking: r.ranking,
+    tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
+    timings: r.timings,
+  };
+}
+
+/** `ablate --sweep c2p|p2c|c2c|all [--position i]`: every head's term removed alone, heads ranked. */
+async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
+  if (flags.has('ablate')) throw new LensError('--sweep and --ablate are two different runs: give one of them');
+  for (const f of ['positions', 'top']) if (flags.has(f)) throw new LensError(`--${f} does not apply to --sweep: name the one position followed with --position i`);
+  const input = inputFlags(flags);
+  let position: number | undefined;
+  if (flags.has('position')) {
+    position = Number(flags.get('position'));
+    if (!Number.isInteger(position) || position < 0) throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
+  }
+  const mode = flags.has('mean') ? 'mean' : 'zero';
+  // Checked against the config before any graph is built or run.
+  const terms = await checkSweep(modelDir, flags.get('sweep')!.split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+  const model = await openModel(modelDir, engine);
+  const verbose = flags.has('verbose');
+  let shown = -1;
+  const onProgress = verbose
+    ? ({ done, total, layer }: { done: number; total: number; layer: number }) => {
+        const pct = Math.floor((100 * done) / total);
+        if (pct < shown + 10 && done < total) return;
+        process.stderr.write(`sweep: ${done}/${total} cells (layer ${layer})\n`);
+        shown = pct;
+      }
+    : undefined;
+  try {
+    process.stdout.write(`${JSON.stringify(sweepJson(await model.sweep({ ...input, terms, position, mode, onProgress })), null, 1)}\n`);
+  } finally {
+    await model.dispose();
+  }
+}
+
+export async function ablateCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
+  if (flags.has('sweep')) return sweepCommand(flags, engine, modelDir);
+  if (flags.has('position')) throw new LensError('--position belongs to --sweep; an intervention takes --positions 3,7');
+  const input = predictFlags(flags);
+  if (!flags.has('ablate')) throw new LensError('--ablate is required: LAYER.HEAD:TERM entries such as 1.0:c2p, 4.*:p2c or 2.3:all');
+  const ablate = flags.get('ablate')!;
+  const mode = flags.has('mean') ? 'mean' : 'zero';
+  // Checked against the config before any graph is built or run.
+  await checkAblation(modelDir, ablate, mode);
+  const model = await openModel(modelDir, engine);
+  try {
+    process.stdout.write(`${JSON.stringify(ablateJson(await model.ablate({ ...input, ablate, mode })), null, 1)}\n`);
+  } finally {
+    await model.dispose();
+  }
+}
+
+export async function predictCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
+  const { positions, top, ...input } = predictFlags(flags);
+  const model = await openModel(modelDir, engine);
+  try {
+    const result = await model.predict({ ...input, positions, top });
+    if (!result.mlm_head && result.predictions.length === 0) {
+      process.stderr.write('deberta-lens: this checkpoint has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): only replaced-token detection is shown\n');
+    }
+    process.stdout.write(`${JSON.stringify(predictJson(result), null, 1)}\n`);
+  } finally {
+    await model.dispose();
+  }
+}

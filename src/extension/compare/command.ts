@@ -1,0 +1,131 @@
+// "DeBERTa Lens: Compare with Another Model…": the text the main panel shows (explained first if nothing is),
+// a second model from the Select Model pick, both models run on that text, the pair shown side by side.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { inspectModel, isLensError, LensError, type LensModel } from '../../engine';
+import type { ComparePanel } from './panel';
+import { explainError, modelOpenError } from '../common/messages';
+import type { ModelHost } from '../model/model-host';
+import { pickModelFolder, rememberModel, type SelectModelDeps } from '../model/select-model';
+import type { LensSettings } from '../common/settings';
+
+/** What the command resolves to (the integration tests and the bench read it). */
+export type CompareOutcome =
+  | { ok: true; a: string; b: string; tokensA: number; tokensB: number; aligned: boolean; reason?: string; sameTokens: boolean; ms: number }
+  | { ok: false; error: string };
+
+export interface CompareDeps {
+  pick: SelectModelDeps;
+  settings(): LensSettings;
+  /** The main model (the Explain one) and the second model's own host. */
+  models: ModelHost;
+  other: ModelHost;
+  /** The text the main panel shows, or undefined when it shows nothing. */
+  currentText(): string | undefined;
+  /** Runs Explain on the editor's selection (so a text exists); false when it failed or was cancelled. */
+  explain(): Promise<boolean>;
+  panel: ComparePanel;
+  log(line: string): void;
+  showError(e: unknown): void;
+}
+
+/** Tests and the bench pass `{ modelPath }` to skip the pick. */
+function modelPathArg(raw: unknown): string | undefined {
+  if (!raw || typeof raw !== 'object' || raw instanceof vscode.Uri) return undefined;
+  const p = (raw as Record<string, unknown>).modelPath;
+  return typeof p === 'string' && p ? p : undefined;
+}
+
+export async function compareModels(d: CompareDeps, raw?: unknown): Promise<CompareOutcome> {
+  try {
+    return await runCompare(d, raw);
+  } catch (e) {
+    if (!(isLensError(e) && e.code === 'cancelled')) d.showError(e);
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome> {
+  let text = d.currentText();
+  if (text === undefined) {
+    if (!(await d.explain())) return { ok: false, error: 'nothing explained' };
+    text = d.currentText();
+    if (text === undefined) return { ok: false, error: 'nothing explained' };
+  }
+  const given = modelPathArg(raw);
+  let dir: string;
+  if (given) {
+    dir = path.resolve(given);
+    await inspectModel(dir); // a model type the engine does not read is named here, before anything opens
+  } else {
+    const picked = await pickModelFolder(d.pick, {
+      title: 'DeBERTa Lens: Compare with Another Model',
+      placeHolder: 'The model to put beside the current one (same text, side by side)',
+    });
+    if (!picked) return { ok: false, error: 'cancelled' };
+    dir = picked.dir;
+    if (picked.bundledSetting === undefined) await rememberModel(d.pick.context, dir);
+  }
+  const s = d.settings();
+  const sB: LensSettings = { ...s, modelPath: path.resolve(dir) === path.resolve(d.pick.defaultDir) ? '' : dir };
+  const controller = new AbortController();
+  const t0 = performance.now();
+  // Two models run: a failure names the one that failed. A BERT's own position limit is no setting to change.
+  const run = (model: LensModel) =>
+    model.explain({ text }, controller.signal).then(
+      (result) => ({ result, ms: result.timings?.total_ms ?? 0 }),
+      (e: unknown) => {
+        if (!isLensError(e) || e.code === 'cancelled') throw e;
+        const named = new LensError(`${model.info.name}: ${e.message}`, e.code);
+        throw model.summary.architecture === 'bert' && e.code === 'too-long' ? named : explainError(named, s.maxTokens);
+      },
+    );
+  const pair = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'DeBERTa Lens: comparing', cancellable: true },
+    async (progress, token) => {
+      token.onCancellationRequested(() => controller.abort());
+      progress.report({ message: `loading ${path.basename(d.models.modelDir(s))} and ${path.basename(d.other.modelDir(sB))}…` });
+      const [mA, mB] = await Promise.all([
+        d.models.get(s).catch((e: unknown) => {
+          throw modelOpenError(e, s.modelPath);
+        }),
+        // The second model is no setting: its own message (naming the folder) says it all. The same folder
+        // as the main model shares its open instance.
+        d.models.matches(sB) ? d.models.get(sB) : d.other.get(sB),
+      ]);
+      progress.report({ message: `explaining ${text.length} characters with both models…` });
+      // One after the other: each run already uses every core.
+      const a = await run(mA);
+      try {
+        const b = await run(mB);
+        return { a, b };
+      } catch (e) {
+        a.result.release();
+        throw e;
+      }
+    },
+  );
+  if (controller.signal.aborted) {
+    pair.a.result.release();
+    pair.b.result.release();
+    return { ok: false, error: 'cancelled' };
+  }
+  const init = d.panel.show({ text, a: pair.a, b: pair.b });
+  const ms = performance.now() - t0;
+  d.log(`compare: ${init.a.name} (${init.a.tokens.length} tokens) beside ${init.b.name} (${init.b.tokens.length} tokens) in ${ms.toFixed(0)} ms`);
+  if (!init.alignment.ok) {
+    d.log(`compare: ${init.alignment.reason}`);
+    void vscode.window.showWarningMessage(`DeBERTa Lens: ${init.alignment.reason}`);
+  }
+  return {
+    ok: true,
+    a: init.a.name,
+    b: init.b.name,
+    tokensA: init.a.tokens.length,
+    tokensB: init.b.tokens.length,
+    aligned: init.alignment.ok,
+    reason: init.alignment.ok ? undefined : init.alignment.reason,
+    sameTokens: init.sameTokens,
+    ms,
+  };
+}

@@ -1,0 +1,69 @@
+// Writes exports of the current result to a file: the whole result as .npz, JSON or a self-contained HTML
+// report, or the view's image (PNG bytes from a canvas data URL, SVG text). No `vscode` here, so the unit tests
+// write real files; the panel picks the path (save dialog, or the command's target argument).
+import * as fs from 'node:fs';
+import { type ExplainResult, LensError } from '../../engine';
+import { jsonChunks, toHtmlReport, writeChunks, writeNpzFile, type HtmlReportOptions } from '../../analysis';
+import type { ExportFormat } from '../../shared/protocol/lens';
+
+/** What an image export carries from the view. */
+export interface ImagePayload {
+  dataUrl?: string;
+  svg?: string;
+}
+
+export const EXPORT_FILTERS: Record<ExportFormat, Record<string, string[]>> = {
+  png: { 'PNG image': ['png'] },
+  svg: { 'SVG image': ['svg'] },
+  npz: { 'NumPy archive': ['npz'] },
+  json: { JSON: ['json'] },
+  html: { 'HTML report': ['html'] },
+};
+
+/** A file name for the save dialog: model name, token count, optional view stem, the format's extension. */
+export function defaultExportName(result: ExplainResult, format: ExportFormat, stem?: string): string {
+  const base = `${result.model.name}-${result.n}tok${stem ? `-${stem}` : ''}`.replace(/[^\w.-]+/g, '-');
+  return `${base}.${format}`;
+}
+
+/** PNG bytes from a `data:image/png;base64,…` URL; anything else is refused. */
+export function decodePngDataUrl(dataUrl: string): Uint8Array {
+  const m = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
+  if (!m) throw new LensError('export: the view sent no PNG image (expected a data:image/png;base64 URL); redraw the view and export again');
+  const bytes = Buffer.from(m[1], 'base64');
+  // PNG signature: a canvas that failed to encode must not be written as a broken file.
+  if (bytes.length < 8 || bytes.readUInt32BE(0) !== 0x89504e47) throw new LensError('export: the view sent bytes that are not a PNG image; export again');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * Writes `format` of `result` (or of the view's image) to `file`. Throws LensError naming the file when it
+ * cannot be written or the image payload is missing.
+ */
+export async function writeExport(result: ExplainResult, format: ExportFormat, file: string, image: ImagePayload = {}, report: HtmlReportOptions = {}): Promise<void> {
+  try {
+    switch (format) {
+      case 'npz':
+        await writeNpzFile(result, file);
+        return;
+      case 'json':
+        await writeChunks(file, jsonChunks(result));
+        return;
+      case 'html':
+        await fs.promises.writeFile(file, await toHtmlReport(result, report), 'utf8');
+        return;
+      case 'png':
+        if (!image.dataUrl) throw new LensError('export: the view sent no PNG image; open a view with a heatmap and export again');
+        await fs.promises.writeFile(file, decodePngDataUrl(image.dataUrl));
+        return;
+      case 'svg':
+        if (!image.svg || !image.svg.startsWith('<svg')) throw new LensError('export: the view sent no SVG image; open a view with a heatmap and export again');
+        await fs.promises.writeFile(file, image.svg, 'utf8');
+        return;
+    }
+  } catch (e) {
+    if (e instanceof LensError) throw e;
+    const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    throw new LensError(`export: could not write ${file} (${why}); choose a writable folder`);
+  }
+}

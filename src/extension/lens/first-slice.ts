@@ -1,0 +1,59 @@
+// The matrix a new result's first heatmap shows, sent with the result itself: the view then paints without a
+// request of its own (one message through the webview channel instead of three). The view asks for the layer,
+// head and term it showed last (its hover messages say which), so that is what comes along. Explain computes
+// that one head with its forward pass (the result's preview), so the first matrix does not wait for its layer.
+import type { ExplainResult, MatrixKind, TermName } from '../../engine';
+import { viewKinds } from '../../shared/kinds';
+import type { SliceResponse, ViewDefaults } from '../../shared/protocol/lens';
+import { halfSlice, slice } from './layer-requests';
+
+/** Where the view was last: its layer, head and term. */
+export interface ViewAt {
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+}
+
+/** What a result (or a model about to explain) offers: its layers, heads and terms, and its model type. */
+export interface ViewShape {
+  type: string;
+  layers: readonly number[];
+  heads: number;
+  terms: readonly TermName[];
+}
+
+/** How long the init waits for the first matrix's layer; past that it goes alone (the view requests it). */
+export const FIRST_SLICE_WAIT_MS = 1500;
+
+const hasKind = (shape: ViewShape, kind: MatrixKind) => viewKinds(shape).includes(kind);
+
+/**
+ * The matrix the first heatmap of a result of this shape shows: where the view was last when the result has it,
+ * else the first layer's head 0 in the default term; undefined when another view opens first.
+ */
+export function firstViewAt(shape: ViewShape, at: ViewAt | undefined, defaults: ViewDefaults): ViewAt | undefined {
+  if (defaults.view !== 'heatmap' || !shape.layers.length) return undefined;
+  return at && shape.layers.includes(at.layer) && at.head < shape.heads && hasKind(shape, at.kind)
+    ? at
+    : { layer: shape.layers[0], head: 0, kind: hasKind(shape, defaults.term) ? defaults.term : 'probs' };
+}
+
+/**
+ * The half-precision slice the view's heatmap will ask for first, or undefined when there is none to guess
+ * (another view opens first, the matrix is neither in the result's preview nor ready within `waitMs`).
+ */
+export async function firstSlice(result: ExplainResult, at: ViewAt | undefined, defaults: ViewDefaults, waitMs = FIRST_SLICE_WAIT_MS): Promise<SliceResponse | undefined> {
+  const want = firstViewAt({ type: result.model.type, layers: result.layers, heads: result.heads, terms: result.terms }, at, defaults);
+  if (!want) return undefined;
+  const preview = result.previewSlice(want.layer, want.head, want.kind);
+  if (preview) return halfSlice(want.layer, want.head, want.kind, result.n, preview);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, waitMs, undefined);
+  });
+  try {
+    return await Promise.race([slice(result, want.layer, want.head, want.kind, 'half').catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,142 @@
+// The host side of the Intervention and Head ranking tabs: runs the model on the explained text (an intervention
+// rerun, a head-ranking sweep, the intervened run's attention), reports progress, cancels on request, and shapes
+// the engine's answers for the view. No `vscode` here: the panel passes in how to show a result and save a file.
+import type { AblateResult, ExplainResult, LensModel, SweepResult } from '../../engine';
+import { isLensError } from '../../engine';
+import type { InterventionView, RankingView, RunLabel, RunToHost, RunToWebview } from '../../shared/interventions';
+import { rankingCsv } from '../../shared/interventions';
+
+/** What a run needs from the panel: the result shown, the plain run behind it, and how to show another one. */
+export interface RunPanel {
+  /** The result on screen, with the model that made it (absent after a reload: explain again). */
+  current(): { id: number; text: string; result: ExplainResult; model?: LensModel; run?: RunLabel } | undefined;
+  /** Shows `result` for the same text with `run` (undefined = the plain run); the Diff compares it with `previous`. */
+  show(result: ExplainResult, run: RunLabel | undefined, previous: ExplainResult): void;
+  /** The plain run's result behind what is shown (itself when the plain run is shown). */
+  plain(): ExplainResult | undefined;
+  post(m: RunToWebview): void;
+  /** Asks where to save (or uses `target`) and writes `content`; resolves to the path, or undefined if cancelled. */
+  save(format: 'json' | 'csv', content: string, target?: string): Promise<string | undefined>;
+  log(line: string): void;
+}
+
+export function interventionView(r: AblateResult, ms: number): InterventionView {
+  const tops = (ps: AblateResult['before'], k: number) => ps[k].top.map((t) => ({ token: t.token, prob: t.prob }));
+  return {
+    entries: r.ablation.entries,
+    mode: r.ablation.mode,
+    firstLayer: r.ablation.first_layer,
+    layersRerun: r.ablation.layers_rerun,
+    rows: r.before.map((b, k) => ({
+      position: b.position,
+      token: r.tokens[b.position].text,
+      source: b.source,
+      before: tops(r.before, k),
+      after: tops(r.after, k),
+      kl: r.kl[k].kl,
+      followed: {
+        token: r.tracked[k].token,
+        which: r.tracked[k].which,
+        before: { logprob: r.tracked[k].before.logprob, rank: r.tracked[k].before.rank },
+        after: { logprob: r.tracked[k].after.logprob, rank: r.tracked[k].after.rank },
+      },
+    })),
+    ms,
+  };
+}
+
+export function rankingView(r: SweepResult, ms: number): RankingView {
+  return {
+    terms: r.terms,
+    mode: r.mode,
+    layers: r.model.layers,
+    heads: r.model.heads,
+    position: r.position,
+    token: r.tokens[r.position].text,
+    followed: { token: r.followed.token, which: r.followed.which, logprob: r.followed.before.logprob, rank: r.followed.before.rank },
+    grid: r.grid,
+    ranking: r.ranking.map((c) => ({ layer: c.layer, head: c.head, term: c.term, drop: c.drop, logprobAfter: c.logprob_after, rankAfter: c.rank_after, top1After: c.top1_after.token })),
+    ms,
+  };
+}
+
+/** The ranking as a JSON file: what the view shows, with the run's settings. */
+export function rankingJson(r: RankingView): string {
+  return `${JSON.stringify(r, null, 1)}\n`;
+}
+
+export class RunHost {
+  private readonly running = new Map<number, AbortController>();
+  /** The last finished ranking (what Export writes). */
+  lastRanking: RankingView | undefined;
+
+  constructor(private readonly panel: RunPanel) {}
+
+  /** Handles one run message; the answer goes back as `runResult` (errors included), never as a throw. */
+  async handle(m: RunToHost): Promise<void> {
+    if (m.type === 'cancelRun') {
+      this.running.get(m.id)?.abort();
+      return;
+    }
+    if (m.type === 'exportRanking') {
+      await this.exportRanking(m.format).catch((e: unknown) => this.panel.log(`ranking export failed: ${e instanceof Error ? e.message : String(e)}`));
+      return;
+    }
+    const cur = this.panel.current();
+    const fail = (id: number, error: string, cancelled = false) => this.panel.post({ type: 'runResult', id, ok: false, error, cancelled });
+    if (m.type === 'showRun') {
+      if (!cur || cur.id !== m.resultId) return;
+      await this.showRun(m.run, m.entries, m.mode).catch((e: unknown) => this.panel.log(`showing the run failed: ${e instanceof Error ? e.message : String(e)}`));
+      return;
+    }
+    if (!cur || cur.id !== m.resultId) return fail(m.id, 'this result has been replaced: run it again');
+    if (!cur.model) return fail(m.id, 'the model behind this view is closed (a reload or a setting changed): explain again, then run this');
+    const controller = new AbortController();
+    this.running.set(m.id, controller);
+    const t0 = performance.now();
+    try {
+      if (m.type === 'intervene') {
+        const r = await cur.model.ablate({ text: cur.text, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] }, controller.signal);
+        this.panel.post({ type: 'runResult', id: m.id, ok: true, intervention: interventionView(r, performance.now() - t0) });
+      } else {
+        const onProgress = (p: { done: number; total: number; layer: number }) => this.panel.post({ type: 'runProgress', id: m.id, ...p });
+        const r = await cur.model.sweep({ text: cur.text, terms: m.terms, mode: m.mode, position: m.position ?? undefined, onProgress }, controller.signal);
+        this.lastRanking = rankingView(r, performance.now() - t0);
+        this.panel.post({ type: 'runResult', id: m.id, ok: true, ranking: this.lastRanking });
+      }
+    } catch (e) {
+      const cancelled = isLensError(e) && e.code === 'cancelled';
+      fail(m.id, cancelled ? 'cancelled' : e instanceof Error ? e.message : String(e), cancelled);
+    } finally {
+      this.running.delete(m.id);
+    }
+  }
+
+  /** The intervened run's attention in every tab, or the plain run again. */
+  private async showRun(run: 'ablated' | 'plain', entries: string, mode: 'zero' | 'mean'): Promise<void> {
+    const cur = this.panel.current();
+    const plain = this.panel.plain();
+    if (!cur || !plain) return;
+    if (run === 'plain') {
+      if (cur.run) this.panel.show(plain, undefined, cur.result);
+      return;
+    }
+    if (!cur.model) throw new Error('the model behind this view is closed: explain again');
+    const ablated = await cur.model.explainAblated({ text: cur.text, ablate: entries, mode });
+    this.panel.show(ablated, { entries: entries.split(',').map((s) => s.trim()), mode }, plain);
+  }
+
+  /** Writes the last ranking (`target`: tests and scripts; else a save dialog). */
+  async exportRanking(format: 'json' | 'csv', target?: string): Promise<string | undefined> {
+    const r = this.lastRanking;
+    if (!r) throw new Error('no head ranking yet: run one in the Head ranking tab first');
+    const file = await this.panel.save(format, format === 'csv' ? rankingCsv(r) : rankingJson(r), target);
+    if (file) this.panel.log(`exported the head ranking (${format}) to ${file}`);
+    return file;
+  }
+
+  /** Cancels every run in flight (the panel closed, a new explain replaced the text). */
+  cancelAll(): void {
+    for (const c of this.running.values()) c.abort();
+  }
+}

@@ -1,0 +1,81 @@
+// Responses built from one layer's matrices (slice, heads grid, hover row) and the layer × head overview, which
+// streams over the layers and keeps one number per head.
+import type { ExplainResult, MatrixKind } from '../../engine';
+import { toBuffer, type HeadsResponse, type OverviewResponse, type RowResponse, type SliceResponse } from '../../shared/protocol/lens';
+import { downsampleInto, meanAbs, meanRowEntropy } from './matrix-math';
+import { encodeHalf } from '../../shared/half';
+import { memo } from './result-memo';
+import { availableKinds, check } from '../common/result-shape';
+
+export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind, precision?: 'half'): Promise<SliceResponse> {
+  check(result, layer, head, kind);
+  // A head the explain computed with its forward pass needs no layer run (the view's first fetches ahead).
+  const early = result.isLoaded(layer) ? undefined : result.previewSlice(layer, head, kind);
+  if (!early) await result.load(layer);
+  const values = early ?? result.slice(layer, head, kind);
+  if (precision === 'half') return halfSlice(layer, head, kind, result.n, values);
+  return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
+}
+
+/** A slice response in half precision, with the finite extent of the full-precision values. */
+export function halfSlice(layer: number, head: number, kind: MatrixKind, n: number, values: Float32Array): SliceResponse {
+  return { type: 'slice', layer, head, kind, n, data: encodeHalf(values), encoding: 'half', extent: finiteExtent(values) };
+}
+
+export async function heads(result: ExplainResult, layer: number, kind: MatrixKind, maxSize: number): Promise<HeadsResponse> {
+  check(result, layer, undefined, kind);
+  await result.load(layer);
+  const n = result.n;
+  const size = Math.min(n, Math.max(1, Math.floor(maxSize)));
+  const out = new Float32Array(result.heads * size * size);
+  for (let h = 0; h < result.heads; h++) {
+    downsampleInto(result.slice(layer, h, kind), n, size, out.subarray(h * size * size, (h + 1) * size * size));
+  }
+  return { type: 'heads', layer, kind, heads: result.heads, size, data: out.buffer };
+}
+
+export async function overview(result: ExplainResult, kind: MatrixKind): Promise<OverviewResponse> {
+  if (!result.has(kind)) throw new Error(`this model has no ${kind} term`);
+  const metric = kind === 'probs' ? 'entropy' : 'mean-abs';
+  const data = await memo(result, `overview/${kind}`, async () => {
+    const H = result.heads;
+    const n = result.n;
+    const out = new Float32Array(result.layers.length * H);
+    let li = 0;
+    for await (const layer of result.stream()) {
+      for (let h = 0; h < H; h++) {
+        const s = result.slice(layer, h, kind);
+        out[li * H + h] = metric === 'entropy' ? meanRowEntropy(s, n) : meanAbs(s);
+      }
+      li++;
+    }
+    return out;
+  });
+  return { type: 'overview', kind, metric, layers: result.layers, heads: result.heads, data: toBuffer(data) };
+}
+
+export async function row(result: ExplainResult, layer: number, head: number, i: number): Promise<RowResponse> {
+  check(result, layer, head, 'probs');
+  const n = result.n;
+  if (i < 0 || i >= n) throw new Error(`token ${i} is out of range`);
+  const early = !result.isLoaded(layer) && result.previewSlice(layer, head, 'probs') !== undefined;
+  if (!early) await result.load(layer);
+  const rows: RowResponse['rows'] = {};
+  for (const kind of availableKinds(result)) {
+    const values = early ? result.previewSlice(layer, head, kind)! : result.slice(layer, head, kind);
+    rows[kind] = toBuffer(values.subarray(i * n, (i + 1) * n));
+  }
+  return { type: 'row', layer, head, i, n, rows };
+}
+
+/** Finite minimum and maximum ([0, 0] when there is no finite value). */
+function finiteExtent(values: Float32Array): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v < lo && v > -Infinity) lo = v;
+    if (v > hi && v < Infinity) hi = v;
+  }
+  return lo <= hi ? [lo, hi] : [0, 0];
+}

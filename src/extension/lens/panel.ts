@@ -1,0 +1,387 @@
+// The one DeBERTa Lens webview panel: created on the first Explain, reused by the next ones, restored after
+// a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { type ExplainResult, isLensError, LensError, type LensModel, type ModelInfo } from '../../engine';
+import type { PositionSpec } from '../../analysis';
+import {
+  parseWebviewMessage,
+  type ExportFormat,
+  type ExportMessage,
+  type HostToWebview,
+  type HoverInfo,
+  type ViewDefaults,
+  type ViewInit,
+  type ViewName,
+} from '../../shared/protocol/lens';
+import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
+import { protocolTokens } from '../common/result-shape';
+import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
+import { reportPlan } from '../../analysis/export/html-report';
+import { firstSlice, firstViewAt, type ViewAt } from './first-slice';
+import { parseRunMessage, type RunLabel } from '../../shared/interventions';
+import { RunHost } from './interventions';
+import { renderWebviewHtml } from '../common/webview-html';
+
+export const VIEW_TYPE = 'debertaLens.view';
+
+export interface PanelResult {
+  result: ExplainResult;
+  text: string;
+  ms: number;
+  /** The model's relative-position geometry (the bucket lens needs it). */
+  positions?: PositionSpec;
+  /** The model that made the result (the Intervention and Head ranking tabs run it). */
+  model?: LensModel;
+  /** Set when the result is an intervened run of the same text (not a plain explain). */
+  run?: RunLabel;
+}
+
+export interface PanelEvents {
+  onHover(resultId: number, hover: HoverInfo): void;
+  /** The view showed result `resultId` (again, after a reload): extras it needs besides init are sent now. */
+  onInit?(resultId: number): void;
+  /** The view asked what the model would put at token `i`. */
+  onPredictToken?(resultId: number, i: number): void;
+  onDispose(): void;
+  /** Another run of the same text is shown (the editor's decorations follow it). */
+  onRun?(result: ExplainResult, resultId: number): void;
+  log(line: string): void;
+}
+
+export class LensPanel {
+  private panel: vscode.WebviewPanel | undefined;
+  private current: (PanelResult & { id: number }) | undefined;
+  /** The result shown before `current` (the Diff view: current − previous). */
+  private previous: ExplainResult | undefined;
+  private nextId = 1;
+  private pendingView: ViewName | undefined;
+  private ready = false;
+  private nextImage = 1;
+  private readonly imageWaits = new Map<number, (m: ExportMessage) => void>();
+  /** The layer, head and term the view showed last (from its hover messages): the next init's first matrix. */
+  private viewAt: ViewAt | undefined;
+  /** The plain explain behind an intervened run on screen (the Diff compares with it; "back" shows it). */
+  private plain: PanelResult | undefined;
+  /** Interventions, head-ranking sweeps and intervened runs of the explained text. */
+  readonly runs = new RunHost({
+    current: () => this.current,
+    plain: () => this.plain?.result,
+    show: (result, run, previous) => {
+      if (this.plain) this.events.onRun?.(result, this.show({ ...this.plain, result, run }, undefined, previous));
+    },
+    post: (m) => void this.panel?.webview.postMessage(m),
+    save: async (format, content, target) => {
+      const file = target ?? (await this.askRankingPath(format));
+      if (file) await fs.promises.writeFile(file, content);
+      return file;
+    },
+    log: (line) => this.events.log(line),
+  });
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly defaults: () => ViewDefaults,
+    private readonly events: PanelEvents,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  get resultId(): number | undefined {
+    return this.current?.id;
+  }
+
+  get result(): ExplainResult | undefined {
+    return this.current?.result;
+  }
+
+  /** The text of the result shown (Compare with Another Model runs the second model on it). */
+  get text(): string | undefined {
+    return this.current?.text;
+  }
+
+  /** Shows a new result (creating or revealing the panel); returns its id. `previous`: what the Diff compares with. */
+  show(r: PanelResult, view?: ViewName, previous?: ExplainResult): number {
+    const id = this.nextId++;
+    if (!r.run) this.plain = r;
+    if (previous) {
+      // An intervened run and the plain one it differs from: every other result is freed.
+      for (const old of [this.previous, this.current?.result]) if (old && old !== previous && old !== r.result) old.release();
+      this.previous = previous;
+    } else if (this.current && this.current.result !== r.result) {
+      // Two results stay readable (current, and previous for the Diff view); the one before frees its outputs.
+      const dropped = this.previous;
+      this.previous = this.current.result;
+      if (dropped && dropped !== this.previous && dropped !== r.result) dropped.release();
+    }
+    this.current = { ...r, id };
+    this.pendingView = view;
+    // The view's first request is for the first layer: compute it while the page starts. A view already loaded
+    // paints the result's preview first and asks for the layer after that paint: computed now, the layer would
+    // take the cores from the page while it paints.
+    if (r.result.layers.length && !(this.ready && r.result.previewAt)) r.result.load(r.result.layers[0]).catch(() => undefined);
+    if (!this.panel) this.attach(this.create());
+    else {
+      this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
+      if (this.ready) this.sendInit();
+    }
+    return id;
+  }
+
+  /**
+   * What explain computes with its forward pass for this model's next result: the head its first heatmap shows
+   * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
+   * which starts with the view's later requests instead of taking the cores while the page paints.
+   */
+  previewFor(info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>, view?: ViewName): { layer: number; head: number; heads: number } | undefined {
+    const defaults = { ...this.defaults(), ...(view ? { view } : {}) };
+    const at = firstViewAt({ type: info.type, layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms }, this.viewAt, defaults);
+    return at && { layer: at.layer, head: at.head, heads: 2 };
+  }
+
+  /** Opens a view (heatmap or heads) in the panel that shows the current result. */
+  showView(view: ViewName): void {
+    if (!this.panel) return;
+    this.panel.reveal(undefined, false);
+    if (this.ready) this.post({ type: 'show', view });
+    else this.pendingView = view;
+  }
+
+  /** A message for the view that is loaded now (dropped otherwise: `onInit` follows the next load). */
+  send(m: HostToWebview): void {
+    if (this.ready) this.post(m);
+  }
+
+  /** Brings the panel to the front without taking the focus. */
+  reveal(): void {
+    this.panel?.reveal(undefined, true);
+  }
+
+  /** Editor cursor moved onto token `i` (or off every token). */
+  focusToken(i: number | null): void {
+    if (this.current && this.ready) this.post({ type: 'focus', resultId: this.current.id, i });
+  }
+
+  /**
+   * Writes an export of the current result to `target` (tests, scripts) or to a path from the save dialog.
+   * PNG and SVG are drawn by the view, so they need the panel open. Resolves to the path written, or
+   * undefined when the user cancelled the dialog.
+   */
+  async exportCurrent(format: ExportFormat, target?: string, image?: ExportMessage): Promise<string | undefined> {
+    const cur = this.current;
+    if (!cur) throw new LensError('Nothing to export: run “DeBERTa Lens: Explain Attention” first.');
+    let payload = image;
+    if ((format === 'png' || format === 'svg') && !payload) payload = await this.requestImage(format);
+    // The report's choice is checked before the save dialog: a refusal never comes after picking a file.
+    const report = format === 'html' ? reportPlan(cur.result, { layers: image?.layers, kinds: image?.kinds }) : {};
+    const file = target ?? (await this.askPath(format, cur.result, payload?.name));
+    if (!file) return undefined;
+    await writeExport(cur.result, format, file, payload ?? {}, report);
+    this.events.log(`exported ${format} to ${file}`);
+    return file;
+  }
+
+  private askRankingPath(format: 'json' | 'csv'): Promise<string | undefined> {
+    return askSavePath(`head-ranking.${format}`, format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] }, `Export ranking as ${format.toUpperCase()}`);
+  }
+
+  private askPath(format: ExportFormat, result: ExplainResult, stem?: string): Promise<string | undefined> {
+    return askSavePath(defaultExportName(result, format, stem), EXPORT_FILTERS[format], `Export ${format.toUpperCase()}`);
+  }
+
+  /** Asks the view for its current picture; fails after a while if the view is hidden or gone. */
+  private requestImage(format: 'png' | 'svg'): Promise<ExportMessage> {
+    if (!this.panel || !this.ready) {
+      return Promise.reject(new LensError(`Export ${format.toUpperCase()}: show the DeBERTa Lens panel first (the view draws the image).`));
+    }
+    const requestId = this.nextImage++;
+    return new Promise<ExportMessage>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.imageWaits.delete(requestId);
+        reject(new LensError(`Export ${format.toUpperCase()}: the view did not answer; show the DeBERTa Lens panel and try again.`));
+      }, 15000);
+      this.imageWaits.set(requestId, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      this.post({ type: 'exportImage', requestId, format });
+    });
+  }
+
+  /** Called by the serializer after a window reload: the result is gone, the view's own state is not. */
+  restore(panel: vscode.WebviewPanel): void {
+    this.panel?.dispose();
+    this.attach(panel);
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+  }
+
+  private create(): vscode.WebviewPanel {
+    return vscode.window.createWebviewPanel(
+      VIEW_TYPE,
+      'DeBERTa Lens',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      this.options(),
+    );
+  }
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: false, // state lives in getState/setState; hidden panels cost nothing
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    this.panel = panel;
+    this.ready = false;
+    panel.webview.options = this.options();
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
+    panel.webview.html = renderHtml(panel.webview, this.extensionUri);
+    const own = [
+      panel.webview.onDidReceiveMessage((m: unknown) => {
+        if (this.panel === panel) this.receive(m);
+      }),
+      panel.onDidChangeViewState((e) => {
+        // A hidden panel's page is torn down; it sends `ready` again when shown.
+        if (this.panel === panel && !e.webviewPanel.visible) this.ready = false;
+      }),
+    ];
+    panel.onDidDispose(() => {
+      for (const d of own) d.dispose();
+      if (this.panel !== panel) return; // an older panel replaced by restore()
+      this.panel = undefined;
+      // Free the results' kept states and computed layers with the view.
+      this.current?.result.release();
+      this.previous?.release();
+      this.current = undefined;
+      this.previous = undefined;
+      this.plain = undefined;
+      this.runs.cancelAll();
+      this.ready = false;
+      this.events.onDispose();
+    });
+  }
+
+  private receive(raw: unknown): void {
+    const run = parseRunMessage(raw);
+    if (run) return void this.runs.handle(run);
+    const m = parseWebviewMessage(raw);
+    if (!m) {
+      this.events.log(`ignored a malformed message from the view`);
+      return;
+    }
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        if (this.current) this.sendInit();
+        else this.post({ type: 'empty', message: 'Select text in an editor and run “DeBERTa Lens: Explain Attention” (Ctrl+Alt+E).' });
+        return;
+      case 'request': {
+        const cur = this.current;
+        if (!cur || cur.id !== m.resultId) {
+          this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: 'this result has been replaced' });
+          return;
+        }
+        // A layer that is not computed yet is computed now (a one-layer run); the answer comes when it is done.
+        answerRequest(cur.result, m.body, { positions: cur.positions, previous: this.previous }).then(
+          (body) => {
+            this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body });
+            const layer = layerOf(m.body);
+            if (layer !== undefined) prefetchAround(cur.result, layer);
+          },
+          (e: unknown) => this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) }),
+        );
+        return;
+      }
+      case 'hover':
+        this.viewAt = { layer: m.hover.layer, head: m.hover.head, kind: m.hover.kind };
+        if (this.current && m.resultId === this.current.id) this.events.onHover(m.resultId, m.hover);
+        return;
+      case 'log':
+        this.events.log(`view ${m.level}: ${m.message}`);
+        return;
+      case 'predictToken':
+        if (this.current && m.resultId === this.current.id) this.events.onPredictToken?.(m.resultId, m.i);
+        return;
+      case 'compareModels':
+        void vscode.commands.executeCommand('debertaLens.compareModels');
+        return;
+      case 'export': {
+        const wait = m.requestId !== undefined ? this.imageWaits.get(m.requestId) : undefined;
+        if (wait && m.requestId !== undefined) {
+          this.imageWaits.delete(m.requestId);
+          wait(m);
+          return;
+        }
+        // A button in the view: ask where to save, then write.
+        this.exportCurrent(m.format, undefined, m.format === 'npz' || m.format === 'json' ? undefined : m).then(
+          (file) => {
+            if (file) void vscode.window.showInformationMessage(`DeBERTa Lens: exported ${m.format.toUpperCase()} to ${file}`);
+          },
+          (e: unknown) => {
+            this.events.log(`export failed: ${e instanceof Error ? e.message : String(e)}`);
+            void vscode.window.showErrorMessage(isLensError(e) ? e.message : `DeBERTa Lens export failed: ${e instanceof Error ? e.message : String(e)}`);
+          },
+        );
+        return;
+      }
+    }
+  }
+
+  private sendInit(): void {
+    const cur = this.current;
+    if (!cur) return;
+    const r = cur.result;
+    const defaults = this.defaults();
+    if (this.pendingView) defaults.view = this.pendingView;
+    this.pendingView = undefined;
+    const init: ViewInit = {
+      resultId: cur.id,
+      text: cur.text,
+      tokens: protocolTokens(r),
+      model: {
+        name: r.model.name,
+        type: r.model.type,
+        layers: r.layers,
+        heads: r.heads,
+        headDim: r.model.head_dim,
+        terms: r.terms,
+        executionProvider: r.model.execution_provider,
+        scale: r.scale,
+      },
+      defaults,
+      ms: cur.ms,
+      ...(cur.run ? { run: cur.run } : {}),
+    };
+    const ready = this.panel;
+    void firstSlice(r, this.viewAt, defaults).then((first) => {
+      // A newer result, or a page torn down meanwhile, sends its own init.
+      if (this.current !== cur || this.panel !== ready || !this.ready) return;
+      this.post({ type: 'init', init: first ? { ...init, first } : init });
+      if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+      // After the init: what the view gets for this result besides it (predictions) must find it in place.
+      this.events.onInit?.(cur.id);
+    });
+  }
+
+  private post(m: HostToWebview): void {
+    void this.panel?.webview.postMessage(m);
+  }
+}
+
+function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  return renderWebviewHtml(webview, extensionUri, { title: 'DeBERTa Lens', styles: ['media/lens.css'], script: 'dist/webview.js', extraImgSrc: 'blob:' });
+}
+
+/** The save dialog, opening in the first workspace folder with `name` filled in; the chosen path or undefined. */
+async function askSavePath(name: string, filters: Record<string, string[]>, saveLabel: string): Promise<string | undefined> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const uri = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name), filters, saveLabel });
+  return uri?.fsPath;
+}

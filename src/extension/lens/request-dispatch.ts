@@ -1,0 +1,67 @@
+// Answers the webview's matrix requests from the ExplainResult the host keeps: routes each request to the module
+// that builds its response. Pure (no `vscode`), so the unit tests run it against real results. A request for a
+// layer that is not computed yet waits for the one-layer run.
+import type { ExplainResult } from '../../engine';
+import type { PositionSpec } from '../../analysis';
+import type { RequestBody, ResponseBody } from '../../shared/protocol/lens';
+import { ablation, aggregated, buckets, diff, distance, rollout, shares, words } from './analysis-requests';
+import { heads, overview, row, slice } from './layer-requests';
+
+/** What the host knows beside the result: the model's relative-position geometry (for the bucket lens). */
+export interface AnswerContext {
+  positions?: PositionSpec;
+  /** The result the panel showed before this one (the Diff view compares against it). */
+  previous?: ExplainResult;
+}
+
+/** The layer a request reads, when it reads one layer. */
+export function layerOf(body: RequestBody): number | undefined {
+  return 'layer' in body && typeof body.layer === 'number' ? body.layer : undefined;
+}
+
+/** The layer each result was last asked for, to tell which way the reader is stepping. */
+const lastLayer = new WeakMap<ExplainResult, number>();
+
+/**
+ * After the view has read layer l, compute the layer a reader goes to next while the user looks (l + 1, or l − 1
+ * when stepping down), so that stepping through layers shows each at once. One layer only: runs queue behind it,
+ * so a second prefetch would delay a jump elsewhere. The result skips it when the layer would not fit the cache.
+ */
+export function prefetchAround(result: ExplainResult, layer: number): void {
+  const last = lastLayer.get(result);
+  lastLayer.set(result, layer);
+  // Answered from the explain's preview, the layer itself is not computed yet: it comes first, with the view's
+  // next request for it (a neighbour computed now would take the cores while the page paints its first heatmap).
+  if (result.previewAt?.layer === layer && !result.isLoaded(layer)) return;
+  result.prefetch(last !== undefined && layer < last ? layer - 1 : layer + 1);
+}
+
+/** Rejects with a one-line Error for a request the result cannot answer (the webview shows it). */
+export async function answerRequest(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): Promise<ResponseBody> {
+  switch (body.type) {
+    case 'words':
+      return words(result, body);
+    case 'diff':
+      return diff(result, ctx.previous, body);
+    case 'aggregate':
+      return aggregated(result, body);
+    case 'shares':
+      return shares(result, body.weighting);
+    case 'ablation':
+      return ablation(result, body.layer, body.head, body.preset);
+    case 'distance':
+      return distance(result, body.layer, body.head, body.query);
+    case 'buckets':
+      return buckets(result, ctx.positions);
+    case 'rollout':
+      return rollout(result, body.preset);
+    case 'slice':
+      return slice(result, body.layer, body.head, body.kind, body.precision);
+    case 'heads':
+      return heads(result, body.layer, body.kind, body.maxSize);
+    case 'overview':
+      return overview(result, body.kind);
+    case 'row':
+      return row(result, body.layer, body.head, body.i);
+  }
+}

@@ -1,0 +1,127 @@
+// Messages between the extension host and the Compare Models panel (two models, one text, side by side).
+// Types and tiny pure helpers only, like ./protocol.ts, which the main panel uses.
+//
+//   webview → host  `ready`
+//   host → webview  `init`      (both sides: model, tokens, the terms each offers; the token alignment)
+//   webview → host  `request`   {id, side, body: one head's matrix of one term}
+//   host → webview  `response`  {id, ok, n, data: float32 [n, n]}
+import type { Alignment } from '../token-alignment';
+import { type ColorScaleName, isInt, type LogMessage, parseReadyOrLog, type ProtocolToken, type ReadyMessage } from './lens';
+
+export const COMPARE_PROTOCOL_VERSION = 1;
+
+export type Side = 'a' | 'b';
+export const SIDES: readonly Side[] = ['a', 'b'];
+
+/**
+ * What a side's term picker offers. DeBERTa: its raw terms (c2c, c2p, p2c), their scaled sum and the softmax.
+ * BERT: scores and probs in every layer; in layer 0 also the exact split of the score by what entered the
+ * embedding (word → c, absolute position → p; `rest`: token type, LayerNorm shift, biases), in score units.
+ */
+export type CompareKind = 'c2c' | 'c2p' | 'p2c' | 'p2p' | 'rest' | 'scores' | 'probs';
+export const COMPARE_KINDS: readonly CompareKind[] = ['c2c', 'c2p', 'p2c', 'p2p', 'rest', 'scores', 'probs'];
+
+export interface CompareSide {
+  /** Model name (folder or hub repo) and where it comes from. */
+  name: string;
+  path: string;
+  type: string;
+  architecture: 'deberta' | 'bert';
+  layers: number[];
+  heads: number;
+  /** DeBERTa's raw terms (absent for BERT, whose per-layer score is one product). */
+  terms: ('c2c' | 'c2p' | 'p2c')[];
+  /** BERT: layer 0's four-term split is available. */
+  decomposition: boolean;
+  tokens: ProtocolToken[];
+  ms: number;
+}
+
+export interface CompareInit {
+  /** Changes with every Compare: responses for an older pair are ignored. */
+  pairId: number;
+  text: string;
+  a: CompareSide;
+  b: CompareSide;
+  /** `ok: false` when the tokenizations could not be aligned (`reason` says why, in one line). */
+  alignment: Alignment;
+  /** Same pieces at the same offsets on both sides: the Difference view subtracts cell by cell. */
+  sameTokens: boolean;
+  colorScale: ColorScaleName;
+}
+
+export interface CompareSliceRequest {
+  layer: number;
+  head: number;
+  kind: CompareKind;
+}
+
+export type CompareToHost =
+  | ReadyMessage
+  | { type: 'request'; id: number; pairId: number; side: Side; body: CompareSliceRequest }
+  | LogMessage;
+
+export type CompareToWebview =
+  | { type: 'init'; init: CompareInit }
+  | { type: 'empty'; message: string }
+  | { type: 'response'; id: number; pairId: number; ok: true; n: number; data: ArrayBuffer }
+  | { type: 'response'; id: number; pairId: number; ok: false; error: string };
+
+/** The terms a side offers in `layer`, in picker order. */
+export function kindsFor(side: Pick<CompareSide, 'architecture' | 'terms' | 'decomposition'>, layer: number): CompareKind[] {
+  if (side.architecture === 'bert') {
+    const split: CompareKind[] = side.decomposition && layer === 0 ? ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] : [];
+    return [...split, 'scores', 'probs'];
+  }
+  return [...side.terms, 'scores', 'probs'];
+}
+
+/** Picker labels: what the term is on that architecture. */
+export function kindLabel(architecture: 'deberta' | 'bert', kind: CompareKind): string {
+  if (kind === 'scores') return architecture === 'bert' ? 'scores (q·k/√d)' : 'scores ((c2c+c2p+p2c)/scale)';
+  if (kind === 'probs') return 'probs (softmax)';
+  if (architecture === 'bert') {
+    const bert: Record<Exclude<CompareKind, 'scores' | 'probs'>, string> = {
+      c2c: 'c2c (word→word, layer 0)',
+      c2p: 'c2p (word→abs. position, layer 0)',
+      p2c: 'p2c (abs. position→word, layer 0)',
+      p2p: 'p2p (position→position, layer 0)',
+      rest: 'rest (type, LayerNorm shift, biases)',
+    };
+    return bert[kind];
+  }
+  const deberta: Partial<Record<CompareKind, string>> = {
+    c2c: 'c2c (content→content)',
+    c2p: 'c2p (content→rel. position)',
+    p2c: 'p2c (rel. position→content)',
+  };
+  return deberta[kind] ?? kind;
+}
+
+/** Units of a term, for the legend: DeBERTa's terms are raw (unscaled), BERT's split is in score units. */
+export function kindUnits(architecture: 'deberta' | 'bert', kind: CompareKind): string {
+  if (kind === 'probs') return 'probability';
+  if (kind === 'scores' || architecture === 'bert') return 'score units (softmax input)';
+  return 'raw, before ÷ scale';
+}
+
+const isKind = (x: unknown): x is CompareKind => typeof x === 'string' && (COMPARE_KINDS as readonly string[]).includes(x);
+
+/** Validates a message from the compare webview (untrusted input for the host). */
+export function parseCompareMessage(x: unknown): CompareToHost | undefined {
+  if (!x || typeof x !== 'object') return undefined;
+  const m = x as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+    case 'log':
+      return parseReadyOrLog(m);
+    case 'request': {
+      const b = m.body as Record<string, unknown> | undefined;
+      if (!b || !isInt(m.id) || !isInt(m.pairId) || (m.side !== 'a' && m.side !== 'b')) return undefined;
+      if (!isInt(b.layer) || !isInt(b.head) || !isKind(b.kind)) return undefined;
+      return { type: 'request', id: m.id, pairId: m.pairId, side: m.side, body: { layer: b.layer, head: b.head, kind: b.kind } };
+    }
+    default:
+      return undefined;
+  }
+}

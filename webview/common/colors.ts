@@ -1,0 +1,264 @@
+// Colour scales for the heatmaps as 256-entry RGBA lookup tables, and the limits values are mapped between.
+// Pure: no DOM, runs under node for tests.
+import type { ColorScaleName, ScalingName } from '../../src/shared/protocol/lens';
+import { formatValue } from '../../src/shared/format';
+
+export type Rgb = readonly [number, number, number];
+
+/** A value range; `signed` ranges are symmetric around 0 so that 0 sits on the scale's midpoint. */
+export interface Range {
+  min: number;
+  max: number;
+  signed: boolean;
+  /** Colours follow log10(v) between min and max (> 0); values ≤ 0 take the low end. */
+  log?: boolean;
+  /** Set when the limits are a percentile of the data rather than its extremes. */
+  percentile?: number;
+  /** Each row was divided by its own largest |value| before colouring. */
+  rows?: boolean;
+  /** The data's true extent, when the limits clip it (legend: "data to …"). */
+  exact?: Range;
+}
+
+export const LUT_SIZE = 256;
+
+/** Which way the VS Code theme goes: the low end of sequential ramps matches its background. */
+export type ThemeKind = 'light' | 'dark';
+
+// Anchor colours (sRGB), each ramp monotone in perceived lightness so that equal steps in value read as equal
+// steps in colour. Light theme: ColorBrewer RdBu (diverging, white at 0) and Blues-to-navy (sequential, white
+// at 0, so "no attention" is the page). Dark theme: the same hues around a near-black centre, and an
+// inferno-like ramp from black, so nothing glares on a dark page.
+const DIVERGING_LIGHT: Rgb[] = [
+  [5, 48, 97],
+  [33, 102, 172],
+  [103, 169, 207],
+  [209, 229, 240],
+  [247, 247, 247],
+  [253, 219, 199],
+  [239, 138, 98],
+  [178, 24, 43],
+  [103, 0, 31],
+];
+const DIVERGING_DARK: Rgb[] = [
+  [160, 210, 255],
+  [70, 150, 230],
+  [35, 85, 150],
+  [25, 40, 65],
+  [30, 30, 30],
+  [70, 30, 25],
+  [160, 55, 40],
+  [235, 105, 70],
+  [255, 185, 150],
+];
+const SEQUENTIAL_LIGHT: Rgb[] = [
+  [250, 250, 252],
+  [222, 235, 247],
+  [158, 202, 225],
+  [66, 146, 198],
+  [33, 113, 181],
+  [8, 69, 148],
+  [8, 36, 90],
+];
+// Inferno's hues, with the first third drawn out so that the ramp leaves a dark page as slowly as the light
+// ramp leaves a white one (CIELAB distance to the page at each point within ~2 of the light ramp's up to 0.2):
+// the ~1/n floor of a long probs row stays page-coloured, as it does in the light theme.
+const SEQUENTIAL_DARK: Rgb[] = [
+  [30, 30, 32],
+  [33, 29, 40],
+  [37, 26, 56],
+  [58, 18, 90],
+  [108, 26, 110],
+  [168, 46, 94],
+  [220, 82, 56],
+  [246, 148, 26],
+  [251, 214, 78],
+  [252, 255, 164],
+];
+const VIRIDIS: Rgb[] = [
+  [68, 1, 84],
+  [59, 82, 139],
+  [33, 145, 140],
+  [94, 201, 98],
+  [253, 231, 37],
+];
+
+function interpolate(anchors: Rgb[], t: number): Rgb {
+  const x = Math.min(1, Math.max(0, t)) * (anchors.length - 1);
+  const k = Math.min(anchors.length - 2, Math.floor(x));
+  const f = x - k;
+  const a = anchors[k];
+  const b = anchors[k + 1];
+  return [
+    Math.round(a[0] + (b[0] - a[0]) * f),
+    Math.round(a[1] + (b[1] - a[1]) * f),
+    Math.round(a[2] + (b[2] - a[2]) * f),
+  ];
+}
+
+/**
+ * RGBA table for a scale. 'diverging' (the default) follows the theme: a diverging ramp for signed kinds, a
+ * sequential one for probabilities; 'viridis' is one perceptual ramp for everything, whatever the theme.
+ */
+export function makeLut(scale: ColorScaleName, signed: boolean, theme: ThemeKind = 'light'): Uint8ClampedArray {
+  const anchors =
+    scale === 'viridis' ? VIRIDIS : signed ? (theme === 'dark' ? DIVERGING_DARK : DIVERGING_LIGHT) : theme === 'dark' ? SEQUENTIAL_DARK : SEQUENTIAL_LIGHT;
+  const lut = new Uint8ClampedArray(LUT_SIZE * 4);
+  for (let k = 0; k < LUT_SIZE; k++) {
+    const [r, g, b] = interpolate(anchors, k / (LUT_SIZE - 1));
+    lut.set([r, g, b, 255], k * 4);
+  }
+  return lut;
+}
+
+/** Exact finite min/max of the values; signed ranges become [-m, m] with m = max |v|, probs [0, max]. */
+export function valueRange(values: Float32Array, signed: boolean): Range {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
+    // Masked scores can be -inf or the array empty: fall back to finite values only.
+    lo = Infinity;
+    hi = -Infinity;
+    for (let k = 0; k < values.length; k++) {
+      const v = values[k];
+      if (Number.isFinite(v)) {
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+    }
+    if (lo > hi) return signed ? { min: -1, max: 1, signed } : { min: 0, max: 1, signed };
+  }
+  if (signed) {
+    const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+    return { min: -m, max: m, signed };
+  }
+  return { min: 0, max: hi > 0 ? hi : 1, signed };
+}
+
+/** How values map onto the ramp: linear between robust limits, log10 (probabilities), or each row to its own maximum. */
+export type Scaling = ScalingName;
+/** The percentile the robust limits sit at: the top 1% of cells share the end colour instead of setting it. */
+export const CLIP_PERCENTILE = 99;
+const SAMPLE = 1 << 16;
+
+/** The q-quantile (0..1) of the finite values (of |v| when `abs`), from an even sample of at most 65,536 cells. */
+export function quantile(values: Float32Array, q: number, abs = false, positiveOnly = false): number {
+  const stride = Math.max(1, Math.ceil(values.length / SAMPLE));
+  const sample = new Float32Array(Math.ceil(values.length / stride));
+  let m = 0;
+  for (let k = 0; k < values.length; k += stride) {
+    const v = abs ? Math.abs(values[k]) : values[k];
+    if (Number.isFinite(v) && (!positiveOnly || v > 0)) sample[m++] = v;
+  }
+  if (!m) return NaN;
+  const sorted = sample.subarray(0, m).sort();
+  return sorted[Math.min(m - 1, Math.max(0, Math.round(q * (m - 1))))];
+}
+
+/**
+ * Limits that let the bulk of a matrix use the whole ramp: [0, p99] for probabilities, ±p99(|v|) for signed
+ * kinds, and for log scale [p99.9 / 10⁴ or the smallest positive value, p99.9]. Cells beyond the limits take
+ * the end colours; `clipped` says how far the data really goes, for the legend.
+ */
+export function robustRange(values: Float32Array, signed: boolean, scaling: Scaling = 'linear'): Range {
+  const exact = valueRange(values, signed);
+  if (scaling === 'row') return { min: signed ? -1 : 0, max: 1, signed, rows: true };
+  if (scaling === 'log' && !signed) {
+    const hi = quantile(values, 0.999, false, true);
+    const lo = quantile(values, 0.01, false, true);
+    if (!(hi > 0)) return { ...exact, exact };
+    return { min: Math.max(lo, hi / 1e4), max: hi, signed: false, log: true, percentile: 99.9, exact };
+  }
+  const q = quantile(values, CLIP_PERCENTILE / 100, signed);
+  if (!(q > 0) || q >= exact.max) return { ...exact, exact };
+  return signed ? { min: -q, max: q, signed, percentile: CLIP_PERCENTILE, exact } : { min: 0, max: q, signed, percentile: CLIP_PERCENTILE, exact };
+}
+
+/** Each row divided by its own largest |value| (rows of zeros stay zero): a row's strongest key is always the end colour. */
+export function normaliseRows(values: Float32Array, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(values.length);
+  for (let i = 0; i < rows; i++) {
+    let m = 0;
+    for (let j = 0; j < cols; j++) {
+      const a = Math.abs(values[i * cols + j]);
+      if (Number.isFinite(a) && a > m) m = a;
+    }
+    const inv = m > 0 ? 1 / m : 0;
+    for (let j = 0; j < cols; j++) out[i * cols + j] = values[i * cols + j] * inv;
+  }
+  return out;
+}
+
+/** Position 0..1 of a value on the ramp (NaN for NaN). */
+export function rampPosition(v: number, range: Range): number {
+  if (range.log) {
+    const lo = Math.log10(range.min);
+    const span = Math.log10(range.max) - lo;
+    return span > 0 ? (Math.log10(v > 0 ? v : range.min) - lo) / span : 0;
+  }
+  const span = range.max - range.min;
+  return span > 0 ? (v - range.min) / span : range.signed ? 0.5 : 0;
+}
+
+/** Index into the LUT for a value (clamped; NaN maps to the midpoint). */
+export function lutIndex(v: number, range: Range): number {
+  if (Number.isNaN(v) || !(range.max > range.min)) return range.signed ? LUT_SIZE >> 1 : 0;
+  const t = rampPosition(v, range);
+  return Math.max(0, Math.min(LUT_SIZE - 1, Math.round(t * (LUT_SIZE - 1))));
+}
+
+export function colorOf(v: number, range: Range, lut: Uint8ClampedArray): Rgb {
+  const k = lutIndex(v, range) * 4;
+  return [lut[k], lut[k + 1], lut[k + 2]];
+}
+
+/** Fills an RGBA pixel buffer with one pixel per matrix cell ([rows, cols] row-major). */
+export function paintMatrix(values: Float32Array, range: Range, lut: Uint8ClampedArray, out: Uint8ClampedArray): void {
+  if (out.length < values.length * 4) throw new RangeError('pixel buffer too small');
+  if (range.log) {
+    for (let k = 0; k < values.length; k++) {
+      const s = lutIndex(values[k], range) * 4;
+      out.set(lut.subarray(s, s + 4), k * 4);
+    }
+    return;
+  }
+  const span = range.max - range.min;
+  const inv = span > 0 ? (LUT_SIZE - 1) / span : 0;
+  const mid = range.signed ? LUT_SIZE >> 1 : 0;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    let idx: number;
+    if (Number.isNaN(v) || inv === 0) idx = mid;
+    else {
+      idx = Math.round((v - range.min) * inv);
+      if (idx < 0) idx = 0;
+      else if (idx > LUT_SIZE - 1) idx = LUT_SIZE - 1;
+    }
+    const s = idx * 4;
+    const d = k * 4;
+    out[d] = lut[s];
+    out[d + 1] = lut[s + 1];
+    out[d + 2] = lut[s + 2];
+    out[d + 3] = 255;
+  }
+}
+
+/** CSS `rgb()` string for legends and token highlights. */
+export function cssRgb([r, g, b]: Rgb, alpha = 1): string {
+  return alpha >= 1 ? `rgb(${r}, ${g}, ${b})` : `rgba(${r}, ${g}, ${b}, ${alpha.toFixed(3)})`;
+}
+
+/** The legend's words for a range: what the ends mean and, when limits clip the data, how far it really goes. */
+export function describeRange(range: Range, kind: string): string {
+  const ex = range.exact;
+  const beyond = ex && range.percentile ? `; data ${formatValue(ex.min)} … ${formatValue(ex.max)}, the outer ${(100 - range.percentile).toFixed(1).replace(/\.0$/, '')}% share the end colours` : '';
+  if (range.log) return `${kind}, log scale: ${formatValue(range.min)} (and below) … ${formatValue(range.max)} (${range.percentile}th percentile)${beyond}`;
+  if (range.rows) return range.signed ? `${kind}, each row ÷ its largest |value| (−1 … 0 … +1)` : `${kind}, each row ÷ its maximum (0 … 1)`;
+  if (range.signed) return `${kind}, centred at 0 (blue lowers the score, red raises it), ±${formatValue(range.max)}${range.percentile ? ` = ${range.percentile}th percentile of |value|` : ' = max |value|'}${beyond}`;
+  return `${kind}, 0 … ${formatValue(range.max)}${range.percentile ? ` (${range.percentile}th percentile)` : ' (max)'}${beyond}`;
+}

@@ -1,0 +1,108 @@
+// The Heatmap tab: one head (or the heads' mean or max, specials discounted, words merged) as a large map with
+// its hover overlay and keyboard cursor.
+import { isSignedKind } from '../../../src/shared/kinds';
+import { fromBuffer, type AggregateResponse, type SliceResponse, type WordsResponse } from '../../../src/shared/protocol/lens';
+import { pieceLabel } from '../../../src/shared/token-layout';
+import { makeLut, normaliseRows, robustRange } from '../../common/colors';
+import { $, themeKind } from '../../common/dom';
+import { Heatmap } from '../../common/heatmap';
+import { paintRequest, sliceValues, withExactExtent } from '../state/slice-fetch';
+import { mergeCaption } from '../views/views-model';
+import { pin, setHover, togglePin } from '../state/actions';
+import { $current, $hover, $init, $merged, $viewState } from '../state/store';
+import { appendLegendLabel, renderLegend } from './legend';
+import type { MatrixRequests } from './requests';
+
+export class HeatmapView {
+  readonly heatmap: Heatmap;
+
+  constructor(private readonly requests: MatrixRequests) {
+    this.heatmap = new Heatmap({
+      hover: (i, j) => setHover(i, j, false),
+      click: () => {
+        const { i, j } = $hover.get();
+        if (i !== null) togglePin(i, j);
+      },
+    });
+    this.heatmap.canvas.addEventListener('keydown', (e) => this.key(e));
+    $hover.listen(({ i, j }) => {
+      if ($viewState.get() && $init.get()) this.heatmap.setHover(i, j);
+    });
+  }
+
+  private key(e: KeyboardEvent): void {
+    const init = $init.get();
+    if (!init) return;
+    const pinned = $viewState.get()?.pinned ?? null;
+    const hover = $hover.get();
+    const n = $current.get()?.n ?? init.tokens.length;
+    let i = hover.i ?? pinned ?? 0;
+    let j = hover.j ?? 0;
+    if (e.key === 'ArrowDown') i = Math.min(n - 1, i + 1);
+    else if (e.key === 'ArrowUp') i = Math.max(0, i - 1);
+    else if (e.key === 'ArrowRight') j = Math.min(n - 1, j + 1);
+    else if (e.key === 'ArrowLeft') j = Math.max(0, j - 1);
+    else if (e.key === 'Enter' || e.key === ' ') {
+      togglePin(i, j);
+      e.preventDefault();
+      return;
+    } else return;
+    e.preventDefault();
+    this.heatmap.reveal(i, j);
+    if (pinned !== null) pin(i, j);
+    else setHover(i, j);
+  }
+
+  /** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and above the fold. */
+  private px(): number {
+    const byWidth = document.body.clientWidth - 48 - 90;
+    const byHeight = window.innerHeight - this.heatmap.canvasTop() - 12;
+    return Math.max(240, Math.min(760, byWidth, byHeight));
+  }
+
+  async render(isCurrent: () => boolean): Promise<void> {
+    const state = $viewState.get();
+    const init = $init.get();
+    if (!state || !init) return;
+    const { layer, head, term } = state;
+    let values: Float32Array;
+    let aggKey = '';
+    let words: WordsResponse | undefined;
+    let extent: [number, number] | undefined;
+    if (state.merge) {
+      words = await this.requests.request<WordsResponse>({ type: 'words', layer, head: state.headAgg ?? head, kind: term, mode: state.merge });
+      values = fromBuffer(words.data, words.n * words.n);
+      aggKey = `|words:${state.merge}|${state.headAgg ?? head}`;
+    } else if (state.headAgg || (!!state.discountSpecial && term === 'probs')) {
+      const pick = state.headAgg ?? head;
+      const discount = !!state.discountSpecial && term === 'probs';
+      const r = await this.requests.request<AggregateResponse>({ type: 'aggregate', layer, head: pick, kind: term, discountSpecial: discount });
+      values = fromBuffer(r.data, r.n * r.n);
+      aggKey = `|${pick}|${discount}`;
+    } else {
+      const r = await this.requests.request<SliceResponse>(paintRequest(layer, head, term));
+      values = sliceValues(r);
+      extent = r.extent;
+    }
+    if (!isCurrent()) return;
+    $merged.set(words?.groups);
+    const n = words ? words.n : init.tokens.length;
+    const signed = isSignedKind(term);
+    const scaling = state.scaling ?? 'linear';
+    const shown = scaling === 'row' ? normaliseRows(values, n, n) : values;
+    const range = withExactExtent(robustRange(shown, signed, scaling), extent);
+    const lut = makeLut(state.colorScale, signed, themeKind());
+    $current.set({ values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` });
+    const mergeCap = $('#merge-caption');
+    mergeCap.hidden = !words;
+    mergeCap.textContent = words ? mergeCaption(term, words.mode, words.columns, words.n, init.tokens.length) : '';
+    const labels = words ? words.groups.map((g) => g.text) : init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
+    this.heatmap.readTheme();
+    this.heatmap.set({ values: shown, n, range, lut, labels }, this.px());
+    const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
+    this.heatmap.canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
+    renderLegend(range, lut, term);
+    if (aggKey) appendLegendLabel(` · ${what}`);
+    if (!aggKey) this.requests.prefetchAround(layer, head, term);
+  }
+}

@@ -1,0 +1,122 @@
+// Matrices asked of the host for the result on screen: one answer per distinct request (cached, and shared by
+// a prefetch and the reader's own request for the same matrix), rows for the hover readout, and prefetching of
+// what the reader most likely opens next.
+import type { MatrixKind } from '../../../src/shared/kinds';
+import {
+  fromBuffer,
+  RequestTracker,
+  type BucketsResponse,
+  type RequestBody,
+  type ResponseBody,
+  type RowResponse,
+  type SliceResponse,
+  type ViewInit,
+} from '../../../src/shared/protocol/lens';
+import { LruCache } from '../../common/cache';
+import { paintRequest, prefetchPlan, type At } from '../state/slice-fetch';
+import { $init, type BucketRows, type Rows } from '../state/store';
+import { $kinds } from '../state/selectors';
+import { post } from './host';
+
+const PREFETCH_AFTER_MS = 400;
+
+function keyOf(b: RequestBody): string {
+  return JSON.stringify(b);
+}
+
+export class MatrixRequests {
+  private readonly tracker = new RequestTracker<ResponseBody>();
+  private readonly cache = new LruCache<string, ResponseBody>(48);
+  /** Requests in flight by key: a prefetch and the user's own request for the same matrix share one answer. */
+  private readonly inflight = new Map<string, Promise<ResponseBody>>();
+  private readonly rows = new LruCache<string, Rows>(256);
+  private prefetchGen = 0;
+  /** The matrix painted last: the direction a reader steps in is the first thing fetched ahead. */
+  private lastPainted: At | undefined;
+
+  /** A new result: everything in flight is dropped, and the matrix the host sent along is the first answer. */
+  reset(next: ViewInit): void {
+    this.tracker.rejectAll('superseded');
+    this.inflight.clear();
+    this.cache.clear();
+    this.rows.clear();
+    // The host sent the matrix the view showed last along with the result: the first paint needs no request.
+    if (next.first) this.cache.set(keyOf(paintRequest(next.first.layer, next.first.head, next.first.kind)), next.first);
+  }
+
+  /** The host's answer to request `id`. */
+  settle(id: number, ok: boolean, body: ResponseBody | undefined, error?: string): void {
+    this.tracker.settle(id, ok, body, error);
+  }
+
+  readonly request = async <T extends ResponseBody>(body: RequestBody): Promise<T> => {
+    const k = keyOf(body);
+    const hit = this.cache.get(k);
+    if (hit) return hit as T;
+    const init = $init.get();
+    if (!init) throw new Error('no result');
+    const pending = this.inflight.get(k);
+    if (pending) return (await pending) as T;
+    const { id, promise } = this.tracker.open();
+    post({ type: 'request', id, resultId: init.resultId, body });
+    this.inflight.set(k, promise);
+    try {
+      const res = (await promise) as T;
+      this.cache.set(k, res);
+      return res;
+    } finally {
+      this.inflight.delete(k);
+    }
+  };
+
+  async slice(layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
+    const r = await this.request<SliceResponse>({ type: 'slice', layer, head, kind });
+    return fromBuffer(r.data, r.n * r.n);
+  }
+
+  /** Query row i of every term of one head (exact, for the readout). */
+  async row(layer: number, head: number, i: number): Promise<Rows> {
+    const r = await this.request<RowResponse>({ type: 'row', layer, head, i });
+    const out: Rows = {};
+    for (const [k, buf] of Object.entries(r.rows)) if (buf) out[k as MatrixKind] = fromBuffer(buf, r.n);
+    this.rows.set(`${layer}/${head}/${i}`, out);
+    return out;
+  }
+
+  cachedRow(layer: number, head: number, i: number): Rows | undefined {
+    return this.rows.get(`${layer}/${head}/${i}`);
+  }
+
+  /** Relative-position table row of every (query, key) pair, when the model has relative attention (log buckets). */
+  async bucketRows(): Promise<BucketRows | undefined> {
+    const init = $init.get();
+    if (!init || !init.model.terms.some((t) => t === 'c2p' || t === 'p2c')) return undefined;
+    const r = await this.request<BucketsResponse>({ type: 'buckets' });
+    return { rowOf: fromBuffer(r.rowOf, r.n * r.n), zoneOf: fromBuffer(r.zoneOf, r.n * r.n), zones: r.zones, n: r.n };
+  }
+
+  /**
+   * Once a heatmap has been on screen for a moment, fetch what a person most likely opens next (the neighbouring
+   * heads, the next term, the next layer) while nothing else is asked: switching to them is then a repaint, not
+   * a round trip. The pause keeps prefetches out of the way of someone stepping quickly (the host answers one
+   * request at a time, so a prefetch in flight would delay the next real one).
+   */
+  prefetchAround(layer: number, head: number, term: MatrixKind): void {
+    const init = $init.get();
+    if (!init) return;
+    const at = { layer, head, term };
+    const next = prefetchPlan(at, this.lastPainted, $kinds.get(), init.model.layers, init.model.heads);
+    this.lastPainted = at;
+    // Only the latest paint fetches ahead: chains around matrices a quick reader has left would hold up the host.
+    const gen = ++this.prefetchGen;
+    let k = 0;
+    const step = () => {
+      if (gen !== this.prefetchGen || $init.get() !== init || k >= next.length) return;
+      if (this.inflight.size > 0) return void setTimeout(step, PREFETCH_AFTER_MS);
+      void this.request(next[k++]).then(step, () => undefined);
+    };
+    // One more step the way the reader is going, at once (their next request then shares it); the rest when idle.
+    const first = next.length ? this.request(next[k++]) : Promise.resolve();
+    first.then(() => setTimeout(step, PREFETCH_AFTER_MS), () => undefined);
+  }
+}

@@ -1,0 +1,165 @@
+// The Intervention (rerun) tab: pick heads and terms to remove, run the model again from the first affected layer,
+// and read the predictions before and after at each [MASK] (or a chosen token), the followed token's log-probability
+// and rank, and KL. "Show in all tabs" puts the intervened run's attention in every view (and the Diff).
+import type { InterventionView, RemovalMode } from '../../../src/shared/interventions';
+import { entryOf } from '../../../src/shared/interventions';
+import { pieceLabel } from '../../../src/shared/token-layout';
+import { el } from '../../common/dom';
+import { startRun } from '../state/run-channel';
+import type { ViewContext } from './views';
+import { sendRun } from '../state/run-channel';
+
+const TOP = 5;
+
+/** What the tab keeps between renders (a new init for the intervened run rebuilds the DOM, not this). */
+const memo: { text?: string; entries: string[]; mode: RemovalMode; position: number | null; result?: InterventionView; error?: string } = {
+  entries: [],
+  mode: 'zero',
+  position: null,
+};
+
+/** A number with a typographic minus, as the other views print them. */
+const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits).replace('-', '−') : String(x));
+const pct = (p: number) => `${(100 * p).toFixed(1)}%`;
+
+/** Said instead of running when the text has no [MASK] and no token is chosen. */
+export const NO_MASK = 'The text has no [MASK]: choose a token under “At” (it is masked, and the original token is followed), or write [MASK] into the text and explain again.';
+
+/** Whether the explained text has a [MASK] token. */
+export function hasMask(ctx: ViewContext): boolean {
+  // Not only specials: BERT's WordPiece keeps a typed [MASK] as a token with its text offsets.
+  return ctx.init.tokens.some((t) => t.text === '[MASK]');
+}
+
+/** The position picker: every [MASK], or one token (masked first, the original followed). */
+export function positionOptions(ctx: ViewContext, id: string, everyMask: string): HTMLSelectElement {
+  const sel = el('select', { id, 'aria-label': 'Position' }, [el('option', { value: '' }, [everyMask])]);
+  for (const t of ctx.init.tokens) if (!t.special || t.text === '[MASK]') sel.append(el('option', { value: String(t.i) }, [`${t.i}: ${t.text}`]));
+  return sel;
+}
+
+export async function renderInterventions(body: HTMLElement, ctx: ViewContext): Promise<void> {
+  // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
+  document.getElementById('analysis-readout')?.setAttribute('hidden', '');
+  const m = ctx.init.model;
+  if (memo.text !== ctx.init.text) Object.assign(memo, { text: ctx.init.text, entries: [], result: undefined, error: undefined });
+  const option = (value: string, label: string) => el('option', { value }, [label]);
+  const layer = el('select', { id: 'iv-layer', 'aria-label': 'Layer' }, m.layers.map((l) => option(String(l), `layer ${l}`)));
+  const head = el('select', { id: 'iv-head', 'aria-label': 'Head' }, [
+    ...Array.from({ length: m.heads }, (_, h) => option(String(h), `head ${h}`)),
+    option('*', 'every head'),
+  ]);
+  const term = el('select', { id: 'iv-term', 'aria-label': 'Term' }, [...m.terms.map((t) => option(t, t)), option('all', 'all terms (whole head)')]);
+  const add = el('button', { id: 'iv-add', type: 'button' }, ['Add']);
+  const chips = el('span', { id: 'iv-entries', class: 'iv-entries' });
+  const mode = el('select', { id: 'iv-mode', 'aria-label': 'How a removed term is replaced' }, [option('zero', 'zero it'), option('mean', 'its mean over keys')]);
+  mode.value = memo.mode;
+  const position = positionOptions(ctx, 'iv-position', 'every [MASK]');
+  position.value = memo.position === null ? '' : String(memo.position);
+  const run = el('button', { id: 'iv-run', type: 'button', class: 'primary' }, ['Run intervention']);
+  const show = el('button', { id: 'iv-show', type: 'button', title: 'Show the intervened run’s attention in every tab; Diff shows it minus the plain run' }, ['Show intervened run in all tabs']);
+  const status = el('p', { id: 'iv-status', class: 'meta', role: 'status' });
+  const out = el('div', { id: 'iv-result' });
+  const drawChips = () => {
+    chips.replaceChildren(
+      ...(memo.entries.length === 0
+        ? [el('span', { class: 'meta' }, ['nothing removed yet'])]
+        : memo.entries.map((e) => {
+            const x = el('button', { type: 'button', class: 'chip', title: `Remove ${e} from the list`, 'data-entry': e }, [`${e} ×`]);
+            x.addEventListener('click', () => {
+              memo.entries = memo.entries.filter((y) => y !== e);
+              drawChips();
+            });
+            return x;
+          })),
+    );
+    run.toggleAttribute('disabled', memo.entries.length === 0);
+    show.toggleAttribute('disabled', memo.entries.length === 0 || !memo.result);
+  };
+  add.addEventListener('click', () => {
+    const e = entryOf(Number(layer.value), head.value === '*' ? '*' : Number(head.value), term.value as 'c2c' | 'all');
+    if (!memo.entries.includes(e)) memo.entries.push(e);
+    memo.result = undefined;
+    drawChips();
+  });
+  mode.addEventListener('change', () => (memo.mode = mode.value as RemovalMode));
+  position.addEventListener('change', () => (memo.position = position.value === '' ? null : Number(position.value)));
+  run.addEventListener('click', () => {
+    if (memo.entries.length === 0) return;
+    if (memo.position === null && !hasMask(ctx)) {
+      status.textContent = NO_MASK;
+      return;
+    }
+    run.setAttribute('disabled', '');
+    status.textContent = 'running…';
+    const { done } = startRun({ type: 'intervene', resultId: ctx.init.resultId, entries: memo.entries.join(','), mode: memo.mode, position: memo.position, top: TOP });
+    done.then(
+      (r) => {
+        memo.result = r.intervention;
+        memo.error = undefined;
+      },
+      (e: Error) => {
+        memo.result = undefined;
+        memo.error = e.message;
+      },
+    ).finally(() => {
+      run.removeAttribute('disabled');
+      drawResult(out, status);
+      drawChips();
+    });
+  });
+  show.addEventListener('click', () => {
+    if (!memo.result) return;
+    status.textContent = 'computing the intervened run…';
+    sendRun({ type: 'showRun', resultId: ctx.init.resultId, run: 'ablated', entries: memo.result.entries.join(','), mode: memo.result.mode });
+  });
+  body.replaceChildren(
+    el('div', { class: 'iv-controls' }, [
+      el('span', { class: 'group' }, ['Remove ', term, ' of ', head, ' in ', layer, ' ', add]),
+      el('span', { class: 'group' }, ['Replace by ', mode]),
+      el('span', { class: 'group' }, ['At ', position]),
+    ]),
+    el('p', { class: 'iv-list' }, ['Removed: ', chips]),
+    el('p', {}, [run, ' ', show]),
+    status,
+    out,
+  );
+  drawChips();
+  drawResult(out, status);
+}
+
+function drawResult(out: HTMLElement, status: HTMLElement): void {
+  const r = memo.result;
+  if (memo.error) {
+    status.textContent = memo.error;
+    out.replaceChildren();
+    return;
+  }
+  if (!r) {
+    status.textContent = 'Add what to remove, then run: the model is rerun from the first layer touched.';
+    out.replaceChildren();
+    return;
+  }
+  status.textContent = `${r.entries.join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; layers ${r.firstLayer}–${r.firstLayer + r.layersRerun - 1} rerun · ${Math.round(r.ms)} ms`;
+  const tops = (xs: { token: string; prob: number }[], followed: string) =>
+    el('ol', { class: 'iv-top' }, xs.map((t) => el('li', t.token === followed ? { class: 'followed' } : {}, [el('span', { class: 'tok-text' }, [pieceLabel(t.token)]), ' ', el('span', { class: 'meta' }, [pct(t.prob)])])));
+  const rows = r.rows.map((row) =>
+    el('tr', { 'data-position': String(row.position) }, [
+      el('th', { scope: 'row' }, [`${row.position}: ${row.token}`, row.source === 'masked' ? el('div', { class: 'meta' }, ['masked for this']) : '']),
+      el('td', {}, [tops(row.before, row.followed.token)]),
+      el('td', {}, [tops(row.after, row.followed.token)]),
+      el('td', { class: 'iv-followed' }, [
+        el('div', {}, [el('span', { class: 'tok-text' }, [pieceLabel(row.followed.token)]), el('span', { class: 'meta' }, [row.followed.which === 'original' ? ' (original)' : ' (top before)'])]),
+        el('div', { class: 'iv-logprob' }, [`log p ${fmt(row.followed.before.logprob)} → ${fmt(row.followed.after.logprob)}`]),
+        el('div', { class: 'iv-rank' }, [`rank ${row.followed.before.rank} → ${row.followed.after.rank}`]),
+      ]),
+      el('td', { class: 'iv-kl' }, [fmt(row.kl, 4)]),
+    ]),
+  );
+  out.replaceChildren(
+    el('table', { id: 'iv-table', class: 'iv-table' }, [
+      el('thead', {}, [el('tr', {}, ['Position', 'Before (top 5)', 'After (top 5)', 'Followed token', 'KL (nats)'].map((h) => el('th', { scope: 'col' }, [h])))]),
+      el('tbody', {}, rows),
+    ]),
+  );
+}
