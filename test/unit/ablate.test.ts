@@ -13,7 +13,7 @@ import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../../src/engine/grap
 import { graphInputs } from '../../src/engine/graph/graph-inputs';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { assertClose, assertOneLineError, klFromLogits, logSoftmax } from './head-asserts';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 interface Mlm { position: number; top5_ids: number[]; top5_logits: number[]; logits: number[] }
 interface CaseText { name: string; mlm: Mlm[]; last_hidden_state: number[][] }
@@ -38,7 +38,7 @@ async function forwardStates(model: OpenModel, ids: number[], layer: number) {
       state: run.outputs.read(layerInputOutput(layer)),
       last: run.outputs.read(LAST_HIDDEN),
       rel: relative ? run.outputs.read(REL_OUTPUT) : undefined,
-      relRows: relative ? run.outputs.dims(REL_OUTPUT)[0] : 0,
+      relRows: relative ? at(run.outputs.dims(REL_OUTPUT), 0) : 0,
     };
   } finally {
     run.outputs.release();
@@ -66,15 +66,18 @@ describe('ablate: every HF intervention case on v3_tiny_mlm_cls', () => {
           const before = pristine.find((p) => JSON.stringify(p.input_ids) === JSON.stringify(text.input_ids))!.expected.mlm;
           assert.deepEqual(r.after.map((p) => p.position), text.mask_positions, what);
           want.mlm.forEach((m, k) => {
-            assert.deepEqual(r.before[k].top.map((x) => x.id), before[k].top5_ids, `${what} @${m.position}: ids before`);
-            assert.deepEqual(r.after[k].top.map((x) => x.id), m.top5_ids, `${what} @${m.position}: ids after`);
-            assertClose(r.after[k].top.map((x) => x.logit), m.top5_logits, `${what} @${m.position}: logits after`);
-            assert.ok(Math.abs(r.kl[k].kl - klFromLogits(before[k].logits, m.logits)) <= 1e-5, `${what} @${m.position}: KL ${r.kl[k].kl} vs ${klFromLogits(before[k].logits, m.logits)}`);
-            const tracked = r.tracked[k];
+            const hf = at(before, k);
+            assert.deepEqual(at(r.before, k).top.map((x) => x.id), hf.top5_ids, `${what} @${m.position}: ids before`);
+            assert.deepEqual(at(r.after, k).top.map((x) => x.id), m.top5_ids, `${what} @${m.position}: ids after`);
+            assertClose(at(r.after, k).top.map((x) => x.logit), m.top5_logits, `${what} @${m.position}: logits after`);
+            const kl = at(r.kl, k).kl;
+            assert.ok(Math.abs(kl - klFromLogits(hf.logits, m.logits)) <= 1e-5, `${what} @${m.position}: KL ${kl} vs ${klFromLogits(hf.logits, m.logits)}`);
+            const tracked = at(r.tracked, k);
             assert.equal(tracked.which, 'top1_before');
-            assert.equal(tracked.id, before[k].top5_ids[0]);
-            assert.ok(Math.abs(tracked.after.logprob - logSoftmax(m.logits)[tracked.id]) <= 1e-4, `${what}: log-prob after`);
-            assert.equal(tracked.after.rank, 1 + m.logits.filter((x) => x > m.logits[tracked.id]).length, `${what}: rank after`);
+            assert.equal(tracked.id, hf.top5_ids[0]);
+            assert.ok(Math.abs(tracked.after.logprob - at(logSoftmax(m.logits), tracked.id)) <= 1e-4, `${what}: log-prob after`);
+            const trackedLogit = at(m.logits, tracked.id);
+            assert.equal(tracked.after.rank, 1 + m.logits.filter((x) => x > trackedLogit).length, `${what}: rank after`);
           });
         }
       }
@@ -94,19 +97,22 @@ describe('ablate: the c2p flip on the bundled model (samples/ablation.md)', () =
       for (const c of flip.cases) {
         const r = await model.ablate({ text: flip.text, ablate: c.ablate, mode: c.mode });
         assert.deepEqual(r.input_ids, flip.input_ids);
-        const [b, a] = [r.before[0], r.after[0]];
+        const [b, a] = [at(r.before, 0), at(r.after, 0)];
         assert.equal(a.position, flip.mask_position);
         assert.deepEqual(b.top.map((t) => t.id), flip.before.top5_ids);
         assertClose(b.top.map((t) => t.logit), flip.before.top5_logits, `${c.ablate}: logits before`);
         assert.deepEqual(a.top.map((t) => t.id), c.after.top5_ids);
         assertClose(a.top.map((t) => t.logit), c.after.top5_logits, `${c.ablate}: logits after`);
-        a.top.forEach((t, k) => assert.ok(Math.abs(t.prob - c.after.top5_probs[k]) <= 1e-5, `${c.ablate}: prob ${k}`));
-        assert.ok(Math.abs(r.kl[0].kl - c.after.kl) <= 1e-5, `${c.ablate}: KL ${r.kl[0].kl} vs ${c.after.kl}`);
-        assert.equal(r.tracked[0].token, '▁him');
-        assert.equal(r.tracked[0].before.rank, 1);
-        assert.ok(Math.abs(r.tracked[0].after.logprob - c.after.before_top1_logprob) <= 1e-4);
-        assert.equal(r.tracked[0].after.rank, c.after.before_top1_rank);
-        assert.equal(a.top[0].token, ',');
+        a.top.forEach((t, k) => assert.ok(Math.abs(t.prob - at(c.after.top5_probs, k)) <= 1e-5, `${c.ablate}: prob ${k}`));
+        const kl = at(r.kl, 0).kl;
+        assert.ok(Math.abs(kl - c.after.kl) <= 1e-5, `${c.ablate}: KL ${kl} vs ${c.after.kl}`);
+        const tracked = at(r.tracked, 0);
+        assert.equal(tracked.token, '▁him');
+        assert.equal(tracked.before.rank, 1);
+        assert.ok(Math.abs(tracked.after.logprob - c.after.before_top1_logprob) <= 1e-4);
+        assert.equal(tracked.after.rank, c.after.before_top1_rank);
+        assert.equal(at(a.top, 0).token, ',');
+
       }
     } finally {
       await model.dispose();

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openModel } from '../../src/engine/model/open-model';
 import { assertClose } from './head-asserts';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-ablated-run-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -26,14 +26,15 @@ describe('explainAblated: the intervened run as a result', () => {
         for (const text of data.texts) {
           const want = c.texts.find((t) => t.name === text.name)!;
           const r = await model.explainAblated({ ids: text.input_ids, ablate: c.ablate, mode: c.mode });
-          const last = r.layers[r.layers.length - 1];
+          const last = at(r.layers, r.layers.length - 1);
           await r.load(last);
           assertClose(r.tensor(last, 'probs'), want.last_layer_probs.flat(2), `${c.ablate} ${c.mode} ${text.name}: last layer probs`);
           r.release();
         }
       }
       // Layer 0 is untouched by 1.x entries: the same numbers as the plain explain.
-      const ids = data.texts[0].input_ids;
+      const ids = at(data.texts, 0).input_ids;
+
       const plain = await model.explain({ ids });
       const ablated = await model.explainAblated({ ids, ablate: '1.0:c2p' });
       await Promise.all([plain.load(0), ablated.load(0)]);

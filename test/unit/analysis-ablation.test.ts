@@ -2,11 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ablatedProbs, ablateLayer, ablateTerms, keptTerms } from '../../src/analysis/ablation';
 import { isLensError } from '../../src/engine/errors';
-import { fixtureResult } from './analysis-fixture';
+import { at } from './helpers';
+import { fixtureResult
+ } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
-  for (let k = 0; k < b.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= eps, `[${k}] ${a[k]} vs ${b[k]}`);
+  for (let k = 0; k < b.length; k++) {
+    const [x, y] = [at(a, k), at(b, k)];
+    assert.ok(Math.abs(x - y) <= eps, `[${k}] ${x} vs ${y}`);
+  }
 };
 
 // n = 2, scale 2. Real scores: row 0 = [2+0, 0]/2 = [1, 0]; row 1 = [0+2, 0]/2 = [1, 0].
@@ -49,7 +54,7 @@ test('fixture: keeping every term reproduces the stored probs; dropping one does
   for (const layer of r.layers) {
     const all = await ablateLayer(r, layer, 'all');
     const real = r.tensor(layer, 'probs');
-    for (let k = 0; k < real.length; k++) assert.ok(Math.abs(all.probs[k] - real[k]) < 2e-6, `layer ${layer} [${k}]`);
+    for (let k = 0; k < real.length; k++) assert.ok(Math.abs(at(all.probs, k) - at(real, k)) < 2e-6, `layer ${layer} [${k}]`);
     assert.ok(Math.max(...all.kl) < 1e-6);
     assert.ok(Math.max(...all.tv) < 1e-5);
   }
@@ -57,8 +62,9 @@ test('fixture: keeping every term reproduces the stored probs; dropping one does
   assert.ok(Math.max(...noC2p.tv) > 0.01);
   for (let row = 0; row < r.heads * r.n; row++) {
     let s = 0;
-    for (let j = 0; j < r.n; j++) s += noC2p.probs[row * r.n + j];
+    for (let j = 0; j < r.n; j++) s += at(noC2p.probs, row * r.n + j);
     assert.ok(Math.abs(s - 1) < 1e-5);
-    assert.ok(noC2p.kl[row] >= 0 && noC2p.tv[row] <= 1);
+    assert.ok(at(noC2p.kl, row) >= 0 && at(noC2p.tv, row) <= 1);
+
   }
 });

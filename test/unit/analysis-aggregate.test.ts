@@ -4,11 +4,16 @@ import { aggregate, discountSpecialColumns, reduceHeads, spanRows, tokensInRange
 import { groupWords, poolGroups } from '../../src/analysis/words';
 import { isLensError } from '../../src/engine/errors';
 import type { Token } from '../../src/engine/types';
-import { fixtureResult } from './analysis-fixture';
+import { at } from './helpers';
+import { fixtureResult
+ } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
-  for (let k = 0; k < b.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= eps, `[${k}] ${a[k]} vs ${b[k]}`);
+  for (let k = 0; k < b.length; k++) {
+    const [x, y] = [at(a, k), at(b, k)];
+    assert.ok(Math.abs(x - y) <= eps, `[${k}] ${x} vs ${y}`);
+  }
 };
 
 test('mean and max over heads', async () => {
@@ -23,9 +28,9 @@ test('aggregate over layers and heads of the fixture equals a direct loop', asyn
   const max = await aggregate(r, 'c2p', 'max', { layers: [1], heads: [0, 3] });
   for (let k = 0; k < 25; k++) {
     let s = 0;
-    for (const l of [0, 1]) for (let h = 0; h < 4; h++) s += r.slice(l, h, 'probs')[k];
-    assert.ok(Math.abs(mean[k] - s / 8) < 1e-6);
-    assert.equal(max[k], Math.max(r.slice(1, 0, 'c2p')[k], r.slice(1, 3, 'c2p')[k]));
+    for (const l of [0, 1]) for (let h = 0; h < 4; h++) s += at(r.slice(l, h, 'probs'), k);
+    assert.ok(Math.abs(at(mean, k) - s / 8) < 1e-6);
+    assert.equal(max[k], Math.max(at(r.slice(1, 0, 'c2p'), k), at(r.slice(1, 3, 'c2p'), k)));
   }
   await assert.rejects(async () => aggregate(r, 'probs', 'mean', { layers: [5] }), isLensError);
   await assert.rejects(async () => aggregate(r, 'probs', 'mean', { heads: [4] }), isLensError);
@@ -65,7 +70,7 @@ test('spm pieces of the fixture merge into words', async () => {
     words.map((w) => w.text),
     ['[CLS]', 'the', 'quick', 'brown', 'fox', 'jumps', 'over', 'the', 'lazy', 'dog', '[SEP]'],
   );
-  const quick = words[2];
+  const quick = at(words, 2);
   assert.deepEqual([quick.start, quick.end], [4, 9]); // the leading "▁" piece's space is not part of the word
   assert.equal(r.text!.slice(quick.start, quick.end), 'quick');
   // pooled probs rows still sum to 1
@@ -73,7 +78,7 @@ test('spm pieces of the fixture merge into words', async () => {
   const W = words.length;
   for (let row = 0; row < r.heads * W; row++) {
     let s = 0;
-    for (let b = 0; b < W; b++) s += pooled[row * W + b];
+    for (let b = 0; b < W; b++) s += at(pooled, row * W + b);
     assert.ok(Math.abs(s - 1) < 1e-5);
   }
 });
@@ -98,8 +103,10 @@ const codeTokens = [
 test('identifiers mode keeps camelCase and snake_case whole', async () => {
   const g = groupWords(codeTokens, code, 'identifiers');
   assert.deepEqual(g.map((w) => w.text), ['let', 'getUser_name', '=', 'fooBar', '(', 'x', ');']);
-  assert.deepEqual(g[1].pieces, [1, 2, 3, 4]);
-  assert.equal(code.slice(g[1].start, g[1].end), 'getUser_name');
+  const word = at(g, 1);
+  assert.deepEqual(word.pieces, [1, 2, 3, 4]);
+  assert.equal(code.slice(word.start, word.end), 'getUser_name');
+
 });
 
 test('words mode splits camelCase humps and underscores', async () => {

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bucketLens } from '../../src/analysis/bucket-lens';
-import { fixtureResult, loadCase, V3_SPEC } from './analysis-fixture';
+import { at } from './helpers';
+import { fixtureResult
+, loadCase, V3_SPEC } from './analysis-fixture';
 
 test('buckets Bk = 4, M = 8, n = 6: |δ| ≤ 2 exact, 3..5 share one log bucket', () => {
   // mid = 2; β(δ) = 2 + ⌈ln(δ/2)/ln(3.5)⌉ for δ = 3, 4, 5: ⌈0.32⌉ = ⌈0.55⌉ = ⌈0.73⌉ = 1 → β = 3, row 7.
@@ -19,9 +21,9 @@ test('buckets Bk = 4, M = 8, n = 6: |δ| ≤ 2 exact, 3..5 share one log bucket'
   ]);
   // pair (5, 0): δ = 5 → row 7, log; pair (1, 3): δ = −2 → row 2, exact
   assert.equal(lens.rowOf[5 * 6 + 0], 7);
-  assert.equal(lens.zones[lens.zoneOf[5 * 6 + 0]], 'log');
+  assert.equal(lens.zones[at(lens.zoneOf, 5 * 6 + 0)], 'log');
   assert.equal(lens.rowOf[1 * 6 + 3], 2);
-  assert.equal(lens.zones[lens.zoneOf[1 * 6 + 3]], 'exact');
+  assert.equal(lens.zones[at(lens.zoneOf, 1 * 6 + 3)], 'exact');
 });
 
 test('no buckets, S = 2, n = 4: the span edge clamps', () => {
@@ -36,8 +38,8 @@ test('no buckets, S = 2, n = 4: the span edge clamps', () => {
       [3, 'clamped', [1, 2, 3]],
     ],
   );
-  assert.equal(lens.zones[lens.zoneOf[0 * 4 + 3]], 'clamped'); // δ = −3
-  assert.equal(lens.zones[lens.zoneOf[0 * 4 + 2]], 'exact'); // δ = −2 itself is in range
+  assert.equal(lens.zones[at(lens.zoneOf, 0 * 4 + 3)], 'clamped'); // δ = −3
+  assert.equal(lens.zones[at(lens.zoneOf, 0 * 4 + 2)], 'exact'); // δ = −2 itself is in range
 });
 
 test('fixture: the lens rows equal HF position_index for v3_tiny (long40 runs past the span)', () => {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { distanceProfile, rowDeltaRanges, rowProfile, tableRowScores } from '../../src/analysis/distance-profile';
 import { isLensError } from '../../src/engine/errors';
+import { at } from './helpers';
 import { fixtureResult, V3_SPEC } from './analysis-fixture';
 
 // [[1,2,3],[4,5,6],[7,8,9]], δ = i − j:
@@ -15,7 +16,7 @@ test('profile over δ: count, mean, population std, peak', () => {
   assert.deepEqual(Array.from(p.mean), [3, 4, 5, 6, 7]);
   const std = Array.from(p.std);
   assert.deepEqual([std[0], std[1], std[3], std[4]], [0, 2, 2, 0]);
-  assert.ok(Math.abs(std[2] - Math.sqrt(32 / 3)) < 1e-12);
+  assert.ok(Math.abs(at(std, 2) - Math.sqrt(32 / 3)) < 1e-12);
   assert.equal(p.peakDelta, 2);
 });
 
@@ -46,10 +47,10 @@ test('row profile pools distances sharing a table row (no buckets, S = 1: clamp)
   assert.deepEqual(Array.from(p.rows), [0, 1]);
   assert.deepEqual(p.deltas, [[-2, -1], [0, 1, 2]]);
   assert.deepEqual(Array.from(p.count), [3, 6]);
-  assert.ok(Math.abs(p.mean[0] - 11 / 3) < 1e-12);
-  assert.ok(Math.abs(p.mean[1] - 34 / 6) < 1e-12);
+  assert.ok(Math.abs(at(p.mean, 0) - 11 / 3) < 1e-12);
+  assert.ok(Math.abs(at(p.mean, 1) - 34 / 6) < 1e-12);
   const var0 = (9 + 4 + 36) / 3 - (11 / 3) ** 2;
-  assert.ok(Math.abs(p.std[0] - Math.sqrt(var0)) < 1e-9);
+  assert.ok(Math.abs(at(p.std, 0) - Math.sqrt(var0)) < 1e-9);
   assert.equal(p.peakRow, 1);
 });
 
@@ -75,7 +76,8 @@ test('fixture: c2p row profile agrees with the δ profile inside the exact zone'
   for (let d = -8; d <= 8; d++) {
     const s = Array.from(byRow.rows).indexOf(16 + d);
     assert.deepEqual(byRow.deltas[s], [d]);
-    assert.ok(Math.abs(byRow.mean[s] - byDelta.mean[d + r.n - 1]) < 1e-6);
+    assert.ok(Math.abs(at(byRow.mean, s) - at(byDelta.mean, d + r.n - 1)) < 1e-6);
+
   }
   // c2p depends on the query and the row only, so within one query row cells of the same row are equal.
   const q = distanceProfile(c2p, r.n, { head: 1, query: 20 });

@@ -10,6 +10,7 @@ import { toHtmlReport } from '../../src/analysis/export/html-report';
 import { ExplainResult } from '../../src/engine/result';
 import { isLensError } from '../../src/engine/errors';
 import { fixtureResult } from './analysis-fixture';
+import { at, field } from './helpers';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -23,7 +24,7 @@ test('npy: header layout and round trip', async () => {
   const f = Float32Array.from([1.5, -2, 3.25, 0, 7, 8]);
   const b = encodeNpy(f, [2, 3]);
   assert.deepEqual(Array.from(b.subarray(0, 8)), [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
-  const headerLen = b[8] | (b[9] << 8);
+  const headerLen = at(b, 8) | (at(b, 9) << 8);
   assert.equal((10 + headerLen) % 64, 0);
   const header = new TextDecoder().decode(b.subarray(10, 10 + headerLen));
   assert.equal(header, `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`.padEnd(headerLen - 1) + '\n');
@@ -47,7 +48,7 @@ test('zip: stored entries round trip; a flipped byte is caught by the CRC', asyn
   assert.deepEqual([...m.keys()], ['a.txt', 'dir/b.bin']);
   assert.equal(new TextDecoder().decode(m.get('a.txt')), 'hello');
   const bad = Uint8Array.from(z);
-  bad[30 + 5] ^= 1; // first byte of a.txt's data
+  bad[30 + 5] = at(bad, 30 + 5) ^ 1; // first byte of a.txt's data
   assert.throws(() => readZip(bad, 'x.npz'), (e: unknown) => isLensError(e) && /x\.npz.*CRC/.test((e as Error).message));
   assert.throws(() => readZip(bytes('not a zip at all, no end record here')), isLensError);
 });
@@ -101,11 +102,12 @@ test('JSON matches DESIGN §4 and the text form parses to the same object', asyn
   const j = await toJson(r) as { model: Record<string, unknown>; input_ids: number[]; tokens: unknown[]; scale: number; layers: Record<string, unknown>[] };
   assert.deepEqual(Object.keys(j), ['model', 'input_ids', 'tokens', 'scale', 'layers']);
   assert.deepEqual(Object.keys(j.model), ['path', 'name', 'type', 'layers', 'heads', 'head_dim', 'terms', 'execution_provider', 'checkpoint_hash']);
-  assert.deepEqual(Object.keys(j.layers[0]), ['layer', 'c2c', 'c2p', 'p2c', 'probs']);
-  const p2c = j.layers[1].p2c as number[][][];
+  assert.deepEqual(Object.keys(at(j.layers, 0)), ['layer', 'c2c', 'c2p', 'p2c', 'probs']);
+  const p2c = at(j.layers, 1).p2c as number[][][];
   assert.equal(p2c.length, r.heads);
-  assert.equal(p2c[3][4].length, r.n);
-  assert.equal(Math.fround(p2c[3][4][2]), r.value(1, 3, 'p2c', 4, 2));
+  const row = at(at(p2c, 3), 4);
+  assert.equal(row.length, r.n);
+  assert.equal(Math.fround(at(row, 2)), r.value(1, 3, 'p2c', 4, 2));
   assert.deepEqual(JSON.parse(await toJsonText(r)), j);
   const withText = fixtureResult('text0');
   assert.equal((JSON.parse(await toJsonText(withText)) as { text: string }).text, withText.text);
@@ -113,8 +115,8 @@ test('JSON matches DESIGN §4 and the text form parses to the same object', asyn
 
 /** Extract the inline script and the JSON payload of a report. */
 function parts(html: string) {
-  const data = /<script type="application\/json" id="lens-data">([\s\S]*?)<\/script>/.exec(html)![1];
-  const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1];
+  const data = at(/<script type="application\/json" id="lens-data">([\s\S]*?)<\/script>/.exec(html)!, 1);
+  const script = at(/<script>([\s\S]*?)<\/script>/.exec(html)!, 1);
   return { data, script };
 }
 
@@ -128,7 +130,7 @@ test('HTML report is self-contained: no network references, data decodes to the 
   new vm.Script(script); // compiles
   const payload = JSON.parse(data) as { meta: { n: number; kinds: string[] }; data: Record<string, string> };
   assert.deepEqual(payload.meta.kinds, ['c2c', 'c2p', 'p2c', 'probs']);
-  const buf = Buffer.from(payload.data['1/p2c'], 'base64');
+  const buf = Buffer.from(field(payload.data, '1/p2c'), 'base64');
   assert.deepEqual(new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4), r.tensor(1, 'p2c'));
 });
 
@@ -169,13 +171,14 @@ test('HTML report script runs against a minimal DOM and shows a readout on hover
   byId['lens-data'] = Object.assign(el(), { textContent: data });
   const document = { getElementById: (id: string) => byId[id], createElement: () => el() };
   vm.runInNewContext(script, { document, atob, JSON, Math, Float32Array, Uint8Array, String, Number });
-  assert.equal(byId.strip.children.length, r.n);
-  assert.equal(byId.layer.value, '1');
-  assert.equal(byId.kind.value, 'c2p');
-  assert.match(byId.legend.textContent as string, /^c2p \(raw/);
-  const cell = (byId.heat.width as number) / r.n;
-  byId.heat.listeners.mousemove({ clientX: 2.5 * cell, clientY: 4.5 * cell });
-  const text = byId.readout.textContent as string;
+  const get = (id: string) => field(byId, id);
+  assert.equal(get('strip').children.length, r.n);
+  assert.equal(get('layer').value, '1');
+  assert.equal(get('kind').value, 'c2p');
+  assert.match(get('legend').textContent as string, /^c2p \(raw/);
+  const cell = (get('heat').width as number) / r.n;
+  field(get('heat').listeners, 'mousemove')({ clientX: 2.5 * cell, clientY: 4.5 * cell });
+  const text = get('readout').textContent as string;
   assert.match(text, /query 4 .* key 2 .*δ = 2/);
   assert.ok(text.includes(`c2p = ${r.value(1, 2, 'c2p', 4, 2).toPrecision(5)}`), text);
 });
@@ -185,8 +188,9 @@ test('reportPlan checks the panel’s choice of layers and kinds before anything
   const { reportDataBytes, formatBytes } = await import('../../src/shared/export-size');
   const { parseWebviewMessage } = await import('../../src/shared/protocol/lens');
   const r = fixtureResult('short5');
-  const plan = reportPlan(r, { layers: [r.layers[0]], kinds: ['probs'] });
+  const plan = reportPlan(r, { layers: [at(r.layers, 0)], kinds: ['probs'] });
   assert.deepEqual(plan, { layers: [r.layers[0]], kinds: ['probs'] });
+
   assert.throws(() => reportPlan(r, { layers: [], kinds: ['probs'] }), /pick at least one layer/);
   assert.throws(() => reportPlan(r, { maxDataBytes: 16 }), (e: Error) => isLensError(e) && /choose fewer layers or kinds/.test(e.message) && !/--format/.test(e.message));
   assert.equal(reportDataBytes(2, 3, 4, 10), 2 * 3 * 4 * 100 * 4);

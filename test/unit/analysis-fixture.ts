@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { ExplainResult, type LayerTensors } from '../../src/engine/result';
 import type { ModelInfo, TermName, Token } from '../../src/engine/types';
 import type { PositionSpec } from '../../src/analysis/matrix';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 interface FixtureCase {
   name: string;
@@ -34,7 +34,7 @@ const flat = (m: number[][][]) => Float32Array.from(m.flat(2));
 /** The v3_tiny case as an ExplainResult; tokens from expected_tokens.json when the case has text. */
 export function fixtureResult(name = 'text0'): ExplainResult {
   const c = loadCase(name);
-  const heads = c.expected.layers[0].c2c.length;
+  const heads = at(c.expected.layers, 0).c2c.length;
   const model: ModelInfo = {
     path: V3_DIR,
     name: 'v3_tiny',
@@ -47,16 +47,17 @@ export function fixtureResult(name = 'text0'): ExplainResult {
     checkpoint_hash: 'fixture',
   };
   let tokens: Token[];
-  const special = (id: number, text: string, at: number): Token => ({ id, text, start: at, end: at, special: true });
+  const special = (id: number, text: string, offset: number): Token => ({ id, text, start: offset, end: offset, special: true });
   if (c.text !== undefined) {
     const tk = JSON.parse(fs.readFileSync(path.join(V3_DIR, 'expected_tokens.json'), 'utf8')) as {
       cases: { text: string; tokens: { id: number; piece: string; start: number; end: number }[] }[];
     };
     const t = tk.cases.find((x) => x.text === c.text)!;
     tokens = [
-      special(c.input_ids[0], '[CLS]', 0),
+      special(at(c.input_ids, 0), '[CLS]', 0),
       ...t.tokens.map((p) => ({ id: p.id, text: p.piece, start: p.start, end: p.end, special: false })),
-      special(c.input_ids[c.input_ids.length - 1], '[SEP]', c.text.length),
+      special(at(c.input_ids, c.input_ids.length - 1), '[SEP]', c.text.length),
+
     ];
   } else {
     tokens = c.input_ids.map((id, i) => ({ id, text: `t${id}`, start: i, end: i + 1, special: false }));

@@ -3,11 +3,16 @@ import assert from 'node:assert/strict';
 import { residualAttention, rollout, rolloutResult } from '../../src/analysis/rollout';
 import { ExplainResult } from '../../src/engine/result';
 import { isLensError } from '../../src/engine/errors';
-import { fixtureResult } from './analysis-fixture';
+import { at } from './helpers';
+import { fixtureResult
+ } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
-  for (let k = 0; k < b.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= eps, `[${k}] ${a[k]} vs ${b[k]}`);
+  for (let k = 0; k < b.length; k++) {
+    const [x, y] = [at(a, k), at(b, k)];
+    assert.ok(Math.abs(x - y) <= eps, `[${k}] ${x} vs ${y}`);
+  }
 };
 
 test('residual adjustment averages heads, adds I/2, row-normalises', async () => {
@@ -29,13 +34,14 @@ test('fixture: rows sum to 1; ablation "all" equals the real rollout; content-on
   const real = await rolloutResult(r);
   for (let i = 0; i < r.n; i++) {
     let s = 0;
-    for (let j = 0; j < r.n; j++) s += real[i * r.n + j];
+    for (let j = 0; j < r.n; j++) s += at(real, i * r.n + j);
     assert.ok(Math.abs(s - 1) < 1e-5);
   }
   const all = await rolloutResult(r, { ablation: 'all' });
-  for (let k = 0; k < real.length; k++) assert.ok(Math.abs(all[k] - real[k]) < 1e-5);
+  for (let k = 0; k < real.length; k++) assert.ok(Math.abs(at(all, k) - at(real, k)) < 1e-5);
   const content = await rolloutResult(r, { ablation: 'content-only' });
-  assert.ok(content.some((v, k) => Math.abs(v - real[k]) > 1e-3));
+  assert.ok(content.some((v, k) => Math.abs(v - at(real, k)) > 1e-3));
+
   close(await rolloutResult(r, { upToLayer: 0 }), Array.from(residualAttention(r.tensor(0, 'probs'), r.n)));
 });
 

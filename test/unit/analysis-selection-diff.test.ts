@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { diffMatched, diffResults, matchTokens } from '../../src/analysis/selection-diff';
 import { ExplainResult } from '../../src/engine/result';
 import { isLensError } from '../../src/engine/errors';
+import { at } from './helpers';
 import { fixtureResult } from './analysis-fixture';
 
 const toks = (s: string) => s.split(' ').map((text) => ({ text }));
@@ -38,15 +39,16 @@ test('fixture: before/after an edit', async () => {
   const m = keep.length;
   const sub = (t: Float32Array) => {
     const out = new Float32Array(a.heads * m * m);
-    for (let h = 0; h < a.heads; h++) keep.forEach((i, p) => keep.forEach((j, q) => (out[(h * m + p) * m + q] = t[(h * a.n + i) * a.n + j] * 2)));
+    for (let h = 0; h < a.heads; h++) keep.forEach((i, p) => keep.forEach((j, q) => (out[(h * m + p) * m + q] = at(t, (h * a.n + i) * a.n + j) * 2)));
     return out;
   };
-  const b = new ExplainResult(a.model, keep.map((i) => a.inputIds[i]), keep.map((i) => a.tokens[i]), a.scale, a.layers.map((layer) => ({ layer, c2c: sub(a.tensor(layer, 'c2c')), probs: sub(a.tensor(layer, 'probs')) })));
+  const b = new ExplainResult(a.model, keep.map((i) => at(a.inputIds, i)), keep.map((i) => at(a.tokens, i)), a.scale, a.layers.map((layer) => ({ layer, c2c: sub(a.tensor(layer, 'c2c')), probs: sub(a.tensor(layer, 'probs')) })));
   const d = await diffResults(a, b, 0, 'c2c');
   assert.deepEqual(d.onlyA, [1, 2]);
   assert.equal(d.pairs.length, m);
   // every matched value doubled: diff = a's value
-  assert.equal(d.diff[(2 * m + 3) * m + 4], a.value(0, 2, 'c2c', keep[3], keep[4]));
+  assert.equal(d.diff[(2 * m + 3) * m + 4], a.value(0, 2, 'c2c', at(keep, 3), at(keep, 4))
+);
   const other = new ExplainResult({ ...a.model, heads: 2 }, b.inputIds, b.tokens, b.scale, []);
   await assert.rejects(async () => diffResults(a, other, 0, 'c2c'), isLensError);
 });

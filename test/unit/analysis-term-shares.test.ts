@@ -2,11 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cellShares, headShares, labelHead, termShareGrid } from '../../src/analysis/term-shares';
 import { isLensError } from '../../src/engine/errors';
-import { fixtureResult } from './analysis-fixture';
+import { at } from './helpers';
+import { fixtureResult
+ } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
-  for (let k = 0; k < b.length; k++) assert.ok(Math.abs(a[k] - b[k]) <= eps, `[${k}] ${a[k]} vs ${b[k]}`);
+  for (let k = 0; k < b.length; k++) {
+    const [x, y] = [at(a, k), at(b, k)];
+    assert.ok(Math.abs(x - y) <= eps, `[${k}] ${x} vs ${y}`);
+  }
 };
 
 // One head, n = 2. Cell by cell: |3|,|1|,|0| → 3/4,1/4,0; |−1|,|1|,|2| → 1/4,1/4,1/2; all 0 → 1/3 each;
@@ -58,8 +63,8 @@ test('layer × head grid on the v3_tiny fixture', async () => {
   assert.equal(g.content.length, 2 * r.heads);
   assert.equal(g.labels.length, 2 * r.heads);
   for (let k = 0; k < g.content.length; k++) {
-    assert.ok(Math.abs(g.content[k] + g.c2p![k] + g.p2c![k] - 1) < 1e-5);
-    assert.equal(g.labels[k], labelHead(g.content[k]));
+    assert.ok(Math.abs(at(g.content, k) + at(g.c2p!, k) + at(g.p2c!, k) - 1) < 1e-5);
+    assert.equal(g.labels[k], labelHead(at(g.content, k)));
   }
   // Layer 1, head 2 checked cell by cell against a direct computation from the result's values.
   let acc = 0;
@@ -69,7 +74,8 @@ test('layer × head grid on the v3_tiny fixture', async () => {
       acc += a / (a + Math.abs(r.value(1, 2, 'c2p', i, j)) + Math.abs(r.value(1, 2, 'p2c', i, j)));
     }
   }
-  assert.ok(Math.abs(g.content[r.heads + 2] - acc / (r.n * r.n)) < 1e-5);
+  assert.ok(Math.abs(at(g.content, r.heads + 2) - acc / (r.n * r.n)) < 1e-5);
+
   const pw = await termShareGrid(r, { weighting: 'probs' });
   assert.notDeepEqual(Array.from(pw.content), Array.from(g.content));
 });

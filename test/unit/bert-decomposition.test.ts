@@ -12,7 +12,7 @@ import { OPSET } from '../../src/engine/graph/deberta-graph';
 import { GraphBuilder } from '../../src/engine/graph/graph-builder';
 import { encodeModel, OnnxType } from '../../src/engine/graph/onnx-proto';
 import { toFloat32 } from '../../src/engine/graph/float32';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at, field } from './helpers';
 
 const DIR = path.join(FIXTURES, 'bert', 'bert_tiny');
 interface Case { name: string; input_ids: number[]; token_type_ids: number[]; expected: {
@@ -36,7 +36,7 @@ function maxRelErr(got: Float32Array, want: number[][][]): number {
   const flat = want.flat(2);
   const scale = Math.max(...flat.map(Math.abs));
   let worst = 0;
-  flat.forEach((w, k) => { worst = Math.max(worst, Math.abs(got[k] - w) / Math.max(Math.abs(w), 1e-3 * scale)); });
+  flat.forEach((w, k) => { worst = Math.max(worst, Math.abs(at(got, k) - w) / Math.max(Math.abs(w), 1e-3 * scale)); });
   return worst;
 }
 
@@ -63,9 +63,10 @@ test('bert_tiny layer 0: embedding parts sum to HF embeddings; c2c/c2p/p2c/p2p/r
       gamma: f32(W('embeddings.LayerNorm.weight', [D]), [D]),
       beta: f32(W('embeddings.LayerNorm.bias', [D]), [D]),
     });
-    const [content, position, rest] = ['content', 'position', 'rest'].map((k) => e[k].data as Float32Array);
-    const sum = content.map((v, k) => v + position[k] + rest[k]);
-    assert.ok(maxRelErr(sum, [c.expected.hidden_states[0]]) < 1e-4, `${c.name}: parts do not sum to HF's embedding output`);
+    const part = (k: string) => field(e, k).data as Float32Array;
+    const [content, position, rest] = [part('content'), part('position'), part('rest')];
+    const sum = content.map((v, k) => v + at(position, k) + at(rest, k));
+    assert.ok(maxRelErr(sum, [at(c.expected.hidden_states, 0)]) < 1e-4, `${c.name}: parts do not sum to HF's embedding output`);
     const out = await decomposition.run({
       [DecompositionInput.content]: f32(content, [n, D]),
       [DecompositionInput.position]: f32(position, [n, D]),
@@ -77,15 +78,16 @@ test('bert_tiny layer 0: embedding parts sum to HF embeddings; c2c/c2p/p2c/p2p/r
     });
     const total = new Float32Array(s.numHeads * n * n);
     for (const t of DECOMPOSITION_TERMS) {
-      const got = out[t].data as Float32Array;
-      const err = maxRelErr(got, c.expected.layer0_decomposition[t]);
+      const got = field(out, t).data as Float32Array;
+      const err = maxRelErr(got, field(c.expected.layer0_decomposition, t));
       assert.ok(err <= 1e-4, `${c.name} ${t}: max rel error ${err}`);
-      got.forEach((v, k) => { total[k] += v; });
+      got.forEach((v, k) => { total[k] = at(total, k) + v; });
     }
     // The sum carries five float32 roundings of terms larger than it: compared absolutely, at 1e-4 of the largest score.
-    const want = c.expected.layers[0].scores.flat(2);
+    const want = at(c.expected.layers, 0).scores.flat(2);
     const bound = 1e-4 * Math.max(...want.map(Math.abs));
-    const sumErr = Math.max(...want.map((w, k) => Math.abs(total[k] - w)));
+    const sumErr = Math.max(...want.map((w, k) => Math.abs(at(total, k) - w)));
+
     assert.ok(sumErr <= bound, `${c.name}: the five terms do not sum to HF's layer-0 scores (${sumErr} > ${bound})`);
   }
 });

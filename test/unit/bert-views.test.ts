@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { openModel, type ExplainResult, type LensModel } from '../../src/engine';
 import { ablation, buckets, distance, rollout, shares } from '../../src/extension/lens/analysis-requests';
 import { fromBuffer } from '../../src/shared/protocol/lens';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 const BERT = path.join(FIXTURES, 'bert', 'bert_tiny');
 const SPLIT = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] as const;
@@ -23,8 +23,9 @@ function meanByDelta(m: number[][], rows: number[]): number[] {
   const count = new Array<number>(2 * n - 1).fill(0);
   for (const i of rows) {
     for (let j = 0; j < n; j++) {
-      sum[i - j + n - 1] += m[i][j];
-      count[i - j + n - 1]++;
+      const d = i - j + n - 1;
+      sum[d] = at(sum, d) + at(at(m, i), j);
+      count[d] = at(count, d) + 1;
     }
   }
   return sum.map((s, k) => (count[k] ? s / count[k] : NaN));
@@ -32,12 +33,13 @@ function meanByDelta(m: number[][], rows: number[]): number[] {
 
 /** Reference: per head, the mean over cells of |t| / (|c2c| + |c2p| + |p2c| + |p2p| + |rest|). */
 function shareOf(split: Case['expected']['layer0_decomposition'], head: number, term: (typeof SPLIT)[number]): number {
-  const n = split.c2c[head].length;
+  const cell = (t: (typeof SPLIT)[number], i: number, j: number) => at(at(at(split[t], head), i), j);
+  const n = at(split.c2c, head).length;
   let acc = 0;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
-      const total = SPLIT.reduce((a, t) => a + Math.abs(split[t][head][i][j]), 0);
-      acc += Math.abs(split[term][head][i][j]) / total;
+      const total = SPLIT.reduce((a, t) => a + Math.abs(cell(t, i, j)), 0);
+      acc += Math.abs(cell(term, i, j)) / total;
     }
   }
   return acc / (n * n);
@@ -74,10 +76,10 @@ test('BERT Distance, layer 0: c2c, c2p, p2c, p2p by δ equal the means of HF\'s 
           assert.deepEqual(Object.keys(got.series).sort(), ['c2c', 'c2p', 'p2c', 'p2p', 'probs']);
           for (const t of ['c2c', 'c2p', 'p2c', 'p2p'] as const) {
             const mean = fromBuffer(got.series[t]!.mean, 2 * n - 1);
-            const want = meanByDelta(split[t][head], query === null ? [...Array(n).keys()] : [query]);
+            const want = meanByDelta(at(split[t], head), query === null ? [...Array(n).keys()] : [query]);
             want.forEach((w, k) => {
               if (Number.isNaN(w)) assert.ok(Number.isNaN(mean[k]), `${c.name} h${head} ${t} δ=${k - n + 1}: no cell, got ${mean[k]}`);
-              else assert.ok(Math.abs(mean[k] - w) <= 1e-4 * scale, `${c.name} h${head} q${query} ${t} δ=${k - n + 1}: ${mean[k]} vs HF ${w}`);
+              else assert.ok(Math.abs(at(mean, k) - w) <= 1e-4 * scale, `${c.name} h${head} q${query} ${t} δ=${k - n + 1}: ${mean[k]} vs HF ${w}`);
             });
           }
         }
@@ -87,7 +89,7 @@ test('BERT Distance, layer 0: c2c, c2p, p2c, p2p by δ equal the means of HF\'s 
 });
 
 test('BERT Distance, layer 1: no split (probs only, said so); DeBERTa\'s c2p/p2c series never appear for BERT', async () => {
-  await explained(cases()[0], async (r) => {
+  await explained(at(cases(), 0), async (r) => {
     const got = await distance(r, 1, 0, null);
     assert.equal(got.split, 'bert-none');
     assert.deepEqual(Object.keys(got.series), ['probs']);
@@ -112,8 +114,10 @@ test('BERT Term shares: layer 0 per head, five shares by the DeBERTa rule, equal
         let total = 0;
         for (const t of SPLIT) {
           const want = shareOf(c.expected.layer0_decomposition, h, t);
-          assert.ok(Math.abs(arrays[t][h] - want) <= 1e-4, `${c.name} head ${h} ${t}: ${arrays[t][h]} vs HF ${want}`);
-          total += arrays[t][h];
+          const share = at(arrays[t], h);
+          assert.ok(Math.abs(share - want) <= 1e-4, `${c.name} head ${h} ${t}: ${share} vs HF ${want}`);
+          total += share;
+
         }
         assert.ok(Math.abs(total - 1) < 1e-5, `${c.name} head ${h}: shares sum to ${total}`);
       }
@@ -123,7 +127,7 @@ test('BERT Term shares: layer 0 per head, five shares by the DeBERTa rule, equal
 });
 
 test('BERT: Softmax ablation, the bucket lens and rollout presets refuse in one line naming BERT', async () => {
-  await explained(cases()[0], async (r) => {
+  await explained(at(cases(), 0), async (r) => {
     const oneLine = (e: unknown) => e instanceof Error && /BERT has absolute positions/.test(e.message) && !e.message.includes('\n');
     await assert.rejects(ablation(r, 0, 0, 'content-only'), oneLine);
     assert.throws(() => buckets(r, undefined), oneLine);

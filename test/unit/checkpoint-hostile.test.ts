@@ -19,6 +19,7 @@ import type { DType, TensorData } from '../../src/engine/types';
 import { encode, fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
 import { PickleWriter, writeMaliciousTorchBin, writeTorchBin, writeZip } from '../../tools/fixtures/write-torch-bin';
 import { TINY, copyFixture, f32, rejectsLens, tempDir } from './checkpoint-test-utils';
+import { at } from './helpers';
 
 const QUERY = 'encoder.layer.1.attention.self.query_proj.weight';
 
@@ -126,7 +127,7 @@ test('the streaming NaN scan gives the same answer for any chunking, unaligned o
     bytes.push(...enc);
   }
   // A view of d's storage starting at its second element (as torch views share a storage).
-  tensors.push({ name: 'd_view', dtype: 'float32', shape: [4], byteLength: 16, file: 'f', offset: tensors[3].offset! + 4, read: () => new Uint8Array(0) });
+  tensors.push({ name: 'd_view', dtype: 'float32', shape: [4], byteLength: 16, file: 'f', offset: at(tensors, 3).offset! + 4, read: () => new Uint8Array(0) });
   const buf = Uint8Array.from(bytes);
   for (const size of [1, 2, 3, 5, 7, 64]) {
     const scan = new NonFiniteScan(['f'], tensors);
@@ -192,18 +193,19 @@ test('stride-0 and overlapping views with more elements than their storage are r
   writeView(file, 64, [10, 32], [1, 1]); // overlapping rows: 320 elements over 64 stored
   assert.throws(() => readTorchBin(file), /320 elements\) but its storage holds only 64/);
   writeView(file, 64, [2, 32], [32, 1]); // a plain view is fine
-  assert.deepEqual(readTorchBin(file).tensors[0].shape, [2, 32]);
+  assert.deepEqual(at(readTorchBin(file).tensors, 0).shape, [2, 32]);
 });
 
 test('a view spanning far more of its storage than it holds reads only its own elements', () => {
   const dir = tempDir('sparse');
   const file = path.join(dir, 'pytorch_model.bin');
   writeView(file, 300_000, [2, 3], [150_000, 1]);
-  const t = readTorchBin(file).tensors[0];
+  const t = at(readTorchBin(file).tensors, 0);
   assert.equal(t.file, undefined);
   assert.deepEqual([...new Float32Array(t.read().slice().buffer)], [0, 1, 2, 150_000, 150_001, 150_002]);
   writeView(file, 64, [4, 2], [1, 8]); // a transposed view within a small span: read as one range
-  assert.deepEqual([...new Float32Array(readTorchBin(file).tensors[0].read().slice().buffer)], [0, 8, 1, 9, 2, 10, 3, 11]);
+  assert.deepEqual([...new Float32Array(at(readTorchBin(file).tensors, 0).read().slice().buffer)], [0, 8, 1, 9, 2, 10, 3, 11]);
+
 });
 
 test('a pickle APPENDS of 300k items does not overflow the stack', () => {

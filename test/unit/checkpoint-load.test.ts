@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { loadCheckpoint, requireWeight } from '../../src/engine/checkpoint';
 import { fromArray, writeSafetensors, encode, type SafetensorsDType } from '../../tools/fixtures/write-safetensors';
 import { TINY, copyFixture, f32, hubSnapshot, rejectsLens, tempDir } from './checkpoint-test-utils';
+import { at } from './helpers';
 
 test('v3_tiny: spec per deberta-spec §2, prefix stripped, extras kept, lazy file references', async () => {
   const ck = await loadCheckpoint(TINY('v3'));
@@ -72,7 +73,7 @@ test('hash is sha256 of `sha256sum config.json model.safetensors`, stable, and c
   const file = path.join(dir, 'model.safetensors');
   const { atime, mtime } = fs.statSync(file);
   const bytes = fs.readFileSync(file);
-  bytes[bytes.length - 1] ^= 0xff;
+  bytes[bytes.length - 1] = at(bytes, bytes.length - 1) ^ 0xff;
   fs.writeFileSync(file, bytes);
   fs.utimesSync(file, atime, mtime);
   assert.notEqual((await loadCheckpoint(dir)).hash, expect);
@@ -127,10 +128,15 @@ test('F16 and BF16 safetensors read back as the bytes written (round-to-nearest-
     const v = e === 0 ? m * 2 ** -24 : e === 31 ? Infinity : (1 + m / 1024) * 2 ** (e - 15);
     return x & 0x8000 ? -v : v;
   };
-  for (let k = 0; k < 9; k++) assert.ok(Math.abs(decodeHalf(h[k]) - values[k]) <= Math.max(Math.abs(values[k]) * 2 ** -11, 2 ** -25), `half ${k}`);
+  for (let k = 0; k < 9; k++) {
+    const want = at(values, k);
+    assert.ok(Math.abs(decodeHalf(at(h, k)) - want) <= Math.max(Math.abs(want) * 2 ** -11, 2 ** -25), `half ${k}`);
+  }
   for (let k = 0; k < 10; k++) {
-    const v = new Float32Array(new Uint32Array([b[k] << 16]).buffer)[0];
-    assert.ok(Math.abs(v - values[k]) <= Math.abs(values[k]) * 2 ** -8, `bf16 ${k}`);
+    const want = at(values, k);
+    const v = at(new Float32Array(new Uint32Array([at(b, k) << 16]).buffer), 0);
+    assert.ok(Math.abs(v - want) <= Math.abs(want) * 2 ** -8, `bf16 ${k}`);
+
   }
 });
 

@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import { isLensError, type LensErrorCode } from '../../src/engine/errors';
 import { openModel } from '../../src/engine/model/open-model';
 import type { TensorData } from '../../src/engine/types';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 export const TINY = (v: 'v1' | 'v2' | 'v3') => path.join(FIXTURES, 'deberta', `${v}_tiny`);
 
@@ -90,7 +90,8 @@ export async function explainV3Case(dir: string, cacheDir: string): Promise<{ di
     for (const [l, want] of c.expected.layers.entries()) {
       const got = (await r.load(l)).probs;
       assert.equal(got.length, want.probs.flat(2).length);
-      want.probs.flat(2).forEach((w, k) => (diff = Math.max(diff, Math.abs(w - got[k]))));
+      want.probs.flat(2).forEach((w, k) => (diff = Math.max(diff, Math.abs(w - at(got, k)))));
+
     }
     r.release();
     if (model.tokenizer) {

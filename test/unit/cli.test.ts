@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readNpz } from '../../src/analysis/export/npz';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
@@ -25,8 +25,8 @@ function assertCleanError(r: ReturnType<typeof cli>, pattern: RegExp) {
   assert.equal(r.stdout, '');
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1, `one line, got:\n${r.stderr}`);
-  assert.match(lines[0], /^deberta-lens: /);
-  assert.match(lines[0], pattern);
+  assert.match(at(lines, 0), /^deberta-lens: /);
+  assert.match(at(lines, 0), pattern);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }
 
@@ -139,11 +139,12 @@ describe('deberta-lens cache', () => {
     const list = cli('cache', 'list', '--cache-dir', cacheDir);
     assert.equal(list.code, 0, list.stderr);
     const lines = list.stdout.trim().split('\n');
-    assert.match(lines[0], /2 graphs, [\d.]+ kB on disk \(\+ [\d.]+ kB of weights hard-linked from model folders\)/);
-    assert.match(lines[1], /SIZE\s+LAST USED\s+MODEL/);
-    assert.match(lines[2], /^[\d.]+ kB\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+v3_tiny {2}/, 'most recently used first');
-    assert.ok(lines[2].endsWith(`v3_tiny  ${V3}`), lines[2]);
-    assert.match(lines[3], /v1_tiny/);
+    assert.match(at(lines, 0), /2 graphs, [\d.]+ kB on disk \(\+ [\d.]+ kB of weights hard-linked from model folders\)/);
+    assert.match(at(lines, 1), /SIZE\s+LAST USED\s+MODEL/);
+    assert.match(at(lines, 2), /^[\d.]+ kB\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+v3_tiny {2}/, 'most recently used first');
+    assert.ok(at(lines, 2).endsWith(`v3_tiny  ${V3}`), lines[2]);
+    assert.match(at(lines, 3), /v1_tiny/);
+
     const json = JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout);
     assert.deepEqual(json.graphs.map((g: { model: string }) => g.model), ['v3_tiny', 'v1_tiny']);
     assert.ok(json.graphs.every((g: { bytes: number; in_use_by: number[] }) => g.bytes > 0 && g.in_use_by.length === 0));

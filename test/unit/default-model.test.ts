@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { inspectModel, openModel, resolveModelDir } from '../../src/engine/model/open-model';
-import { REPO_ROOT } from './helpers';
+import { REPO_ROOT, at } from './helpers';
 
 const DIR = path.join(REPO_ROOT, 'models', 'default');
 const BUDGET_BYTES = 25 * 1024 * 1024;
@@ -41,7 +41,8 @@ describe('the bundled default model', () => {
     try {
       const text = 'The model reads the sentence, and every head attends somewhere.';
       const r = await model.explain({ text });
-      assert.equal(r.tokens[0].special, true);
+      assert.equal(at(r.tokens, 0).special, true);
+
       assert.equal(r.tokens.at(-1)!.special, true);
       assert.equal(r.layers.length, model.info.layers);
       const n = r.n, H = model.info.heads;

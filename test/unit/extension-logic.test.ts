@@ -9,7 +9,7 @@ import { hfHubDir, listHfCacheModels } from '../../src/extension/model/hf-cache'
 import { ModelHost } from '../../src/extension/model/model-host';
 import { DEFAULTS, MAX_PREDICTION_TOP_K, modelKey, readSettings, type LensSettings } from '../../src/extension/common/settings';
 import { paragraphAround } from '../../src/extension/editor/text-range';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at, field } from './helpers';
 
 test('readSettings sanitises every value and falls back to defaults', () => {
   assert.deepEqual(readSettings(() => undefined), DEFAULTS);
@@ -35,8 +35,9 @@ test('package.json declares exactly the settings settings.ts reads, with the sam
   const props = pkg.contributes.configuration.properties as Record<string, { default: unknown; markdownDescription?: string }>;
   assert.deepEqual(Object.keys(props).sort(), Object.keys(DEFAULTS).map((k) => `debertaLens.${k}`).sort());
   for (const [k, v] of Object.entries(DEFAULTS)) {
-    assert.deepEqual(props[`debertaLens.${k}`].default, v, k);
-    assert.ok(props[`debertaLens.${k}`].markdownDescription, `${k} has a markdownDescription`);
+    const prop = field(props, `debertaLens.${k}`);
+    assert.deepEqual(prop.default, v, k);
+    assert.ok(prop.markdownDescription, `${k} has a markdownDescription`);
   }
   assert.equal((props['debertaLens.predictionTopK'] as { maximum?: number }).maximum, MAX_PREDICTION_TOP_K);
 });
@@ -117,10 +118,12 @@ test('ModelHost opens once per settings key, reopens on change, and does not cac
   const [a, b] = await Promise.all([host.get(s), host.get(s)]);
   assert.equal(a, b, 'concurrent explains share one open');
   assert.equal(opened.length, 1);
-  assert.equal(opened[0].dir, '/ext/models/default');
-  assert.equal(opened[0].opts.maxTokens, 4096);
-  assert.match(String(opened[0].opts.maxTokensName), /debertaLens\.maxTokens/);
-  assert.equal(opened[0].opts.cacheMaxGB, 4);
+  const first = at(opened, 0);
+  assert.equal(first.dir, '/ext/models/default');
+  assert.equal(first.opts.maxTokens, 4096);
+  assert.match(String(first.opts.maxTokensName), /debertaLens\.maxTokens/);
+  assert.equal(first.opts.cacheMaxGB, 4);
+
   assert.equal(await host.get({ ...s, defaultTerm: 'c2c' }), a, 'view settings do not reopen');
   const c = await host.get({ ...s, executionProvider: 'cpu' });
   assert.notEqual(c, a);

@@ -12,7 +12,7 @@ import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { type ByteObserver, hashFiles } from '../../src/engine/checkpoint/hash';
 import { openModel } from '../../src/engine/model/open-model';
 import { explainV3Case } from './checkpoint-test-utils';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
 
@@ -33,7 +33,7 @@ async function weightsB(dir: string): Promise<Buffer> {
   const t = (await loadCheckpoint(dir)).weights.get('encoder.layer.0.attention.self.query_proj.weight')!;
   const bytes = fs.readFileSync(path.join(dir, 'model.safetensors'));
   const f = new Float32Array(bytes.buffer, bytes.byteOffset + t.offset!, t.byteLength / 4);
-  for (let k = 0; k < f.length; k++) f[k] = -f[k];
+  for (let k = 0; k < f.length; k++) f[k] = -at(f, k);
   return bytes;
 }
 
@@ -93,7 +93,7 @@ describe('stale numbers', () => {
     const store = path.join(tmp, 'records-store');
     const file = path.join(dir, 'model.safetensors');
     fs.utimesSync(file, LONG_AGO, LONG_AGO);
-    const truth = (await loadCheckpoint(dir, { hashStore: store })).hashed[1];
+    const truth = at((await loadCheckpoint(dir, { hashStore: store })).hashed, 1);
     const record = path.join(store, `${truth.identity.dev}-${truth.identity.ino}.json`);
     assert.ok(fs.existsSync(record), 'a settled file is remembered');
     // What a new process (a CLI run, a restarted extension host) reads for this file.
@@ -173,9 +173,9 @@ describe('a check fed the same bytes as the hash', () => {
       const fed = [0, 0];
       const recalled: unknown[] = [];
       const observer: ByteObserver = {
-        feed: (k, chunk, at) => {
-          assert.equal(at, fed[k], 'chunks in order');
-          fed[k] += chunk.length;
+        feed: (k, chunk, offset) => {
+          assert.equal(offset, fed[k], 'chunks in order');
+          fed[k] = at(fed, k) + chunk.length;
         },
         findings: (k) => ({ bytes: fed[k] }),
         recalled: (k, f) => (recalled[k] = f),
@@ -204,8 +204,8 @@ describe('size bound', () => {
       return dir;
     });
     for (const d of dirs.slice(0, 3)) await explainV3Case(d, cacheDir);
-    await explainV3Case(dirs[0], cacheDir); // m0 used again: now m1 is the least recently used
-    const held = await openModel(dirs[1], { cacheDir, threads: 1 }); // and m1 is in use
+    await explainV3Case(at(dirs, 0), cacheDir); // m0 used again: now m1 is the least recently used
+    const held = await openModel(at(dirs, 1), { cacheDir, threads: 1 }); // and m1 is in use
     try {
       const byName = () => new Map(listEntries(cacheDir).map((e) => [path.basename(e.model!.dir), e]));
       const before = byName();
@@ -218,7 +218,7 @@ describe('size bound', () => {
       assert.deepEqual(gone.map((e) => path.basename(e.model!.dir)), ['lru-m2']);
       assert.deepEqual([...byName().keys()], ['lru-m1', 'lru-m0']);
       // A limit of 0 through openModel: everything not in use goes, the new graph and the held one stay.
-      const m3 = await openModel(dirs[3], { cacheDir, threads: 1, cacheMaxGB: 0 });
+      const m3 = await openModel(at(dirs, 3), { cacheDir, threads: 1, cacheMaxGB: 0 });
       await m3.dispose();
       assert.deepEqual([...byName().keys()].sort(), ['lru-m1', 'lru-m3']);
     } finally {
@@ -230,7 +230,8 @@ describe('size bound', () => {
   it('markers of dead processes and leftovers of interrupted builds do not hold space', async () => {
     const cacheDir = path.join(tmp, 'cache-dead');
     await explainV3Case(modelDir('dead'), cacheDir);
-    const [entry] = listEntries(cacheDir);
+    const entry = at(listEntries(cacheDir), 0);
+
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
     const marker = path.join(cacheDir, 'in-use', `${entry.key}.${dead}.0-1`);
     fs.writeFileSync(marker, ''); // a process killed while it had the graph open

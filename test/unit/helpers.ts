@@ -8,6 +8,20 @@ export const REPO_ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}
 export const DATA = path.join(REPO_ROOT, 'test', 'data');
 export const FIXTURES = path.join(DATA, 'fixtures');
 
+/** xs[i], or a failed assertion when there is none: a test that reads past what it got fails by name, not on `undefined`. */
+export function at<T>(xs: ArrayLike<T>, i: number): T {
+  const v = xs[i];
+  if (v === undefined) throw new assert.AssertionError({ message: `no element [${i}] (length ${xs.length})` });
+  return v;
+}
+
+/** rec[key], or a failed assertion when the key is missing (the same idea as `at` for records). */
+export function field<T>(rec: Readonly<Record<string, T>>, key: string): T {
+  const v = rec[key];
+  if (v === undefined) throw new assert.AssertionError({ message: `no field '${key}' (has ${Object.keys(rec).join(', ')})` });
+  return v;
+}
+
 /** max |a − b| over all elements, and the largest |b| (for relative error per matrix). */
 export function compareNested(got: Float32Array, want: unknown[]): { maxDiff: number; maxAbs: number } {
   const flat = want.flat(2) as number[];
@@ -15,7 +29,7 @@ export function compareNested(got: Float32Array, want: unknown[]): { maxDiff: nu
   let maxDiff = 0, maxAbs = 0;
   flat.forEach((w, k) => {
     maxAbs = Math.max(maxAbs, Math.abs(w));
-    maxDiff = Math.max(maxDiff, Math.abs(w - got[k]));
+    maxDiff = Math.max(maxDiff, Math.abs(w - at(got, k)));
   });
   return { maxDiff, maxAbs };
 }

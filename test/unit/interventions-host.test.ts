@@ -12,7 +12,7 @@ import type { ExplainResult } from '../../src/engine';
 import { RunHost, type RunPanel } from '../../src/extension/lens/interventions';
 import { parseRunMessage, rankingCsv, type RunLabel, type RunToWebview } from '../../src/shared/interventions';
 import { parseWebviewMessage } from '../../src/shared/protocol/lens';
-import { REPO_ROOT } from './helpers';
+import { REPO_ROOT, at } from './helpers';
 
 const TEXT = 'He closed the door behind [MASK] and sat down.';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-runs-'));
@@ -68,20 +68,21 @@ describe('RunHost on the bundled model', () => {
     await host.handle({ type: 'intervene', id: 1, resultId: 7, entries: '1.1:c2p', mode: 'zero', position: null, top: 5 });
     const want = await model.ablate({ text: TEXT, ablate: '1.1:c2p', top: 5 });
     assert.equal(posted.length, 1);
-    const m = posted[0];
+    const m = at(posted, 0);
     assert.ok(m.type === 'runResult' && m.ok && m.intervention, JSON.stringify(m));
     const iv = m.intervention;
     assert.deepEqual(iv.entries, ['1.1:c2p']);
     assert.equal(iv.firstLayer, 1);
     assert.equal(iv.rows.length, 1);
-    const row = iv.rows[0];
+    const row = at(iv.rows, 0);
     assert.equal(row.position, 6);
     assert.equal(row.token, '[MASK]');
-    assert.deepEqual(row.before.map((t) => t.token), want.before[0].top.map((t) => t.token));
-    assert.deepEqual(row.after.map((t) => t.token), want.after[0].top.map((t) => t.token));
-    assert.equal(row.after[0].token, ',');
-    assert.equal(row.kl, want.kl[0].kl);
-    assert.deepEqual(row.followed, { token: '▁him', which: 'top1_before', before: { logprob: want.tracked[0].before.logprob, rank: 1 }, after: { logprob: want.tracked[0].after.logprob, rank: 2 } });
+    assert.deepEqual(row.before.map((t) => t.token), at(want.before, 0).top.map((t) => t.token));
+    assert.deepEqual(row.after.map((t) => t.token), at(want.after, 0).top.map((t) => t.token));
+    assert.equal(at(row.after, 0).token, ',');
+    assert.equal(row.kl, at(want.kl, 0).kl);
+    const tracked = at(want.tracked, 0);
+    assert.deepEqual(row.followed, { token: '▁him', which: 'top1_before', before: { logprob: tracked.before.logprob, rank: 1 }, after: { logprob: tracked.after.logprob, rank: 2 } });
   });
 
   it('a bad spec or a replaced result: one clear error back, nothing thrown', async () => {
@@ -96,7 +97,7 @@ describe('RunHost on the bundled model', () => {
     await host.handle({ type: 'sweep', id: 5, resultId: 7, terms: ['c2p', 'p2c'], mode: 'zero', position: null });
     const progress = posted.filter((m) => m.type === 'runProgress');
     assert.equal(progress.length, 4 * 8 * 2 + 1);
-    const last = posted[posted.length - 1];
+    const last = at(posted, posted.length - 1);
     assert.ok(last.type === 'runResult' && last.ok && last.ranking);
     const want = await model.sweep({ text: TEXT, terms: ['c2p', 'p2c'] });
     assert.deepEqual(last.ranking.ranking.map((c) => `${c.layer}.${c.head}:${c.term}`), want.ranking.map((c) => `${c.layer}.${c.head}:${c.term}`));
@@ -107,7 +108,7 @@ describe('RunHost on the bundled model', () => {
     const lines = fs.readFileSync(csv, 'utf8').trim().split('\n');
     assert.equal(lines[0], 'rank,layer,head,term,drop,logprob_after,rank_after,top1_after');
     assert.equal(lines.length, 65);
-    assert.match(lines[1], /^1,2,1,c2p,0\.41\d*,-1\.14\d*,2,","$/);
+    assert.match(at(lines, 1), /^1,2,1,c2p,0\.41\d*,-1\.14\d*,2,","$/);
     assert.equal(fs.readFileSync(csv, 'utf8'), rankingCsv(last.ranking));
     await host.exportRanking('json', json);
     assert.deepEqual(JSON.parse(fs.readFileSync(json, 'utf8')).ranking, last.ranking.ranking);
@@ -119,7 +120,7 @@ describe('RunHost on the bundled model', () => {
     while (!posted.some((m) => m.type === 'runProgress' && m.done >= 2)) await new Promise((r) => setTimeout(r, 5));
     await host.handle({ type: 'cancelRun', id: 9 });
     await run;
-    const last = posted[posted.length - 1];
+    const last = at(posted, posted.length - 1);
     assert.ok(last.type === 'runResult' && !last.ok && last.cancelled, JSON.stringify(last));
     assert.ok(posted.filter((m) => m.type === 'runProgress').length < 96);
   });
@@ -128,14 +129,17 @@ describe('RunHost on the bundled model', () => {
     const { host, shown, plain } = await fakePanel();
     await host.handle({ type: 'showRun', resultId: 7, run: 'ablated', entries: '1.1:c2p', mode: 'zero' });
     assert.equal(shown.length, 1);
-    assert.deepEqual(shown[0].run, { entries: ['1.1:c2p'], mode: 'zero' });
-    assert.equal(shown[0].previous, plain);
-    await shown[0].result.load(1);
-    assert.ok(shown[0].result.slice(1, 1, 'c2p').every((x) => x === 0), 'head 1 of layer 1 has its c2p removed');
+    const ablated = at(shown, 0);
+    assert.deepEqual(ablated.run, { entries: ['1.1:c2p'], mode: 'zero' });
+    assert.equal(ablated.previous, plain);
+    await ablated.result.load(1);
+    assert.ok(ablated.result.slice(1, 1, 'c2p').every((x) => x === 0), 'head 1 of layer 1 has its c2p removed');
     await host.handle({ type: 'showRun', resultId: 8, run: 'plain', entries: '1.1:c2p', mode: 'zero' });
     assert.equal(shown.length, 2);
-    assert.equal(shown[1].result, plain);
-    assert.equal(shown[1].run, undefined);
-    assert.equal(shown[1].previous, shown[0].result);
+    const back = at(shown, 1);
+    assert.equal(back.result, plain);
+    assert.equal(back.run, undefined);
+    assert.equal(back.previous, ablated.result);
+
   });
 });

@@ -10,7 +10,7 @@ import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { PanelPredictions, predictionMarkdown } from '../../src/extension/lens/panel-predictions';
 import { parseWebviewMessage } from '../../src/shared/protocol/lens';
 import { type FillMask, formatProb, type PredictionsToWebview, topLine } from '../../src/shared/predictions';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 interface MlmExpected { position: number; top5_ids: number[]; logits: number[] }
 interface FixtureCase {
@@ -31,7 +31,8 @@ const open = (dir: string) => openModel(dir, { cacheDir, executionProvider: 'cpu
 function probAndRank(logits: number[], id: number): { prob: number; rank: number } {
   const max = Math.max(...logits);
   const z = logits.reduce((s, x) => s + Math.exp(x - max), 0);
-  return { prob: Math.exp(logits[id] - max) / z, rank: 1 + logits.filter((x) => x > logits[id]).length };
+  const own = at(logits, id);
+  return { prob: Math.exp(own - max) / z, rank: 1 + logits.filter((x) => x > own).length };
 }
 
 /** A PanelPredictions whose posts and log lines are recorded. */
@@ -65,7 +66,7 @@ describe('panel fill-mask against Hugging Face (v3_tiny_mlm_cls)', () => {
         assert.equal(fm.rtd, undefined);
         assert.deepEqual(fm.masks.map((m) => m.position), c.mask_positions);
         fm.masks.forEach((m, r) => {
-          const want = c.expected.mlm![r];
+          const want = at(c.expected.mlm!, r);
           assert.equal(m.source, 'input');
           assert.deepEqual(m.top.map((t) => t.id), want.top5_ids, `${c.name} @${m.position}: ids`);
           for (const t of m.top) assert.ok(Math.abs(t.prob - probAndRank(want.logits, t.id).prob) <= 1e-5, `${c.name} @${m.position}: prob of ${t.id}`);
@@ -81,19 +82,19 @@ describe('panel fill-mask against Hugging Face (v3_tiny_mlm_cls)', () => {
   it('“what would the model put here?” masks the token: the masked input is HF’s case, and the original is rated from HF’s row', async () => {
     await withModel(fixture('v3_tiny_mlm_cls'), async (model) => {
       const c = casesOf('v3_tiny_mlm_cls').find((k) => k.mask_positions?.length === 1)!;
-      const p = c.mask_positions![0];
+      const p = at(c.mask_positions!, 0);
       // "▁a" (a one-piece word) where the [MASK] was: masking it again gives exactly HF's input.
       const result = await model.explain({ text: c.text.replace('[MASK]', 'a') });
       const ids = result.inputIds.slice();
-      const originalId = ids[p];
-      ids[p] = c.input_ids[p];
+      const originalId = at(ids, p);
+      ids[p] = at(c.input_ids, p);
       assert.deepEqual(ids, c.input_ids, 'the same tokens but the one at the [MASK]');
       const { panel, posted } = host();
       await panel.start(model, result, 1);
       const tp = await panel.predictToken(1, p);
       assert.equal(tp.state, 'ready');
       if (tp.state !== 'ready') return;
-      const want = c.expected.mlm![0];
+      const want = at(c.expected.mlm!, 0);
       assert.equal(tp.prediction.source, 'masked');
       assert.deepEqual(tp.prediction.top.map((t) => t.id), want.top5_ids);
       const o = tp.prediction.original!;
@@ -114,7 +115,7 @@ describe('panel fill-mask against Hugging Face (v3_tiny_mlm_cls)', () => {
 describe('predictExplained: the explain’s hidden state, or a forward pass when the explain stopped early', () => {
   it('a result of layer 0 only keeps no last hidden state: the encoder runs, with the same HF answer', async () => {
     await withModel(fixture('v3_tiny_mlm_cls'), async (model) => {
-      const c = casesOf('v3_tiny_mlm_cls')[0];
+      const c = at(casesOf('v3_tiny_mlm_cls'), 0);
       const full = await model.explain({ text: c.text });
       const part = await model.explain({ text: c.text, layers: [0] });
       assert.equal(full.lastHidden?.length, c.input_ids.length * model.checkpoint.spec.hiddenSize);
@@ -136,7 +137,7 @@ describe('predictExplained: the explain’s hidden state, or a forward pass when
 describe('panel fill-mask with an RTD head only (v3_tiny_rtd)', () => {
   it('P(replaced) of every token = sigmoid(HF logit) ≤ 1e-5; no fill-mask; asking about a token says why not', async () => {
     await withModel(fixture('v3_tiny_rtd'), async (model) => {
-      const c = casesOf('v3_tiny_rtd')[0];
+      const c = at(casesOf('v3_tiny_rtd'), 0);
       const result = await model.explain({ text: c.text });
       const { panel } = host();
       const fm = await panel.start(model, result, 3);
@@ -145,7 +146,8 @@ describe('panel fill-mask with an RTD head only (v3_tiny_rtd)', () => {
       assert.equal(fm.mlmHead, null);
       assert.deepEqual(fm.masks, []);
       assert.equal(fm.rtd!.length, c.input_ids.length);
-      fm.rtd!.forEach((p, i) => assert.ok(Math.abs(p - 1 / (1 + Math.exp(-c.expected.rtd_logits![i]))) <= 1e-5, `token ${i}`));
+      fm.rtd!.forEach((p, i) => assert.ok(Math.abs(p - 1 / (1 + Math.exp(-at(c.expected.rtd_logits!, i)))) <= 1e-5, `token ${i}`));
+
       const tp = await panel.predictToken(3, 2);
       assert.equal(tp.state, 'error');
       if (tp.state === 'error') assert.match(tp.message, /no masked-LM head/);
@@ -189,11 +191,12 @@ describe('panel fill-mask on the bundled model', () => {
       // The heads on the explain's kept state against the encoder run again on the same text.
       const fresh = await model.predict({ text, top: 3 });
       fm.masks.forEach((m, r) => {
-        assert.deepEqual(m.top.map((t) => t.id), fresh.predictions[r].top.map((t) => t.id));
-        m.top.forEach((t, k) => assert.ok(Math.abs(t.prob - fresh.predictions[r].top[k].prob) <= 1e-6));
-        assert.ok(m.top.every((t, k) => k === 0 || t.prob <= m.top[k - 1].prob), 'sorted');
+        const again = at(fresh.predictions, r);
+        assert.deepEqual(m.top.map((t) => t.id), again.top.map((t) => t.id));
+        m.top.forEach((t, k) => assert.ok(Math.abs(t.prob - at(again.top, k).prob) <= 1e-6));
+        assert.ok(m.top.every((t, k) => k === 0 || t.prob <= at(m.top, k - 1).prob), 'sorted');
       });
-      assert.match(topLine(fm.masks[0]), /^door \d+\.\d%, /, 'the first [MASK] reads “door”');
+      assert.match(topLine(at(fm.masks, 0)), /^door \d+\.\d%, /, 'the first [MASK] reads “door”');
       result.release();
     });
   });
@@ -216,7 +219,7 @@ describe('panel fill-mask on the bundled model', () => {
       assert.equal(outside.state, 'error');
       const word = await panel.predictToken(5, 2);
       assert.equal(word.state, 'ready');
-      if (word.state === 'ready') assert.equal(word.prediction.original?.token, result.tokens[2].text);
+      if (word.state === 'ready') assert.equal(word.prediction.original?.token, at(result.tokens, 2).text);
 
       posted.length = 0;
       panel.resend(5);
@@ -238,7 +241,7 @@ describe('panel fill-mask on the bundled model', () => {
       k = 2;
       const again = await panel.refresh();
       assert.equal(again?.state === 'ready' && again.k, 2);
-      assert.equal(again?.state === 'ready' && again.masks[0].top.length, 2);
+      assert.equal(again?.state === 'ready' && at(again.masks, 0).top.length, 2);
       panel.clear();
       assert.equal(await panel.at(6, 1), undefined);
       assert.equal(panel.refresh(), undefined, 'nothing on screen, nothing to refresh');
@@ -262,10 +265,13 @@ describe('panel fill-mask follows an intervened run of the same text (bundled mo
       if (before.state !== 'ready' || after?.state !== 'ready') return;
       assert.equal(after.intervened, true);
       assert.equal(before.intervened, undefined);
-      assert.deepEqual(before.masks[0].top.map((t) => t.id), want.before[0].top.map((t) => t.id));
-      assert.deepEqual(after.masks[0].top.map((t) => t.id), want.after[0].top.map((t) => t.id), 'the intervention flips the first choice');
-      after.masks[0].top.forEach((t, k) => assert.ok(Math.abs(t.prob - want.after[0].top[k].prob) <= 1e-5));
-      assert.notEqual(after.masks[0].top[0].id, before.masks[0].top[0].id);
+      const [shownBefore, shownAfter] = [at(before.masks, 0).top, at(after.masks, 0).top];
+      const [wantBefore, wantAfter] = [at(want.before, 0).top, at(want.after, 0).top];
+      assert.deepEqual(shownBefore.map((t) => t.id), wantBefore.map((t) => t.id));
+      assert.deepEqual(shownAfter.map((t) => t.id), wantAfter.map((t) => t.id), 'the intervention flips the first choice');
+      shownAfter.forEach((t, k) => assert.ok(Math.abs(t.prob - at(wantAfter, k).prob) <= 1e-5));
+      assert.notEqual(at(shownAfter, 0).id, at(shownBefore, 0).id);
+
       const asked = await panel.predictToken(2, 2);
       assert.equal(asked.state, 'error');
       if (asked.state === 'error') assert.match(asked.message, /intervened run/);

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { assertOneLineError } from './head-asserts';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-predict-cli-'));
@@ -83,12 +83,13 @@ describe('fill-mask on the bundled model', () => {
       assert.deepEqual(p.top.map((t: { token: string }) => t.token.replace(/^▁/, '')), words);
       // The card rounds twice (3 decimals in the evaluation JSON, then 2): 0.0547 → 0.055 → 0.06.
       const round3 = (x: number) => Math.round(x * 1000) / 1000;
-      p.top.forEach((t: { prob: number }, k: number) => assert.ok(Math.abs(round3(t.prob) - probs[k]) <= 0.005 + 1e-9, `${words[k]}: ${t.prob} vs ${probs[k]}`));
+      p.top.forEach((t: { prob: number }, k: number) => assert.ok(Math.abs(round3(t.prob) - at(probs, k)) <= 0.005 + 1e-9, `${words[k]}: ${t.prob} vs ${probs[k]}`));
     });
   }
 
   it('the fill-mask sample predicts each [MASK]', () => {
     const out = json(cli('--model', 'default', '--file', path.join(REPO_ROOT, 'samples', 'fill-mask.md'), '--top', '1'));
-    assert.deepEqual(out.predictions.map((p: { top: { token: string }[] }) => p.top[0].token), ['▁door', '▁hand', '▁list']);
+    assert.deepEqual(out.predictions.map((p: { top: { token: string }[] }) => at(p.top, 0).token), ['▁door'
+, '▁hand', '▁list']);
   });
 });

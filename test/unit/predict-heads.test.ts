@@ -13,7 +13,7 @@ import type { PredictResult } from '../../src/engine/prediction';
 import { fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
 import { f32, tempDir } from './checkpoint-test-utils';
 import { assertClose, klFromLogits } from './head-asserts';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 interface MlmExpected { position: number; top5_ids: number[]; top5_logits: number[]; logits: number[] }
 interface FixtureCase {
@@ -36,14 +36,15 @@ after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 function probAndRank(logits: number[], id: number): { prob: number; rank: number } {
   const max = Math.max(...logits);
   const z = logits.reduce((s, x) => s + Math.exp(x - max), 0);
-  return { prob: Math.exp(logits[id] - max) / z, rank: 1 + logits.filter((x) => x > logits[id]).length };
+  const own = at(logits, id);
+  return { prob: Math.exp(own - max) / z, rank: 1 + logits.filter((x) => x > own).length };
 }
 
 function checkMlm(r: PredictResult, c: FixtureCase): void {
   const want = c.expected.mlm!;
   assert.deepEqual(r.predictions.map((p) => p.position), want.map((m) => m.position));
   r.predictions.forEach((p, k) => {
-    const m = want[k];
+    const m = at(want, k);
     assert.deepEqual(p.top.map((t) => t.id), m.top5_ids, `${c.name} @${m.position}: top-5 ids`);
     assertClose(p.top.map((t) => t.logit), m.top5_logits, `${c.name} @${m.position}: top-5 logits`);
     p.top.forEach((t) => assert.ok(Math.abs(t.prob - probAndRank(m.logits, t.id).prob) <= 1e-5, `${c.name} @${m.position}: prob of ${t.id}`));
@@ -68,10 +69,11 @@ describe('prediction heads: the head graph on HF last hidden states', () => {
             c.expected.mlm.forEach((m, r) => {
               assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids);
               assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, `${c.name} top-5`);
-              const { prob, rank } = probAndRank(m.logits, targets[r]);
-              assert.ok(Math.abs(tLogits[r] - m.logits[targets[r]]) <= 1e-4 * Math.max(...m.logits.map(Math.abs)), 'target logit');
-              assert.equal(tRanks[r] + 1, rank, 'target rank');
-              assert.ok(Math.abs(Math.exp(tLogits[r] - lse[r]) - prob) <= 1e-5, 'target probability');
+              const target = at(targets, r), tLogit = at(tLogits, r);
+              const { prob, rank } = probAndRank(m.logits, target);
+              assert.ok(Math.abs(tLogit - at(m.logits, target)) <= 1e-4 * Math.max(...m.logits.map(Math.abs)), 'target logit');
+              assert.equal(at(tRanks, r) + 1, rank, 'target rank');
+              assert.ok(Math.abs(Math.exp(tLogit - at(lse, r)) - prob) <= 1e-5, 'target probability');
             });
           } else {
             assertClose(out.read(HeadOutput.rtdLogits), c.expected.rtd_logits!, `${c.name} rtd logits`);
@@ -97,9 +99,9 @@ describe('prediction heads: the compare graph on HF states before and after the 
         c.ablation!.mlm.forEach((m, r) => {
           assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids, `${c.name} @${m.position}: ids after`);
           assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, `${c.name} @${m.position}: logits after`);
-          const want = klFromLogits(c.expected.mlm![r].logits, m.logits);
+          const want = klFromLogits(at(c.expected.mlm!, r).logits, m.logits);
           assert.ok(want > 1e-3, 'the ablation changes the distribution');
-          assert.ok(Math.abs(kl[r] - want) <= 1e-5, `${c.name} @${m.position}: KL ${kl[r]} vs ${want}`);
+          assert.ok(Math.abs(at(kl, r) - want) <= 1e-5, `${c.name} @${m.position}: KL ${kl[r]} vs ${want}`);
         });
       }
     } finally {
@@ -125,7 +127,8 @@ describe('prediction heads: the compare graph on HF states before and after the 
             const what = `${ab.ablate} (${ab.mode}) ${t.name} @${m.position}`;
             assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids, what);
             assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, what);
-            assert.ok(Math.abs(kl[r] - klFromLogits(c.expected.mlm![r].logits, m.logits)) <= 1e-5, `${what}: KL`);
+            assert.ok(Math.abs(at(kl, r) - klFromLogits(at(c.expected.mlm!, r).logits, m.logits)) <= 1e-5, `${what}: KL`);
+
           });
         }
       }
@@ -147,8 +150,9 @@ describe('prediction heads: end to end from the text', () => {
           const r = await model.predict({ text: c.text });
           assert.deepEqual(r.tokens.map((t) => t.text), c.tokens, `${c.name}: tokens`);
           assert.deepEqual(r.input_ids, c.input_ids);
-          const at = c.text.indexOf('[MASK]');
-          assert.deepEqual([r.tokens[c.mask_positions![0]].start, r.tokens[c.mask_positions![0]].end], [at, at + 6], 'the [MASK] covers its characters');
+          const maskAt = c.text.indexOf('[MASK]');
+          const mask = at(r.tokens, at(c.mask_positions!, 0));
+          assert.deepEqual([mask.start, mask.end], [maskAt, maskAt + 6], 'the [MASK] covers its characters');
           assert.ok(r.predictions.every((p) => p.source === 'input' && p.original === undefined));
           assert.equal(r.rtd, undefined);
           checkMlm(r, c);
@@ -190,18 +194,18 @@ describe('prediction heads: positions masked on request, and bad input', () => {
   after(() => model.dispose());
 
   it('a position asked for is masked first: the same as the [MASK] typed in its place, plus the original token', async () => {
-    const [c] = casesOf('v3_tiny_mlm_cls');
+    const c = at(casesOf('v3_tiny_mlm_cls'), 0);
     const unmasked = c.input_ids.slice();
     unmasked[6] = 27; // any other token where the fixture's [MASK] stands
     const r = await model.predict({ ids: unmasked, positions: [6, 9], top: 5 });
     assert.deepEqual(r.predictions.map((p) => [p.position, p.source]), [[6, 'masked'], [9, 'masked']]);
-    checkMlm({ ...r, predictions: [r.predictions[0]] }, c);
-    const orig = r.predictions[1].original!;
+    checkMlm({ ...r, predictions: [at(r.predictions, 0)] }, c);
+    const orig = at(r.predictions, 1).original!;
     assert.equal(orig.id, unmasked[9]);
     assert.ok(orig.rank >= 1 && orig.prob > 0 && orig.prob < 1);
     const asMask = await model.predict({ ids: c.input_ids.map((id, i) => (i === 9 ? 60 : id === 60 ? 27 : id)) });
-    assert.deepEqual(asMask.predictions[0].top, r.predictions[1].top);
-    const top = r.predictions[1].top;
+    assert.deepEqual(at(asMask.predictions, 0).top, at(r.predictions, 1).top);
+    const top = at(r.predictions, 1).top;
     assert.ok(top.some((t) => t.id === orig.id) === orig.rank <= 5, 'rank agrees with the top list');
   });
 
@@ -243,14 +247,14 @@ describe('prediction heads: a checkpoint with both heads (as the v3 discriminato
     writeSafetensors(path.join(dir, 'model.safetensors'), tensors);
     const model = await open(dir);
     try {
-      const [rtdCase] = casesOf('v3_tiny_rtd');
+      const rtdCase = at(casesOf('v3_tiny_rtd'), 0);
       const plain = await model.predict({ text: 'a tiny model' });
       assert.deepEqual(plain.predictions, []);
       assert.equal(plain.rtd!.length, plain.input_ids.length);
       const r = await model.predict({ text: rtdCase.text });
       assert.equal(r.mlm_head, 'lm_predictions.lm_head');
       assertClose(r.rtd!.map((x) => x.logit), rtdCase.expected.rtd_logits!, 'rtd with both heads');
-      checkMlm(r, casesOf('v3_tiny_mlm_lm')[0]);
+      checkMlm(r, at(casesOf('v3_tiny_mlm_lm'), 0));
     } finally {
       await model.dispose();
     }
@@ -275,22 +279,23 @@ describe('the bundled model on samples/ablation.md, against HF\'s code', () => {
     const text = fs.readFileSync(path.join(REPO_ROOT, 'samples', 'ablation.md'), 'utf8').split('\n')[0];
     const r = await model.predict({ text });
     assert.deepEqual(r.input_ids, ref.input_ids);
-    const [p] = r.predictions;
+    const p = at(r.predictions, 0);
     assert.equal(p.position, ref.mask_position);
     assert.deepEqual(p.top.map((t) => t.id), ref.before.top5_ids);
     assertClose(p.top.map((t) => t.logit), ref.before.top5_logits, 'logits');
-    p.top.forEach((t, k) => assert.ok(Math.abs(t.prob - ref.before.top5_probs[k]) <= 1e-5, `prob ${t.prob} vs ${ref.before.top5_probs[k]}`));
+    p.top.forEach((t, k) => assert.ok(Math.abs(t.prob - at(ref.before.top5_probs, k)) <= 1e-5, `prob ${t.prob} vs ${ref.before.top5_probs[k]}`));
   });
 
   it('HF\'s states after zeroing c2p of head 1 in layer 1 or 2 flip the top-1; the compare graph gives HF\'s top-5, KL and rank', async () => {
-    const n = ref.input_ids.length, pos = ref.mask_position, top1 = ref.before.top5_ids[0];
+    const n = ref.input_ids.length, pos = ref.mask_position, top1 = at(ref.before.top5_ids, 0);
     for (const c of ref.cases) {
       const out = await model.heads.run(Float32Array.from(c.after.last_hidden_state.flat()), n, [pos], [top1], 5, false, undefined, Float32Array.from(ref.before.last_hidden_state.flat()));
       assert.deepEqual([...new Int32Array(out.read(HeadOutput.topIds).buffer)], c.after.top5_ids, c.ablate);
       assert.notEqual(c.after.top5_ids[0], top1, 'the sample flips the prediction');
-      assert.ok(Math.abs(out.read(HeadOutput.kl)[0] - c.after.kl) <= 1e-5, `${c.ablate}: KL`);
-      assert.equal(new Int32Array(out.read(HeadOutput.targetRanks).buffer)[0] + 1, c.after.before_top1_rank);
-      const logprob = out.read(HeadOutput.targetLogits)[0] - out.read(HeadOutput.logSumExp)[0];
+      assert.ok(Math.abs(at(out.read(HeadOutput.kl), 0) - c.after.kl) <= 1e-5, `${c.ablate}: KL`);
+      assert.equal(at(new Int32Array(out.read(HeadOutput.targetRanks).buffer), 0) + 1, c.after.before_top1_rank);
+      const logprob = at(out.read(HeadOutput.targetLogits), 0) - at(out.read(HeadOutput.logSumExp), 0);
+
       assert.ok(Math.abs(logprob - c.after.before_top1_logprob) <= 1e-5, `${c.ablate}: log-probability of the former top-1`);
     }
   });

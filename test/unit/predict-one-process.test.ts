@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { openModel } from '../../src/engine/model/open-model';
 import type { PredictResult } from '../../src/engine/prediction';
 import { assertClose } from './head-asserts';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 interface FixtureCase {
   name: string;
@@ -19,13 +19,15 @@ interface FixtureCase {
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-heads-one-'));
 after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 const dir = path.join(FIXTURES, 'deberta', 'v3_tiny_mlm_cls');
-const [c] = (JSON.parse(fs.readFileSync(path.join(dir, 'expected_outputs.json'), 'utf8')) as { cases: FixtureCase[] }).cases;
+const c = at((JSON.parse(fs.readFileSync(path.join(dir, 'expected_outputs.json'), 'utf8')) as { cases: FixtureCase[] }).cases, 0);
 
 function checkAgainstHf(r: PredictResult, what: string): void {
   assert.deepEqual(r.predictions.map((p) => p.position), c.expected.mlm.map((m) => m.position), `${what}: positions`);
   r.predictions.forEach((p, k) => {
-    assert.deepEqual(p.top.map((t) => t.id), c.expected.mlm[k].top5_ids, `${what}: top-5 ids`);
-    assertClose(p.top.map((t) => t.logit), c.expected.mlm[k].top5_logits, `${what}: top-5 logits`);
+    const want = at(c.expected.mlm, k);
+    assert.deepEqual(p.top.map((t) => t.id), want.top5_ids, `${what}: top-5 ids`);
+    assertClose(p.top.map((t) => t.logit), want.top5_logits, `${what}: top-5 logits`);
+
   });
 }
 

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import { layoutTokens, pieceLabel, tokenAtOffset, visibleSpan, type Line } from '../../src/shared/token-layout';
+import { at } from './helpers';
+
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 
@@ -23,27 +25,27 @@ test('tokens and gaps reproduce the source text, line breaks kept', () => {
   const lines = layoutTokens(text, tokens);
   assert.equal(lines.length, 4);
   assert.equal(render(lines), '[CLS]Hello  big\nworld\n\nend[SEP]');
-  assert.deepEqual(lines[0][0], { kind: 'token', i: 0, text: '[CLS]', special: true });
-  assert.deepEqual(lines[0][2], { kind: 'gap', text: '  ' });
+  assert.deepEqual(at(lines, 0)[0], { kind: 'token', i: 0, text: '[CLS]', special: true });
+  assert.deepEqual(at(lines, 0)[2], { kind: 'gap', text: '  ' });
   assert.deepEqual(lines[2], [], 'an empty line stays an empty line');
-  assert.deepEqual(lines[3][0], { kind: 'token', i: 4, text: 'end', special: false });
+  assert.deepEqual(at(lines, 3)[0], { kind: 'token', i: 4, text: 'end', special: false });
 });
 
 test('a leading space inside a token’s offsets is laid out as a gap (no highlight stub where a line wraps)', () => {
   const text = 'a b';
   const lines = layoutTokens(text, [tok(0, '▁a', 0, 1), tok(1, '▁b', 1, 3)]);
   assert.equal(render(lines), 'a b');
-  assert.deepEqual(lines[0][1], { kind: 'gap', text: ' ' });
-  assert.deepEqual(lines[0][2], { kind: 'token', i: 1, text: 'b', special: false });
+  assert.deepEqual(at(lines, 0)[1], { kind: 'gap', text: ' ' });
+  assert.deepEqual(at(lines, 0)[2], { kind: 'token', i: 1, text: 'b', special: false });
 });
 
 test('tokens that share characters (byte fallback) still get a visible piece each', () => {
   const text = '😀';
   const lines = layoutTokens(text, [tok(0, '<0xF0>', 0, 2), tok(1, '<0x9F>', 0, 2), tok(2, '<0x98>', 0, 2)]);
-  const toks = lines[0].filter((s) => s.kind === 'token');
+  const toks = at(lines, 0).filter((s) => s.kind === 'token');
   assert.equal(toks.length, 3);
-  assert.equal(toks[0].text, '😀');
-  assert.equal(toks[1].text, '<0x9F>');
+  assert.equal(at(toks, 0).text, '😀');
+  assert.equal(at(toks, 1).text, '<0x9F>');
 });
 
 test('CRLF line breaks split lines once', () => {
@@ -76,7 +78,7 @@ test('a [MASK] written in the text shows once, where it was written, and the edi
   const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, '▁the', 0, 3), tok(2, '[MASK]', 4, 10, true), tok(3, '▁and', 10, 14), tok(4, '[SEP]', 14, 14, true)];
   const lines = layoutTokens(text, tokens);
   assert.equal(render(lines), '[CLS]the [MASK] and[SEP]');
-  assert.deepEqual(lines[0][3], { kind: 'token', i: 2, text: '[MASK]', special: true });
+  assert.deepEqual(at(lines, 0)[3], { kind: 'token', i: 2, text: '[MASK]', special: true });
   assert.equal(tokenAtOffset(tokens, 6), 2, 'the cursor inside [MASK]');
   assert.equal(tokenAtOffset(tokens, 12), 3);
 });
@@ -88,7 +90,7 @@ test('a whitespace token that covers a line break (SPM ▁ on \\n) keeps the bre
   const lines = layoutTokens(text, tokens);
   assert.equal(lines.length, 2);
   assert.equal(render(lines), '[CLS]␣Hello↵\nworld[SEP]');
-  assert.ok(lines[0].some((s) => s.kind === 'token' && s.i === 3), 'the break token is still hoverable');
+  assert.ok(at(lines, 0).some((s) => s.kind === 'token' && s.i === 3), 'the break token is still hoverable');
 });
 
 test('visibleSpan trims the spaces and line breaks of a token’s span; a whitespace-only span has nothing to show', () => {

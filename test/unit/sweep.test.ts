@@ -11,7 +11,7 @@ import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import type { SweepResult } from '../../src/engine/prediction';
 import { sweepTerms } from '../../src/engine/run/sweep';
 import { assertOneLineError } from './head-asserts';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 interface Cell { layer: number; head: number; term: string; logprob_after: number; rank_after: number; top1_after: number; kl: number }
 interface SweepCase { name?: string; input_ids: number[]; position: number; mode: 'zero' | 'mean'; target: number; logprob_before: number; rank_before: number; cells: Cell[] }
@@ -37,9 +37,10 @@ function assertSweep(r: SweepResult, want: SweepCase, what: string): void {
     assert.ok(Math.abs(got.drop - (want.logprob_before - c.logprob_after)) <= 2e-4, `${cell}: drop`);
     assert.equal(got.rank_after, c.rank_after, `${cell}: rank after`);
     assert.equal(got.top1_after.id, c.top1_after, `${cell}: first choice after`);
-    assert.ok(Math.abs(r.grid[got.term]![c.layer][c.head] - got.drop) < 1e-12, `${cell}: grid = ranking`);
+    assert.ok(Math.abs(at(at(r.grid[got.term]!, c.layer), c.head) - got.drop) < 1e-12, `${cell}: grid = ranking`);
   }
-  for (let k = 1; k < r.ranking.length; k++) assert.ok(r.ranking[k - 1].drop >= r.ranking[k].drop, `${what}: ranking sorted by drop`);
+  for (let k = 1; k < r.ranking.length; k++) assert.ok(at(r.ranking, k - 1).drop >= at(r.ranking, k).drop, `${what}: ranking sorted by drop`);
+
 }
 
 describe('sweep: every cell against HF', () => {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { buildModelInput, loadTokenizer } from '../../src/engine/tokenizer';
 import type { Token } from '../../src/engine/types';
 import { alignTokens, poolToGroups, sameTokenization, subtract, topKeys, type AlignedGroup, type AlignToken } from '../../src/shared/token-alignment';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 const DEBERTA = path.join(REPO_ROOT, 'models', 'default');
 const BERT = path.join(FIXTURES, 'bert', 'bert_tiny');
@@ -18,7 +18,7 @@ async function tokens(dir: string, text: string): Promise<Token[]> {
 
 /** Each group as "text: A pieces | B pieces" (specials by their piece). */
 function render(groups: AlignedGroup[], a: Token[], b: Token[]): string[] {
-  return groups.map((g) => `${g.text}: ${g.a.map((i) => a[i].text).join(' ')} | ${g.b.map((i) => b[i].text).join(' ')}`);
+  return groups.map((g) => `${g.text}: ${g.a.map((i) => at(a, i).text).join(' ')} | ${g.b.map((i) => at(b, i).text).join(' ')}`);
 }
 
 /** Every token of both sides sits in exactly one group, groups follow the text. */
@@ -29,10 +29,10 @@ function assertPartition(groups: AlignedGroup[], a: Token[], b: Token[], groupOf
   ] as const) {
     const seen = groups.flatMap((g) => g[side]).sort((x, y) => x - y);
     assert.deepEqual(seen, toks.map((_, i) => i), `side ${side}: every token once`);
-    toks.forEach((_, i) => assert.ok(groups[of[i]][side].includes(i)));
+    toks.forEach((_, i) => assert.ok(at(groups, at(of, i))[side].includes(i)));
   }
   const content = groups.filter((g) => !g.special);
-  for (let k = 1; k < content.length; k++) assert.ok(content[k].start >= content[k - 1].end, 'content groups do not overlap and follow the text');
+  for (let k = 1; k < content.length; k++) assert.ok(at(content, k).start >= at(content, k - 1).end, 'content groups do not overlap and follow the text');
 }
 
 test('SentencePiece vs WordPiece on accented text, punctuation, [UNK] and whitespace runs', async () => {
@@ -203,5 +203,6 @@ test('topKeys: the strongest keys of the mean of the query rows', () => {
     'by magnitude: a large negative score is a strong key too',
   );
   assert.deepEqual(topKeys(m, 3, [], 2), []);
-  assert.equal(topKeys(m, 3, [2], 3)[0].weight, 1);
+  assert.equal(at(topKeys(m, 3, [2], 3), 0).weight, 1);
+
 });

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { loadTokenizer } from '../../src/engine/tokenizer';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-tokerr-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -46,7 +46,8 @@ test('truncated spm.model: cut mid-field and cut on a field boundary', async () 
     let len = 0;
     let shift = 0;
     let p = pos + 1;
-    for (;;) { const b = spmBytes[p++]; len |= (b & 0x7f) << shift; shift += 7; if (!(b & 0x80)) break; }
+    for (;;) { const b = at(spmBytes, p++);
+ len |= (b & 0x7f) << shift; shift += 7; if (!(b & 0x80)) break; }
     pos = p + len;
   }
   await rejectsWith(dirWith('trunc2', { 'spm.model': spmBytes.subarray(0, pos) }), /spm\.model.*looks truncated/);

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { loadTokenizer } from '../../src/engine/tokenizer';
 import { unigramTokenizerJson } from '../../tools/fixtures/write-tokenizer-json';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at, field } from './helpers';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-tokjson-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -25,7 +25,7 @@ function bpeJson(): object {
   const merges = fs.readFileSync(path.join(dir, 'merges.txt'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#version'));
   return {
     version: '1.0',
-    added_tokens: ['[PAD]', '[CLS]', '[SEP]', '[UNK]', '[MASK]'].map((c) => added(c, vocab[c])),
+    added_tokens: ['[PAD]', '[CLS]', '[SEP]', '[UNK]', '[MASK]'].map((c) => added(c, field(vocab, c))),
     normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: null,
@@ -86,7 +86,8 @@ test('tokenizer.json Unigram: added tokens and whitespace keep exact offsets', a
   const world = toks.find((t) => t.text === '▁world');
   assert.ok(world);
   assert.equal(text.slice(world.start, world.end), 'world');
-  assert.equal(toks[toks.length - 1].end, text.length);
+  assert.equal(at(toks, toks.length - 1).end, text.length);
+
   assert.equal(tok.idToPiece(8000), '[MASK]');
 });
 

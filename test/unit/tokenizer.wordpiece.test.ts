@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { buildModelInput, loadTokenizer, missingTokenizerError, type Tokenizer } from '../../src/engine/tokenizer';
-import { FIXTURES } from './helpers';
+import { FIXTURES, at } from './helpers';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-wordpiece-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -57,7 +57,7 @@ test('bert_tiny: tokens, ids, offsets and token types of all three cases equal H
 
 test('bert_tiny: a typed [MASK] is the mask token, with the six characters as its range', async () => {
   const tok = await loadTokenizer(BERT_TINY);
-  const text = fixtureCases()[0].text;
+  const text = at(fixtureCases(), 0).text;
   const mask = tok.encode(text).find((t) => t.id === tok.special.mask)!;
   assert.equal(text.slice(mask.start, mask.end), '[MASK]');
 });
@@ -97,7 +97,7 @@ test('WordPiece: an [UNK] covers its whole word, a ## piece only its own charact
 test('vocab.txt: CRLF lines, a repeated line (the later id wins, as in Python) and a vocabulary without [CLS]', async () => {
   const lines = vocabLines();
   const crlf = await loadTokenizer(dirWith('crlf', { 'vocab.txt': [...lines, 'hello'].join('\r\n') + '\r\n' }));
-  assert.equal(crlf.encode('hello')[0].id, lines.length);
+  assert.equal(at(crlf.encode('hello'), 0).id, lines.length);
   assert.equal(crlf.idToPiece(lines.indexOf('hello')), 'hello');
   const noCls = lines.filter((l) => l !== '[CLS]');
   await assert.rejects(loadTokenizer(dirWith('nocls', { 'vocab.txt': noCls.join('\n') })),
@@ -150,7 +150,8 @@ test('tokenizer.json WordPiece (BertNormalizer + BertPreTokenizer): ids equal @h
     assert.equal(tok.kind, 'tokenizer.json');
     assert.deepEqual(tok.special, { pad: 0, cls: 5, sep: 6, unk: 4, mask: 7 });
     const hf = new HfTokenizer(json, {});
-    for (const c of settings[0].cases) {
+    for (const c of at(settings, 0).cases) {
+
       // Two texts where the library departs from Rust's tokenizers (and Python's BertTokenizer, whose results
       // for them are in the fixture): it lower-cases the whole string, so a final "Σ" becomes "ς" rather than
       // "σ", and it does not space out CJK ideographs outside the BMP (U+20000…).

@@ -18,7 +18,9 @@ export class Rng {
     return Math.floor(this.next() * n);
   }
   pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)];
+    const item = items[this.int(items.length)];
+    if (item === undefined) throw new Error('Rng.pick from an empty list');
+    return item;
   }
   chance(p: number): boolean {
     return this.next() < p;
@@ -56,7 +58,7 @@ export function mutateBytes(input: Uint8Array, rng: Rng, focus?: [number, number
       const where: number[] = [];
       for (let k = 0; k < n && len > 0; k++) {
         const p = at();
-        buf[p] ^= 1 << rng.int(8);
+        buf[p] = (buf[p] ?? 0) ^ (1 << rng.int(8)); // p < len: the byte is there
         where.push(p);
       }
       return { bytes: buf, what: `bit flips at ${where.join(',')}` };
@@ -150,9 +152,10 @@ export function mutateJson(root: unknown, rng: Rng): { value: unknown; what: str
   paths(root, [], all, 2000);
   const p = rng.pick(all.length > 1 ? all.slice(1) : all);
   const where = p.join('.') || '(root)';
-  if (p.length === 0) return { value: interestingJson(rng), what: 'root replaced' };
-  const parent = getAt(root, p.slice(0, -1)) as Record<string | number, unknown>;
   const key = p[p.length - 1];
+  if (key === undefined) return { value: interestingJson(rng), what: 'root replaced' };
+  const parent = getAt(root, p.slice(0, -1)) as Record<string | number, unknown>;
+
   switch (rng.int(5)) {
     case 0:
       if (Array.isArray(parent)) parent.splice(key as number, 1);

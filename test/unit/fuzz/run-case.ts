@@ -46,10 +46,12 @@ function tree(pid: number): number[] {
 /** Everything that is not one clear line naming what to fix. */
 function stderrProblem(stderr: string): string | undefined {
   const lines = stderr.trimEnd().split('\n');
-  if (lines.length !== 1) return `${lines.length} lines on stderr`;
-  if (!lines[0].startsWith('deberta-lens: ')) return 'stderr does not start with deberta-lens:';
-  if (lines[0].includes('internal error')) return 'internal error';
-  if (lines[0].length > 800) return `${lines[0].length}-character message`;
+  const [line] = lines;
+  if (lines.length !== 1 || line === undefined) return `${lines.length} lines on stderr`;
+  if (!line.startsWith('deberta-lens: ')) return 'stderr does not start with deberta-lens:';
+  if (line.includes('internal error')) return 'internal error';
+  if (line.length > 800) return `${line.length}-character message`;
+
   return undefined;
 }
 
