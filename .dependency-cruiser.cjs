@@ -1,0 +1,214 @@
+// Architecture checks for `npm run deps` (dependency-cruiser): no import cycles, and every layer imports only
+// the layers below it. Type-only imports count too (tsPreCompilationDeps), since a type import still ties the
+// importer to the module's shape.
+//
+// Layers, bottom to top:
+//   src/shared                  code the host and the webview both run: imports no other layer, no Node, no vscode
+//   src/engine                  the pure-Node runtime: no vscode, nothing above it
+//   src/analysis                computations over engine results: no vscode (the CLI uses it), nothing above it
+//   src/extension, src/cli      the two front ends: never each other, never the webview
+//   webview                     the browser side: only itself and src/shared
+//
+// Inside src/engine, bottom to top:
+//   errors, api, types, own, prediction, result   the engine's vocabulary
+//   checkpoint, tokenizer(-thread), graph, runtime, cache, memory
+//   run/                                           one use case each (explain, predict, ablate, sweep)
+//   model/                                         opening a model: wires the runs together
+//   index.ts                                       the public surface
+
+/** A path regex for the engine's vocabulary files. */
+const ENGINE_BASE = '^src/engine/(errors|api|types|own|prediction|result)[.]ts$';
+const ENGINE_MIDDLE = '^src/engine/(checkpoint|tokenizer|tokenizer-thread|graph|runtime|cache|memory)/';
+const ENGINE_INDEX = '^src/engine/index[.]ts$';
+/** vscode has no runtime package (the host provides it); its types resolve to @types/vscode. */
+const VSCODE = ['^vscode$', 'node_modules/@types/vscode/'];
+const EXTENSION_FEATURES = '(lens|compare|model|editor)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: split out what both sides need, or invert one dependency.',
+      from: { path: '^(src|webview)/' },
+      to: { circular: true },
+    },
+
+    // Between the top-level layers.
+    {
+      name: 'shared-is-the-bottom',
+      severity: 'error',
+      comment: 'src/shared runs on both sides: it imports no engine, analysis, extension, cli or webview code.',
+      from: { path: '^src/shared/' },
+      to: { path: '^(src/(engine|analysis|extension|cli)|webview)/' },
+    },
+    {
+      name: 'shared-no-node',
+      severity: 'error',
+      comment: 'src/shared is bundled into the webview: no Node built-ins.',
+
+      from: { path: '^src/shared/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'shared-no-vscode',
+      severity: 'error',
+      comment: 'src/shared is bundled into the webview: no vscode.',
+      from: { path: '^src/shared/' },
+      to: { path: VSCODE },
+    },
+    {
+      name: 'engine-below-analysis-and-front-ends',
+      severity: 'error',
+      comment: 'The engine is used by the extension, the CLI and analysis; it imports none of them, nor the webview.',
+      from: { path: '^src/engine/' },
+      to: { path: '^(src/(analysis|extension|cli)|webview)/' },
+    },
+    {
+      name: 'engine-no-vscode',
+      severity: 'error',
+      comment: 'The engine runs in plain Node (CLI, tests, worker threads): no vscode.',
+      from: { path: '^src/engine/' },
+      to: { path: VSCODE },
+    },
+    {
+      name: 'analysis-below-front-ends',
+      severity: 'error',
+      comment: 'Analysis is shared by the extension and the CLI: it imports neither, nor the webview.',
+      from: { path: '^src/analysis/' },
+      to: { path: '^(src/(extension|cli)|webview)/' },
+    },
+    {
+      name: 'analysis-no-vscode',
+      severity: 'error',
+      comment: 'The CLI runs analysis (exports) without VS Code.',
+      from: { path: '^src/analysis/' },
+      to: { path: VSCODE },
+    },
+    {
+      name: 'extension-not-cli',
+      severity: 'error',
+      comment: 'The two front ends share code through engine, analysis or shared, not through each other.',
+      from: { path: '^src/extension/' },
+      to: { path: '^(src/cli|webview)/' },
+    },
+    {
+      name: 'cli-not-extension',
+      severity: 'error',
+      comment: 'The two front ends share code through engine, analysis or shared, not through each other.',
+      from: { path: '^src/cli/' },
+      to: { path: '^(src/extension|webview)/' },
+    },
+    {
+      name: 'cli-no-vscode',
+      severity: 'error',
+      comment: 'The CLI runs without VS Code.',
+      from: { path: '^src/cli/' },
+      to: { path: VSCODE },
+    },
+    {
+      name: 'webview-only-itself-and-shared',
+      severity: 'error',
+      comment: 'The webview is a browser bundle: it imports webview/** and src/shared/** and npm packages only.',
+      from: { path: '^webview/' },
+      to: { path: '^src/', pathNot: '^src/shared/' },
+    },
+    {
+      name: 'webview-no-node',
+      severity: 'error',
+      comment: 'The webview is a browser bundle: no Node built-ins.',
+      from: { path: '^webview/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'webview-no-vscode',
+      severity: 'error',
+      comment: 'The webview talks to the host through postMessage, never the vscode module.',
+      from: { path: '^webview/' },
+      to: { path: VSCODE },
+    },
+
+    // Inside the webview: common below the two panels, the panels apart.
+    {
+      name: 'webview-common-below-panels',
+      severity: 'error',
+      comment: 'webview/common serves both panels: it imports neither.',
+      from: { path: '^webview/common/' },
+      to: { path: '^webview/(lens|compare)/' },
+    },
+    {
+      name: 'webview-panels-apart',
+      severity: 'error',
+      comment: 'The lens and compare panels share code through webview/common or src/shared.',
+      from: { path: '^webview/(lens|compare)/' },
+      to: { path: '^webview/(lens|compare)/', pathNot: '^webview/$1/' },
+    },
+
+    // Inside the extension: common below the feature folders, the features apart.
+    {
+      name: 'extension-common-below-features',
+      severity: 'error',
+      comment: 'src/extension/common serves every feature folder: it imports none of them.',
+      from: { path: '^src/extension/common/' },
+      to: { path: `^src/extension/${EXTENSION_FEATURES}/` },
+    },
+    {
+      name: 'extension-features-apart',
+      severity: 'error',
+      comment:
+        'Feature folders (lens, compare, model, editor) share code through extension/common, engine or shared; ' +
+        'src/extension/*.ts is the composition root and may import any of them.',
+      from: { path: `^src/extension/${EXTENSION_FEATURES}/` },
+      to: { path: `^src/extension/${EXTENSION_FEATURES}/`, pathNot: '^src/extension/$1/' },
+    },
+
+    // Inside the engine.
+    {
+      name: 'engine-base-is-the-bottom',
+      severity: 'error',
+      comment: 'errors, api, types, own, prediction and result are the engine\'s vocabulary: they import only each other and src/shared.',
+      from: { path: ENGINE_BASE },
+      to: { path: '^src/engine/', pathNot: ENGINE_BASE },
+    },
+    {
+      name: 'engine-parts-below-runs',
+      severity: 'error',
+      comment: 'checkpoint, tokenizer, graph, runtime, cache and memory are the parts the runs use: they import no run, model or index.',
+      from: { path: ENGINE_MIDDLE },
+      to: { path: ['^src/engine/(run|model)/', ENGINE_INDEX] },
+    },
+    {
+      name: 'engine-runs-below-model',
+      severity: 'error',
+      comment: 'A run (explain, predict, ablate, sweep) is wired by model/: it imports no model/ and not the index.',
+      from: { path: '^src/engine/run/' },
+      to: { path: ['^src/engine/model/', ENGINE_INDEX] },
+    },
+    {
+      name: 'engine-model-below-index',
+      severity: 'error',
+      comment: 'index.ts is the public surface; nothing inside the engine imports it.',
+      from: { path: '^src/engine/model/' },
+      to: { path: ENGINE_INDEX },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(out|dist|node_modules)/' },
+    // Type-only imports are dependencies too (see the top of this file).
+    tsPreCompilationDeps: true,
+    // The host's compiler options; the webview's tsconfig adds no paths or aliases, so its relative imports
+    // resolve the same way.
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.d.ts', '.js', '.cjs', '.mjs', '.json'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
