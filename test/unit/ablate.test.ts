@@ -112,7 +112,6 @@ describe('ablate: the c2p flip on the bundled model (samples/ablation.md)', () =
         assert.ok(Math.abs(tracked.after.logprob - c.after.before_top1_logprob) <= 1e-4);
         assert.equal(tracked.after.rank, c.after.before_top1_rank);
         assert.equal(at(a.top, 0).token, ',');
-
       }
     } finally {
       await model.dispose();

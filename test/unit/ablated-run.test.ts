@@ -34,7 +34,6 @@ describe('explainAblated: the intervened run as a result', () => {
       }
       // Layer 0 is untouched by 1.x entries: the same numbers as the plain explain.
       const ids = at(data.texts, 0).input_ids;
-
       const plain = await model.explain({ ids });
       const ablated = await model.explainAblated({ ids, ablate: '1.0:c2p' });
       await Promise.all([plain.load(0), ablated.load(0)]);

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { ablatedProbs, ablateLayer, ablateTerms, keptTerms } from '../../src/analysis/ablation';
 import { isLensError } from '../../src/engine/errors';
 import { at } from './helpers';
-import { fixtureResult
- } from './analysis-fixture';
+import { fixtureResult } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
@@ -65,6 +64,5 @@ test('fixture: keeping every term reproduces the stored probs; dropping one does
     for (let j = 0; j < r.n; j++) s += at(noC2p.probs, row * r.n + j);
     assert.ok(Math.abs(s - 1) < 1e-5);
     assert.ok(at(noC2p.kl, row) >= 0 && at(noC2p.tv, row) <= 1);
-
   }
 });

@@ -5,8 +5,7 @@ import { groupWords, poolGroups } from '../../src/analysis/words';
 import { isLensError } from '../../src/engine/errors';
 import type { Token } from '../../src/engine/types';
 import { at } from './helpers';
-import { fixtureResult
- } from './analysis-fixture';
+import { fixtureResult } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
@@ -106,7 +105,6 @@ test('identifiers mode keeps camelCase and snake_case whole', async () => {
   const word = at(g, 1);
   assert.deepEqual(word.pieces, [1, 2, 3, 4]);
   assert.equal(code.slice(word.start, word.end), 'getUser_name');
-
 });
 
 test('words mode splits camelCase humps and underscores', async () => {

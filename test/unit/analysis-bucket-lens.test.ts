@@ -2,8 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bucketLens } from '../../src/analysis/bucket-lens';
 import { at } from './helpers';
-import { fixtureResult
-, loadCase, V3_SPEC } from './analysis-fixture';
+import { fixtureResult, loadCase, V3_SPEC } from './analysis-fixture';
 
 test('buckets Bk = 4, M = 8, n = 6: |δ| ≤ 2 exact, 3..5 share one log bucket', () => {
   // mid = 2; β(δ) = 2 + ⌈ln(δ/2)/ln(3.5)⌉ for δ = 3, 4, 5: ⌈0.32⌉ = ⌈0.55⌉ = ⌈0.73⌉ = 1 → β = 3, row 7.

@@ -77,7 +77,6 @@ test('fixture: c2p row profile agrees with the δ profile inside the exact zone'
     const s = Array.from(byRow.rows).indexOf(16 + d);
     assert.deepEqual(byRow.deltas[s], [d]);
     assert.ok(Math.abs(at(byRow.mean, s) - at(byDelta.mean, d + r.n - 1)) < 1e-6);
-
   }
   // c2p depends on the query and the row only, so within one query row cells of the same row are equal.
   const q = distanceProfile(c2p, r.n, { head: 1, query: 20 });

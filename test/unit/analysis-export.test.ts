@@ -190,7 +190,6 @@ test('reportPlan checks the panel’s choice of layers and kinds before anything
   const r = fixtureResult('short5');
   const plan = reportPlan(r, { layers: [at(r.layers, 0)], kinds: ['probs'] });
   assert.deepEqual(plan, { layers: [r.layers[0]], kinds: ['probs'] });
-
   assert.throws(() => reportPlan(r, { layers: [], kinds: ['probs'] }), /pick at least one layer/);
   assert.throws(() => reportPlan(r, { maxDataBytes: 16 }), (e: Error) => isLensError(e) && /choose fewer layers or kinds/.test(e.message) && !/--format/.test(e.message));
   assert.equal(reportDataBytes(2, 3, 4, 10), 2 * 3 * 4 * 100 * 4);

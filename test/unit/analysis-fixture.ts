@@ -57,7 +57,6 @@ export function fixtureResult(name = 'text0'): ExplainResult {
       special(at(c.input_ids, 0), '[CLS]', 0),
       ...t.tokens.map((p) => ({ id: p.id, text: p.piece, start: p.start, end: p.end, special: false })),
       special(at(c.input_ids, c.input_ids.length - 1), '[SEP]', c.text.length),
-
     ];
   } else {
     tokens = c.input_ids.map((id, i) => ({ id, text: `t${id}`, start: i, end: i + 1, special: false }));

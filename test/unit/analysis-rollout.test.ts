@@ -4,8 +4,7 @@ import { residualAttention, rollout, rolloutResult } from '../../src/analysis/ro
 import { ExplainResult } from '../../src/engine/result';
 import { isLensError } from '../../src/engine/errors';
 import { at } from './helpers';
-import { fixtureResult
- } from './analysis-fixture';
+import { fixtureResult } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
@@ -41,7 +40,6 @@ test('fixture: rows sum to 1; ablation "all" equals the real rollout; content-on
   for (let k = 0; k < real.length; k++) assert.ok(Math.abs(at(all, k) - at(real, k)) < 1e-5);
   const content = await rolloutResult(r, { ablation: 'content-only' });
   assert.ok(content.some((v, k) => Math.abs(v - at(real, k)) > 1e-3));
-
   close(await rolloutResult(r, { upToLayer: 0 }), Array.from(residualAttention(r.tensor(0, 'probs'), r.n)));
 });
 

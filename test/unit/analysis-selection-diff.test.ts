@@ -47,8 +47,7 @@ test('fixture: before/after an edit', async () => {
   assert.deepEqual(d.onlyA, [1, 2]);
   assert.equal(d.pairs.length, m);
   // every matched value doubled: diff = a's value
-  assert.equal(d.diff[(2 * m + 3) * m + 4], a.value(0, 2, 'c2c', at(keep, 3), at(keep, 4))
-);
+  assert.equal(d.diff[(2 * m + 3) * m + 4], a.value(0, 2, 'c2c', at(keep, 3), at(keep, 4)));
   const other = new ExplainResult({ ...a.model, heads: 2 }, b.inputIds, b.tokens, b.scale, []);
   await assert.rejects(async () => diffResults(a, other, 0, 'c2c'), isLensError);
 });

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { cellShares, headShares, labelHead, termShareGrid } from '../../src/analysis/term-shares';
 import { isLensError } from '../../src/engine/errors';
 import { at } from './helpers';
-import { fixtureResult
- } from './analysis-fixture';
+import { fixtureResult } from './analysis-fixture';
 
 const close = (a: ArrayLike<number>, b: number[], eps = 1e-6) => {
   assert.equal(a.length, b.length);
@@ -75,7 +74,6 @@ test('layer × head grid on the v3_tiny fixture', async () => {
     }
   }
   assert.ok(Math.abs(at(g.content, r.heads + 2) - acc / (r.n * r.n)) < 1e-5);
-
   const pw = await termShareGrid(r, { weighting: 'probs' });
   assert.notDeepEqual(Array.from(pw.content), Array.from(g.content));
 });

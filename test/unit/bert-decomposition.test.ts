@@ -87,7 +87,6 @@ test('bert_tiny layer 0: embedding parts sum to HF embeddings; c2c/c2p/p2c/p2p/r
     const want = at(c.expected.layers, 0).scores.flat(2);
     const bound = 1e-4 * Math.max(...want.map(Math.abs));
     const sumErr = Math.max(...want.map((w, k) => Math.abs(at(total, k) - w)));
-
     assert.ok(sumErr <= bound, `${c.name}: the five terms do not sum to HF's layer-0 scores (${sumErr} > ${bound})`);
   }
 });

@@ -80,8 +80,7 @@ describe('HF parity: bert_tiny', () => {
 describe('deberta-lens explain on BERT', () => {
   it('JSON adds "architecture": "bert" and "layer0_decomposition"; layers carry scores and probs', () => {
     const c = at(cases, 2);
-    const r = spawnSync(
-process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'explain', '--model', DIR, '--text', c.text, '--pair', c.text_pair!,
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'explain', '--model', DIR, '--text', c.text, '--pair', c.text_pair!,
       '--ep', 'cpu', '--cache-dir', cacheDir], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout);

@@ -99,7 +99,6 @@ describe('the bundled BERT twin', () => {
               const logit = at(want.logits, k);
               assert.ok(Math.abs(x.logit - logit) <= 1e-4 * Math.max(1, Math.abs(logit)), `logit ${k} at ${pos}`);
             });
-
           }
           figures.push(`top 5 at ${masks.map(([p]) => p).join(', ')} equal`);
         }

@@ -117,7 +117,6 @@ test('BERT Term shares: layer 0 per head, five shares by the DeBERTa rule, equal
           const share = at(arrays[t], h);
           assert.ok(Math.abs(share - want) <= 1e-4, `${c.name} head ${h} ${t}: ${share} vs HF ${want}`);
           total += share;
-
         }
         assert.ok(Math.abs(total - 1) < 1e-5, `${c.name} head ${h}: shares sum to ${total}`);
       }

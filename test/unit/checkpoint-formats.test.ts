@@ -81,7 +81,6 @@ test('a checkpoint saved by real torch 1.13: views, offsets, f16, bf16, Paramete
   assert.deepEqual(skipped.map((s) => [s.name, s.dtype, s.shape]), [['embeddings.position_ids', 'int64', [1, 6]]]);
   for (const t of tensors) {
     const e = field(expected, t.name);
-
     assert.deepEqual(t.shape, e.shape, t.name);
     const bytes = t.read();
     const u16 = new Uint16Array(bytes.slice().buffer);

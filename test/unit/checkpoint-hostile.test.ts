@@ -205,7 +205,6 @@ test('a view spanning far more of its storage than it holds reads only its own e
   assert.deepEqual([...new Float32Array(t.read().slice().buffer)], [0, 1, 2, 150_000, 150_001, 150_002]);
   writeView(file, 64, [4, 2], [1, 8]); // a transposed view within a small span: read as one range
   assert.deepEqual([...new Float32Array(at(readTorchBin(file).tensors, 0).read().slice().buffer)], [0, 8, 1, 9, 2, 10, 3, 11]);
-
 });
 
 test('a pickle APPENDS of 300k items does not overflow the stack', () => {

@@ -136,7 +136,6 @@ test('F16 and BF16 safetensors read back as the bytes written (round-to-nearest-
     const want = at(values, k);
     const v = at(new Float32Array(new Uint32Array([at(b, k) << 16]).buffer), 0);
     assert.ok(Math.abs(v - want) <= Math.abs(want) * 2 ** -8, `bf16 ${k}`);
-
   }
 });
 

@@ -91,7 +91,6 @@ export async function explainV3Case(dir: string, cacheDir: string): Promise<{ di
       const got = (await r.load(l)).probs;
       assert.equal(got.length, want.probs.flat(2).length);
       want.probs.flat(2).forEach((w, k) => (diff = Math.max(diff, Math.abs(w - at(got, k)))));
-
     }
     r.release();
     if (model.tokenizer) {

@@ -144,7 +144,6 @@ describe('deberta-lens cache', () => {
     assert.match(at(lines, 2), /^[\d.]+ kB\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC\s+v3_tiny {2}/, 'most recently used first');
     assert.ok(at(lines, 2).endsWith(`v3_tiny  ${V3}`), lines[2]);
     assert.match(at(lines, 3), /v1_tiny/);
-
     const json = JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout);
     assert.deepEqual(json.graphs.map((g: { model: string }) => g.model), ['v3_tiny', 'v1_tiny']);
     assert.ok(json.graphs.every((g: { bytes: number; in_use_by: number[] }) => g.bytes > 0 && g.in_use_by.length === 0));

@@ -89,7 +89,6 @@ test('BERT side: layer 0 c2c/c2p/p2c/p2p/rest and scores equal Hugging Face\'s (
     for (let i = 0; i < a.n; i++) {
       let sum = 0;
       for (let j = 0; j < a.n; j++) sum += at(p.data, i * a.n + j);
-
       assert.ok(Math.abs(sum - 1) < 1e-4, `row ${i} sums to ${sum}`);
     }
     const c2p = await answerCompareSlice(a, { layer: 0, head: 0, kind: 'c2p' });

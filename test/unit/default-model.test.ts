@@ -42,7 +42,6 @@ describe('the bundled default model', () => {
       const text = 'The model reads the sentence, and every head attends somewhere.';
       const r = await model.explain({ text });
       assert.equal(at(r.tokens, 0).special, true);
-
       assert.equal(r.tokens.at(-1)!.special, true);
       assert.equal(r.layers.length, model.info.layers);
       const n = r.n, H = model.info.heads;

@@ -74,7 +74,6 @@ for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
           const r = await grouped.explain({ ids: c.input_ids });
           const last = c.expected.layers.length - 1;
           const p = compare((await r.load(last)).probs, at(c.expected.layers, last).probs);
-
           assert.ok(p.maxDiff <= 1e-5, `layer ${last} probs: max diff ${p.maxDiff}`);
         } finally {
           await grouped.dispose();

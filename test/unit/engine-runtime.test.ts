@@ -300,7 +300,6 @@ describe('bad input to explain: a LensError, no crash, no hang', () => {
     const model = await openModel(dir, { cacheDir });
     try {
       assert.equal(at((await model.explain({ ids: [1, 5, 2] })).tokens, 1).text, '#5');
-
       await rejectsWith(model.explain({ text: 'hello' }), 'not-found', /no tokenizer/);
     } finally {
       await model.dispose();

@@ -69,8 +69,7 @@ describe('explain with a preview', () => {
     assert.equal(r.previewSlice(0, 3, 'probs'), undefined);
     await r.load(0);
     for (const [k, h] of [1, 2].entries()) {
-      KINDS.forEach((kind, j) => assert.ok(relativeDiff(at(preview, k)[j]!, r.slice
-(0, h, kind)) <= 1e-6, `head ${h} ${kind}`));
+      KINDS.forEach((kind, j) => assert.ok(relativeDiff(at(preview, k)[j]!, r.slice(0, h, kind)) <= 1e-6, `head ${h} ${kind}`));
     }
     const last = await model.explain({ text: TEXT, preview: { layer: 0, head: 3, heads: 2 } });
     assert.deepEqual(last.previewAt, { layer: 0, head: 3, heads: 1 });

@@ -123,7 +123,6 @@ test('ModelHost opens once per settings key, reopens on change, and does not cac
   assert.equal(first.opts.maxTokens, 4096);
   assert.match(String(first.opts.maxTokensName), /debertaLens\.maxTokens/);
   assert.equal(first.opts.cacheMaxGB, 4);
-
   assert.equal(await host.get({ ...s, defaultTerm: 'c2c' }), a, 'view settings do not reopen');
   const c = await host.get({ ...s, executionProvider: 'cpu' });
   assert.notEqual(c, a);

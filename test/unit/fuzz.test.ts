@@ -72,7 +72,6 @@ test(`fuzz: ${CASES} mutated model folders through the CLI end in a clear line o
   assert.equal(bad.length, 0, `${bad.length} cases failed (folders kept in ${root}):\n${report.join('\n')}`);
   // Both outcomes must occur for every kind, or the mutations are not reaching the code they aim at.
   if (CASES >= 60) {
-    for (const s of summary) assert.ok(((s as unknown as Record<string, number>)['clear error'] ?? 0) > 0
-, `${s.kind}: no case was refused`);
+    for (const s of summary) assert.ok(((s as unknown as Record<string, number>)['clear error'] ?? 0) > 0, `${s.kind}: no case was refused`);
   }
 });

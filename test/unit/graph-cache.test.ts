@@ -231,7 +231,6 @@ describe('size bound', () => {
     const cacheDir = path.join(tmp, 'cache-dead');
     await explainV3Case(modelDir('dead'), cacheDir);
     const entry = at(listEntries(cacheDir), 0);
-
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
     const marker = path.join(cacheDir, 'in-use', `${entry.key}.${dead}.0-1`);
     fs.writeFileSync(marker, ''); // a process killed while it had the graph open

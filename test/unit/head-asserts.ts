@@ -33,5 +33,4 @@ export function assertOneLineError(r: { code: number | null; stdout: string; std
   assert.equal(lines.length, 1, r.stderr);
   assert.match(at(lines, 0), /^deberta-lens: /);
   assert.match(at(lines, 0), pattern);
-
 }

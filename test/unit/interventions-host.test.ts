@@ -140,6 +140,5 @@ describe('RunHost on the bundled model', () => {
     assert.equal(back.result, plain);
     assert.equal(back.run, undefined);
     assert.equal(back.previous, ablated.result);
-
   });
 });

@@ -147,7 +147,6 @@ describe('panel fill-mask with an RTD head only (v3_tiny_rtd)', () => {
       assert.deepEqual(fm.masks, []);
       assert.equal(fm.rtd!.length, c.input_ids.length);
       fm.rtd!.forEach((p, i) => assert.ok(Math.abs(p - 1 / (1 + Math.exp(-at(c.expected.rtd_logits!, i)))) <= 1e-5, `token ${i}`));
-
       const tp = await panel.predictToken(3, 2);
       assert.equal(tp.state, 'error');
       if (tp.state === 'error') assert.match(tp.message, /no masked-LM head/);
@@ -271,7 +270,6 @@ describe('panel fill-mask follows an intervened run of the same text (bundled mo
       assert.deepEqual(shownAfter.map((t) => t.id), wantAfter.map((t) => t.id), 'the intervention flips the first choice');
       shownAfter.forEach((t, k) => assert.ok(Math.abs(t.prob - at(wantAfter, k).prob) <= 1e-5));
       assert.notEqual(at(shownAfter, 0).id, at(shownBefore, 0).id);
-
       const asked = await panel.predictToken(2, 2);
       assert.equal(asked.state, 'error');
       if (asked.state === 'error') assert.match(asked.message, /intervened run/);

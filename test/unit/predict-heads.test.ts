@@ -128,7 +128,6 @@ describe('prediction heads: the compare graph on HF states before and after the 
             assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids, what);
             assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, what);
             assert.ok(Math.abs(at(kl, r) - klFromLogits(at(c.expected.mlm!, r).logits, m.logits)) <= 1e-5, `${what}: KL`);
-
           });
         }
       }
@@ -295,7 +294,6 @@ describe('the bundled model on samples/ablation.md, against HF\'s code', () => {
       assert.ok(Math.abs(at(out.read(HeadOutput.kl), 0) - c.after.kl) <= 1e-5, `${c.ablate}: KL`);
       assert.equal(at(new Int32Array(out.read(HeadOutput.targetRanks).buffer), 0) + 1, c.after.before_top1_rank);
       const logprob = at(out.read(HeadOutput.targetLogits), 0) - at(out.read(HeadOutput.logSumExp), 0);
-
       assert.ok(Math.abs(logprob - c.after.before_top1_logprob) <= 1e-5, `${c.ablate}: log-probability of the former top-1`);
     }
   });

@@ -27,7 +27,6 @@ function checkAgainstHf(r: PredictResult, what: string): void {
     const want = at(c.expected.mlm, k);
     assert.deepEqual(p.top.map((t) => t.id), want.top5_ids, `${what}: top-5 ids`);
     assertClose(p.top.map((t) => t.logit), want.top5_logits, `${what}: top-5 logits`);
-
   });
 }
 

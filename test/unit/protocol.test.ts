@@ -193,7 +193,6 @@ test('answers requests from a real explain of the v3_tiny fixture', async () => 
     for (let i = 0; i < r.n; i++) {
       let s = 0;
       for (let j = 0; j < r.n; j++) s += at(p, i * r.n + j);
-
       assert.ok(Math.abs(s - 1) < 1e-4, `row ${i} of probs sums to 1 (${s})`);
     }
     const row = await answerRequest(r, { type: 'row', layer: 0, head: 0, i: 2 }) as RowResponse;

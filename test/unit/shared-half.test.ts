@@ -35,7 +35,6 @@ test('decodeHalf inverts encodeHalf within half a unit in the last place (2^-11 
     const v = at(values, k);
     const tol = Math.abs(v) >= 2 ** -14 ? Math.abs(v) * 2 ** -11 : 2 ** -25;
     assert.ok(Math.abs(at(back, k) - v) <= tol, `${v} came back as ${back[k]}`);
-
   }
   const special = decodeHalf(new Uint16Array([0x7c00, 0xfc00, 0x7e00, 0x8000]), 4);
   assert.deepEqual([special[0], special[1], Number.isNaN(special[2]), Object.is(special[3], -0)], [Infinity, -Infinity, true, true]);

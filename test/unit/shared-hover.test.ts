@@ -45,8 +45,7 @@ test('topK skips excluded and non-finite entries; ties keep the lower index', ()
 
 test('topK agrees with a full sort on a 512-long row', () => {
   const row = Float32Array.from({ length: 512 }, (_, k) => Math.sin(k * 12.9898) * 43758.5453 % 1);
-  const expected = [...row.keys()].sort((a, b) => at(row, b) - at(row, a) || a - b)
-.slice(0, 8);
+  const expected = [...row.keys()].sort((a, b) => at(row, b) - at(row, a) || a - b).slice(0, 8);
   assert.deepEqual(topK(row, 8, false).map((t) => t.j), expected);
 });
 

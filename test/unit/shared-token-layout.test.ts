@@ -4,7 +4,6 @@ import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import { layoutTokens, pieceLabel, tokenAtOffset, visibleSpan, type Line } from '../../src/shared/token-layout';
 import { at } from './helpers';
 
-
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 
 /** The visible text of a layout, lines joined by \n (specials shown as their piece). */

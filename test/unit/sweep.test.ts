@@ -40,7 +40,6 @@ function assertSweep(r: SweepResult, want: SweepCase, what: string): void {
     assert.ok(Math.abs(at(at(r.grid[got.term]!, c.layer), c.head) - got.drop) < 1e-12, `${cell}: grid = ranking`);
   }
   for (let k = 1; k < r.ranking.length; k++) assert.ok(at(r.ranking, k - 1).drop >= at(r.ranking, k).drop, `${what}: ranking sorted by drop`);
-
 }
 
 describe('sweep: every cell against HF', () => {

@@ -204,5 +204,4 @@ test('topKeys: the strongest keys of the mean of the query rows', () => {
   );
   assert.deepEqual(topKeys(m, 3, [], 2), []);
   assert.equal(at(topKeys(m, 3, [2], 3), 0).weight, 1);
-
 });

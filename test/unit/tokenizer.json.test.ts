@@ -87,7 +87,6 @@ test('tokenizer.json Unigram: added tokens and whitespace keep exact offsets', a
   assert.ok(world);
   assert.equal(text.slice(world.start, world.end), 'world');
   assert.equal(at(toks, toks.length - 1).end, text.length);
-
   assert.equal(tok.idToPiece(8000), '[MASK]');
 });
 

@@ -101,5 +101,4 @@ test('spm: a lone surrogate is encoded as U+FFFD without breaking offsets', asyn
   const toks = tok.encode(text);
   assert.ok(toks.length > 0);
   assert.equal(at(toks, toks.length - 1).end, text.length);
-
 });

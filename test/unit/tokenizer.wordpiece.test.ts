@@ -151,7 +151,6 @@ test('tokenizer.json WordPiece (BertNormalizer + BertPreTokenizer): ids equal @h
     assert.deepEqual(tok.special, { pad: 0, cls: 5, sep: 6, unk: 4, mask: 7 });
     const hf = new HfTokenizer(json, {});
     for (const c of at(settings, 0).cases) {
-
       // Two texts where the library departs from Rust's tokenizers (and Python's BertTokenizer, whose results
       // for them are in the fixture): it lower-cases the whole string, so a final "Σ" becomes "ς" rather than
       // "σ", and it does not space out CJK ideographs outside the BMP (U+20000…).

@@ -155,7 +155,6 @@ export function mutateJson(root: unknown, rng: Rng): { value: unknown; what: str
   const key = p[p.length - 1];
   if (key === undefined) return { value: interestingJson(rng), what: 'root replaced' };
   const parent = getAt(root, p.slice(0, -1)) as Record<string | number, unknown>;
-
   switch (rng.int(5)) {
     case 0:
       if (Array.isArray(parent)) parent.splice(key as number, 1);

@@ -51,7 +51,6 @@ function stderrProblem(stderr: string): string | undefined {
   if (!line.startsWith('deberta-lens: ')) return 'stderr does not start with deberta-lens:';
   if (line.includes('internal error')) return 'internal error';
   if (line.length > 800) return `${line.length}-character message`;
-
   return undefined;
 }
 
