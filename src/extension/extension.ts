@@ -168,9 +168,6 @@ export function activate(context: vscode.ExtensionContext): void {
         });
         // The engine may finish just as the user cancels: a cancelled run shows nothing.
         if (controller.signal.aborted) throw cancelled();
-        // Without a preview the first heatmap needs layer 0: start it now, before the progress closes and the panel
-        // is shown.
-        if (result.layers.length && !result.previewAt) result.load(result.layers[0]).catch(() => undefined);
         return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };
       },
     );
