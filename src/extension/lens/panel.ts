@@ -18,7 +18,7 @@ import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from '../common/result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 import { reportPlan } from '../../analysis/export/html-report';
-import { firstSlice, firstViewAt, type ViewAt } from './first-slice';
+import { firstSlice, firstViewAt, loadFirstLayer, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../../shared/interventions';
 import { RunHost } from './interventions';
 import { renderWebviewHtml } from '../common/webview-html';
@@ -118,10 +118,7 @@ export class LensPanel {
     }
     this.current = { ...r, id };
     this.pendingView = view;
-    // The view's first request is for the first layer: compute it while the page starts. A view already loaded
-    // paints the result's preview first and asks for the layer after that paint: computed now, the layer would
-    // take the cores from the page while it paints.
-    if (r.result.layers.length && !(this.ready && r.result.previewAt)) r.result.load(r.result.layers[0]).catch(() => undefined);
+    loadFirstLayer(r.result, this.ready);
     if (!this.panel) this.attach(this.create());
     else {
       this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
