@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeLut } from '../../webview/common/colors';
-import { bucketSummary, heatmapSvg, meanMax, peakSentence, profileRange, shareColor, shareText, VIEW_CAPTIONS } from '../../webview/lens/views/views-model';
+import { bucketSummary } from '../../webview/lens/views/buckets-model';
+import { meanMax } from '../../webview/lens/views/ablation-model';
+import { peakSentence, profileRange } from '../../webview/lens/views/distance-model';
+import { shareColor, shareText } from '../../webview/lens/views/shares-model';
+import { VIEW_CAPTIONS } from '../../webview/lens/views/view-captions';
+import { heatmapSvg } from '../../webview/common/heatmap-svg';
 import { ANALYSIS_VIEWS } from '../../src/shared/protocol/lens';
 
 test('peak sentences read δ = query − key: positive looks left', () => {

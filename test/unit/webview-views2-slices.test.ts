@@ -7,7 +7,8 @@ import type { ExplainResult } from '../../src/engine/result';
 import { answerRequest, type AnswerContext } from '../../src/extension/lens/request-dispatch';
 import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/shared/protocol/lens';
 import { reconcileState } from '../../webview/lens/state/nav';
-import { diffCaption, diffMismatch, DIFF_EMPTY, mergeCaption } from '../../webview/lens/views/views-model';
+import { diffCaption, diffMismatch, DIFF_EMPTY } from '../../webview/lens/views/diff-model';
+import { mergeCaption } from '../../webview/lens/views/view-captions';
 import { fixtureResult } from './analysis-fixture';
 
 const a = fixtureResult('text1'); // "hello world, this is a test of the tokenizer."

@@ -4,7 +4,7 @@ import { cellAt } from '../../../src/shared/hover';
 import { isSignedKind } from '../../../src/shared/kinds';
 import { makeLut, robustRange } from '../../common/colors';
 import { $, el, themeKind } from '../../common/dom';
-import { paintInto } from '../views/views';
+import { paintInto } from '../../common/paint-canvas';
 import { refreshHover, setHover, togglePin } from '../state/actions';
 import { $comparePanes, $hover, $init, $viewState, type ComparePane } from '../state/store';
 import type { MatrixRequests } from './requests';

@@ -6,7 +6,7 @@ import { fromBuffer, type HeadsResponse, type OverviewResponse } from '../../../
 import { makeLut, normaliseRows, robustRange, valueRange, type Range } from '../../common/colors';
 import { $, el, themeKind } from '../../common/dom';
 import { withAxisLabels } from '../../common/grid-labels';
-import { paintInto } from '../views/views';
+import { paintInto } from '../../common/paint-canvas';
 import { act, toggleCompareHead, update } from '../state/actions';
 import { $init, $viewState } from '../state/store';
 import { sizeCanvasCss, type CompareHeads } from './compare-heads';
