@@ -160,12 +160,13 @@ test('HTML report script runs against a minimal DOM and shows a readout on hover
       appendChild(c: El) { e.children.push(c); return c; },
       addEventListener(name: string, f: (ev: unknown) => void) { e.listeners[name] = f; },
       getBoundingClientRect: () => ({ left: 0, top: 0, width: e.width as number, height: e.height as number }),
-      getContext: () => ({ fillRect() {}, fillStyle: '' }),
+      // The report paints as the panel does: one ImageData per matrix (and one for the legend's ramp).
+      getContext: () => ({ fillRect() {}, fillStyle: '', createImageData: (w: number, h: number) => ({ data: new Uint8ClampedArray(w * h * 4) }), putImageData() {} }),
     };
     return e;
   };
   const byId: Record<string, El> = {};
-  for (const id of ['layer', 'head', 'kind', 'heat', 'strip', 'readout', 'legend']) byId[id] = el();
+  for (const id of ['layer', 'head', 'kind', 'heat', 'strip', 'readout', 'legend', 'legend-bar']) byId[id] = el();
   byId['lens-data'] = Object.assign(el(), { textContent: data });
   const document = { getElementById: (id: string) => byId[id], createElement: () => el() };
   vm.runInNewContext(script, { document, atob, JSON, Math, Float32Array, Uint8Array, String, Number });
