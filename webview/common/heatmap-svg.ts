@@ -36,12 +36,14 @@ export function heatmapSvg(values: Float32Array, rows: number, cols: number, ran
   ];
   if (opts.title) out.push(`<title>${escapeXml(opts.title)}</title><text x="0" y="14" font-family="sans-serif" font-size="12">${escapeXml(opts.title)}</text>`);
   out.push(`<g transform="translate(${margin},${top})">`);
+  // The length check above keeps every index in range.
+  const colour = (k: number) => hex(colorOf(values[k]!, range, lut));
   for (let i = 0; i < rows; i++) {
     let j = 0;
     while (j < cols) {
-      const c = hex(colorOf(values[i * cols + j], range, lut));
+      const c = colour(i * cols + j);
       let k = j + 1;
-      while (k < cols && hex(colorOf(values[i * cols + k], range, lut)) === c) k++;
+      while (k < cols && colour(i * cols + k) === c) k++;
       out.push(`<rect x="${j * cell}" y="${i * cell}" width="${(k - j) * cell}" height="${cell}" fill="${c}"/>`);
       j = k;
     }

@@ -111,6 +111,6 @@ export class HeadsView {
     $('#overview-box').replaceChildren(withAxisLabels(canvas, ov.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }));
     const li = ov.layers.indexOf(state.layer);
     const what = ov.metric === 'entropy' ? 'mean attention entropy (nats; dark = focused heads)' : `mean |${ov.kind}|`;
-    $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head]) : '–'}.`;
+    $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head] ?? NaN) : '–'}.`;
   }
 }

@@ -21,12 +21,12 @@ export function meanMax(v: Float32Array): { mean: number; max: number; argmax: n
   let s = 0;
   let max = -Infinity;
   let argmax = -1;
-  for (let k = 0; k < v.length; k++) {
-    s += v[k];
-    if (v[k] > max) {
-      max = v[k];
+  v.forEach((x, k) => {
+    s += x;
+    if (x > max) {
+      max = x;
       argmax = k;
     }
-  }
+  });
   return { mean: v.length ? s / v.length : NaN, max, argmax };
 }

@@ -22,13 +22,13 @@ export function profileRange(series: { mean: Float32Array; std: Float32Array }[]
   let lo = Infinity;
   let hi = -Infinity;
   for (const s of series) {
-    for (let k = 0; k < s.mean.length; k++) {
-      const m = s.mean[k];
-      if (!Number.isFinite(m)) continue;
-      const d = Number.isFinite(s.std[k]) ? s.std[k] : 0;
+    s.mean.forEach((m, k) => {
+      if (!Number.isFinite(m)) return;
+      const sd = s.std[k] ?? NaN;
+      const d = Number.isFinite(sd) ? sd : 0;
       lo = Math.min(lo, m - d);
       hi = Math.max(hi, m + d);
-    }
+    });
   }
   if (!(lo <= hi)) return { min: -1, max: 1 };
   if (lo === hi) return { min: lo - 1, max: hi + 1 };
