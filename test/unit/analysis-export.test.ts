@@ -129,7 +129,7 @@ test('HTML report is self-contained: no network references, data decodes to the 
   new vm.Script(script); // compiles
   const payload = JSON.parse(data) as { meta: { n: number; kinds: string[] }; data: Record<string, string> };
   assert.deepEqual(payload.meta.kinds, ['c2c', 'c2p', 'p2c', 'probs']);
-  const buf = Buffer.from(payload.data['1/p2c']!, 'base64');
+  const buf = Buffer.from(payload.data['1/p2c'] ?? '', 'base64');
   assert.deepEqual(new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4), r.tensor(1, 'p2c'));
 });
 
@@ -176,7 +176,7 @@ test('HTML report script runs against a minimal DOM and shows a readout on hover
   assert.equal(byId.kind.value, 'c2p');
   assert.match(byId.legend.textContent as string, /^c2p \(raw/);
   const cell = (byId.heat.width as number) / r.n;
-  byId.heat.listeners.mousemove!({ clientX: 2.5 * cell, clientY: 4.5 * cell });
+  byId.heat.listeners.mousemove?.({ clientX: 2.5 * cell, clientY: 4.5 * cell });
   const text = byId.readout.textContent as string;
   assert.match(text, /query 4 .* key 2 .*δ = 2/);
   assert.ok(text.includes(`c2p = ${r.value(1, 2, 'c2p', 4, 2).toPrecision(5)}`), text);
@@ -187,7 +187,7 @@ test('reportPlan checks the panel’s choice of layers and kinds before anything
   const { reportDataBytes, formatBytes } = await import('../../src/shared/export-size');
   const { parseWebviewMessage } = await import('../../src/shared/protocol/lens');
   const r = fixtureResult('short5');
-  const first = r.layers[0]!;
+  const first = r.layers[0] ?? 0;
   const plan = reportPlan(r, { layers: [first], kinds: ['probs'] });
   assert.deepEqual(plan, { layers: [first], kinds: ['probs'] });
   assert.throws(() => reportPlan(r, { layers: [], kinds: ['probs'] }), /pick at least one layer/);

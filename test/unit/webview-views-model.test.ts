@@ -60,8 +60,8 @@ test('bucket summary counts pairs per zone and names a pooled bucket', () => {
     8,
   );
   assert.equal(lines.length, 2);
-  assert.match(lines[0]!, /19 pairs over 2 rows \(\|δ\| ≤ 8\)/);
-  assert.match(lines[1]!, /δ = 9…11 all read row 24/);
+  assert.match(lines[0] ?? '', /19 pairs over 2 rows \(\|δ\| ≤ 8\)/);
+  assert.match(lines[1] ?? '', /δ = 9…11 all read row 24/);
 });
 
 test('SVG heatmap: one rect per colour run, colours from the LUT, labels escaped', () => {

@@ -32,7 +32,7 @@ test('words: probs pooled onto word groups, rows mean and columns sum, so rows s
   assert.deepEqual([...got], [...poolGroups(a.slice(1, 2, 'probs'), a.n, groups, { columns: 'sum' })]);
   for (let w = 0; w < r.n; w++) {
     let s = 0;
-    for (let v = 0; v < r.n; v++) s += got[w * r.n + v]!;
+    for (let v = 0; v < r.n; v++) s += got[w * r.n + v] ?? NaN;
     assert.ok(Math.abs(s - 1) < 1e-4, `word row ${w} sums to ${s}`);
   }
   assert.ok(r.groups.some((g) => g.pieces.length > 1), 'some word has several pieces');
@@ -63,7 +63,7 @@ test('diff: current − previous over LCS-matched tokens, labels are the matched
   assert.equal(r.hasPrevious, true);
   assert.deepEqual(r.pairs, match.pairs);
   assert.ok(r.pairs.length >= 3 && r.pairs.length < b.n, `some but not all tokens match (${r.pairs.length} of ${b.n})`);
-  assert.deepEqual(r.labels, match.pairs.map(([, j]) => b.tokens[j]!.text));
+  assert.deepEqual(r.labels, match.pairs.map(([, j]) => b.tokens[j]?.text));
   assert.equal(r.nA, a.n);
   assert.equal(r.nB, b.n);
   const P = r.pairs.length;

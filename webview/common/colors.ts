@@ -151,7 +151,7 @@ export function quantile(values: Float32Array, q: number, abs = false, positiveO
   const sample = new Float32Array(Math.ceil(values.length / stride));
   let m = 0;
   for (let k = 0; k < values.length; k += stride) {
-    const x = values[k]!;
+    const x = values[k] ?? NaN;
     const v = abs ? Math.abs(x) : x;
     if (Number.isFinite(v) && (!positiveOnly || v > 0)) sample[m++] = v;
   }
@@ -185,11 +185,11 @@ export function normaliseRows(values: Float32Array, rows: number, cols: number):
   for (let i = 0; i < rows; i++) {
     let m = 0;
     for (let j = 0; j < cols; j++) {
-      const a = Math.abs(values[i * cols + j]!);
+      const a = Math.abs(values[i * cols + j] ?? 0);
       if (Number.isFinite(a) && a > m) m = a;
     }
     const inv = m > 0 ? 1 / m : 0;
-    for (let j = 0; j < cols; j++) out[i * cols + j] = values[i * cols + j]! * inv;
+    for (let j = 0; j < cols; j++) out[i * cols + j] = (values[i * cols + j] ?? NaN) * inv;
   }
   return out;
 }
@@ -222,7 +222,7 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
   if (out.length < values.length * 4) throw new RangeError('pixel buffer too small');
   if (range.log) {
     for (let k = 0; k < values.length; k++) {
-      const s = lutIndex(values[k]!, range) * 4;
+      const s = lutIndex(values[k] ?? NaN, range) * 4;
       out.set(lut.subarray(s, s + 4), k * 4);
     }
     return;
@@ -230,9 +230,8 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
   const span = range.max - range.min;
   const inv = span > 0 ? (LUT_SIZE - 1) / span : 0;
   const mid = range.signed ? LUT_SIZE >> 1 : 0;
-  // Hot loop (every cell of every paint): indices are in range by construction, so reads are asserted.
   for (let k = 0; k < values.length; k++) {
-    const v = values[k]!;
+    const v = values[k] ?? NaN;
     let idx: number;
     if (Number.isNaN(v) || inv === 0) idx = mid;
     else {
@@ -242,9 +241,9 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
     }
     const s = idx * 4;
     const d = k * 4;
-    out[d] = lut[s]!;
-    out[d + 1] = lut[s + 1]!;
-    out[d + 2] = lut[s + 2]!;
+    out[d] = lut[s] ?? 0;
+    out[d + 1] = lut[s + 1] ?? 0;
+    out[d + 2] = lut[s + 2] ?? 0;
     out[d + 3] = 255;
   }
 }

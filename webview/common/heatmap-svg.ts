@@ -36,8 +36,7 @@ export function heatmapSvg(values: Float32Array, rows: number, cols: number, ran
   ];
   if (opts.title) out.push(`<title>${escapeXml(opts.title)}</title><text x="0" y="14" font-family="sans-serif" font-size="12">${escapeXml(opts.title)}</text>`);
   out.push(`<g transform="translate(${margin},${top})">`);
-  // The length check above keeps every index in range.
-  const colour = (k: number) => hex(colorOf(values[k]!, range, lut));
+  const colour = (k: number) => hex(colorOf(values[k] ?? NaN, range, lut));
   for (let i = 0; i < rows; i++) {
     let j = 0;
     while (j < cols) {
