@@ -6,7 +6,7 @@ import { fromBuffer, type HeadsResponse, type OverviewResponse } from '../../../
 import { makeLut, normaliseRows, robustRange, valueRange, type Range } from '../../common/colors';
 import { $, el, themeKind } from '../../common/dom';
 import { withAxisLabels } from '../../common/grid-labels';
-import { paintInto } from '../views/views';
+import { paintInto } from '../../common/paint-canvas';
 import { act, toggleCompareHead, update } from '../state/actions';
 import { $init, $viewState } from '../state/store';
 import { sizeCanvasCss, type CompareHeads } from './compare-heads';
@@ -111,6 +111,6 @@ export class HeadsView {
     $('#overview-box').replaceChildren(withAxisLabels(canvas, ov.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }));
     const li = ov.layers.indexOf(state.layer);
     const what = ov.metric === 'entropy' ? 'mean attention entropy (nats; dark = focused heads)' : `mean |${ov.kind}|`;
-    $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head]) : '–'}.`;
+    $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head] ?? NaN) : '–'}.`;
   }
 }

@@ -7,7 +7,7 @@ import { makeLut, normaliseRows, robustRange } from '../../common/colors';
 import { $, themeKind } from '../../common/dom';
 import { Heatmap } from '../../common/heatmap';
 import { paintRequest, sliceValues, withExactExtent } from '../state/slice-fetch';
-import { mergeCaption } from '../views/views-model';
+import { mergeCaption } from '../views/view-captions';
 import { pin, setHover, togglePin } from '../state/actions';
 import { $current, $hover, $init, $merged, $viewState } from '../state/store';
 import { appendLegendLabel, renderLegend } from './legend';

@@ -42,7 +42,7 @@ export function keyToAction(key: string, kinds: readonly MatrixKind[]): Action |
 export function step(values: readonly number[], current: number, delta: number): number {
   if (!values.length) return current;
   const at = Math.max(0, values.indexOf(current));
-  return values[(((at + delta) % values.length) + values.length) % values.length];
+  return values[(((at + delta) % values.length) + values.length) % values.length] ?? current;
 }
 
 export function range(n: number): number[] {
