@@ -1,6 +1,6 @@
 // Lays the tokens out like the source text: the gaps between tokens keep their spaces and line breaks, and
 // special tokens ([CLS], [SEP]) appear as marked pieces. Pure: the DOM code only renders what this returns.
-import type { ProtocolToken } from './protocol/lens';
+import type { ProtocolToken } from './protocol/token';
 
 export type Segment =
   | { kind: 'token'; i: number; text: string; special: boolean }

@@ -4,11 +4,11 @@
 import { cssRgb } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
 import { BERT_SHARE_COLUMNS, bertOtherLayersText, bertShareText, shareColor, sharePercent, type BertShareTerm } from './views-model';
-import { fromBuffer, type SharesResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer } from '../../../src/shared/protocol/lens';
 import type { ViewContext } from './views';
 
 export async function renderBertShares(body: HTMLElement, ctx: ViewContext): Promise<void> {
-  const r = await ctx.request<SharesResponse>({ type: 'shares', weighting: 'uniform' });
+  const r = await ctx.request({ type: 'shares', weighting: 'uniform' });
   if (!ctx.isCurrent()) return;
   const H = r.heads;
   const arrays: Record<BertShareTerm, Float32Array | undefined> = {

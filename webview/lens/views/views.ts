@@ -37,23 +37,18 @@ import {
   fromBuffer,
   isBertModel,
   type AblationPresetName,
-  type AblationResponse,
   type AnalysisView,
-  type BucketsResponse,
-  type DiffResponse,
+  type LensReply,
   type DistanceResponse,
   type PersistedState,
   type RequestBody,
-  type ResponseBody,
-  type RolloutResponse,
-  type SharesResponse,
   type ViewInit,
 } from '../../../src/shared/protocol/lens';
 
 export interface ViewContext {
   init: ViewInit;
   state: PersistedState;
-  request<T extends ResponseBody>(body: RequestBody): Promise<T>;
+  request<B extends RequestBody>(body: B): Promise<LensReply<B>>;
   /** Opens layer/head in the heatmap (share grid click). */
   open(layer: number, head: number): void;
   setPreset(p: AblationPresetName): void;
@@ -185,7 +180,7 @@ export function hoverToken(i: number | null): void {
 
 // ---- 1. term shares ----
 async function shares(body: HTMLElement, ctx: ViewContext): Promise<void> {
-  const r = await ctx.request<SharesResponse>({ type: 'shares', weighting: 'uniform' });
+  const r = await ctx.request({ type: 'shares', weighting: 'uniform' });
   if (!ctx.isCurrent()) return;
   const L = r.layers.length;
   const H = r.heads;
@@ -282,7 +277,7 @@ async function ablation(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const picker = presetPicker(ctx, 'ablation-preset', false);
   const preset = picker.value as AblationPresetName;
   body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Keep ', picker]), el('span', { class: 'meta' }, [` layer ${layer}, head ${head}`])]));
-  const r = await ctx.request<AblationResponse>({ type: 'ablation', layer, head, preset });
+  const r = await ctx.request({ type: 'ablation', layer, head, preset });
   if (!ctx.isCurrent()) return;
   const n = r.n;
   const real = fromBuffer(r.real, n * n);
@@ -329,7 +324,7 @@ type ProfileLine = { kind: keyof typeof SERIES_COLORS; mean: Float32Array; std: 
 
 async function distance(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const { layer, head } = ctx.state;
-  const all = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: null });
+  const all = await ctx.request({ type: 'distance', layer, head, query: null });
   if (!ctx.isCurrent()) return;
   const n = all.n;
   const sentence = el('p', { id: 'distance-peaks', class: 'caption' });
@@ -387,7 +382,7 @@ async function distance(body: HTMLElement, ctx: ViewContext): Promise<void> {
       rowSentence.textContent = 'Hover a token in the strip to see its own row profile.';
       return;
     }
-    const r = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: i });
+    const r = await ctx.request({ type: 'distance', layer, head, query: i });
     if (mine !== seq || !ctx.isCurrent()) return;
     const rs = series(r);
     drawProfile(rowChart, w, 140, n, rs, false, !bertSplit);
@@ -485,7 +480,7 @@ function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: P
 
 // ---- 4. bucket lens ----
 async function buckets(body: HTMLElement, ctx: ViewContext): Promise<void> {
-  const r = await ctx.request<BucketsResponse>({ type: 'buckets' });
+  const r = await ctx.request({ type: 'buckets' });
   if (!ctx.isCurrent()) return;
   const n = r.n;
   const zoneOf = fromBuffer(r.zoneOf, n * n);
@@ -515,8 +510,8 @@ async function rollout(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const preset = bert ? 'all' : (picker.value as AblationPresetName);
   if (!bert) body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Terms ', picker])]));
   const [real, abl] = await Promise.all([
-    ctx.request<RolloutResponse>({ type: 'rollout', preset: 'all' }),
-    preset === 'all' ? Promise.resolve(undefined) : ctx.request<RolloutResponse>({ type: 'rollout', preset }),
+    ctx.request({ type: 'rollout', preset: 'all' }),
+    preset === 'all' ? Promise.resolve(undefined) : ctx.request({ type: 'rollout', preset }),
   ]);
   if (!ctx.isCurrent()) return;
   const n = real.n;
@@ -547,7 +542,7 @@ async function rollout(body: HTMLElement, ctx: ViewContext): Promise<void> {
 // ---- 6. selection diff (current − previous explain) ----
 async function diff(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const { layer, head, term } = ctx.state;
-  const r = await ctx.request<DiffResponse>({ type: 'diff', layer, head, kind: term });
+  const r = await ctx.request({ type: 'diff', layer, head, kind: term });
   if (!ctx.isCurrent()) return;
   if (!r.hasPrevious) {
     body.append(el('p', { id: 'diff-empty', class: 'caption' }, [DIFF_EMPTY]));
