@@ -111,14 +111,17 @@ export class MatrixRequests {
     this.lastPainted = at;
     // Only the latest paint fetches ahead: chains around matrices a quick reader has left would hold up the host.
     const gen = ++this.prefetchGen;
+    const [ahead, ...rest] = next;
     let k = 0;
     const step = () => {
-      if (gen !== this.prefetchGen || $init.get() !== init || k >= next.length) return;
+      const body = rest[k];
+      if (gen !== this.prefetchGen || $init.get() !== init || body === undefined) return;
       if (this.inflight.size > 0) return void setTimeout(step, PREFETCH_AFTER_MS);
-      void this.request(next[k++]).then(step, () => undefined);
+      k++;
+      void this.request(body).then(step, () => undefined);
     };
     // One more step the way the reader is going, at once (their next request then shares it); the rest when idle.
-    const first = next.length ? this.request(next[k++]) : Promise.resolve();
+    const first = ahead ? this.request(ahead) : Promise.resolve();
     first.then(() => setTimeout(step, PREFETCH_AFTER_MS), () => undefined);
   }
 }
