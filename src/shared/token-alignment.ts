@@ -191,7 +191,7 @@ export function poolToGroups(values: Float32Array, n: number, groups: readonly A
         return;
       }
       let sum = 0;
-      for (const i of rows) for (const j of cols) sum += values[i * n + j]!;
+      for (const i of rows) for (const j of cols) sum += values[i * n + j] ?? NaN;
       out[r * g + c] = sum / (rows.length * cols.length);
     });
   });
@@ -202,7 +202,7 @@ export function poolToGroups(values: Float32Array, n: number, groups: readonly A
 export function subtract(a: Float32Array, b: Float32Array): Float32Array {
   if (a.length !== b.length) throw new RangeError(`cannot subtract matrices of ${a.length} and ${b.length} cells`);
   const out = new Float32Array(a.length);
-  for (let k = 0; k < a.length; k++) out[k] = a[k]! - b[k]!;
+  for (let k = 0; k < a.length; k++) out[k] = (a[k] ?? NaN) - (b[k] ?? NaN);
   return out;
 }
 
@@ -210,7 +210,7 @@ export function subtract(a: Float32Array, b: Float32Array): Float32Array {
 export function topKeys(values: Float32Array, n: number, rows: readonly number[], k: number): { j: number; weight: number }[] {
   if (!rows.length) return [];
   const mean = new Float64Array(n);
-  for (const i of rows) for (let j = 0; j < n; j++) mean[j]! += values[i * n + j]! / rows.length;
+  for (const i of rows) for (let j = 0; j < n; j++) mean[j] = (mean[j] ?? 0) + (values[i * n + j] ?? NaN) / rows.length;
   const order = [...mean.entries()].filter(([, v]) => Number.isFinite(v));
   order.sort(([, x], [, y]) => Math.abs(y) - Math.abs(x));
   const top = order.slice(0, k);

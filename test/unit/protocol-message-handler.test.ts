@@ -40,10 +40,14 @@ test('lens: the page asks, the host answers, each reply typed by its request and
   current = 4;
   const stale = page.request({ type: 'slice', layer: 0, head: 0, kind: 'c2c' }, { resultId: 3 });
   await tick();
-  host.receive(toHost.splice(0)[0]!);
+  const [req] = toHost.splice(0);
+  assert.ok(req);
+  host.receive(req);
   await tick();
   assert.deepEqual(toPage[0], { type: 'response', id: 3, resultId: 3, ok: false, error: 'this result has been replaced' });
-  page.receive(toPage.splice(0)[0]!);
+  const [res] = toPage.splice(0);
+  assert.ok(res);
+  page.receive(res);
   await assert.rejects(stale, /replaced/);
 });
 

@@ -79,7 +79,7 @@ export class MessageHandler<M extends RequestMap, Scope, Out, In, Progress = nev
     // The answering side replies to a request with that request's reply (the map's pairing): trusted, as the
     // host trusts its page's bundle and the page its host.
     const reply = new Promise<ReplyTo<M, B>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: ReplyOf<M>) => void, reject, progress });
+      this.pending.set(id, { resolve, reject, progress });
     });
     this.options.post(asks.request(id, body, scope));
     return { id, reply };

@@ -60,7 +60,7 @@ export interface CompareSliceRequest {
   kind: CompareKind;
 }
 
-/** One side's `[n, n]` matrix: float32, as ../protocol/matrix-buffer.ts reads it. */
+/** One side's `[n, n]` matrix: float32, as ./matrix-buffer.ts reads it. */
 export interface CompareSlice {
   n: number;
   data: ArrayBuffer;

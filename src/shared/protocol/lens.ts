@@ -8,7 +8,7 @@
 //   host → webview  `init`                       (tokens, model shape, defaults)
 //   webview → host  `request` {id, body}         (a slice, a layer of heads, the overview, one query row)
 //   host → webview  `response` {id, ok, body}    (matrices as ArrayBuffers of float32, never number arrays)
-//   webview → host  `hover` / `state`            (so the editor can light up the same tokens)
+//   webview → host  `hover`                      (so the editor can light up the same tokens)
 //   host → webview  `focus` / `show`             (editor cursor moved onto a token; open a view)
 import { isMatrixKind, type MatrixKind } from '../kinds';
 import { parsePredictToken, type PredictionsToWebview, type PredictTokenMessage } from '../predictions';

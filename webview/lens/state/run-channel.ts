@@ -1,6 +1,6 @@
 // Runs of the model the view asks the host for (an intervention, a head-ranking sweep, the intervened run's
-// attention): ids, progress and cancel, apart from app/requests.ts's matrix requests. Also the banner that says when the
-// panel shows an intervened run rather than the plain explain.
+// attention): ids, progress and cancel, apart from components/requests.ts's matrix requests. Also the banner that
+// says when the panel shows an intervened run rather than the plain explain.
 import { MessageHandler } from '../../../src/shared/messaging/message-handler';
 import { runAsking, type RunProgress, type RunReply, type RunRequest, type RunToHost, type RunToWebview } from '../../../src/shared/interventions';
 import type { ViewInit, WebviewToHost } from '../../../src/shared/protocol/lens';
