@@ -5,17 +5,19 @@ import type { ModelInfo, Token } from '../../src/engine/types';
 import { answerRequest, layerOf, prefetchAround } from '../../src/extension/lens/request-dispatch';
 import { downsampleInto, meanRowEntropy } from '../../src/extension/lens/matrix-math';
 import { availableKinds, protocolTokens } from '../../src/extension/common/result-shape';
+import { MessageHandler } from '../../src/shared/messaging/message-handler';
 import {
   fromBuffer,
+  lensAsking,
   parseRequestBody,
   parseWebviewMessage,
-  RequestTracker,
   toBuffer,
   type HeadsResponse,
   type HostToWebview,
   type OverviewResponse,
   type RowResponse,
   type SliceResponse,
+  type WebviewToHost,
 } from '../../src/shared/protocol/lens';
 
 /** A real ExplainResult over deterministic tensors: 2 layers × 2 heads × 5 tokens, softmax-normalised probs. */
@@ -30,8 +32,8 @@ function makeResult(withP2c = true): ExplainResult {
     const probs = new Float32Array(H * n * n);
     for (let r = 0; r < H * n; r++) {
       let z = 0;
-      for (let j = 0; j < n; j++) z += Math.exp(c2c[r * n + j]);
-      for (let j = 0; j < n; j++) probs[r * n + j] = Math.exp(c2c[r * n + j]) / z;
+      for (let j = 0; j < n; j++) z += Math.exp(c2c[r * n + j] ?? NaN);
+      for (let j = 0; j < n; j++) probs[r * n + j] = Math.exp(c2c[r * n + j] ?? NaN) / z;
     }
     return { layer, c2c, c2p, p2c, probs };
   });
@@ -83,7 +85,7 @@ test('scores slice equals (c2c + c2p + p2c) / scale', async () => {
   const c2c = r.slice(0, 0, 'c2c');
   const c2p = r.slice(0, 0, 'c2p');
   const p2c = r.slice(0, 0, 'p2c');
-  for (let k = 0; k < 25; k++) assert.ok(Math.abs(v[k] - (c2c[k] + c2p[k] + p2c[k]) / 2) < 1e-6);
+  for (let k = 0; k < 25; k++) assert.ok(Math.abs((v[k] ?? NaN) - ((c2c[k] ?? NaN) + (c2p[k] ?? NaN) + (p2c[k] ?? NaN)) / 2) < 1e-6);
 });
 
 test('row request returns every kind the model has for one query', async () => {
@@ -109,8 +111,8 @@ test('heads request block-averages each head to maxSize', async () => {
   const all = fromBuffer(res.data, 2 * 2 * 2);
   const s = r.slice(0, 1, 'c2c'); // head 1, blocks: rows/cols [0,2) and [2,5)
   let sum = 0;
-  for (let i = 2; i < 5; i++) for (let j = 0; j < 2; j++) sum += s[i * 5 + j];
-  assert.ok(Math.abs(all[4 + 2] - sum / 6) < 1e-6);
+  for (let i = 2; i < 5; i++) for (let j = 0; j < 2; j++) sum += s[i * 5 + j] ?? NaN;
+  assert.ok(Math.abs((all[4 + 2] ?? NaN) - sum / 6) < 1e-6);
   const full = await answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 64 }) as HeadsResponse;
   assert.equal(full.size, 5, 'never upsamples');
   assert.deepEqual(fromBuffer(full.data, 50).subarray(25), r.slice(0, 1, 'c2c'));
@@ -128,7 +130,7 @@ test('overview: entropy for probs, mean |value| for terms', async () => {
   const ov = await answerRequest(r, { type: 'overview', kind: 'probs' }) as OverviewResponse;
   assert.equal(ov.metric, 'entropy');
   const v = fromBuffer(ov.data, 4);
-  assert.ok(Math.abs(v[1 * 2 + 1] - meanRowEntropy(r.slice(1, 1, 'probs'), 5)) < 1e-6);
+  assert.ok(Math.abs((v[1 * 2 + 1] ?? NaN) - meanRowEntropy(r.slice(1, 1, 'probs'), 5)) < 1e-6);
   assert.ok(v.every((x) => x > 0 && x <= Math.log(5) + 1e-6));
   const uniform = new Float32Array(9).fill(1 / 3);
   assert.ok(Math.abs(meanRowEntropy(uniform, 3) - Math.log(3)) < 1e-6);
@@ -150,28 +152,31 @@ test('parseWebviewMessage accepts well-formed messages and rejects malformed one
   assert.equal(parseWebviewMessage({ type: 'hover', resultId: 1, hover: { i: 1.5, layer: 0, head: 0, kind: 'probs' } }), undefined);
 });
 
-test('RequestTracker pairs responses with requests by id and rejects stale ones', async () => {
-  const t = new RequestTracker<string>();
-  const a = t.open();
-  const b = t.open();
+test('the message handler pairs responses with requests by id and rejects stale ones', async () => {
+  const sent: WebviewToHost[] = [];
+  const h = new MessageHandler({ post: (m: WebviewToHost) => void sent.push(m), asks: lensAsking });
+  const a = h.start({ type: 'buckets' }, { resultId: 1 });
+  const b = h.start({ type: 'overview', kind: 'probs' }, { resultId: 1 });
   assert.notEqual(a.id, b.id);
-  assert.equal(t.settle(b.id, true, 'B'), true);
-  assert.equal(await b.promise, 'B');
-  assert.equal(t.settle(b.id, true, 'again'), false, 'a response settles once');
-  const c = t.open();
-  t.rejectAll('superseded');
-  await assert.rejects(a.promise, /superseded/);
-  await assert.rejects(c.promise, /superseded/);
-  assert.equal(t.size, 0);
-  const d = t.open();
-  t.settle(d.id, false, undefined, 'layer 9 is not in this result');
-  await assert.rejects(d.promise, /layer 9/);
+  assert.deepEqual(sent[1], { type: 'request', id: b.id, resultId: 1, body: { type: 'overview', kind: 'probs' } });
+  const body: OverviewResponse = { type: 'overview', kind: 'probs', metric: 'entropy', layers: [0], heads: 1, data: new ArrayBuffer(4) };
+  assert.equal(h.receive({ type: 'response', id: b.id, resultId: 1, ok: true, body }), true);
+  assert.equal(await b.reply, body);
+  assert.equal(h.receive({ type: 'response', id: b.id, resultId: 1, ok: true, body }), false, 'a response settles once');
+  const c = h.start({ type: 'buckets' }, { resultId: 1 });
+  h.rejectAll('superseded');
+  await assert.rejects(a.reply, /superseded/);
+  await assert.rejects(c.reply, /superseded/);
+  assert.equal(h.inFlight, 0);
+  const d = h.start({ type: 'buckets' }, { resultId: 1 });
+  h.receive({ type: 'response', id: d.id, resultId: 1, ok: false, error: 'layer 9 is not in this result' });
+  await assert.rejects(d.reply, /layer 9/);
 });
 
 test('protocolTokens keeps UTF-16 offsets and special flags', async () => {
   const toks = protocolTokens(makeResult());
   assert.deepEqual(toks[1], { i: 1, text: '▁Hello', start: 0, end: 5, special: false });
-  assert.equal(toks[4].special, true);
+  assert.equal(toks[4]?.special, true);
 });
 
 test('answers requests from a real explain of the v3_tiny fixture', async () => {
@@ -191,7 +196,7 @@ test('answers requests from a real explain of the v3_tiny fixture', async () => 
     const p = fromBuffer(structuredClone(probs).data, r.n * r.n);
     for (let i = 0; i < r.n; i++) {
       let s = 0;
-      for (let j = 0; j < r.n; j++) s += p[i * r.n + j];
+      for (let j = 0; j < r.n; j++) s += p[i * r.n + j] ?? NaN;
       assert.ok(Math.abs(s - 1) < 1e-4, `row ${i} of probs sums to 1 (${s})`);
     }
     const row = await answerRequest(r, { type: 'row', layer: 0, head: 0, i: 2 }) as RowResponse;

@@ -2,7 +2,7 @@
 // range (click opens one, a tick compares it), and the side-by-side panes below them.
 import { formatValue } from '../../../src/shared/format';
 import { isSignedKind } from '../../../src/shared/kinds';
-import { fromBuffer, type HeadsResponse, type OverviewResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer, type OverviewResponse } from '../../../src/shared/protocol/lens';
 import { makeLut, normaliseRows, robustRange, valueRange, type Range } from '../../common/colors';
 import { $, el, themeKind } from '../../common/dom';
 import { withAxisLabels } from '../../common/grid-labels';
@@ -50,8 +50,8 @@ export class HeadsView {
     if (!state || !$init.get()) return;
     const { layer, term } = state;
     const [grid, ov] = await Promise.all([
-      this.requests.request<HeadsResponse>({ type: 'heads', layer, kind: term, maxSize: GRID_SIZE }),
-      this.requests.request<OverviewResponse>({ type: 'overview', kind: term }),
+      this.requests.request({ type: 'heads', layer, kind: term, maxSize: GRID_SIZE }),
+      this.requests.request({ type: 'overview', kind: term }),
     ]);
     if (!isCurrent()) return;
     this.renderOverview(ov);

@@ -1,7 +1,7 @@
 // The Softmax ablation tab: this head's real probabilities, the probabilities with some score terms dropped (same
 // scale, same softmax) and their difference, with the per-query KL and total variation.
 import { formatValue } from '../../../src/shared/format';
-import { fromBuffer, type AblationPresetName, type AblationResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer, type AblationPresetName } from '../../../src/shared/protocol/lens';
 import { makeLut } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
 import { onScreen } from '../state/selectors';
@@ -20,7 +20,7 @@ export async function renderAblation(body: HTMLElement, ctx: ViewContext): Promi
   const picker = presetPicker('ablation-preset', false);
   const preset = picker.value as AblationPresetName;
   body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Keep ', picker]), el('span', { class: 'meta' }, [` layer ${layer}, head ${head}`])]));
-  const r = await ctx.request<AblationResponse>({ type: 'ablation', layer, head, preset });
+  const r = await ctx.request({ type: 'ablation', layer, head, preset });
   if (!ctx.isCurrent()) return;
   const n = r.n;
   const real = fromBuffer(r.real, n * n);

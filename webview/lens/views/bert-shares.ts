@@ -7,14 +7,14 @@ import { openHead } from '../state/actions';
 import { onScreen } from '../state/selectors';
 import { readout } from './kit';
 import { BERT_SHARE_COLUMNS, bertOtherLayersText, bertShareText, shareColor, sharePercent, type BertShareTerm } from './shares-model';
-import { fromBuffer, type SharesResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer } from '../../../src/shared/protocol/lens';
 import type { ViewContext } from './view-context';
 
 export async function renderBertShares(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const shown = onScreen();
   if (!shown) return;
   const { init, state } = shown;
-  const r = await ctx.request<SharesResponse>({ type: 'shares', weighting: 'uniform' });
+  const r = await ctx.request({ type: 'shares', weighting: 'uniform' });
   if (!ctx.isCurrent()) return;
   const H = r.heads;
   const arrays: Record<BertShareTerm, Float32Array | undefined> = {

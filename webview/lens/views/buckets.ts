@@ -1,6 +1,6 @@
 // The Buckets tab: every (query, key) pair coloured by whether it sees its exact relative distance, shares a log
 // bucket with other distances, or is clamped at the span's edge; the readout names the table row it reads.
-import { fromBuffer, type BucketsResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer } from '../../../src/shared/protocol/lens';
 import type { Range } from '../../common/colors';
 import { el } from '../../common/dom';
 import { $picture } from '../state/picture';
@@ -9,7 +9,7 @@ import { matrixCanvas, onCell, paletteLut, readout, sidePx, swatch } from './kit
 import type { ViewContext } from './view-context';
 
 export async function renderBuckets(body: HTMLElement, ctx: ViewContext): Promise<void> {
-  const r = await ctx.request<BucketsResponse>({ type: 'buckets' });
+  const r = await ctx.request({ type: 'buckets' });
   if (!ctx.isCurrent()) return;
   const n = r.n;
   const zoneOf = fromBuffer(r.zoneOf, n * n);

@@ -1,7 +1,7 @@
 // The Diff tab: this explain minus the previous one (or the intervened run minus the plain one) for the current
 // layer, head and term, over the tokens both texts share, with a warning when they are not the same passage.
 import { formatValue } from '../../../src/shared/format';
-import { fromBuffer, type DiffResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { makeLut } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
@@ -16,7 +16,7 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
   if (!shown) return;
   const { init, state } = shown;
   const { layer, head, term } = state;
-  const r = await ctx.request<DiffResponse>({ type: 'diff', layer, head, kind: term });
+  const r = await ctx.request({ type: 'diff', layer, head, kind: term });
   if (!ctx.isCurrent()) return;
   if (!r.hasPrevious) {
     body.append(el('p', { id: 'diff-empty', class: 'caption' }, [DIFF_EMPTY]));

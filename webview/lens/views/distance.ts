@@ -21,7 +21,7 @@ export async function renderDistance(body: HTMLElement, ctx: ViewContext): Promi
   if (!shown) return;
   const { init, state } = shown;
   const { layer, head } = state;
-  const all = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: null });
+  const all = await ctx.request({ type: 'distance', layer, head, query: null });
   if (!ctx.isCurrent()) return;
   const n = all.n;
   const sentence = el('p', { id: 'distance-peaks', class: 'caption' });
@@ -82,7 +82,7 @@ export async function renderDistance(body: HTMLElement, ctx: ViewContext): Promi
       rowSentence.textContent = ROW_HINT;
       return;
     }
-    const r = await ctx.request<DistanceResponse>({ type: 'distance', layer, head, query: i });
+    const r = await ctx.request({ type: 'distance', layer, head, query: i });
     if (mine !== seq || !ctx.isCurrent()) return;
     const rs = series(r);
     drawProfile(rowChart, w, 140, n, rs, false, !bertSplit);

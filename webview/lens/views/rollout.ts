@@ -1,7 +1,7 @@
 // The Rollout tab: how much of each key token's input reaches each query token's output through all layers, for
 // the real attention and, beside it, with some score terms dropped (DeBERTa only), on one colour scale.
 import { formatValue } from '../../../src/shared/format';
-import { fromBuffer, isBertModel, type AblationPresetName, type RolloutResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer, isBertModel, type AblationPresetName } from '../../../src/shared/protocol/lens';
 import { makeLut } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
 import { onScreen } from '../state/selectors';
@@ -22,8 +22,8 @@ export async function renderRollout(body: HTMLElement, ctx: ViewContext): Promis
   const preset = bert ? 'all' : (picker.value as AblationPresetName);
   if (!bert) body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Terms ', picker])]));
   const [real, abl] = await Promise.all([
-    ctx.request<RolloutResponse>({ type: 'rollout', preset: 'all' }),
-    preset === 'all' ? Promise.resolve(undefined) : ctx.request<RolloutResponse>({ type: 'rollout', preset }),
+    ctx.request({ type: 'rollout', preset: 'all' }),
+    preset === 'all' ? Promise.resolve(undefined) : ctx.request({ type: 'rollout', preset }),
   ]);
   if (!ctx.isCurrent()) return;
   const n = real.n;

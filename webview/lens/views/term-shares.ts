@@ -1,7 +1,7 @@
 // The Term shares tab for DeBERTa: one cell per head (rows layers, columns heads) coloured by how much of its
 // score comes from content (c2c, green) rather than relative position (c2p + p2c, purple), the current head
 // outlined; a click opens that head's heatmap.
-import { fromBuffer, type SharesResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer } from '../../../src/shared/protocol/lens';
 import { cssRgb } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
 import { withAxisLabels } from '../../common/grid-labels';
@@ -16,7 +16,7 @@ export async function renderTermShares(body: HTMLElement, ctx: ViewContext): Pro
   const shown = onScreen();
   if (!shown) return;
   const { state } = shown;
-  const r = await ctx.request<SharesResponse>({ type: 'shares', weighting: 'uniform' });
+  const r = await ctx.request({ type: 'shares', weighting: 'uniform' });
   if (!ctx.isCurrent()) return;
   const L = r.layers.length;
   const H = r.heads;
