@@ -1,4 +1,5 @@
-// Bundles the extension host, the CLI, the runtime worker, the tokenizer thread and the webview.
+// Bundles the extension host, the CLI, the runtime worker, the tokenizer thread, the webviews and the HTML
+// report's script.
 // onnxruntime-node stays external: it loads native binaries relative to its own package folder.
 //   node esbuild.mjs [--production]   one build
 //   node esbuild.mjs --watch          rebuild all bundles together on every change (npm run watch, F5)
@@ -25,6 +26,9 @@ const builds = [
   { ...node, entryPoints: { 'tokenizer-thread': 'src/engine/tokenizer-thread/thread.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { webview: 'webview/lens/main.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { compare: 'webview/compare/main.ts' } },
+  // The HTML report's script, inlined into each exported page (which opens in any browser, offline): no source
+  // map to point at, and older syntax.
+  { ...common, sourcemap: false, platform: 'browser', target: 'es2017', format: 'iife', entryPoints: { report: 'webview/report/main.ts' } },
 ].filter((b) => Object.values(b.entryPoints).every((f) => fs.existsSync(f)));
 
 if (watch) {

@@ -8,7 +8,7 @@ const u32 = new Uint32Array(f32.buffer);
 /** The binary16 bits of `v`, rounded to nearest even; beyond ±65504 → ±Infinity, NaN stays NaN. */
 export function toHalfBits(v: number): number {
   f32[0] = v;
-  const x = u32[0];
+  const x = u32[0] ?? 0; // one element, just written
   const sign = (x >>> 16) & 0x8000;
   const exp = (x >>> 23) & 0xff;
   const mant = x & 0x7fffff;
@@ -49,7 +49,7 @@ function halfTable(): Float32Array {
 /** float32 values → a fresh buffer of their binary16 bits (2 bytes each). */
 export function encodeHalf(values: Float32Array): ArrayBuffer {
   const out = new Uint16Array(values.length);
-  for (let k = 0; k < values.length; k++) out[k] = toHalfBits(values[k]);
+  for (let k = 0; k < values.length; k++) out[k] = toHalfBits(values[k] ?? NaN);
   return out.buffer;
 }
 
@@ -59,6 +59,7 @@ export function decodeHalf(buf: ArrayBuffer | ArrayBufferView, expectedLength: n
   if (bits.length !== expectedLength) throw new RangeError(`payload has ${bits.length} halves, expected ${expectedLength}`);
   const t = halfTable();
   const out = new Float32Array(bits.length);
-  for (let k = 0; k < bits.length; k++) out[k] = t[bits[k]];
+  // Every 16-bit value indexes the 65536-entry table.
+  for (let k = 0; k < bits.length; k++) out[k] = t[bits[k] ?? 0] ?? NaN;
   return out;
 }

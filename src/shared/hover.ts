@@ -22,31 +22,32 @@ export interface SignedNeighbours {
  */
 export function neighbours(row: Float32Array, kind: MatrixKind, k: number, exclude?: (j: number) => boolean): SignedNeighbours {
   if (!isRawTerm(kind)) return { top: topK(row, k, false, exclude), negative: [] };
-  const top = topK(row, k, false, (j) => !(row[j] > 0) || !!exclude?.(j));
+  const at = (j: number) => row[j] ?? NaN;
+  const top = topK(row, k, false, (j) => !(at(j) > 0) || !!exclude?.(j));
   const negated = row.map((v) => -v);
-  const negative = topK(negated, k, false, (j) => !(row[j] < 0) || !!exclude?.(j)).map((nb) => ({ ...nb, value: row[nb.j] }));
+  const negative = topK(negated, k, false, (j) => !(at(j) < 0) || !!exclude?.(j)).map((nb) => ({ ...nb, value: at(nb.j) }));
   return { top, negative };
 }
 
 /** Top-k entries of a row, strongest first (by value, or by |value|); ties keep the lower index first. Skips non-finite values. */
 export function topK(row: Float32Array, k: number, byMagnitude: boolean, exclude?: (j: number) => boolean): Neighbour[] {
   const key = (v: number) => (byMagnitude ? Math.abs(v) : v);
-  const picked: number[] = [];
+  const picked: { j: number; value: number }[] = [];
   // Partial selection: k is small (≤ 16), n ≤ a few thousand, so an insertion-sorted list is cheapest.
-  for (let j = 0; j < row.length; j++) {
-    const v = row[j];
+  for (const [j, v] of row.entries()) {
     if (!Number.isFinite(v) || exclude?.(j)) continue;
     const kv = key(v);
-    if (picked.length === k && kv <= key(row[picked[k - 1]])) continue;
-    let pos = picked.length;
-    while (pos > 0 && key(row[picked[pos - 1]]) < kv) pos--;
-    picked.splice(pos, 0, j);
+    const last = picked[k - 1];
+    if (picked.length === k && last && kv <= key(last.value)) continue;
+    // After every entry at least as strong: ties keep the lower index first.
+    const pos = picked.findIndex((p) => key(p.value) < kv);
+    picked.splice(pos < 0 ? picked.length : pos, 0, { j, value: v });
     if (picked.length > k) picked.pop();
   }
-  const top = picked.length ? Math.abs(row[picked[0]]) : 0;
+  const first = picked[0]?.value;
   const rel = (v: number) => (byMagnitude ? Math.abs(v) : Math.max(0, v));
-  const norm = byMagnitude ? top : Math.max(0, row[picked[0]] ?? 0);
-  return picked.map((j) => ({ j, value: row[j], strength: norm > 0 ? rel(row[j]) / norm : 0 }));
+  const norm = first === undefined ? 0 : byMagnitude ? Math.abs(first) : Math.max(0, first);
+  return picked.map(({ j, value }) => ({ j, value, strength: norm > 0 ? rel(value) / norm : 0 }));
 }
 
 /** Strength 0..1 → one of `buckets` decoration levels (1..buckets); 0 means "too weak to show". */
@@ -67,8 +68,8 @@ export interface PairValues {
 export function pairValues(rows: Partial<Record<MatrixKind, Float32Array>>, j: number): PairValues {
   const out: PairValues = {};
   for (const kind of MATRIX_KINDS) {
-    const r = rows[kind];
-    if (r && j >= 0 && j < r.length) out[kind] = r[j];
+    const v = j >= 0 ? rows[kind]?.[j] : undefined;
+    if (v !== undefined) out[kind] = v;
   }
   return out;
 }
@@ -102,7 +103,8 @@ export function distanceText(i: number, j: number, b: BucketTable | undefined): 
   if (!b) return d;
   const n = b.n;
   const row = b.rowOf[i * n + j];
-  const zone = b.zones[b.zoneOf[i * n + j]] ?? '';
+  const z = b.zoneOf[i * n + j];
+  const zone = (z === undefined ? undefined : b.zones[z]) ?? '';
   const shared = sharedBucket(b.rowOf, n, i, j);
   const others =
     shared.length > 1

@@ -2,6 +2,8 @@
 // sweep, the intervened run's attention), which take a while, report progress and can be cancelled — unlike the
 // matrix requests, which read the result the host keeps. Types and validation only (both builds import this).
 import type { TermName } from './kinds';
+import type { Asking } from './messaging/message-handler';
+import { isInt } from './protocol/checks';
 
 export type RemovalMode = 'zero' | 'mean';
 
@@ -72,13 +74,37 @@ export type RunToWebview =
   | { type: 'runResult'; id: number; ok: true; intervention?: InterventionView; ranking?: RankingView }
   | { type: 'runResult'; id: number; ok: false; error: string; cancelled: boolean };
 
+/** The runs the view asks for, by name: [the message without its id, what the run gives]. */
+export type RunRequests = {
+  intervene: [Omit<Extract<RunToHost, { type: 'intervene' }>, 'id'>, RunReply];
+  sweep: [Omit<Extract<RunToHost, { type: 'sweep' }>, 'id'>, RunReply];
+};
+export type RunRequest = RunRequests[keyof RunRequests][0];
+export interface RunReply {
+  intervention?: InterventionView;
+  ranking?: RankingView;
+}
+export type RunProgress = { done: number; total: number; layer: number };
+
+/**
+ * The view's side of a run on the wire: the request with its id added, `runProgress` while it runs, and one
+ * `runResult` (`cancelled` when `cancelRun` stopped it). No scope: a run names its result in the request.
+ */
+export const runAsking: Asking<RunRequests, void, RunToHost, RunToWebview, RunProgress> = {
+  request: (id, body) => ({ ...body, id }),
+  readReply: (m) => {
+    if (m.type === 'runProgress') return { id: m.id, progress: m };
+    if (m.ok) return { id: m.id, outcome: { ok: true, reply: { intervention: m.intervention, ranking: m.ranking } } };
+    return { id: m.id, outcome: { ok: false, error: m.error, cancelled: m.cancelled } };
+  },
+};
+
 /** What the view says about the run it shows, when it is not the plain explain. */
 export interface RunLabel {
   entries: string[];
   mode: RemovalMode;
 }
 
-const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 const isMode = (x: unknown): x is RemovalMode => x === 'zero' || x === 'mean';
 const isPosition = (x: unknown): x is number | null => x === null || (isInt(x) && x >= 0);
 /** An intervention spec as the view builds it: LAYER.HEAD:TERM entries (checked fully by the engine). */

@@ -1,5 +1,6 @@
 // Fill-mask in the views: what the host sends the panel (and the editor hover reads), the messages that carry
 // it, and how a prediction is written for a person. Pure: imported by the host and the webview.
+import { isInt } from './protocol/checks';
 import { pieceLabel } from './token-layout';
 
 export interface PredictedToken {
@@ -59,7 +60,6 @@ export interface PredictTokenMessage {
   i: number;
 }
 
-const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 
 /** Validates a predictToken message from the webview (untrusted input for the host). */
 export function parsePredictToken(m: Record<string, unknown>): PredictTokenMessage | undefined {

@@ -30,7 +30,7 @@ export interface AlignNames {
   b: string;
 }
 
-const isSpace = (c: string) => /\s/u.test(c);
+const isSpace = (c: string | undefined) => c !== undefined && /\s/u.test(c);
 
 /** The non-whitespace core of [start, end); empty (start === end) for a whitespace-only or empty span. */
 function core(text: string, start: number, end: number): [number, number] {
@@ -49,8 +49,7 @@ interface Piece {
 }
 
 function checkOffsets(text: string, tokens: readonly AlignToken[], name: string): string | undefined {
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
+  for (const [i, t] of tokens.entries()) {
     if (t.special) continue;
     if (!Number.isInteger(t.start) || !Number.isInteger(t.end) || t.start < 0 || t.end > text.length || t.end < t.start) {
       return `${name}'s token ${i} ${JSON.stringify(t.text ?? '')} has character offsets ${t.start}–${t.end} outside the text (${text.length} characters)`;
@@ -144,27 +143,36 @@ function placeSpecials(content: AlignedGroup[], a: readonly AlignToken[], b: rea
   for (let k = 0; k < count; k++) {
     const ia = specialsA[k];
     const ib = specialsB[k];
-    const tok = ia !== undefined ? a[ia] : b[ib];
-    const slot = ia !== undefined ? slotOf(ia, 'a') : slotOf(ib, 'b');
+    // k < count: at least one side has a k-th special; A's places it when both do.
+    const at = ia !== undefined ? { side: 'a' as const, i: ia, tok: a[ia] } : ib !== undefined ? { side: 'b' as const, i: ib, tok: b[ib] } : undefined;
+    if (!at?.tok) continue;
+    const { tok } = at;
     inserts.push({
-      slot,
+      slot: slotOf(at.i, at.side),
       order: k,
       group: { a: ia !== undefined ? [ia] : [], b: ib !== undefined ? [ib] : [], start: tok.start, end: tok.start, text: tok.text ?? '', special: true },
     });
   }
   const out: AlignedGroup[] = [];
   let next = 0;
-  for (let k = 0; k <= content.length; k++) {
-    while (next < inserts.length && inserts[next].slot === k) out.push(inserts[next++].group);
-    if (k < content.length) out.push(content[k]);
-  }
-  while (next < inserts.length) out.push(inserts[next++].group);
+  /** The inserts at the front of the queue that go in `slot` (every one left, when undefined). */
+  const flush = (slot?: number) => {
+    for (let ins = inserts[next]; ins && (slot === undefined || ins.slot === slot); ins = inserts[++next]) out.push(ins.group);
+  };
+  content.forEach((g, k) => {
+    flush(k);
+    out.push(g);
+  });
+  flush();
   return out;
 }
 
 /** Whether both sides are the same tokenization: same pieces at the same offsets (then cells compare 1:1). */
 export function sameTokenization(a: readonly AlignToken[], b: readonly AlignToken[]): boolean {
-  return a.length === b.length && a.every((t, i) => t.start === b[i].start && t.end === b[i].end && t.special === b[i].special && t.text === b[i].text);
+  return a.length === b.length && a.every((t, i) => {
+    const u = b[i];
+    return u !== undefined && t.start === u.start && t.end === u.end && t.special === u.special && t.text === u.text;
+  });
 }
 
 /**
@@ -174,19 +182,19 @@ export function sameTokenization(a: readonly AlignToken[], b: readonly AlignToke
 export function poolToGroups(values: Float32Array, n: number, groups: readonly AlignedGroup[], side: 'a' | 'b'): Float32Array {
   const g = groups.length;
   const out = new Float32Array(g * g);
-  for (let r = 0; r < g; r++) {
-    const rows = groups[r][side];
-    for (let c = 0; c < g; c++) {
-      const cols = groups[c][side];
+  groups.forEach((row, r) => {
+    const rows = row[side];
+    groups.forEach((col, c) => {
+      const cols = col[side];
       if (!rows.length || !cols.length) {
         out[r * g + c] = NaN;
-        continue;
+        return;
       }
       let sum = 0;
-      for (const i of rows) for (const j of cols) sum += values[i * n + j];
+      for (const i of rows) for (const j of cols) sum += values[i * n + j] ?? NaN;
       out[r * g + c] = sum / (rows.length * cols.length);
-    }
-  }
+    });
+  });
   return out;
 }
 
@@ -194,7 +202,7 @@ export function poolToGroups(values: Float32Array, n: number, groups: readonly A
 export function subtract(a: Float32Array, b: Float32Array): Float32Array {
   if (a.length !== b.length) throw new RangeError(`cannot subtract matrices of ${a.length} and ${b.length} cells`);
   const out = new Float32Array(a.length);
-  for (let k = 0; k < a.length; k++) out[k] = a[k] - b[k];
+  for (let k = 0; k < a.length; k++) out[k] = (a[k] ?? NaN) - (b[k] ?? NaN);
   return out;
 }
 
@@ -202,10 +210,11 @@ export function subtract(a: Float32Array, b: Float32Array): Float32Array {
 export function topKeys(values: Float32Array, n: number, rows: readonly number[], k: number): { j: number; weight: number }[] {
   if (!rows.length) return [];
   const mean = new Float64Array(n);
-  for (const i of rows) for (let j = 0; j < n; j++) mean[j] += values[i * n + j] / rows.length;
-  const order = Array.from({ length: n }, (_, j) => j).filter((j) => Number.isFinite(mean[j]));
-  order.sort((x, y) => Math.abs(mean[y]) - Math.abs(mean[x]));
+  for (const i of rows) for (let j = 0; j < n; j++) mean[j] = (mean[j] ?? 0) + (values[i * n + j] ?? NaN) / rows.length;
+  const order = [...mean.entries()].filter(([, v]) => Number.isFinite(v));
+  order.sort(([, x], [, y]) => Math.abs(y) - Math.abs(x));
   const top = order.slice(0, k);
-  const max = top.length ? Math.abs(mean[top[0]]) || 1 : 1;
-  return top.map((j) => ({ j, weight: Math.abs(mean[j]) / max }));
+  const first = top[0];
+  const max = first ? Math.abs(first[1]) || 1 : 1;
+  return top.map(([j, v]) => ({ j, weight: Math.abs(v) / max }));
 }

@@ -1,6 +1,6 @@
 // Lays the tokens out like the source text: the gaps between tokens keep their spaces and line breaks, and
 // special tokens ([CLS], [SEP]) appear as marked pieces. Pure: the DOM code only renders what this returns.
-import type { ProtocolToken } from './protocol/lens';
+import type { ProtocolToken } from './protocol/token';
 
 export type Segment =
   | { kind: 'token'; i: number; text: string; special: boolean }
@@ -24,12 +24,14 @@ function splitLines(s: string): string[] {
 }
 
 export function layoutTokens(text: string, tokens: readonly ProtocolToken[]): Line[] {
-  const lines: Line[] = [[]];
-  const push = (seg: Segment) => lines[lines.length - 1].push(seg);
+  let line: Line = [];
+  const lines: Line[] = [line];
+  const push = (seg: Segment) => line.push(seg);
+  const breakLine = () => lines.push((line = []));
   // Text with line breaks becomes several segments on consecutive lines.
   const pushText = (s: string, make: (part: string) => Segment) => {
     splitLines(s).forEach((part, k) => {
-      if (k > 0) lines.push([]);
+      if (k > 0) breakLine();
       if (part.length) push(make(part));
     });
   };
@@ -52,7 +54,7 @@ export function layoutTokens(text: string, tokens: readonly ProtocolToken[]): Li
       const parts = splitLines(own);
       const visible = parts.some((p) => p.trim().length);
       parts.forEach((part, k) => {
-        if (k > 0) lines.push([]);
+        if (k > 0) breakLine();
         if (part.length && visible) push({ kind: 'token', i: t.i, text: part, special: false });
         else if (!visible && k === 0) push({ kind: 'token', i: t.i, text: part + '↵', special: false });
       });
@@ -92,7 +94,7 @@ export function tokenAtOffset(tokens: readonly ProtocolToken[], offset: number):
 export function visibleSpan(text: string, start: number, end: number): { start: number; end: number } | null {
   let s = Math.max(0, start);
   let e = Math.min(text.length, end);
-  while (s < e && /\s/u.test(text[s])) s++;
-  while (e > s && /\s/u.test(text[e - 1])) e--;
+  while (s < e && /\s/u.test(text.charAt(s))) s++;
+  while (e > s && /\s/u.test(text.charAt(e - 1))) e--;
   return e > s ? { start: s, end: e } : null;
 }

@@ -115,8 +115,9 @@ test('JSON matches DESIGN §4 and the text form parses to the same object', asyn
 
 /** Extract the inline script and the JSON payload of a report. */
 function parts(html: string) {
-  const data = at(/<script type="application\/json" id="lens-data">([\s\S]*?)<\/script>/.exec(html)!, 1);
-  const script = at(/<script>([\s\S]*?)<\/script>/.exec(html)!, 1);
+  const data = /<script type="application\/json" id="lens-data">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1];
+  if (data === undefined || script === undefined) throw new Error('the report has no inline payload or script');
   return { data, script };
 }
 
@@ -162,23 +163,23 @@ test('HTML report script runs against a minimal DOM and shows a readout on hover
       appendChild(c: El) { e.children.push(c); return c; },
       addEventListener(name: string, f: (ev: unknown) => void) { e.listeners[name] = f; },
       getBoundingClientRect: () => ({ left: 0, top: 0, width: e.width as number, height: e.height as number }),
-      getContext: () => ({ fillRect() {}, fillStyle: '' }),
+      // The report paints as the panel does: one ImageData per matrix (and one for the legend's ramp).
+      getContext: () => ({ fillRect() {}, fillStyle: '', createImageData: (w: number, h: number) => ({ data: new Uint8ClampedArray(w * h * 4) }), putImageData() {} }),
     };
     return e;
   };
-  const byId: Record<string, El> = {};
-  for (const id of ['layer', 'head', 'kind', 'heat', 'strip', 'readout', 'legend']) byId[id] = el();
-  byId['lens-data'] = Object.assign(el(), { textContent: data });
-  const document = { getElementById: (id: string) => byId[id], createElement: () => el() };
+  const ids = ['layer', 'head', 'kind', 'heat', 'strip', 'readout', 'legend', 'legend-bar', 'lens-data'] as const;
+  const byId = Object.fromEntries(ids.map((id) => [id, el()])) as Record<(typeof ids)[number], El>;
+  byId['lens-data'].textContent = data;
+  const document = { getElementById: (id: string) => byId[id as (typeof ids)[number]], createElement: () => el() };
   vm.runInNewContext(script, { document, atob, JSON, Math, Float32Array, Uint8Array, String, Number });
-  const get = (id: string) => field(byId, id);
-  assert.equal(get('strip').children.length, r.n);
-  assert.equal(get('layer').value, '1');
-  assert.equal(get('kind').value, 'c2p');
-  assert.match(get('legend').textContent as string, /^c2p \(raw/);
-  const cell = (get('heat').width as number) / r.n;
-  field(get('heat').listeners, 'mousemove')({ clientX: 2.5 * cell, clientY: 4.5 * cell });
-  const text = get('readout').textContent as string;
+  assert.equal(byId.strip.children.length, r.n);
+  assert.equal(byId.layer.value, '1');
+  assert.equal(byId.kind.value, 'c2p');
+  assert.match(byId.legend.textContent as string, /^c2p \(raw/);
+  const cell = (byId.heat.width as number) / r.n;
+  field(byId.heat.listeners, 'mousemove')({ clientX: 2.5 * cell, clientY: 4.5 * cell });
+  const text = byId.readout.textContent as string;
   assert.match(text, /query 4 .* key 2 .*δ = 2/);
   assert.ok(text.includes(`c2p = ${r.value(1, 2, 'c2p', 4, 2).toPrecision(5)}`), text);
 });
@@ -188,8 +189,9 @@ test('reportPlan checks the panel’s choice of layers and kinds before anything
   const { reportDataBytes, formatBytes } = await import('../../src/shared/export-size');
   const { parseWebviewMessage } = await import('../../src/shared/protocol/lens');
   const r = fixtureResult('short5');
-  const plan = reportPlan(r, { layers: [at(r.layers, 0)], kinds: ['probs'] });
-  assert.deepEqual(plan, { layers: [r.layers[0]], kinds: ['probs'] });
+  const first = at(r.layers, 0);
+  const plan = reportPlan(r, { layers: [first], kinds: ['probs'] });
+  assert.deepEqual(plan, { layers: [first], kinds: ['probs'] });
   assert.throws(() => reportPlan(r, { layers: [], kinds: ['probs'] }), /pick at least one layer/);
   assert.throws(() => reportPlan(r, { maxDataBytes: 16 }), (e: Error) => isLensError(e) && /choose fewer layers or kinds/.test(e.message) && !/--format/.test(e.message));
   assert.equal(reportDataBytes(2, 3, 4, 10), 2 * 3 * 4 * 100 * 4);

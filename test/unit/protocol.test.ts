@@ -5,17 +5,19 @@ import type { ModelInfo, Token } from '../../src/engine/types';
 import { answerRequest, layerOf, prefetchAround } from '../../src/extension/lens/request-dispatch';
 import { downsampleInto, meanRowEntropy } from '../../src/extension/lens/matrix-math';
 import { availableKinds, protocolTokens } from '../../src/extension/common/result-shape';
+import { MessageHandler } from '../../src/shared/messaging/message-handler';
 import {
   fromBuffer,
+  lensAsking,
   parseRequestBody,
   parseWebviewMessage,
-  RequestTracker,
   toBuffer,
   type HeadsResponse,
   type HostToWebview,
   type OverviewResponse,
   type RowResponse,
   type SliceResponse,
+  type WebviewToHost,
 } from '../../src/shared/protocol/lens';
 import { at } from './helpers';
 
@@ -151,22 +153,25 @@ test('parseWebviewMessage accepts well-formed messages and rejects malformed one
   assert.equal(parseWebviewMessage({ type: 'hover', resultId: 1, hover: { i: 1.5, layer: 0, head: 0, kind: 'probs' } }), undefined);
 });
 
-test('RequestTracker pairs responses with requests by id and rejects stale ones', async () => {
-  const t = new RequestTracker<string>();
-  const a = t.open();
-  const b = t.open();
+test('the message handler pairs responses with requests by id and rejects stale ones', async () => {
+  const sent: WebviewToHost[] = [];
+  const h = new MessageHandler({ post: (m: WebviewToHost) => void sent.push(m), asks: lensAsking });
+  const a = h.start({ type: 'buckets' }, { resultId: 1 });
+  const b = h.start({ type: 'overview', kind: 'probs' }, { resultId: 1 });
   assert.notEqual(a.id, b.id);
-  assert.equal(t.settle(b.id, true, 'B'), true);
-  assert.equal(await b.promise, 'B');
-  assert.equal(t.settle(b.id, true, 'again'), false, 'a response settles once');
-  const c = t.open();
-  t.rejectAll('superseded');
-  await assert.rejects(a.promise, /superseded/);
-  await assert.rejects(c.promise, /superseded/);
-  assert.equal(t.size, 0);
-  const d = t.open();
-  t.settle(d.id, false, undefined, 'layer 9 is not in this result');
-  await assert.rejects(d.promise, /layer 9/);
+  assert.deepEqual(sent[1], { type: 'request', id: b.id, resultId: 1, body: { type: 'overview', kind: 'probs' } });
+  const body: OverviewResponse = { type: 'overview', kind: 'probs', metric: 'entropy', layers: [0], heads: 1, data: new ArrayBuffer(4) };
+  assert.equal(h.receive({ type: 'response', id: b.id, resultId: 1, ok: true, body }), true);
+  assert.equal(await b.reply, body);
+  assert.equal(h.receive({ type: 'response', id: b.id, resultId: 1, ok: true, body }), false, 'a response settles once');
+  const c = h.start({ type: 'buckets' }, { resultId: 1 });
+  h.rejectAll('superseded');
+  await assert.rejects(a.reply, /superseded/);
+  await assert.rejects(c.reply, /superseded/);
+  assert.equal(h.inFlight, 0);
+  const d = h.start({ type: 'buckets' }, { resultId: 1 });
+  h.receive({ type: 'response', id: d.id, resultId: 1, ok: false, error: 'layer 9 is not in this result' });
+  await assert.rejects(d.reply, /layer 9/);
 });
 
 test('protocolTokens keeps UTF-16 offsets and special flags', async () => {

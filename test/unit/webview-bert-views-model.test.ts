@@ -2,16 +2,8 @@
 // wrong, one line for the tabs that cannot apply, the plain statement for layers without a split.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  BERT_NOT_APPLICABLE,
-  BERT_SHARE_COLUMNS,
-  bertNoSplitText,
-  bertOtherLayersText,
-  bertShareText,
-  sharePercent,
-  viewCaption,
-  VIEW_CAPTIONS,
-} from '../../webview/lens/views/views-model';
+import { BERT_SHARE_COLUMNS, bertOtherLayersText, bertShareText, sharePercent } from '../../webview/lens/views/shares-model';
+import { BERT_NOT_APPLICABLE, bertNoSplitText, viewCaption, VIEW_CAPTIONS } from '../../webview/lens/views/view-captions';
 import { ANALYSIS_VIEWS, isBertModel } from '../../src/shared/protocol/lens';
 
 test('BERT captions: Distance and Term shares name the layer-0 split and absolute positions; DeBERTa keeps its own', () => {

@@ -112,15 +112,15 @@ test('per-row scaling divides each row by its largest |value|', () => {
 test('the dark theme ramps start dark (no glare) and the light ones start at the light page', () => {
   const dark = makeLut('diverging', false, 'dark');
   const light = makeLut('diverging', false, 'light');
-  assert.ok(dark[0] + dark[1] + dark[2] < 100, 'dark sequential starts near black');
-  assert.ok(light[0] + light[1] + light[2] > 720, 'light sequential starts near white');
+  assert.ok((dark[0] ?? NaN) + (dark[1] ?? NaN) + (dark[2] ?? NaN) < 100, 'dark sequential starts near black');
+  assert.ok((light[0] ?? NaN) + (light[1] ?? NaN) + (light[2] ?? NaN) > 720, 'light sequential starts near white');
   const mid = 128 * 4;
   const darkDiv = makeLut('diverging', true, 'dark');
-  assert.ok(darkDiv[mid] + darkDiv[mid + 1] + darkDiv[mid + 2] < 150, 'dark diverging is dark at 0');
+  assert.ok((darkDiv[mid] ?? NaN) + (darkDiv[mid + 1] ?? NaN) + (darkDiv[mid + 2] ?? NaN) < 150, 'dark diverging is dark at 0');
 });
 
 /** CIELAB (D65) of an sRGB colour: distances in it are perceived distances (ΔE*ab). */
-function lab([r, g, b]: readonly number[]): number[] {
+function lab([r = NaN, g = NaN, b = NaN]: readonly number[]): number[] {
   const lin = (u: number) => ((u /= 255) <= 0.04045 ? u / 12.92 : ((u + 0.055) / 1.055) ** 2.4);
   const [R, G, B] = [lin(r), lin(g), lin(b)];
   const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
@@ -129,7 +129,7 @@ function lab([r, g, b]: readonly number[]): number[] {
   const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
   return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
 }
-const deltaE = (a: readonly number[], b: readonly number[]) => Math.hypot(...lab(a).map((v, k) => v - lab(b)[k]));
+const deltaE = (a: readonly number[], b: readonly number[]) => Math.hypot(...lab(a).map((v, k) => v - (lab(b)[k] ?? NaN)));
 
 test('the dark probs ramp leaves a dark page as slowly as the light ramp leaves a white one', () => {
   // Default Dark Modern / Light Modern editor backgrounds. A dark ramp that leaves the page early paints the
@@ -137,15 +137,15 @@ test('the dark probs ramp leaves a dark page as slowly as the light ramp leaves 
   const pages = { dark: [31, 31, 31], light: [255, 255, 255] } as const;
   const curve = (theme: 'dark' | 'light') => {
     const lut = makeLut('diverging', false, theme);
-    return Array.from({ length: LUT_SIZE }, (_, k) => deltaE([lut[4 * k], lut[4 * k + 1], lut[4 * k + 2]], pages[theme]));
+    return Array.from({ length: LUT_SIZE }, (_, k) => deltaE([lut[4 * k] ?? NaN, lut[4 * k + 1] ?? NaN, lut[4 * k + 2] ?? NaN], pages[theme]));
   };
   const dark = curve('dark');
   const light = curve('light');
   for (const t of [0.02, 0.05, 0.1, 0.15, 0.2]) {
     const k = Math.round(t * (LUT_SIZE - 1));
-    assert.ok(Math.abs(dark[k] - light[k]) <= 5, `at ${t}: ΔE to the page ${dark[k].toFixed(1)} (dark) vs ${light[k].toFixed(1)} (light)`);
+    assert.ok(Math.abs((dark[k] ?? NaN) - (light[k] ?? NaN)) <= 5, `at ${t}: ΔE to the page ${(dark[k] ?? NaN).toFixed(1)} (dark) vs ${(light[k] ?? NaN).toFixed(1)} (light)`);
   }
   const firstVisible = (c: number[]) => c.findIndex((d) => d >= 10) / (LUT_SIZE - 1);
   assert.ok(Math.abs(firstVisible(dark) - firstVisible(light)) <= 0.04, `ΔE 10 reached at ${firstVisible(dark)} (dark), ${firstVisible(light)} (light)`);
-  assert.ok(dark[LUT_SIZE - 1] > 80 && light[LUT_SIZE - 1] > 80, 'both ramps end far from the page');
+  assert.ok((dark[LUT_SIZE - 1] ?? NaN) > 80 && (light[LUT_SIZE - 1] ?? NaN) > 80, 'both ramps end far from the page');
 });

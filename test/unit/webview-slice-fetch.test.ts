@@ -31,8 +31,8 @@ test('a half-precision slice is half the bytes and within 2^-11 relative of the 
     assert.deepEqual([...sliceValues(exact)], [...want]);
     const got = sliceValues(half);
     for (let k = 0; k < n * n; k++) {
-      const tol = Math.max(Math.abs(want[k]) * 2 ** -11, 2 ** -24);
-      assert.ok(Math.abs(got[k] - want[k]) <= tol, `${kind}[${k}]: ${got[k]} vs ${want[k]}`);
+      const tol = Math.max(Math.abs(want[k] ?? NaN) * 2 ** -11, 2 ** -24);
+      assert.ok(Math.abs((got[k] ?? NaN) - (want[k] ?? NaN)) <= tol, `${kind}[${k}]: ${got[k]} vs ${want[k]}`);
     }
   }
   assert.equal(parseRequestBody({ type: 'slice', layer: 0, head: 0, kind: 'c2c', precision: 'bogus' })?.type, 'slice');

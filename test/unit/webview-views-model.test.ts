@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeLut } from '../../webview/common/colors';
-import { bucketSummary, heatmapSvg, meanMax, peakSentence, profileRange, shareColor, shareText, VIEW_CAPTIONS } from '../../webview/lens/views/views-model';
+import { bucketSummary } from '../../webview/lens/views/buckets-model';
+import { meanMax } from '../../webview/lens/views/ablation-model';
+import { peakSentence, profileRange } from '../../webview/lens/views/distance-model';
+import { shareColor, shareText } from '../../webview/lens/views/shares-model';
+import { VIEW_CAPTIONS } from '../../webview/lens/views/view-captions';
+import { heatmapSvg } from '../../webview/common/heatmap-svg';
 import { ANALYSIS_VIEWS } from '../../src/shared/protocol/lens';
 
 test('peak sentences read δ = query − key: positive looks left', () => {
@@ -55,8 +60,8 @@ test('bucket summary counts pairs per zone and names a pooled bucket', () => {
     8,
   );
   assert.equal(lines.length, 2);
-  assert.match(lines[0], /19 pairs over 2 rows \(\|δ\| ≤ 8\)/);
-  assert.match(lines[1], /δ = 9…11 all read row 24/);
+  assert.match(lines[0] ?? '', /19 pairs over 2 rows \(\|δ\| ≤ 8\)/);
+  assert.match(lines[1] ?? '', /δ = 9…11 all read row 24/);
 });
 
 test('SVG heatmap: one rect per colour run, colours from the LUT, labels escaped', () => {

@@ -63,7 +63,7 @@ test('shares: the layer × head grid and its labels', async () => {
   assert.deepEqual([...fromBuffer(r.c2p!, r.labels.length)], [...g.c2p!]);
   assert.deepEqual(r.labels, g.labels);
   const c = fromBuffer(r.content, r.labels.length);
-  for (let k = 0; k < c.length; k++) assert.ok(c[k] >= 0 && c[k] <= 1);
+  for (const x of c) assert.ok(x >= 0 && x <= 1);
 });
 
 test('ablation: one head of the layer ablation, with per-row KL and TV', async () => {
@@ -79,7 +79,7 @@ test('ablation: one head of the layer ablation, with per-row KL and TV', async (
   // 'all' reproduces the real probabilities.
   const same = await ask<AblationResponse>({ type: 'ablation', layer: 0, head: 0, preset: 'all' });
   const tv = fromBuffer(same.tv, n);
-  for (let i = 0; i < n; i++) assert.ok(tv[i] < 1e-5, `TV of the identity ablation is ~0, row ${i}: ${tv[i]}`);
+  tv.forEach((x, i) => assert.ok(x < 1e-5, `TV of the identity ablation is ~0, row ${i}: ${x}`));
 });
 
 test('ablation answers stay whole when asked twice (the memo keeps arrays, not posted buffers)', async () => {

@@ -7,7 +7,8 @@ import type { ExplainResult } from '../../src/engine/result';
 import { answerRequest, type AnswerContext } from '../../src/extension/lens/request-dispatch';
 import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/shared/protocol/lens';
 import { reconcileState } from '../../webview/lens/state/nav';
-import { diffCaption, diffMismatch, DIFF_EMPTY, mergeCaption } from '../../webview/lens/views/views-model';
+import { diffCaption, diffMismatch, DIFF_EMPTY } from '../../webview/lens/views/diff-model';
+import { mergeCaption } from '../../webview/lens/views/view-captions';
 import { fixtureResult } from './analysis-fixture';
 
 const a = fixtureResult('text1'); // "hello world, this is a test of the tokenizer."
@@ -31,11 +32,11 @@ test('words: probs pooled onto word groups, rows mean and columns sum, so rows s
   assert.deepEqual([...got], [...poolGroups(a.slice(1, 2, 'probs'), a.n, groups, { columns: 'sum' })]);
   for (let w = 0; w < r.n; w++) {
     let s = 0;
-    for (let v = 0; v < r.n; v++) s += got[w * r.n + v];
+    for (let v = 0; v < r.n; v++) s += got[w * r.n + v] ?? NaN;
     assert.ok(Math.abs(s - 1) < 1e-4, `word row ${w} sums to ${s}`);
   }
   assert.ok(r.groups.some((g) => g.pieces.length > 1), 'some word has several pieces');
-  assert.ok(r.groups[0].special && r.groups[r.n - 1].special, '[CLS] and [SEP] stay their own groups');
+  assert.ok(r.groups[0]?.special && r.groups[r.n - 1]?.special, '[CLS] and [SEP] stay their own groups');
 });
 
 test('words: raw terms pool columns by mean; head mean/max pools the head aggregate', async () => {
@@ -62,7 +63,7 @@ test('diff: current − previous over LCS-matched tokens, labels are the matched
   assert.equal(r.hasPrevious, true);
   assert.deepEqual(r.pairs, match.pairs);
   assert.ok(r.pairs.length >= 3 && r.pairs.length < b.n, `some but not all tokens match (${r.pairs.length} of ${b.n})`);
-  assert.deepEqual(r.labels, match.pairs.map(([, j]) => b.tokens[j].text));
+  assert.deepEqual(r.labels, match.pairs.map(([, j]) => b.tokens[j]?.text));
   assert.equal(r.nA, a.n);
   assert.equal(r.nB, b.n);
   const P = r.pairs.length;

@@ -89,6 +89,7 @@ function interpolate(anchors: Rgb[], t: number): Rgb {
   const f = x - k;
   const a = anchors[k];
   const b = anchors[k + 1];
+  if (!a || !b) throw new RangeError('interpolate: a ramp needs at least two anchors');
   return [
     Math.round(a[0] + (b[0] - a[0]) * f),
     Math.round(a[1] + (b[1] - a[1]) * f),
@@ -115,8 +116,7 @@ export function makeLut(scale: ColorScaleName, signed: boolean, theme: ThemeKind
 export function valueRange(values: Float32Array, signed: boolean): Range {
   let lo = Infinity;
   let hi = -Infinity;
-  for (let k = 0; k < values.length; k++) {
-    const v = values[k];
+  for (const v of values) {
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
@@ -124,8 +124,7 @@ export function valueRange(values: Float32Array, signed: boolean): Range {
     // Masked scores can be -inf or the array empty: fall back to finite values only.
     lo = Infinity;
     hi = -Infinity;
-    for (let k = 0; k < values.length; k++) {
-      const v = values[k];
+    for (const v of values) {
       if (Number.isFinite(v)) {
         if (v < lo) lo = v;
         if (v > hi) hi = v;
@@ -152,12 +151,13 @@ export function quantile(values: Float32Array, q: number, abs = false, positiveO
   const sample = new Float32Array(Math.ceil(values.length / stride));
   let m = 0;
   for (let k = 0; k < values.length; k += stride) {
-    const v = abs ? Math.abs(values[k]) : values[k];
+    const x = values[k] ?? NaN;
+    const v = abs ? Math.abs(x) : x;
     if (Number.isFinite(v) && (!positiveOnly || v > 0)) sample[m++] = v;
   }
   if (!m) return NaN;
   const sorted = sample.subarray(0, m).sort();
-  return sorted[Math.min(m - 1, Math.max(0, Math.round(q * (m - 1))))];
+  return sorted[Math.min(m - 1, Math.max(0, Math.round(q * (m - 1))))] ?? NaN;
 }
 
 /**
@@ -185,11 +185,11 @@ export function normaliseRows(values: Float32Array, rows: number, cols: number):
   for (let i = 0; i < rows; i++) {
     let m = 0;
     for (let j = 0; j < cols; j++) {
-      const a = Math.abs(values[i * cols + j]);
+      const a = Math.abs(values[i * cols + j] ?? 0);
       if (Number.isFinite(a) && a > m) m = a;
     }
     const inv = m > 0 ? 1 / m : 0;
-    for (let j = 0; j < cols; j++) out[i * cols + j] = values[i * cols + j] * inv;
+    for (let j = 0; j < cols; j++) out[i * cols + j] = (values[i * cols + j] ?? NaN) * inv;
   }
   return out;
 }
@@ -214,7 +214,7 @@ export function lutIndex(v: number, range: Range): number {
 
 export function colorOf(v: number, range: Range, lut: Uint8ClampedArray): Rgb {
   const k = lutIndex(v, range) * 4;
-  return [lut[k], lut[k + 1], lut[k + 2]];
+  return [lut[k] ?? 0, lut[k + 1] ?? 0, lut[k + 2] ?? 0];
 }
 
 /** Fills an RGBA pixel buffer with one pixel per matrix cell ([rows, cols] row-major). */
@@ -222,7 +222,7 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
   if (out.length < values.length * 4) throw new RangeError('pixel buffer too small');
   if (range.log) {
     for (let k = 0; k < values.length; k++) {
-      const s = lutIndex(values[k], range) * 4;
+      const s = lutIndex(values[k] ?? NaN, range) * 4;
       out.set(lut.subarray(s, s + 4), k * 4);
     }
     return;
@@ -231,7 +231,7 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
   const inv = span > 0 ? (LUT_SIZE - 1) / span : 0;
   const mid = range.signed ? LUT_SIZE >> 1 : 0;
   for (let k = 0; k < values.length; k++) {
-    const v = values[k];
+    const v = values[k] ?? NaN;
     let idx: number;
     if (Number.isNaN(v) || inv === 0) idx = mid;
     else {
@@ -241,9 +241,9 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
     }
     const s = idx * 4;
     const d = k * 4;
-    out[d] = lut[s];
-    out[d + 1] = lut[s + 1];
-    out[d + 2] = lut[s + 2];
+    out[d] = lut[s] ?? 0;
+    out[d + 1] = lut[s + 1] ?? 0;
+    out[d + 2] = lut[s + 2] ?? 0;
     out[d + 3] = 255;
   }
 }

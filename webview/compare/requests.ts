@@ -1,16 +1,16 @@
 // The matrices the compare panel asks the host for: one per side, again whenever that side's pickers move or a
 // new pair arrives. An answer that is no longer wanted (a newer pair, or the pickers moved on) is dropped.
-import { SIDES, type CompareInit, type CompareSliceRequest, type CompareToWebview, type Side } from '../../src/shared/protocol/compare';
-import { fromBuffer, RequestTracker } from '../../src/shared/protocol/lens';
+import { MessageHandler } from '../../src/shared/messaging/message-handler';
+import { compareAsking, SIDES, type CompareInit, type CompareResponseMessage, type CompareSliceRequest, type Side } from '../../src/shared/protocol/compare';
+import { fromBuffer } from '../../src/shared/protocol/matrix-buffer';
 import { logError } from '../common/error-line';
 import { host } from './host';
 import { failed, received } from './state/actions';
 import { $pair, $picks } from './state/store';
 
-type Response = Extract<CompareToWebview, { type: 'response' }>;
-
 export class SliceRequests {
-  private readonly tracker = new RequestTracker<{ n: number; data: ArrayBuffer }>();
+  /** Numbers the requests and settles each with the host's reply to it. */
+  private readonly messages = new MessageHandler({ post: host.post, asks: compareAsking });
   /** What each side last asked for, for which pair. */
   private asked: { pair?: CompareInit } & Partial<Record<Side, string>> = {};
 
@@ -20,14 +20,13 @@ export class SliceRequests {
 
   /** A new pair: what is in flight for the old one is let go. */
   reset(): void {
-    this.tracker.rejectAll('replaced');
+    this.messages.rejectAll('replaced');
     this.asked = {};
   }
 
-  receive(m: Response): void {
+  receive(m: CompareResponseMessage): void {
     if (m.pairId !== $pair.get()?.pairId) return;
-    if (m.ok) this.tracker.settle(m.id, true, { n: m.n, data: m.data });
-    else this.tracker.settle(m.id, false, undefined, m.error);
+    this.messages.receive(m);
   }
 
   private follow(): void {
@@ -44,10 +43,9 @@ export class SliceRequests {
   }
 
   private async load(pair: CompareInit, side: Side, req: CompareSliceRequest): Promise<void> {
-    const { id, promise } = this.tracker.open();
-    host.post({ type: 'request', id, pairId: pair.pairId, side, body: req });
+    const reply = this.messages.request(req, { pairId: pair.pairId, side });
     try {
-      const r = await promise;
+      const r = await reply;
       // A newer pair, or the pickers moved on while this was computed: the later answer paints.
       if ($pair.get()?.pairId !== pair.pairId || JSON.stringify($picks.get()?.[side]) !== JSON.stringify(req)) return;
       received(side, { values: fromBuffer(r.data, r.n * r.n), n: r.n, ...req });

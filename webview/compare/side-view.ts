@@ -122,7 +122,7 @@ export class CompareSideView {
 
   /** Lights up the query tokens and their strongest keys (rank 1 = strongest); empty lists clear. `row`: the
    *  heatmap row to outline (the one under the pointer on the hovered side; else the span's first token). */
-  highlight(query: readonly number[], keys: readonly { j: number; weight: number }[], row: number | null = query.length ? query[0] : null): void {
+  highlight(query: readonly number[], keys: readonly { j: number; weight: number }[], row: number | null = query[0] ?? null): void {
     for (const c of this.chips) {
       c.classList.remove('query', 'key');
       delete c.dataset.rank;

@@ -1,9 +1,10 @@
 // A self-contained HTML report of a result: every byte inline (data as base64 float32, script, CSS), a CSP
-// that forbids any network fetch, so it opens from a file:// URL on an offline machine.
+// that forbids any network fetch, so it opens from a file:// URL on an offline machine. The script is the
+// panel's own drawing code (dist/report.js, see html-report-script.ts), so the page's colours are the panel's.
 import { LensError } from '../../engine/errors';
 import type { ExplainResult } from '../../engine/result';
 import { TERM_NAMES, type MatrixKind } from '../../engine/types';
-import { REPORT_SCRIPT } from './html-report-script';
+import { reportScript } from './html-report-script';
 import { HTML_REPORT_MAX_BYTES, reportDataBytes } from '../../shared/export-size';
 
 export interface HtmlReportOptions {
@@ -28,6 +29,7 @@ h1{font-size:18px;margin:0 0 8px}
 .tok.query{outline:2px solid #333}
 #heat{image-rendering:pixelated;border:1px solid #999;max-width:100%}
 #readout{min-height:2.8em;font-family:ui-monospace,monospace;font-size:13px}
+#legend-bar{display:block;width:256px;height:10px;margin-top:6px;image-rendering:pixelated;border:1px solid #999}
 #legend{color:#555;font-size:12px}
 `;
 
@@ -102,10 +104,11 @@ ${result.text !== undefined ? `<p><code>${escapeHtml(result.text)}</code></p>` :
 <div class="controls"><label>Layer <select id="layer"></select></label><label>Head <select id="head"></select></label><label>Term <select id="kind"></select></label></div>
 <div id="strip" aria-label="tokens; focus or hover one to shade the others by its attention"></div>
 <canvas id="heat" aria-label="heatmap: rows are query tokens, columns are key tokens"></canvas>
+<canvas id="legend-bar" width="256" height="1" aria-hidden="true"></canvas>
 <div id="legend"></div>
 <div id="readout" aria-live="polite"></div>
 <script type="application/json" id="lens-data">${scriptJson({ meta, data })}</script>
-<script>${REPORT_SCRIPT}</script>
+<script>${reportScript()}</script>
 </body>
 </html>
 `;

@@ -1,8 +1,19 @@
 // The Compare Models panel: two models' results on the same text, beside the editor. It owns both results
 // (released when it closes or shows another pair) and answers the view's one-head-one-term requests.
 import * as vscode from 'vscode';
-import { COMPARE_PROTOCOL_VERSION, parseCompareMessage, type CompareInit, type CompareToWebview, type Side } from '../../shared/protocol/compare';
-import type { ColorScaleName } from '../../shared/protocol/lens';
+import { MessageHandler } from '../../shared/messaging/message-handler';
+import {
+  compareAnswering,
+  COMPARE_PROTOCOL_VERSION,
+  parseCompareMessage,
+  type CompareInit,
+  type CompareScope,
+  type CompareSlice,
+  type CompareSliceRequest,
+  type CompareToWebview,
+} from '../../shared/protocol/compare';
+import type { ColorScaleName } from '../../shared/protocol/lens-names';
+import { toBuffer } from '../../shared/protocol/matrix-buffer';
 import { answerCompareSlice, compareInit, type SideResult } from './requests';
 import { renderWebviewHtml } from '../common/webview-html';
 
@@ -19,6 +30,12 @@ export class ComparePanel {
   private pair: (ComparePair & { init: CompareInit }) | undefined;
   private nextPair = 1;
   private ready = false;
+  /** The line to the view: its slice requests are answered here, the rest of what it sends goes to `receive`. */
+  private readonly messages = new MessageHandler({
+    post: (m: CompareToWebview) => void this.panel?.webview.postMessage(m),
+    answers: compareAnswering,
+    answer: (body, scope) => this.answer(body, scope),
+  });
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -98,31 +115,25 @@ export class ComparePanel {
         if (this.pair) this.post({ type: 'init', init: this.pair.init });
         else this.post({ type: 'empty', message: 'Run “DeBERTa Lens: Compare with Another Model…” to put two models side by side.' });
         return;
-      case 'request': {
-        const pair = this.pair;
-        if (!pair || pair.init.pairId !== m.pairId) {
-          this.post({ type: 'response', id: m.id, pairId: m.pairId, ok: false, error: 'this comparison has been replaced' });
-          return;
-        }
-        const side: SideResult = pair[m.side satisfies Side];
-        answerCompareSlice(side.result, m.body).then(
-          ({ n, data }) => {
-            const copy = new Float32Array(data.length);
-            copy.set(data);
-            this.post({ type: 'response', id: m.id, pairId: m.pairId, ok: true, n, data: copy.buffer });
-          },
-          (e: unknown) => this.post({ type: 'response', id: m.id, pairId: m.pairId, ok: false, error: e instanceof Error ? e.message : String(e) }),
-        );
+      case 'request':
+        this.messages.receive(m);
         return;
-      }
       case 'log':
         this.log(`compare view ${m.level}: ${m.message}`);
         return;
     }
   }
 
+  /** One head's matrix of one term on one side, for pair `pairId`: exactly its values, copied out of the tensor. */
+  private async answer(body: CompareSliceRequest, { pairId, side }: CompareScope): Promise<CompareSlice> {
+    const pair = this.pair;
+    if (!pair || pair.init.pairId !== pairId) throw new Error('this comparison has been replaced');
+    const { n, data } = await answerCompareSlice(pair[side].result, body);
+    return { n, data: toBuffer(data) };
+  }
+
   private post(m: CompareToWebview): void {
-    void this.panel?.webview.postMessage(m);
+    this.messages.send(m);
   }
 }
 

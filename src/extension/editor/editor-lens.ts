@@ -87,8 +87,8 @@ export class EditorLens implements vscode.HoverProvider {
     const i = this.tokenAt(doc, pos);
     const a = this.att;
     if (i === null || !a) return undefined;
-    const t = a.result.tokens[i];
-    return { i, resultId: a.resultId, range: new vscode.Range(doc.positionAt(a.base + t.start), doc.positionAt(a.base + t.end)) };
+    const range = tokenRange(doc, a, i);
+    return range && { i, resultId: a.resultId, range };
   }
 
   /** The panel's hover: mirror it in the editor (same layer, head and term). */
@@ -105,7 +105,8 @@ export class EditorLens implements vscode.HoverProvider {
     if (i === null || !a) return undefined;
     const r = a.result;
     const { layer, head, kind } = this.view;
-    if (!r.layers.includes(layer) || r.released) return undefined;
+    const range = tokenRange(doc, a, i);
+    if (!range || !r.layers.includes(layer) || r.released) return undefined;
     // The layer the view shows is normally computed already; otherwise this is one one-layer run.
     await r.load(layer);
     this.decorate(i);
@@ -115,7 +116,7 @@ export class EditorLens implements vscode.HoverProvider {
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = false;
     md.appendMarkdown(
-      `**DeBERTa Lens** · token “${escapeMd(pieceLabel(r.tokens[i].text))}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}` +
+      `**DeBERTa Lens** · token “${escapeMd(pieceLabel(r.tokens[i]?.text ?? ''))}” (#${i}) · layer ${layer} · head ${head} · top by ${kind}` +
         (isRawTerm(kind) ? ' (what raises the score; what lowers it is marked)' : '') +
         '\n\n',
     );
@@ -124,12 +125,10 @@ export class EditorLens implements vscode.HoverProvider {
     for (const [sign, list] of [['', nbs.top], ['(lowers) ', nbs.negative.slice(0, 3)]] as const) {
       for (const nb of list) {
         const cells = kinds.map((k) => formatValue(r.value(layer, head, k, i, nb.j)));
-        md.appendMarkdown(`| ${sign}“${escapeMd(pieceLabel(r.tokens[nb.j].text))}” #${nb.j} | ${cells.join(' | ')} |\n`);
+        md.appendMarkdown(`| ${sign}“${escapeMd(pieceLabel(r.tokens[nb.j]?.text ?? ''))}” #${nb.j} | ${cells.join(' | ')} |\n`);
       }
     }
     md.appendMarkdown(`\nscale = ${formatValue(r.scale)}; scores = (c2c + c2p + p2c) / scale`);
-    const t = r.tokens[i];
-    const range = new vscode.Range(doc.positionAt(a.base + t.start), doc.positionAt(a.base + t.end));
     return new vscode.Hover(md, range);
   }
 
@@ -140,8 +139,9 @@ export class EditorLens implements vscode.HoverProvider {
   }
 
   private onSelection(e: vscode.TextEditorSelectionChangeEvent): void {
-    if (!this.att || e.textEditor.document !== this.att.document) return;
-    const i = this.tokenAt(e.textEditor.document, e.selections[0].active);
+    const active = e.selections[0]?.active;
+    if (!this.att || e.textEditor.document !== this.att.document || !active) return;
+    const i = this.tokenAt(e.textEditor.document, active);
     if (i === null) this.clear();
     else this.decorate(i);
     this.onFocus(i);
@@ -174,32 +174,40 @@ export class EditorLens implements vscode.HoverProvider {
     const doc = a.document;
     // Only the characters with ink: a "▁" piece's space or a line break would paint a stub at a line's end.
     const toRange = (k: number): vscode.Range[] => {
-      const from = a.base + r.tokens[k].start;
-      const own = doc.getText(new vscode.Range(doc.positionAt(from), doc.positionAt(a.base + r.tokens[k].end)));
+      const t = r.tokens[k];
+      if (!t || t.special) return []; // specials have no source text to decorate
+      const from = a.base + t.start;
+      const own = doc.getText(new vscode.Range(doc.positionAt(from), doc.positionAt(a.base + t.end)));
       const v = visibleSpan(own, 0, own.length);
       return v ? [new vscode.Range(doc.positionAt(from + v.start), doc.positionAt(from + v.end))] : [];
     };
     const byNegLevel: vscode.Range[][] = this.negLevels.map(() => []);
-    // Specials have no source text to decorate.
-    const nbs = neighbours(row, kind, TOP_K, (j) => r.tokens[j].special);
+    // Specials are left out of the neighbours: no text of theirs lights up.
+    const nbs = neighbours(row, kind, TOP_K, (j) => r.tokens[j]?.special === true);
     for (const nb of nbs.top) {
       const b = strengthBucket(nb.strength, BUCKETS);
-      if (b > 0) byLevel[b - 1].push(...toRange(nb.j));
+      if (b > 0) byLevel[b - 1]?.push(...toRange(nb.j));
     }
     for (const nb of nbs.negative.slice(0, TOP_NEGATIVE)) {
       const b = strengthBucket(nb.strength, BUCKETS);
-      if (b > 0) byNegLevel[b - 1].push(...toRange(nb.j));
+      if (b > 0) byNegLevel[b - 1]?.push(...toRange(nb.j));
     }
     for (const ed of this.editors()) {
-      this.levels.forEach((t, k) => ed.setDecorations(t, byLevel[k]));
-      this.negLevels.forEach((t, k) => ed.setDecorations(t, byNegLevel[k]));
-      ed.setDecorations(this.query, r.tokens[i].special ? [] : toRange(i));
+      this.levels.forEach((t, k) => ed.setDecorations(t, byLevel[k] ?? []));
+      this.negLevels.forEach((t, k) => ed.setDecorations(t, byNegLevel[k] ?? []));
+      ed.setDecorations(this.query, toRange(i));
     }
   }
 
   private clear(): void {
     for (const ed of this.editors()) for (const t of [...this.levels, ...this.negLevels, this.query]) ed.setDecorations(t, []);
   }
+}
+
+/** Where token `i` of the attached result sits in `doc`; undefined for an index the result lacks. */
+function tokenRange(doc: vscode.TextDocument, a: Attachment, i: number): vscode.Range | undefined {
+  const t = a.result.tokens[i];
+  return t && new vscode.Range(doc.positionAt(a.base + t.start), doc.positionAt(a.base + t.end));
 }
 
 function escapeMd(s: string): string {

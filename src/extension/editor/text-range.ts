@@ -11,12 +11,14 @@ const blank = (s: string) => s.trim().length === 0;
 
 /** Lines of the paragraph containing `line`; a blank line gives itself. `maxChars` caps the paragraph's size. */
 export function paragraphAround(lines: readonly string[], line: number, maxChars = 20000): LineRange {
-  if (line < 0 || line >= lines.length || blank(lines[line])) return { start: line, end: line };
+  // Past either end counts as blank: the paragraph stops there.
+  const blankAt = (k: number) => blank(lines[k] ?? '');
+  if (line < 0 || line >= lines.length || blankAt(line)) return { start: line, end: line };
   let start = line;
   let end = line;
-  while (start > 0 && !blank(lines[start - 1])) start--;
-  while (end < lines.length - 1 && !blank(lines[end + 1])) end++;
+  while (start > 0 && !blankAt(start - 1)) start--;
+  while (end < lines.length - 1 && !blankAt(end + 1)) end++;
   let chars = 0;
-  for (let k = start; k <= end; k++) chars += lines[k].length + 1;
+  for (const l of lines.slice(start, end + 1)) chars += l.length + 1;
   return chars > maxChars ? { start: line, end: line } : { start, end };
 }

@@ -42,7 +42,12 @@ import { check } from '../common/result-shape';
 export async function aggregated(result: ExplainResult, body: AggregateRequest): Promise<AggregateResponse> {
   const { layer, head, kind, discountSpecial } = body;
   if (layer !== 'all') check(result, layer, typeof head === 'number' ? head : undefined, kind);
-  else if (typeof head === 'number') check(result, result.layers[0], head, kind);
+  else if (typeof head === 'number') {
+    // Every layer has the same heads and terms: the first one answers for all.
+    const first = result.layers[0];
+    if (first === undefined) throw new Error('this result has no layers');
+    check(result, first, head, kind);
+  }
   if (!result.has(kind)) throw new Error(`this model has no ${kind} term`);
   if (discountSpecial && kind !== 'probs') throw new Error('discounting special tokens applies to probs only; pick the probs term');
   const n = result.n;
@@ -219,7 +224,7 @@ export async function diff(result: ExplainResult, previous: ExplainResult | unde
     nA: previous.n,
     nB: result.n,
     pairs: d.pairs.map(([a, b]) => [a, b] as [number, number]),
-    labels: d.pairs.map(([, b]) => result.tokens[b].text),
+    labels: d.pairs.map(([, b]) => result.tokens[b]?.text ?? ''),
     data: toBuffer(d.diff.subarray(head * P * P, (head + 1) * P * P)),
   };
 }

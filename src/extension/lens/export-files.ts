@@ -28,9 +28,9 @@ export function defaultExportName(result: ExplainResult, format: ExportFormat, s
 
 /** PNG bytes from a `data:image/png;base64,…` URL; anything else is refused. */
 export function decodePngDataUrl(dataUrl: string): Uint8Array {
-  const m = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
-  if (!m) throw new LensError('export: the view sent no PNG image (expected a data:image/png;base64 URL); redraw the view and export again');
-  const bytes = Buffer.from(m[1], 'base64');
+  const b64 = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl)?.[1];
+  if (b64 === undefined) throw new LensError('export: the view sent no PNG image (expected a data:image/png;base64 URL); redraw the view and export again');
+  const bytes = Buffer.from(b64, 'base64');
   // PNG signature: a canvas that failed to encode must not be written as a broken file.
   if (bytes.length < 8 || bytes.readUInt32BE(0) !== 0x89504e47) throw new LensError('export: the view sent bytes that are not a PNG image; export again');
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);

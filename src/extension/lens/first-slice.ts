@@ -3,7 +3,7 @@
 // head and term it showed last (its hover messages say which), so that is what comes along. Explain computes
 // that one head with its forward pass (the result's preview), so the first matrix does not wait for its layer.
 import type { ExplainResult, MatrixKind, TermName } from '../../engine';
-import { viewKinds } from '../../shared/kinds';
+import { openingShape, openingView } from '../../shared/opening-view';
 import type { SliceResponse, ViewDefaults } from '../../shared/protocol/lens';
 import { halfSlice, slice } from './layer-requests';
 
@@ -25,17 +25,26 @@ export interface ViewShape {
 /** How long the init waits for the first matrix's layer; past that it goes alone (the view requests it). */
 export const FIRST_SLICE_WAIT_MS = 1500;
 
-const hasKind = (shape: ViewShape, kind: MatrixKind) => viewKinds(shape).includes(kind);
-
 /**
- * The matrix the first heatmap of a result of this shape shows: where the view was last when the result has it,
- * else the first layer's head 0 in the default term; undefined when another view opens first.
+ * The matrix the first heatmap of a result of this shape shows (the shared opening view, from where the view was
+ * last); undefined when another view opens first or there is no layer.
  */
 export function firstViewAt(shape: ViewShape, at: ViewAt | undefined, defaults: ViewDefaults): ViewAt | undefined {
-  if (defaults.view !== 'heatmap' || !shape.layers.length) return undefined;
-  return at && shape.layers.includes(at.layer) && at.head < shape.heads && hasKind(shape, at.kind)
-    ? at
-    : { layer: shape.layers[0], head: 0, kind: hasKind(shape, defaults.term) ? defaults.term : 'probs' };
+  if (!shape.layers.length) return undefined;
+  const open = openingView(openingShape(shape), defaults, at && { layer: at.layer, head: at.head, term: at.kind });
+  return open.view === 'heatmap' ? { layer: open.layer, head: open.head, kind: open.term } : undefined;
+}
+
+/**
+ * Computes the result's first layer ahead of the view's requests for it; the one place that schedules it. Without
+ * a preview the first heatmap needs that layer, and a view still loading asks for it while its page starts. A
+ * loaded view paints the preview first and asks for the layer after that paint: computed now, the layer would
+ * take the cores from the page while it paints.
+ */
+export function loadFirstLayer(result: ExplainResult, viewLoaded: boolean): void {
+  const first = result.layers[0];
+  if (first === undefined || (viewLoaded && result.previewAt)) return;
+  result.load(first).catch(() => undefined);
 }
 
 /**

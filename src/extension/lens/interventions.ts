@@ -20,27 +20,37 @@ export interface RunPanel {
   log(line: string): void;
 }
 
+/** Entry `k` of one of an engine result's lists; the engine keeps them in step, so a gap is its bug. */
+function nth<T>(list: readonly T[], k: number, what: string): T {
+  const v = list[k];
+  if (v === undefined) throw new Error(`the engine's result has no ${what} #${k}`);
+  return v;
+}
+
 export function interventionView(r: AblateResult, ms: number): InterventionView {
-  const tops = (ps: AblateResult['before'], k: number) => ps[k].top.map((t) => ({ token: t.token, prob: t.prob }));
+  const tops = (p: AblateResult['before'][number]) => p.top.map((t) => ({ token: t.token, prob: t.prob }));
   return {
     entries: r.ablation.entries,
     mode: r.ablation.mode,
     firstLayer: r.ablation.first_layer,
     layersRerun: r.ablation.layers_rerun,
-    rows: r.before.map((b, k) => ({
-      position: b.position,
-      token: r.tokens[b.position].text,
-      source: b.source,
-      before: tops(r.before, k),
-      after: tops(r.after, k),
-      kl: r.kl[k].kl,
-      followed: {
-        token: r.tracked[k].token,
-        which: r.tracked[k].which,
-        before: { logprob: r.tracked[k].before.logprob, rank: r.tracked[k].before.rank },
-        after: { logprob: r.tracked[k].after.logprob, rank: r.tracked[k].after.rank },
-      },
-    })),
+    rows: r.before.map((b, k) => {
+      const tracked = nth(r.tracked, k, 'followed token');
+      return {
+        position: b.position,
+        token: nth(r.tokens, b.position, 'token').text,
+        source: b.source,
+        before: tops(b),
+        after: tops(nth(r.after, k, 'position after')),
+        kl: nth(r.kl, k, 'KL').kl,
+        followed: {
+          token: tracked.token,
+          which: tracked.which,
+          before: { logprob: tracked.before.logprob, rank: tracked.before.rank },
+          after: { logprob: tracked.after.logprob, rank: tracked.after.rank },
+        },
+      };
+    }),
     ms,
   };
 }
@@ -52,7 +62,7 @@ export function rankingView(r: SweepResult, ms: number): RankingView {
     layers: r.model.layers,
     heads: r.model.heads,
     position: r.position,
-    token: r.tokens[r.position].text,
+    token: nth(r.tokens, r.position, 'token').text,
     followed: { token: r.followed.token, which: r.followed.which, logprob: r.followed.before.logprob, rank: r.followed.before.rank },
     grid: r.grid,
     ranking: r.ranking.map((c) => ({ layer: c.layer, head: c.head, term: c.term, drop: c.drop, logprobAfter: c.logprob_after, rankAfter: c.rank_after, top1After: c.top1_after.token })),

@@ -72,8 +72,7 @@ export async function row(result: ExplainResult, layer: number, head: number, i:
 function finiteExtent(values: Float32Array): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
-  for (let k = 0; k < values.length; k++) {
-    const v = values[k];
+  for (const v of values) {
     if (v < lo && v > -Infinity) lo = v;
     if (v > hi && v < Infinity) hi = v;
   }

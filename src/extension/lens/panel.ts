@@ -5,20 +5,25 @@ import * as vscode from 'vscode';
 import { type ExplainResult, isLensError, LensError, type LensModel, type ModelInfo } from '../../engine';
 import type { PositionSpec } from '../../analysis';
 import {
+  imageAsking,
+  lensAnswering,
   parseWebviewMessage,
   type ExportFormat,
   type ExportMessage,
   type HostToWebview,
   type HoverInfo,
+  type RequestBody,
+  type ResponseBody,
   type ViewDefaults,
   type ViewInit,
   type ViewName,
 } from '../../shared/protocol/lens';
+import { MessageHandler } from '../../shared/messaging/message-handler';
 import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from '../common/result-shape';
 import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
 import { reportPlan } from '../../analysis/export/html-report';
-import { firstSlice, firstViewAt, type ViewAt } from './first-slice';
+import { firstSlice, firstViewAt, loadFirstLayer, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../../shared/interventions';
 import { RunHost } from './interventions';
 import { renderWebviewHtml } from '../common/webview-html';
@@ -57,12 +62,18 @@ export class LensPanel {
   private nextId = 1;
   private pendingView: ViewName | undefined;
   private ready = false;
-  private nextImage = 1;
-  private readonly imageWaits = new Map<number, (m: ExportMessage) => void>();
+  /** The host's own requests of the view: its current picture (the export command). */
+  private readonly images = new MessageHandler({ post: (m: HostToWebview) => this.post(m), asks: imageAsking });
   /** The layer, head and term the view showed last (from its hover messages): the next init's first matrix. */
   private viewAt: ViewAt | undefined;
   /** The plain explain behind an intervened run on screen (the Diff compares with it; "back" shows it). */
   private plain: PanelResult | undefined;
+  /** The line to the view: its matrix requests are answered here, the rest of what it sends goes to `receive`. */
+  private readonly messages = new MessageHandler({
+    post: (m: HostToWebview) => void this.panel?.webview.postMessage(m),
+    answers: lensAnswering,
+    answer: (body, { resultId }) => this.answer(body, resultId),
+  });
   /** Interventions, head-ranking sweeps and intervened runs of the explained text. */
   readonly runs = new RunHost({
     current: () => this.current,
@@ -118,10 +129,7 @@ export class LensPanel {
     }
     this.current = { ...r, id };
     this.pendingView = view;
-    // The view's first request is for the first layer: compute it while the page starts. A view already loaded
-    // paints the result's preview first and asks for the layer after that paint: computed now, the layer would
-    // take the cores from the page while it paints.
-    if (r.result.layers.length && !(this.ready && r.result.previewAt)) r.result.load(r.result.layers[0]).catch(() => undefined);
+    loadFirstLayer(r.result, this.ready);
     if (!this.panel) this.attach(this.create());
     else {
       this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
@@ -196,17 +204,19 @@ export class LensPanel {
     if (!this.panel || !this.ready) {
       return Promise.reject(new LensError(`Export ${format.toUpperCase()}: show the DeBERTa Lens panel first (the view draws the image).`));
     }
-    const requestId = this.nextImage++;
+    const { id, reply } = this.images.start({ format }, undefined);
     return new Promise<ExportMessage>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.imageWaits.delete(requestId);
+        this.images.reject(id, 'timed out');
         reject(new LensError(`Export ${format.toUpperCase()}: the view did not answer; show the DeBERTa Lens panel and try again.`));
       }, 15000);
-      this.imageWaits.set(requestId, (m) => {
-        clearTimeout(timer);
-        resolve(m);
-      });
-      this.post({ type: 'exportImage', requestId, format });
+      reply.then(
+        (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+        () => undefined, // only the timeout rejects it, and that has answered already
+      );
     });
   }
 
@@ -282,23 +292,9 @@ export class LensPanel {
         if (this.current) this.sendInit();
         else this.post({ type: 'empty', message: 'Select text in an editor and run “DeBERTa Lens: Explain Attention” (Ctrl+Alt+E).' });
         return;
-      case 'request': {
-        const cur = this.current;
-        if (!cur || cur.id !== m.resultId) {
-          this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: 'this result has been replaced' });
-          return;
-        }
-        // A layer that is not computed yet is computed now (a one-layer run); the answer comes when it is done.
-        answerRequest(cur.result, m.body, { positions: cur.positions, previous: this.previous }).then(
-          (body) => {
-            this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: true, body });
-            const layer = layerOf(m.body);
-            if (layer !== undefined) prefetchAround(cur.result, layer);
-          },
-          (e: unknown) => this.post({ type: 'response', id: m.id, resultId: m.resultId, ok: false, error: e instanceof Error ? e.message : String(e) }),
-        );
+      case 'request':
+        this.messages.receive(m);
         return;
-      }
       case 'hover':
         this.viewAt = { layer: m.hover.layer, head: m.hover.head, kind: m.hover.kind };
         if (this.current && m.resultId === this.current.id) this.events.onHover(m.resultId, m.hover);
@@ -313,12 +309,8 @@ export class LensPanel {
         void vscode.commands.executeCommand('debertaLens.compareModels');
         return;
       case 'export': {
-        const wait = m.requestId !== undefined ? this.imageWaits.get(m.requestId) : undefined;
-        if (wait && m.requestId !== undefined) {
-          this.imageWaits.delete(m.requestId);
-          wait(m);
-          return;
-        }
+        // The picture the export command asked for; anything else is the view's own Export button.
+        if (this.images.receive(m)) return;
         // A button in the view: ask where to save, then write.
         this.exportCurrent(m.format, undefined, m.format === 'npz' || m.format === 'json' ? undefined : m).then(
           (file) => {
@@ -370,8 +362,22 @@ export class LensPanel {
     });
   }
 
+  /**
+   * One matrix request of the view, for result `resultId`. A layer that is not computed yet is computed now (a
+   * one-layer run); the answer comes when it is done, and the layer the reader goes to next is computed after it.
+   */
+  private async answer(body: RequestBody, resultId: number): Promise<ResponseBody> {
+    const cur = this.current;
+    if (!cur || cur.id !== resultId) throw new Error('this result has been replaced');
+    const reply = await answerRequest(cur.result, body, { positions: cur.positions, previous: this.previous });
+    const layer = layerOf(body);
+    // After the reply is posted: the prefetch must not delay it.
+    if (layer !== undefined) setTimeout(() => prefetchAround(cur.result, layer), 0);
+    return reply;
+  }
+
   private post(m: HostToWebview): void {
-    void this.panel?.webview.postMessage(m);
+    this.messages.send(m);
   }
 }
 

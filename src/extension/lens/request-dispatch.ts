@@ -3,7 +3,8 @@
 // layer that is not computed yet waits for the one-layer run.
 import type { ExplainResult } from '../../engine';
 import type { PositionSpec } from '../../analysis';
-import type { RequestBody, ResponseBody } from '../../shared/protocol/lens';
+import { dispatchRequest, type RequestHandlers } from '../../shared/messaging/message-handler';
+import type { LensRequests, RequestBody, ResponseBody } from '../../shared/protocol/lens';
 import { ablation, aggregated, buckets, diff, distance, rollout, shares, words } from './analysis-requests';
 import { heads, overview, row, slice } from './layer-requests';
 
@@ -36,32 +37,25 @@ export function prefetchAround(result: ExplainResult, layer: number): void {
   result.prefetch(last !== undefined && layer < last ? layer - 1 : layer + 1);
 }
 
+/** Each request's answer from one result, typed by the protocol's map (a request left out does not compile). */
+function answersFrom(result: ExplainResult, ctx: AnswerContext): RequestHandlers<LensRequests> {
+  return {
+    words: (body) => words(result, body),
+    diff: (body) => diff(result, ctx.previous, body),
+    aggregate: (body) => aggregated(result, body),
+    shares: (body) => shares(result, body.weighting),
+    ablation: (body) => ablation(result, body.layer, body.head, body.preset),
+    distance: (body) => distance(result, body.layer, body.head, body.query),
+    buckets: () => buckets(result, ctx.positions),
+    rollout: (body) => rollout(result, body.preset),
+    slice: (body) => slice(result, body.layer, body.head, body.kind, body.precision),
+    heads: (body) => heads(result, body.layer, body.kind, body.maxSize),
+    overview: (body) => overview(result, body.kind),
+    row: (body) => row(result, body.layer, body.head, body.i),
+  };
+}
+
 /** Rejects with a one-line Error for a request the result cannot answer (the webview shows it). */
 export async function answerRequest(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): Promise<ResponseBody> {
-  switch (body.type) {
-    case 'words':
-      return words(result, body);
-    case 'diff':
-      return diff(result, ctx.previous, body);
-    case 'aggregate':
-      return aggregated(result, body);
-    case 'shares':
-      return shares(result, body.weighting);
-    case 'ablation':
-      return ablation(result, body.layer, body.head, body.preset);
-    case 'distance':
-      return distance(result, body.layer, body.head, body.query);
-    case 'buckets':
-      return buckets(result, ctx.positions);
-    case 'rollout':
-      return rollout(result, body.preset);
-    case 'slice':
-      return slice(result, body.layer, body.head, body.kind, body.precision);
-    case 'heads':
-      return heads(result, body.layer, body.kind, body.maxSize);
-    case 'overview':
-      return overview(result, body.kind);
-    case 'row':
-      return row(result, body.layer, body.head, body.i);
-  }
+  return dispatchRequest(answersFrom(result, ctx), body.type, body, undefined);
 }

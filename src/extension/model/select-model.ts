@@ -99,8 +99,9 @@ export async function pickModelFolder(d: SelectModelDeps, ask: { title: string; 
       openLabel: 'Use this model',
       title: 'Folder with config.json, the weights and the tokenizer',
     });
-    if (!uris?.length) return undefined;
-    dir = uris[0].fsPath;
+    const picked = uris?.[0];
+    if (!picked) return undefined;
+    dir = picked.fsPath;
   }
   const chosen = dir;
   try {

@@ -1,12 +1,16 @@
 // Messages between the extension host and the Compare Models panel (two models, one text, side by side).
-// Types and tiny pure helpers only, like ./protocol.ts, which the main panel uses.
+// Types and tiny pure helpers only, like ./lens.ts, the main panel's protocol.
 //
 //   webview → host  `ready`
 //   host → webview  `init`      (both sides: model, tokens, the terms each offers; the token alignment)
 //   webview → host  `request`   {id, side, body: one head's matrix of one term}
 //   host → webview  `response`  {id, ok, n, data: float32 [n, n]}
+import type { Answering, Asking } from '../messaging/message-handler';
 import type { Alignment } from '../token-alignment';
-import { type ColorScaleName, isInt, type LogMessage, parseReadyOrLog, type ProtocolToken, type ReadyMessage } from './lens';
+import { isInt, isOneOf } from './checks';
+import type { ColorScaleName } from './lens-names';
+import { parseReadyOrLog, type LogMessage, type ReadyMessage } from './page-messages';
+import type { ProtocolToken } from './token';
 
 export const COMPARE_PROTOCOL_VERSION = 1;
 
@@ -56,16 +60,44 @@ export interface CompareSliceRequest {
   kind: CompareKind;
 }
 
-export type CompareToHost =
-  | ReadyMessage
-  | { type: 'request'; id: number; pairId: number; side: Side; body: CompareSliceRequest }
-  | LogMessage;
+/** One side's `[n, n]` matrix: float32, as ./matrix-buffer.ts reads it. */
+export interface CompareSlice {
+  n: number;
+  data: ArrayBuffer;
+}
 
-export type CompareToWebview =
-  | { type: 'init'; init: CompareInit }
-  | { type: 'empty'; message: string }
+/** The one request the view makes: [its body, the host's answer]. */
+export type CompareRequests = { slice: [CompareSliceRequest, CompareSlice] };
+/** What a request is for besides its body: the pair on screen and the side asked about. */
+export interface CompareScope {
+  pairId: number;
+  side: Side;
+}
+
+export type CompareRequestMessage = { type: 'request'; id: number; pairId: number; side: Side; body: CompareSliceRequest };
+export type CompareResponseMessage =
   | { type: 'response'; id: number; pairId: number; ok: true; n: number; data: ArrayBuffer }
   | { type: 'response'; id: number; pairId: number; ok: false; error: string };
+
+export type CompareToHost = ReadyMessage | CompareRequestMessage | LogMessage;
+
+export type CompareToWebview = { type: 'init'; init: CompareInit } | { type: 'empty'; message: string } | CompareResponseMessage;
+
+/** The view's side of a request on the wire: `request` {id, pairId, side, body} out, `response` {n, data} back. */
+export const compareAsking: Asking<CompareRequests, CompareScope, CompareToHost, CompareToWebview> = {
+  request: (id, body, { pairId, side }) => ({ type: 'request', id, pairId, side, body }),
+  readReply: (m) => {
+    if (m.type !== 'response') return undefined;
+    return { id: m.id, outcome: m.ok ? { ok: true, reply: { n: m.n, data: m.data } } : { ok: false, error: m.error } };
+  },
+};
+
+/** The host's side: a validated `request` in (parseCompareMessage), its `response` out. */
+export const compareAnswering: Answering<CompareRequests, CompareScope, CompareToWebview, CompareToHost> = {
+  readRequest: (m) => (m.type === 'request' ? { id: m.id, body: m.body, scope: { pairId: m.pairId, side: m.side } } : undefined),
+  reply: (id, { pairId }, o) =>
+    o.ok ? { type: 'response', id, pairId, ok: true, n: o.reply.n, data: o.reply.data } : { type: 'response', id, pairId, ok: false, error: o.error },
+};
 
 /** The terms a side offers in `layer`, in picker order. */
 export function kindsFor(side: Pick<CompareSide, 'architecture' | 'terms' | 'decomposition'>, layer: number): CompareKind[] {
@@ -105,7 +137,7 @@ export function kindUnits(architecture: 'deberta' | 'bert', kind: CompareKind): 
   return 'raw, before ÷ scale';
 }
 
-const isKind = (x: unknown): x is CompareKind => typeof x === 'string' && (COMPARE_KINDS as readonly string[]).includes(x);
+const isKind = isOneOf(COMPARE_KINDS);
 
 /** Validates a message from the compare webview (untrusted input for the host). */
 export function parseCompareMessage(x: unknown): CompareToHost | undefined {

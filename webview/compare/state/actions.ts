@@ -20,7 +20,7 @@ function termFor(info: CompareSide, layer: number, want: CompareKind): CompareKi
 
 /** A side's pickers: the first layer, head 0, probs; a saved choice where the side has it. */
 export function initialPick(info: CompareSide, saved?: CompareSliceRequest): CompareSliceRequest {
-  const layer = saved && info.layers.includes(saved.layer) ? saved.layer : info.layers[0];
+  const layer = saved && info.layers.includes(saved.layer) ? saved.layer : (info.layers[0] ?? 0);
   const head = saved && saved.head >= 0 && saved.head < info.heads ? saved.head : 0;
   return { layer, head, kind: termFor(info, layer, saved?.kind ?? 'probs') };
 }

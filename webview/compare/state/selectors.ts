@@ -31,10 +31,11 @@ export interface Focus {
 function queryTokens(pair: CompareInit, h: CompareHover | null, side: Side): number[] {
   if (!h) return [];
   const al = pair.alignment;
-  if ('group' in h) return al.ok ? [...al.groups[h.group][side]] : [];
+  if ('group' in h) return al.ok ? [...(al.groups[h.group]?.[side] ?? [])] : [];
   if (al.ok) {
-    const g = (h.side === 'a' ? al.groupOfA : al.groupOfB)[h.i];
-    if (g >= 0) return [...al.groups[g][side]];
+    const g = (h.side === 'a' ? al.groupOfA : al.groupOfB)[h.i] ?? -1;
+    const group = al.groups[g];
+    if (group) return [...group[side]];
   }
   return h.side === side ? [h.i] : [];
 }
@@ -42,7 +43,7 @@ function queryTokens(pair: CompareInit, h: CompareHover | null, side: Side): num
 function groupOf(pair: CompareInit, h: CompareHover | null): number | null {
   if (!h || !pair.alignment.ok) return null;
   if ('group' in h) return h.group;
-  const g = (h.side === 'a' ? pair.alignment.groupOfA : pair.alignment.groupOfB)[h.i];
+  const g = (h.side === 'a' ? pair.alignment.groupOfA : pair.alignment.groupOfB)[h.i] ?? -1;
   return g >= 0 ? g : null;
 }
 
@@ -57,7 +58,7 @@ export function focusOf(pair: CompareInit | undefined, matrices: Matrices, h: Co
     focus.sides[side] = { query: q, keys, row: h && 'side' in h && h.side === side ? h.i : (q[0] ?? null) };
     if (pair.alignment.ok) {
       const of = side === 'a' ? pair.alignment.groupOfA : pair.alignment.groupOfB;
-      focus.keyGroups[side] = keys.map((k) => of[k.j]).filter((g) => g >= 0);
+      focus.keyGroups[side] = keys.map((k) => of[k.j] ?? -1).filter((g) => g >= 0);
     }
   }
   focus.group = groupOf(pair, h);
@@ -74,13 +75,13 @@ export function readoutsOf(pair: CompareInit | undefined, matrices: Matrices, ce
     const m = matrices[side];
     if (!m) continue;
     if (side === cell.side) {
-      out[side] = `${tokenText(pair, side, cell.i)} → ${tokenText(pair, side, cell.j)}: ${m.kind} ${formatValue(m.values[cell.i * m.n + cell.j])}`;
+      out[side] = `${tokenText(pair, side, cell.i)} → ${tokenText(pair, side, cell.j)}: ${m.kind} ${formatValue(m.values[cell.i * m.n + cell.j] ?? NaN)}`;
       continue;
     }
     const al = pair.alignment;
     const of = al.ok ? (cell.side === 'a' ? al.groupOfA : al.groupOfB) : [];
-    const gi = al.ok ? al.groups[of[cell.i]] : undefined;
-    const gj = al.ok ? al.groups[of[cell.j]] : undefined;
+    const gi = al.ok ? al.groups[of[cell.i] ?? -1] : undefined;
+    const gj = al.ok ? al.groups[of[cell.j] ?? -1] : undefined;
     const rows = gi?.[side] ?? [];
     const cols = gj?.[side] ?? [];
     if (!gi || !gj || !rows.length || !cols.length) {
@@ -88,7 +89,7 @@ export function readoutsOf(pair: CompareInit | undefined, matrices: Matrices, ce
       continue;
     }
     let sum = 0;
-    for (const i of rows) for (const j of cols) sum += m.values[i * m.n + j];
+    for (const i of rows) for (const j of cols) sum += m.values[i * m.n + j] ?? NaN;
     const many = rows.length * cols.length > 1 ? `, mean of ${rows.length}×${cols.length} tokens` : '';
     out[side] = `${JSON.stringify(gi.text)} → ${JSON.stringify(gj.text)}: ${m.kind} ${formatValue(sum / (rows.length * cols.length))}${many}`;
   }

@@ -4,7 +4,7 @@ import { cellAt } from '../../../src/shared/hover';
 import { isSignedKind } from '../../../src/shared/kinds';
 import { makeLut, robustRange } from '../../common/colors';
 import { $, el, themeKind } from '../../common/dom';
-import { paintInto } from '../views/views';
+import { paintInto } from '../../common/paint-canvas';
 import { refreshHover, setHover, togglePin } from '../state/actions';
 import { $comparePanes, $hover, $init, $viewState, type ComparePane } from '../state/store';
 import type { MatrixRequests } from './requests';
@@ -65,9 +65,11 @@ export class CompareHeads {
     const dpr = window.devicePixelRatio || 1;
     const panes: ComparePane[] = [];
     const overlays: HTMLCanvasElement[] = [];
-    const figures = heads.map((h, k) => {
+    const figures = heads.flatMap((h, k) => {
+      const values = slices[k];
+      if (!values) return [];
       const canvas = el('canvas', { class: 'compare-canvas', 'data-head': String(h), 'aria-label': `Layer ${layer} head ${h} ${term}`, role: 'img' });
-      paintInto(canvas, slices[k], n, n, range, lut);
+      paintInto(canvas, values, n, n, range, lut);
       sizeCanvasCss(canvas, px);
       const overlay = el('canvas', { class: 'compare-overlay', 'aria-hidden': 'true' });
       overlay.width = Math.round(px * dpr);
@@ -83,7 +85,7 @@ export class CompareHeads {
         const { i, j } = $hover.get();
         if (i !== null) togglePin(i, j);
       });
-      panes.push({ head: h, values: slices[k] });
+      panes.push({ head: h, values });
       overlays.push(overlay);
       return el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
         el('div', { class: 'heatmap-wrap' }, [canvas, overlay]),

@@ -4,9 +4,9 @@ import type { ExportFormat } from '../../../src/shared/protocol/lens';
 import { makeLut } from '../../common/colors';
 import { themeKind } from '../../common/dom';
 import type { Heatmap } from '../../common/heatmap';
-import { currentPicture } from '../views/views';
-import { heatmapSvg } from '../views/views-model';
+import { heatmapSvg } from '../../common/heatmap-svg';
 import { isAnalysis } from '../state/selectors';
+import { $picture } from '../state/picture';
 import { $current, $init, $merged, $viewState } from '../state/store';
 import { post } from './host';
 import { reportError } from './status';
@@ -34,7 +34,7 @@ export class ViewExport {
     const state = $viewState.get();
     const current = $current.get();
     if (!state || !$init.get()) return undefined;
-    if (isAnalysis(state.view)) return currentPicture();
+    if (isAnalysis(state.view)) return $picture.get();
     if (state.view === 'heatmap' && current) {
       const lut = makeLut(state.colorScale, current.range.signed, themeKind());
       const head = state.headAgg ?? `head ${state.head}`;

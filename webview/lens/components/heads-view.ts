@@ -2,11 +2,11 @@
 // range (click opens one, a tick compares it), and the side-by-side panes below them.
 import { formatValue } from '../../../src/shared/format';
 import { isSignedKind } from '../../../src/shared/kinds';
-import { fromBuffer, type HeadsResponse, type OverviewResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer, type OverviewResponse } from '../../../src/shared/protocol/lens';
 import { makeLut, normaliseRows, robustRange, valueRange, type Range } from '../../common/colors';
 import { $, el, themeKind } from '../../common/dom';
 import { withAxisLabels } from '../../common/grid-labels';
-import { paintInto } from '../views/views';
+import { paintInto } from '../../common/paint-canvas';
 import { act, toggleCompareHead, update } from '../state/actions';
 import { $init, $viewState } from '../state/store';
 import { sizeCanvasCss, type CompareHeads } from './compare-heads';
@@ -50,8 +50,8 @@ export class HeadsView {
     if (!state || !$init.get()) return;
     const { layer, term } = state;
     const [grid, ov] = await Promise.all([
-      this.requests.request<HeadsResponse>({ type: 'heads', layer, kind: term, maxSize: GRID_SIZE }),
-      this.requests.request<OverviewResponse>({ type: 'overview', kind: term }),
+      this.requests.request({ type: 'heads', layer, kind: term, maxSize: GRID_SIZE }),
+      this.requests.request({ type: 'overview', kind: term }),
     ]);
     if (!isCurrent()) return;
     this.renderOverview(ov);
@@ -111,6 +111,6 @@ export class HeadsView {
     $('#overview-box').replaceChildren(withAxisLabels(canvas, ov.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }));
     const li = ov.layers.indexOf(state.layer);
     const what = ov.metric === 'entropy' ? 'mean attention entropy (nats; dark = focused heads)' : `mean |${ov.kind}|`;
-    $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head]) : '–'}.`;
+    $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head] ?? NaN) : '–'}.`;
   }
 }

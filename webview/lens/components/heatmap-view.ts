@@ -1,13 +1,13 @@
 // The Heatmap tab: one head (or the heads' mean or max, specials discounted, words merged) as a large map with
 // its hover overlay and keyboard cursor.
 import { isSignedKind } from '../../../src/shared/kinds';
-import { fromBuffer, type AggregateResponse, type SliceResponse, type WordsResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer, type WordsResponse } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { makeLut, normaliseRows, robustRange } from '../../common/colors';
 import { $, themeKind } from '../../common/dom';
 import { Heatmap } from '../../common/heatmap';
 import { paintRequest, sliceValues, withExactExtent } from '../state/slice-fetch';
-import { mergeCaption } from '../views/views-model';
+import { mergeCaption } from '../views/view-captions';
 import { pin, setHover, togglePin } from '../state/actions';
 import { $current, $hover, $init, $merged, $viewState } from '../state/store';
 import { appendLegendLabel, renderLegend } from './legend';
@@ -70,17 +70,17 @@ export class HeatmapView {
     let words: WordsResponse | undefined;
     let extent: [number, number] | undefined;
     if (state.merge) {
-      words = await this.requests.request<WordsResponse>({ type: 'words', layer, head: state.headAgg ?? head, kind: term, mode: state.merge });
+      words = await this.requests.request({ type: 'words', layer, head: state.headAgg ?? head, kind: term, mode: state.merge });
       values = fromBuffer(words.data, words.n * words.n);
       aggKey = `|words:${state.merge}|${state.headAgg ?? head}`;
     } else if (state.headAgg || (!!state.discountSpecial && term === 'probs')) {
       const pick = state.headAgg ?? head;
       const discount = !!state.discountSpecial && term === 'probs';
-      const r = await this.requests.request<AggregateResponse>({ type: 'aggregate', layer, head: pick, kind: term, discountSpecial: discount });
+      const r = await this.requests.request({ type: 'aggregate', layer, head: pick, kind: term, discountSpecial: discount });
       values = fromBuffer(r.data, r.n * r.n);
       aggKey = `|${pick}|${discount}`;
     } else {
-      const r = await this.requests.request<SliceResponse>(paintRequest(layer, head, term));
+      const r = await this.requests.request(paintRequest(layer, head, term));
       values = sliceValues(r);
       extent = r.extent;
     }

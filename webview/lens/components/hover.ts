@@ -1,8 +1,7 @@
 // What the hover shows outside the maps: the host's editor highlight, the strip's lit neighbours and the
 // readout. The query's row comes from the matrix on screen at once, then exactly from the host.
 import { neighbours } from '../../../src/shared/hover';
-import { hoverToken } from '../views/views';
-import { $aggregated, isAnalysis } from '../state/selectors';
+import { $aggregated } from '../state/selectors';
 import { $current, $hover, $init, $merged, $viewState, type Rows } from '../state/store';
 import { post } from './host';
 import { renderReadout, renderReadoutIdle } from './readout-view';
@@ -45,14 +44,12 @@ export class HoverView {
       post({ type: 'hover', resultId: init.resultId, hover: { i: piece, layer: state.layer, head: state.head, kind: state.term, pinned: state.pinned !== null } });
     }
     if (i === null) {
-      if (isAnalysis(state.view)) hoverToken(null);
       this.strip.unlight();
       renderReadoutIdle();
       return;
     }
     const seq = ++this.seq;
     const { layer, head, term } = state;
-    if (isAnalysis(state.view)) hoverToken(i);
     const show = (rows: Rows, exact: boolean) => {
       if (seq !== this.seq || !$init.get()) return;
       const row = rows[term];

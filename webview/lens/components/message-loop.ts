@@ -17,8 +17,7 @@ export function listenToHost(panel: Panel): void {
     response: (m) => {
       const init = $init.get();
       if (!init || m.resultId !== init.resultId) return;
-      if (m.ok) panel.requests.settle(m.id, true, m.body);
-      else panel.requests.settle(m.id, false, undefined, m.error);
+      panel.requests.receive(m);
     },
     focus: (m) => {
       // The editor's cursor moved onto a piece: it becomes the hover unless a token is pinned.

@@ -27,7 +27,8 @@ export function rowOfPiece(p: number | null, groups: WordGroupInfo[] | undefined
 /** The piece a strip row stands for (a merged word of several pieces stands for none). */
 export function pieceOfRow(i: number | null, groups: WordGroupInfo[] | undefined): number | null {
   if (i === null || !groups) return i;
-  return groups[i]?.pieces.length === 1 ? groups[i].pieces[0] : null;
+  const pieces = groups[i]?.pieces;
+  return pieces?.length === 1 ? (pieces[0] ?? null) : null;
 }
 
 const topOne = (p: PositionPredictions) => {
@@ -54,8 +55,9 @@ export function summaryLine(fm: FillMask, asked: readonly TokenPrediction[], tok
       for (const p of masked) parts.push(`${tokenName(tokens, p.position)} → ${topOne(p)}`);
       if (fm.rtd) {
         const rtd = fm.rtd;
-        const k = rtd.reduce((best, p, i) => (!tokens[i]?.special && (best < 0 || p > rtd[best]) ? i : best), -1);
-        if (k >= 0) parts.push(`replaced? highest ${formatProb(rtd[k])} at ${tokenName(tokens, k)}`);
+        const k = rtd.reduce((best, p, i) => (!tokens[i]?.special && (best < 0 || p > (rtd[best] ?? -Infinity)) ? i : best), -1);
+        const top = rtd[k];
+        if (top !== undefined) parts.push(`replaced? highest ${formatProb(top)} at ${tokenName(tokens, k)}`);
       }
       if (fm.mlmHead === null) parts.push('no masked-LM head in this checkpoint, so no fill-mask');
       else if (fm.masks.length === 0 && masked.length === 0) {

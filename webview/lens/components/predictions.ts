@@ -228,7 +228,7 @@ export class PredictionsPanel {
     };
     canvas.addEventListener('mousemove', (e) => {
       const i = at(e);
-      readout.textContent = `${this.tokenName(i)}: P(replaced) = ${formatProb(rtd[i])}`;
+      readout.textContent = `${this.tokenName(i)}: P(replaced) = ${formatProb(rtd[i] ?? NaN)}`;
       this.ctx.hover(i);
     });
     canvas.addEventListener('mouseleave', () => {
@@ -265,8 +265,8 @@ export class PredictionsPanel {
 }
 
 function hexRgb(colour: string): [number, number, number] {
-  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(colour);
-  if (m) return [parseInt(m[1], 16), parseInt(m[2], 16), parseInt(m[3], 16)];
+  const [, r, g, b] = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(colour) ?? [];
+  if (r && g && b) return [parseInt(r, 16), parseInt(g, 16), parseInt(b, 16)];
   const rgb = colour.match(/\d+/g);
   return rgb && rgb.length >= 3 ? [Number(rgb[0]), Number(rgb[1]), Number(rgb[2])] : [229, 20, 0];
 }

@@ -2,8 +2,8 @@
 // analysis view. A view whose data takes a while says so after a moment, and the picture on screen is dimmed
 // rather than blanked until the new one is painted; a render overtaken by a newer one paints nothing.
 import { $ } from '../../common/dom';
-import { renderAnalysis } from '../views/views';
-import { refreshHover, update } from '../state/actions';
+import { renderAnalysis } from '../views/analysis-view';
+import { refreshHover } from '../state/actions';
 import { isAnalysis } from '../state/selectors';
 import { $current, $init, $merged, $renderEpoch, $viewState } from '../state/store';
 import type { CompareHeads } from './compare-heads';
@@ -48,11 +48,7 @@ export class ViewRenderer {
       else if (isAnalysis(state.view)) {
         $current.set(undefined);
         await renderAnalysis(state.view, $('#analysis-view'), {
-          init,
-          state,
           request: this.requests.request,
-          open: (layer, head) => update({ layer, head, headAgg: null, view: 'heatmap' }),
-          setPreset: (preset) => update({ preset }),
           isCurrent: () => isCurrent() && $init.get() === init,
         });
       }

@@ -2,14 +2,14 @@
 // a prefetch and the reader's own request for the same matrix), rows for the hover readout, and prefetching of
 // what the reader most likely opens next.
 import type { MatrixKind } from '../../../src/shared/kinds';
+import { MessageHandler } from '../../../src/shared/messaging/message-handler';
 import {
   fromBuffer,
-  RequestTracker,
-  type BucketsResponse,
+  lensAsking,
+  type LensReply,
+  type LensResponseMessage,
   type RequestBody,
   type ResponseBody,
-  type RowResponse,
-  type SliceResponse,
   type ViewInit,
 } from '../../../src/shared/protocol/lens';
 import { LruCache } from '../../common/cache';
@@ -25,7 +25,8 @@ function keyOf(b: RequestBody): string {
 }
 
 export class MatrixRequests {
-  private readonly tracker = new RequestTracker<ResponseBody>();
+  /** Numbers the requests and settles each with the host's reply to it. */
+  private readonly messages = new MessageHandler({ post, asks: lensAsking });
   private readonly cache = new LruCache<string, ResponseBody>(48);
   /** Requests in flight by key: a prefetch and the user's own request for the same matrix share one answer. */
   private readonly inflight = new Map<string, Promise<ResponseBody>>();
@@ -36,7 +37,7 @@ export class MatrixRequests {
 
   /** A new result: everything in flight is dropped, and the matrix the host sent along is the first answer. */
   reset(next: ViewInit): void {
-    this.tracker.rejectAll('superseded');
+    this.messages.rejectAll('superseded');
     this.inflight.clear();
     this.cache.clear();
     this.rows.clear();
@@ -44,24 +45,25 @@ export class MatrixRequests {
     if (next.first) this.cache.set(keyOf(paintRequest(next.first.layer, next.first.head, next.first.kind)), next.first);
   }
 
-  /** The host's answer to request `id`. */
-  settle(id: number, ok: boolean, body: ResponseBody | undefined, error?: string): void {
-    this.tracker.settle(id, ok, body, error);
+  /** The host's reply to one of the requests (for the result on screen). */
+  receive(m: LensResponseMessage): void {
+    this.messages.receive(m);
   }
 
-  readonly request = async <T extends ResponseBody>(body: RequestBody): Promise<T> => {
+  /** The host's answer to `body`, typed by the request (a SliceRequest gets a SliceResponse). */
+  readonly request = async <B extends RequestBody>(body: B): Promise<LensReply<B>> => {
     const k = keyOf(body);
-    const hit = this.cache.get(k);
-    if (hit) return hit as T;
+    // Both maps are keyed by the request body, so an entry is the reply to `body`.
+    const hit = this.cache.get(k) as LensReply<B> | undefined;
+    if (hit) return hit;
     const init = $init.get();
     if (!init) throw new Error('no result');
-    const pending = this.inflight.get(k);
-    if (pending) return (await pending) as T;
-    const { id, promise } = this.tracker.open();
-    post({ type: 'request', id, resultId: init.resultId, body });
+    const pending = this.inflight.get(k) as Promise<LensReply<B>> | undefined;
+    if (pending) return await pending;
+    const promise = this.messages.request(body, { resultId: init.resultId });
     this.inflight.set(k, promise);
     try {
-      const res = (await promise) as T;
+      const res = await promise;
       this.cache.set(k, res);
       return res;
     } finally {
@@ -70,13 +72,13 @@ export class MatrixRequests {
   };
 
   async slice(layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
-    const r = await this.request<SliceResponse>({ type: 'slice', layer, head, kind });
+    const r = await this.request({ type: 'slice', layer, head, kind });
     return fromBuffer(r.data, r.n * r.n);
   }
 
   /** Query row i of every term of one head (exact, for the readout). */
   async row(layer: number, head: number, i: number): Promise<Rows> {
-    const r = await this.request<RowResponse>({ type: 'row', layer, head, i });
+    const r = await this.request({ type: 'row', layer, head, i });
     const out: Rows = {};
     for (const [k, buf] of Object.entries(r.rows)) if (buf) out[k as MatrixKind] = fromBuffer(buf, r.n);
     this.rows.set(`${layer}/${head}/${i}`, out);
@@ -91,7 +93,7 @@ export class MatrixRequests {
   async bucketRows(): Promise<BucketRows | undefined> {
     const init = $init.get();
     if (!init || !init.model.terms.some((t) => t === 'c2p' || t === 'p2c')) return undefined;
-    const r = await this.request<BucketsResponse>({ type: 'buckets' });
+    const r = await this.request({ type: 'buckets' });
     return { rowOf: fromBuffer(r.rowOf, r.n * r.n), zoneOf: fromBuffer(r.zoneOf, r.n * r.n), zones: r.zones, n: r.n };
   }
 
@@ -109,14 +111,17 @@ export class MatrixRequests {
     this.lastPainted = at;
     // Only the latest paint fetches ahead: chains around matrices a quick reader has left would hold up the host.
     const gen = ++this.prefetchGen;
+    const [ahead, ...rest] = next;
     let k = 0;
     const step = () => {
-      if (gen !== this.prefetchGen || $init.get() !== init || k >= next.length) return;
+      const body = rest[k];
+      if (gen !== this.prefetchGen || $init.get() !== init || body === undefined) return;
       if (this.inflight.size > 0) return void setTimeout(step, PREFETCH_AFTER_MS);
-      void this.request(next[k++]).then(step, () => undefined);
+      k++;
+      void this.request(body).then(step, () => undefined);
     };
     // One more step the way the reader is going, at once (their next request then shares it); the rest when idle.
-    const first = next.length ? this.request(next[k++]) : Promise.resolve();
+    const first = ahead ? this.request(ahead) : Promise.resolve();
     first.then(() => setTimeout(step, PREFETCH_AFTER_MS), () => undefined);
   }
 }

@@ -4,7 +4,7 @@ import { KIND_LABELS } from '../../../src/shared/kinds';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type ViewInit } from '../../../src/shared/protocol/lens';
 import { compareModelsButton } from './compare-button';
 import { $, el } from '../../common/dom';
-import { VIEW_TITLES } from '../views/views-model';
+import { VIEW_TITLES } from '../views/view-captions';
 import { $kinds } from '../state/selectors';
 import { exportTitle } from './export';
 import { post } from './host';

@@ -8,7 +8,7 @@ import { layoutTokens } from '../../../src/shared/token-layout';
 import { makeLut } from '../../common/colors';
 import { $, el, revealWithin, themeKind } from '../../common/dom';
 import { stripContext } from './predictions';
-import { chipColours } from './strip-style';
+import { chipColours } from '../../common/chip-colours';
 import { pin, setHover, togglePin } from '../state/actions';
 import { labelOf, stripTitle, $rowCount } from '../state/selectors';
 import { $hover, $init, $merged, $viewState } from '../state/store';

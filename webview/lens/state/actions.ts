@@ -41,6 +41,11 @@ export function update(patch: Partial<ViewState>): void {
   });
 }
 
+/** Opens layer/head in the heatmap (a click on a head in an analysis view). */
+export function openHead(layer: number, head: number): void {
+  update({ layer, head, headAgg: null, view: 'heatmap' });
+}
+
 export function act(a: Action): void {
   const state = $viewState.get();
   const init = $init.get();

@@ -1,7 +1,8 @@
 // View state and keyboard navigation. Pure: state/actions.ts puts the resulting state in the store.
 import type { MatrixKind } from '../../../src/shared/kinds';
 import type { ColorScaleName, PersistedState, ViewName } from '../../../src/shared/protocol/lens';
-import { ABLATION_PRESETS, ANALYSIS_VIEWS, PROTOCOL_VERSION, SCALINGS } from '../../../src/shared/protocol/lens';
+import { ABLATION_PRESETS, PROTOCOL_VERSION, SCALINGS } from '../../../src/shared/protocol/lens';
+import { openingView } from '../../../src/shared/opening-view';
 
 export type ViewState = PersistedState;
 
@@ -41,7 +42,7 @@ export function keyToAction(key: string, kinds: readonly MatrixKind[]): Action |
 export function step(values: readonly number[], current: number, delta: number): number {
   if (!values.length) return current;
   const at = Math.max(0, values.indexOf(current));
-  return values[(((at + delta) % values.length) + values.length) % values.length];
+  return values[(((at + delta) % values.length) + values.length) % values.length] ?? current;
 }
 
 export function range(n: number): number[] {
@@ -63,7 +64,10 @@ export function applyAction(s: ViewState, a: Action, layers: readonly number[], 
   }
 }
 
-/** Restores a saved state against a (possibly different) result: out-of-range picks fall back to defaults. */
+/**
+ * Restores a saved state against a (possibly different) result: out-of-range picks fall back to defaults. The
+ * view and matrix come from the shared opening view, so they are the ones the host sent ahead with the result.
+ */
 export function reconcileState(
   saved: Partial<PersistedState> | undefined,
   defaults: { term: MatrixKind; view: ViewName; colorScale: ColorScaleName },
@@ -73,14 +77,12 @@ export function reconcileState(
   n: number,
 ): ViewState {
   const s = saved && saved.version === PROTOCOL_VERSION ? saved : {};
-  const term = s.term && kinds.includes(s.term) ? s.term : kinds.includes(defaults.term) ? defaults.term : 'probs';
-  const layer = s.layer !== undefined && layers.includes(s.layer) ? s.layer : (layers[0] ?? 0);
-  const head = s.head !== undefined && s.head >= 0 && s.head < heads ? s.head : 0;
+  const { view, term, layer, head } = openingView({ kinds, layers, heads }, defaults, s);
   const pinned = s.pinned !== undefined && s.pinned !== null && s.pinned >= 0 && s.pinned < n ? s.pinned : null;
   const compare = (s.compare ?? []).filter((h) => h >= 0 && h < heads).slice(0, 4);
   return {
     version: PROTOCOL_VERSION,
-    view: s.view === 'heads' || s.view === 'heatmap' || (ANALYSIS_VIEWS as readonly string[]).includes(s.view ?? '') ? s.view! : defaults.view,
+    view,
     term,
     layer,
     head,

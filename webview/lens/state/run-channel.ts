@@ -1,38 +1,27 @@
 // Runs of the model the view asks the host for (an intervention, a head-ranking sweep, the intervened run's
-// attention): ids, progress and cancel, apart from app/requests.ts's matrix requests. Also the banner that says when the
-// panel shows an intervened run rather than the plain explain.
-import type { RankingView, InterventionView, RunToHost, RunToWebview } from '../../../src/shared/interventions';
+// attention): ids, progress and cancel, apart from components/requests.ts's matrix requests. Also the banner that
+// says when the panel shows an intervened run rather than the plain explain.
+import { MessageHandler } from '../../../src/shared/messaging/message-handler';
+import { runAsking, type RunProgress, type RunReply, type RunRequest, type RunToHost, type RunToWebview } from '../../../src/shared/interventions';
 import type { ViewInit, WebviewToHost } from '../../../src/shared/protocol/lens';
 import { el } from '../../common/dom';
 
-type Progress = (p: { done: number; total: number; layer: number }) => void;
-interface Wait {
-  progress?: Progress;
-  resolve(v: { intervention?: InterventionView; ranking?: RankingView }): void;
-  reject(e: Error & { cancelled?: boolean }): void;
-}
-
 let poster: ((m: RunToHost) => void) | undefined;
-let nextId = 1;
-const waits = new Map<number, Wait>();
+/** Numbers the runs (apart from the matrix requests) and settles each with its result; progress goes to its caller. */
+const runs = new MessageHandler({ post: (m: RunToHost) => poster?.(m), asks: runAsking });
 
 export function connectRuns(post: (m: RunToHost) => void): void {
   poster = post;
 }
 
 export function sendRun(m: RunToHost): void {
-  poster?.(m);
+  runs.send(m);
 }
 
-type RunBody = { type: 'intervene'; resultId: number; entries: string; mode: 'zero' | 'mean'; position: number | null; top: number }
-  | { type: 'sweep'; resultId: number; terms: ('c2c' | 'c2p' | 'p2c')[]; mode: 'zero' | 'mean'; position: number | null };
-
 /** Starts a run; the promise settles with the host's answer (rejects with `cancelled` set when cancelled). */
-export function startRun(body: RunBody, progress?: Progress): { id: number; done: Promise<{ intervention?: InterventionView; ranking?: RankingView }> } {
-  const id = nextId++;
-  const done = new Promise<{ intervention?: InterventionView; ranking?: RankingView }>((resolve, reject) => waits.set(id, { progress, resolve, reject }));
-  sendRun({ ...body, id });
-  return { id, done };
+export function startRun(body: RunRequest, progress?: (p: RunProgress) => void): { id: number; done: Promise<RunReply> } {
+  const { id, reply } = runs.start(body, undefined, progress);
+  return { id, done: reply };
 }
 
 export function cancelRun(id: number): void {
@@ -40,12 +29,7 @@ export function cancelRun(id: number): void {
 }
 
 export function receiveRun(m: RunToWebview): void {
-  const w = waits.get(m.id);
-  if (!w) return;
-  if (m.type === 'runProgress') return w.progress?.(m);
-  waits.delete(m.id);
-  if (m.ok) w.resolve({ intervention: m.intervention, ranking: m.ranking });
-  else w.reject(Object.assign(new Error(m.error), { cancelled: m.cancelled }));
+  runs.receive(m);
 }
 
 /** Above the toolbar while an intervened run is on screen: what was removed, and the way back. */

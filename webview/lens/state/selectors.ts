@@ -2,8 +2,9 @@
 // built on them.
 import { computed, keepMount } from 'nanostores';
 import { type MatrixKind, viewKinds } from '../../../src/shared/kinds';
-import { ANALYSIS_VIEWS, type AnalysisView } from '../../../src/shared/protocol/lens';
+import { ANALYSIS_VIEWS, type AnalysisView, type ViewInit } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
+import type { ViewState } from './nav';
 import { $init, $merged, $viewState } from './store';
 
 /** The matrix kinds this model's pickers offer, in picker order. */
@@ -46,4 +47,11 @@ export function stripTitle(k: number): string {
 export function tokenName(k: number): string {
   const t = labelOf(k);
   return t ? `“${t}” ${$merged.get() ? 'word ' : ''}#${k}` : `#${k}`;
+}
+
+/** The result on screen and the reader's state together (undefined before the first result). */
+export function onScreen(): { init: ViewInit; state: ViewState } | undefined {
+  const init = $init.get();
+  const state = $viewState.get();
+  return init && state ? { init, state } : undefined;
 }

@@ -44,8 +44,14 @@ export function prefetchPlan(at: At, prev: At | undefined, kinds: readonly Matri
   const li = layers.indexOf(at.layer);
   const ti = kinds.indexOf(at.term);
   const head = (d: number) => paintRequest(at.layer, wrap(at.head + d, heads), at.term);
-  const term = (d: number) => (ti >= 0 ? paintRequest(at.layer, at.head, kinds[wrap(ti + d, kinds.length)]) : undefined);
-  const layer = (d: number) => (li >= 0 ? paintRequest(layers[wrap(li + d, layers.length)], at.head, at.term) : undefined);
+  const term = (d: number) => {
+    const kind = ti >= 0 ? kinds[wrap(ti + d, kinds.length)] : undefined;
+    return kind === undefined ? undefined : paintRequest(at.layer, at.head, kind);
+  };
+  const layer = (d: number) => {
+    const l = li >= 0 ? layers[wrap(li + d, layers.length)] : undefined;
+    return l === undefined ? undefined : paintRequest(l, at.head, at.term);
+  };
   const plan: (SliceRequest | undefined)[] = [];
   if (prev) {
     const dir = (a: number, b: number, n: number) => (wrap(a - b, n) === 1 ? 1 : wrap(b - a, n) === 1 ? -1 : a > b ? 1 : -1);

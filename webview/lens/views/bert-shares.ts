@@ -3,12 +3,18 @@
 // without a split. Click a row to open that head's heatmap.
 import { cssRgb } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
-import { BERT_SHARE_COLUMNS, bertOtherLayersText, bertShareText, shareColor, sharePercent, type BertShareTerm } from './views-model';
-import { fromBuffer, type SharesResponse } from '../../../src/shared/protocol/lens';
-import type { ViewContext } from './views';
+import { openHead } from '../state/actions';
+import { onScreen } from '../state/selectors';
+import { readout } from './kit';
+import { BERT_SHARE_COLUMNS, bertOtherLayersText, bertShareText, shareColor, sharePercent, type BertShareTerm } from './shares-model';
+import { fromBuffer } from '../../../src/shared/protocol/lens';
+import type { ViewContext } from './view-context';
 
 export async function renderBertShares(body: HTMLElement, ctx: ViewContext): Promise<void> {
-  const r = await ctx.request<SharesResponse>({ type: 'shares', weighting: 'uniform' });
+  const shown = onScreen();
+  if (!shown) return;
+  const { init, state } = shown;
+  const r = await ctx.request({ type: 'shares', weighting: 'uniform' });
   if (!ctx.isCurrent()) return;
   const H = r.heads;
   const arrays: Record<BertShareTerm, Float32Array | undefined> = {
@@ -21,10 +27,6 @@ export async function renderBertShares(body: HTMLElement, ctx: ViewContext): Pro
   const theme = themeKind();
   // Content green and position purple, as DeBERTa's grid; the rest is neither, so it takes the text colour.
   const colour = (t: BertShareTerm) => (t === 'c2c' ? cssRgb(shareColor(1, theme)) : t === 'rest' ? 'var(--vscode-descriptionForeground, #888)' : cssRgb(shareColor(0, theme)));
-  const readout = (text: string) => {
-    const box = document.getElementById('analysis-readout');
-    if (box) box.textContent = text;
-  };
   const header = el('tr', {}, [
     el('th', { scope: 'col' }, ['head']),
     ...BERT_SHARE_COLUMNS.map((c) => el('th', { scope: 'col', title: c.title, 'data-term': c.term }, [c.term])),
@@ -43,12 +45,12 @@ export async function renderBertShares(body: HTMLElement, ctx: ViewContext): Pro
       ...BERT_SHARE_COLUMNS.map(({ term }) => cell(term, share[term], colour(term))),
       cell('position', share.c2p + share.p2c + share.p2p, cssRgb(shareColor(0, theme))),
     ]);
-    if (ctx.state.layer === 0 && ctx.state.head === h) tr.classList.add('current');
+    if (state.layer === 0 && state.head === h) tr.classList.add('current');
     tr.addEventListener('mouseenter', () => readout(bertShareText(h, share)));
     tr.addEventListener('focus', () => readout(bertShareText(h, share)));
-    tr.addEventListener('click', () => ctx.open(0, h));
+    tr.addEventListener('click', () => openHead(0, h));
     tr.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') ctx.open(0, h);
+      if (e.key === 'Enter') openHead(0, h);
     });
     return tr;
   });
@@ -69,6 +71,6 @@ export async function renderBertShares(body: HTMLElement, ctx: ViewContext): Pro
   ]);
   // Wider than a narrow panel: the table scrolls, the page does not.
   body.append(el('div', { class: 'share-scroll' }, [table]), legend);
-  const later = bertOtherLayersText(ctx.init.model.layers);
+  const later = bertOtherLayersText(init.model.layers);
   if (later) body.append(el('p', { id: 'bert-shares-later', class: 'meta' }, [later]));
 }

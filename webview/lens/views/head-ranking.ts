@@ -6,16 +6,17 @@ import type { RankingView, RemovalMode } from '../../../src/shared/interventions
 import { colorOf, cssRgb, makeLut, type Range } from '../../common/colors';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { el, themeKind } from '../../common/dom';
-import { hasMask, NO_MASK, positionOptions } from './interventions';
+import { hasMask, NO_MASK, positionOptions } from './mask-position';
+import { openHead } from '../state/actions';
 import { cancelRun, sendRun, startRun } from '../state/run-channel';
-import type { ViewContext } from './views';
-import { isBertModel } from '../../../src/shared/protocol/lens';
+import { onScreen } from '../state/selectors';
+import { isBertModel, type ViewInit } from '../../../src/shared/protocol/lens';
 
 /** BERT's score is one q·k product, which the engine removes under the name c2c: the ranking calls it the score. */
 const BERT_TERMS: TermName[] = ['c2c'];
-const termLabel = (ctx: ViewContext, t: TermName) => (isBertModel(ctx.init.model) ? 'score' : t);
+const termLabel = (init: ViewInit, t: TermName) => (isBertModel(init.model) ? 'score' : t);
 /** What a run removes: the terms ticked, or for BERT each head's whole score. */
-const runTerms = (ctx: ViewContext) => (isBertModel(ctx.init.model) ? BERT_TERMS : memo.terms);
+const runTerms = (init: ViewInit) => (isBertModel(init.model) ? BERT_TERMS : memo.terms);
 
 const LISTED = 12;
 
@@ -32,11 +33,13 @@ const memo: {
 
 const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits).replace('-', '−') : String(x));
 
-export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promise<void> {
+export function renderRanking(body: HTMLElement): void {
   // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
   document.getElementById('analysis-readout')?.setAttribute('hidden', '');
-  const m = ctx.init.model;
-  if (memo.text !== ctx.init.text) Object.assign(memo, { text: ctx.init.text, result: undefined, error: undefined });
+  const init = onScreen()?.init;
+  if (!init) return;
+  const m = init.model;
+  if (memo.text !== init.text) Object.assign(memo, { text: init.text, result: undefined, error: undefined });
   const termBoxes = m.terms.map((t) => {
     const box = el('input', { type: 'checkbox', id: `rk-term-${t}`, value: t });
     box.checked = memo.terms.includes(t);
@@ -49,7 +52,7 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
   const mode = el('select', { id: 'rk-mode', 'aria-label': 'How a removed term is replaced' }, [el('option', { value: 'zero' }, ['zero it']), el('option', { value: 'mean' }, ['its mean over keys'])]);
   mode.value = memo.mode;
   mode.addEventListener('change', () => (memo.mode = mode.value as RemovalMode));
-  const position = positionOptions(ctx, 'rk-position', 'first [MASK]');
+  const position = positionOptions(init.tokens, 'rk-position', 'first [MASK]');
   position.value = memo.position === null ? '' : String(memo.position);
   position.addEventListener('change', () => (memo.position = position.value === '' ? null : Number(position.value)));
   const run = el('button', { id: 'rk-run', type: 'button', class: 'primary' }, ['Rank heads']);
@@ -64,7 +67,7 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
 
   const paintControls = () => {
     const r = memo.running;
-    run.toggleAttribute('disabled', !!r || runTerms(ctx).length === 0);
+    run.toggleAttribute('disabled', !!r || runTerms(init).length === 0);
     cancel.hidden = !r;
     progress.hidden = !r;
     if (r) {
@@ -81,13 +84,13 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
   };
 
   run.addEventListener('click', () => {
-    if (memo.running || runTerms(ctx).length === 0) return;
-    if (memo.position === null && !hasMask(ctx)) {
+    if (memo.running || runTerms(init).length === 0) return;
+    if (memo.position === null && !hasMask(init.tokens)) {
       status.textContent = NO_MASK;
       return;
     }
     memo.error = undefined;
-    const { id, done } = startRun({ type: 'sweep', resultId: ctx.init.resultId, terms: runTerms(ctx), mode: memo.mode, position: memo.position }, (p) => {
+    const { id, done } = startRun({ type: 'sweep', resultId: init.resultId, terms: runTerms(init), mode: memo.mode, position: memo.position }, (p) => {
       if (memo.running?.id !== id) return;
       memo.running = { id, ...p };
       if (document.body.contains(progress)) paintControls();
@@ -105,7 +108,7 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
       memo.running = undefined;
       if (!document.body.contains(progress)) return;
       paintControls();
-      drawRanking(out, ctx);
+      drawRanking(out, init);
     });
   });
   cancel.addEventListener('click', () => {
@@ -123,18 +126,18 @@ export async function renderRanking(body: HTMLElement, ctx: ViewContext): Promis
     out,
   );
   paintControls();
-  drawRanking(out, ctx);
+  drawRanking(out, init);
 }
 
 /** The grids (one per term, same colour limits) and the top of the ranking. */
-function drawRanking(out: HTMLElement, ctx: ViewContext): void {
+function drawRanking(out: HTMLElement, init: ViewInit): void {
   const r = memo.result;
   if (!r) return void out.replaceChildren();
   const all = r.ranking.map((c) => Math.abs(c.drop));
   const m = Math.max(1e-6, ...all);
   const range: Range = { min: -m, max: m, signed: true };
   const lut = makeLut('diverging', true, themeKind());
-  const open = (layer: number, head: number) => ctx.open(layer, head);
+  const open = openHead;
   const grids = r.terms.map((t) => {
     const g = r.grid[t]!;
     const head = el('tr', {}, [el('th', {}, ['']), ...Array.from({ length: r.heads }, (_, h) => el('th', { scope: 'col' }, [`h${h}`]))]);
@@ -150,7 +153,7 @@ function drawRanking(out: HTMLElement, ctx: ViewContext): void {
             'data-layer': String(l),
             'data-head': String(h),
             'data-term': t,
-            title: `layer ${l}, head ${h}, ${termLabel(ctx, t)}: log p drops by ${fmt(drop)} — click to open this head`,
+            title: `layer ${l}, head ${h}, ${termLabel(init, t)}: log p drops by ${fmt(drop)} — click to open this head`,
           }, [fmt(drop, 2)]);
           cell.style.background = cssRgb([cr, cg, cb]);
           cell.style.color = dark ? '#fff' : '#000';
@@ -162,11 +165,11 @@ function drawRanking(out: HTMLElement, ctx: ViewContext): void {
         }),
       ]),
     );
-    return el('figure', { class: 'rk-grid' }, [el('figcaption', {}, [`${termLabel(ctx, t)} removed`]), el('table', { id: `rk-grid-${t}` }, [el('thead', {}, [head]), el('tbody', {}, rows)])]);
+    return el('figure', { class: 'rk-grid' }, [el('figcaption', {}, [`${termLabel(init, t)} removed`]), el('table', { id: `rk-grid-${t}` }, [el('thead', {}, [head]), el('tbody', {}, rows)])]);
   });
   const list = el('ol', { id: 'rk-list', class: 'rk-list' }, r.ranking.slice(0, LISTED).map((c) =>
     el('li', {}, [
-      el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [`layer ${c.layer} head ${c.head} ${termLabel(ctx, c.term)}`]),
+      el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [`layer ${c.layer} head ${c.head} ${termLabel(init, c.term)}`]),
       ` drop ${fmt(c.drop)} (log p ${fmt(c.logprobAfter)}, rank ${c.rankAfter}, top “${c.top1After}”)`,
     ]),
   ));

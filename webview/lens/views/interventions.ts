@@ -5,9 +5,9 @@ import type { InterventionView, RemovalMode } from '../../../src/shared/interven
 import { entryOf } from '../../../src/shared/interventions';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { el } from '../../common/dom';
-import { startRun } from '../state/run-channel';
-import type { ViewContext } from './views';
-import { sendRun } from '../state/run-channel';
+import { sendRun, startRun } from '../state/run-channel';
+import { onScreen } from '../state/selectors';
+import { hasMask, NO_MASK, positionOptions } from './mask-position';
 
 const TOP = 5;
 
@@ -22,27 +22,13 @@ const memo: { text?: string; entries: string[]; mode: RemovalMode; position: num
 const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits).replace('-', '−') : String(x));
 const pct = (p: number) => `${(100 * p).toFixed(1)}%`;
 
-/** Said instead of running when the text has no [MASK] and no token is chosen. */
-export const NO_MASK = 'The text has no [MASK]: choose a token under “At” (it is masked, and the original token is followed), or write [MASK] into the text and explain again.';
-
-/** Whether the explained text has a [MASK] token. */
-export function hasMask(ctx: ViewContext): boolean {
-  // Not only specials: BERT's WordPiece keeps a typed [MASK] as a token with its text offsets.
-  return ctx.init.tokens.some((t) => t.text === '[MASK]');
-}
-
-/** The position picker: every [MASK], or one token (masked first, the original followed). */
-export function positionOptions(ctx: ViewContext, id: string, everyMask: string): HTMLSelectElement {
-  const sel = el('select', { id, 'aria-label': 'Position' }, [el('option', { value: '' }, [everyMask])]);
-  for (const t of ctx.init.tokens) if (!t.special || t.text === '[MASK]') sel.append(el('option', { value: String(t.i) }, [`${t.i}: ${t.text}`]));
-  return sel;
-}
-
-export async function renderInterventions(body: HTMLElement, ctx: ViewContext): Promise<void> {
+export function renderInterventions(body: HTMLElement): void {
   // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
   document.getElementById('analysis-readout')?.setAttribute('hidden', '');
-  const m = ctx.init.model;
-  if (memo.text !== ctx.init.text) Object.assign(memo, { text: ctx.init.text, entries: [], result: undefined, error: undefined });
+  const init = onScreen()?.init;
+  if (!init) return;
+  const m = init.model;
+  if (memo.text !== init.text) Object.assign(memo, { text: init.text, entries: [], result: undefined, error: undefined });
   const option = (value: string, label: string) => el('option', { value }, [label]);
   const layer = el('select', { id: 'iv-layer', 'aria-label': 'Layer' }, m.layers.map((l) => option(String(l), `layer ${l}`)));
   const head = el('select', { id: 'iv-head', 'aria-label': 'Head' }, [
@@ -54,7 +40,7 @@ export async function renderInterventions(body: HTMLElement, ctx: ViewContext): 
   const chips = el('span', { id: 'iv-entries', class: 'iv-entries' });
   const mode = el('select', { id: 'iv-mode', 'aria-label': 'How a removed term is replaced' }, [option('zero', 'zero it'), option('mean', 'its mean over keys')]);
   mode.value = memo.mode;
-  const position = positionOptions(ctx, 'iv-position', 'every [MASK]');
+  const position = positionOptions(init.tokens, 'iv-position', 'every [MASK]');
   position.value = memo.position === null ? '' : String(memo.position);
   const run = el('button', { id: 'iv-run', type: 'button', class: 'primary' }, ['Run intervention']);
   const show = el('button', { id: 'iv-show', type: 'button', title: 'Show the intervened run’s attention in every tab; Diff shows it minus the plain run' }, ['Show intervened run in all tabs']);
@@ -86,13 +72,13 @@ export async function renderInterventions(body: HTMLElement, ctx: ViewContext): 
   position.addEventListener('change', () => (memo.position = position.value === '' ? null : Number(position.value)));
   run.addEventListener('click', () => {
     if (memo.entries.length === 0) return;
-    if (memo.position === null && !hasMask(ctx)) {
+    if (memo.position === null && !hasMask(init.tokens)) {
       status.textContent = NO_MASK;
       return;
     }
     run.setAttribute('disabled', '');
     status.textContent = 'running…';
-    const { done } = startRun({ type: 'intervene', resultId: ctx.init.resultId, entries: memo.entries.join(','), mode: memo.mode, position: memo.position, top: TOP });
+    const { done } = startRun({ type: 'intervene', resultId: init.resultId, entries: memo.entries.join(','), mode: memo.mode, position: memo.position, top: TOP });
     done.then(
       (r) => {
         memo.result = r.intervention;
@@ -111,7 +97,7 @@ export async function renderInterventions(body: HTMLElement, ctx: ViewContext): 
   show.addEventListener('click', () => {
     if (!memo.result) return;
     status.textContent = 'computing the intervened run…';
-    sendRun({ type: 'showRun', resultId: ctx.init.resultId, run: 'ablated', entries: memo.result.entries.join(','), mode: memo.result.mode });
+    sendRun({ type: 'showRun', resultId: init.resultId, run: 'ablated', entries: memo.result.entries.join(','), mode: memo.result.mode });
   });
   body.replaceChildren(
     el('div', { class: 'iv-controls' }, [

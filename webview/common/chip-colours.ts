@@ -1,7 +1,7 @@
 // Colours of highlighted tokens in the strip: a colour from the heatmap's own scale (so a chip matches its
 // cell), never paler than 30% along the ramp so the weakest listed neighbour still shows, and black or white
 // text, whichever reads on it (dark text on a dark highlight never happens).
-import { LUT_SIZE, type Rgb } from '../../common/colors';
+import { LUT_SIZE, type Rgb } from './colors';
 
 /** Relative luminance (WCAG) of an sRGB colour. */
 export function luminance([r, g, b]: Rgb): number {
@@ -17,7 +17,7 @@ export function chipColours(strength: number, sign: -1 | 0 | 1, lut: Uint8Clampe
   const s = 0.3 + 0.7 * Math.max(0, Math.min(1, strength));
   const t = sign === 0 ? s : 0.5 + 0.5 * sign * s;
   const k = Math.max(0, Math.min(LUT_SIZE - 1, Math.round(t * (LUT_SIZE - 1)))) * 4;
-  const c: Rgb = [lut[k], lut[k + 1], lut[k + 2]];
+  const c: Rgb = [lut[k] ?? 0, lut[k + 1] ?? 0, lut[k + 2] ?? 0];
   // Contrast against black is (L + 0.05) / 0.05, against white 1.05 / (L + 0.05): they are equal at L ≈ 0.179.
   return { background: `rgb(${c.join(', ')})`, color: luminance(c) > 0.179 ? '#000' : '#fff' };
 }

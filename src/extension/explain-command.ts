@@ -1,0 +1,157 @@
+// The product's main path, `debertaLens.explain`: the editor's selection (or the paragraph at the cursor) goes to
+// the engine under a cancellable progress notification; the result goes to the panel, the editor lens and the
+// fill-mask predictions. One explain at a time per window.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { isLensError, LensError } from '../engine';
+import type { ViewName } from '../shared/protocol/lens';
+import { explainError, modelOpenError } from './common/messages';
+import { positionSpecOf } from './common/result-shape';
+import type { LensSettings } from './common/settings';
+import type { EditorLens } from './editor/editor-lens';
+import { paragraphAround } from './editor/text-range';
+import type { LensPanel } from './lens/panel';
+import type { PanelPredictions } from './lens/panel-predictions';
+import type { ModelHost } from './model/model-host';
+import type { LensStatus } from './model/status-bar';
+
+/** What `debertaLens.explain` resolves to; the integration tests read it. */
+export type ExplainOutcome =
+  | { ok: true; tokens: number; layers: number; heads: number; terms: string[]; ms: number; executionProvider: string }
+  | { ok: false; error: string; code: string };
+
+/** Optional argument of the explain commands (tests and keybindings may pass it). */
+export interface ExplainArgs {
+  /** Aborts the run after this many milliseconds, as the progress notification's Cancel button does. */
+  cancelAfterMs?: number;
+  view?: ViewName;
+}
+
+/** Menus pass a Uri as the first argument and keybindings may pass anything: keep only what we know. */
+export function explainArgs(raw: unknown): ExplainArgs {
+  if (!raw || typeof raw !== 'object' || raw instanceof vscode.Uri) return {};
+  const a = raw as Record<string, unknown>;
+  return {
+    cancelAfterMs: typeof a.cancelAfterMs === 'number' && a.cancelAfterMs >= 0 ? a.cancelAfterMs : undefined,
+    view: a.view === 'heads' || a.view === 'heatmap' ? a.view : undefined,
+  };
+}
+
+export interface ExplainDeps {
+  settings(): LensSettings;
+  models: ModelHost;
+  status: LensStatus;
+  panel: LensPanel;
+  lens: EditorLens;
+  predictions: PanelPredictions;
+  log(line: string): void;
+  showError(e: unknown): void;
+}
+
+/** The text to explain and where it sits in its document (the editor lens maps tokens back through it). */
+interface Selection {
+  editor: vscode.TextEditor;
+  text: string;
+  version: number;
+  base: number;
+}
+
+/** The selection, or the paragraph around the cursor when nothing is selected. */
+function selectionToExplain(): Selection {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) throw new LensError('Open a text editor and select the text to explain (DeBERTa Lens: Explain Attention).');
+  const doc = editor.document;
+  let range: vscode.Range = editor.selection;
+  if (editor.selection.isEmpty) {
+    const lines = Array.from({ length: doc.lineCount }, (_, k) => doc.lineAt(k).text);
+    const p = paragraphAround(lines, editor.selection.active.line);
+    range = new vscode.Range(p.start, 0, p.end, doc.lineAt(p.end).text.length);
+  }
+  const text = doc.getText(range);
+  if (!text.trim()) throw new LensError('Nothing to explain: select some text, or put the cursor on a non-empty line.');
+  return { editor, text, version: doc.version, base: doc.offsetAt(range.start) };
+}
+
+const cancelled = () => new LensError('Explain was cancelled.', 'cancelled');
+
+export class ExplainCommand {
+  /** The explain in flight, if any. */
+  private running: AbortController | undefined;
+
+  constructor(private readonly d: ExplainDeps) {}
+
+  /** `debertaLens.explain`: never rejects; a failure is shown and resolves to `{ ok: false }`. */
+  async explain(raw?: unknown): Promise<ExplainOutcome> {
+    try {
+      return await this.run(explainArgs(raw));
+    } catch (e) {
+      if (isLensError(e) && e.code === 'cancelled') {
+        this.d.log('explain cancelled');
+        this.d.status.idle('cancelled');
+      } else {
+        this.d.showError(e);
+        this.d.status.idle('last run failed');
+      }
+      return { ok: false, error: e instanceof Error ? e.message : String(e), code: isLensError(e) ? e.code : 'runtime' };
+    }
+  }
+
+  /** `debertaLens.compareHeads`: the heads view of the result on screen, or of a new explain when there is none. */
+  async compareHeads(raw?: unknown): Promise<ExplainOutcome | undefined> {
+    if (this.d.panel.result && this.d.panel.isOpen) {
+      this.d.panel.showView('heads');
+      return undefined;
+    }
+    return this.explain({ ...explainArgs(raw), view: 'heads' });
+  }
+
+  /** Closing the panel while a run is in flight cancels it: the panel must not come back on its own. */
+  cancel(): void {
+    this.running?.abort();
+  }
+
+  private async run(args: ExplainArgs): Promise<ExplainOutcome> {
+    const { panel, status } = this.d;
+    const sel = selectionToExplain();
+    const s = this.d.settings();
+    const controller = new AbortController();
+    this.running = controller;
+    const { model, result, ms } = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'DeBERTa Lens', cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => controller.abort());
+        if (args.cancelAfterMs !== undefined) setTimeout(() => controller.abort(), args.cancelAfterMs);
+        if (!this.d.models.matches(s)) {
+          progress.report({ message: `loading ${path.basename(this.d.models.modelDir(s))}…` });
+          status.busy('loading the model');
+        }
+        const model = await this.d.models.get(s).catch((e: unknown) => {
+          throw modelOpenError(e, s.modelPath);
+        });
+        if (controller.signal.aborted) throw cancelled();
+        progress.report({ message: `explaining ${sel.text.length} characters…` });
+        status.busy('explaining');
+        const t0 = performance.now();
+        // The head the first heatmap shows comes with the forward pass: the panel opens without waiting for its layer.
+        const result = await model.explain({ text: sel.text, preview: panel.previewFor(model.info, args.view) }, controller.signal).catch((e: unknown) => {
+          throw explainError(e, s.maxTokens);
+        });
+        // The engine may finish just as the user cancels: a cancelled run shows nothing.
+        if (controller.signal.aborted) throw cancelled();
+        return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };
+      },
+    );
+    if (this.running === controller) this.running = undefined;
+    const ep = result.model.execution_provider;
+    this.d.log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
+    status.ready(result.model.name, ep, ms);
+    const id = panel.show({ result, text: sel.text, ms, positions: positionSpecOf(model.summary), model }, args.view);
+    // After the panel has its result: the heads run on the explain's hidden state while the first heatmap loads.
+    void this.d.predictions.start(model, result, id);
+    this.d.lens.attach(
+      { document: sel.editor.document, version: sel.version, base: sel.base, result, resultId: id },
+      { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
+    );
+    return { ok: true, tokens: result.n, layers: result.layers.length, heads: result.heads, terms: result.terms, ms, executionProvider: ep };
+  }
+}

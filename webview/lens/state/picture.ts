@@ -1,0 +1,19 @@
+// The analysis view's picture, an atom beside the store's: what export reads from the view on screen. Apart from
+// store.ts because it holds a canvas, and store.ts also compiles under node (the store's unit test) without the DOM.
+import { atom, keepMount } from 'nanostores';
+import type { Range } from '../../common/colors';
+
+/** The view's main canvas and the values and colours it shows. */
+export interface Picture {
+  canvas: HTMLCanvasElement;
+  values: Float32Array;
+  rows: number;
+  cols: number;
+  range: Range;
+  lut: Uint8ClampedArray;
+  title: string;
+}
+
+/** Undefined while a view draws, and for views with nothing to export. */
+export const $picture = atom<Picture | undefined>(undefined);
+keepMount($picture);
