@@ -129,20 +129,20 @@ module.exports = {
       to: { path: VSCODE },
     },
 
-    // Inside the webview: common below the two panels, the panels apart.
+    // Inside the webview: common below the pages, the pages apart.
     {
       name: 'webview-common-below-panels',
       severity: 'error',
-      comment: 'webview/common serves both panels: it imports neither.',
+      comment: 'webview/common serves every page (lens, compare, the HTML report): it imports none of them.',
       from: { path: '^webview/common/' },
-      to: { path: '^webview/(lens|compare)/' },
+      to: { path: '^webview/(lens|compare|report)/' },
     },
     {
       name: 'webview-panels-apart',
       severity: 'error',
-      comment: 'The lens and compare panels share code through webview/common or src/shared.',
-      from: { path: '^webview/(lens|compare)/' },
-      to: { path: '^webview/(lens|compare)/', pathNot: '^webview/$1/' },
+      comment: 'The pages (lens, compare, the HTML report) share code through webview/common or src/shared.',
+      from: { path: '^webview/(lens|compare|report)/' },
+      to: { path: '^webview/(lens|compare|report)/', pathNot: '^webview/$1/' },
     },
 
     // Inside the extension: common below the feature folders, the features apart.
