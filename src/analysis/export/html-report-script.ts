@@ -22,8 +22,8 @@ function bundlePath(): string | undefined {
 
 /**
  * The script's text, safe inside an inline <script>: no "</script" can end the element (in a JavaScript string,
- * regular expression or comment "<\/" reads as "</"), and no source-map comment pointing at a file the page
- * does not have.
+ * regular expression or comment "<\/" reads as "</"). esbuild.mjs builds it without a source map, so the page
+ * points at no file it does not have.
  */
 export function reportScript(): string {
   if (cached !== undefined) return cached;
@@ -31,7 +31,6 @@ export function reportScript(): string {
   if (!file) throw new LensError(`report: the report script (dist/${BUNDLE}) is missing; run npm run build`);
   cached = fs
     .readFileSync(file, 'utf8')
-    .replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '\n')
     .replace(/<\/(script)/gi, '<\\/$1');
   return cached;
 }
