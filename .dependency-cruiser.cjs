@@ -22,7 +22,7 @@ const ENGINE_MIDDLE = '^src/engine/(checkpoint|tokenizer|tokenizer-thread|graph|
 const ENGINE_INDEX = '^src/engine/index[.]ts$';
 /** vscode has no runtime package (the host provides it); its types resolve to @types/vscode. */
 const VSCODE = ['^vscode$', 'node_modules/@types/vscode/'];
-const EXTENSION_FEATURES = '(lens|compare|model|editor)';
+const EXTENSION_FEATURES = '(lens|compare)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -145,20 +145,28 @@ module.exports = {
       to: { path: '^webview/(lens|compare|report)/', pathNot: '^webview/$1/' },
     },
 
-    // Inside the extension: common below the feature folders, the features apart.
+    // Inside the extension: common at the bottom, model (opening and picking a model) above it, the panels' host
+    // halves (lens, compare) on top and apart; src/extension/*.ts is the composition root.
     {
-      name: 'extension-common-below-features',
+      name: 'extension-common-below-all',
       severity: 'error',
-      comment: 'src/extension/common serves every feature folder: it imports none of them.',
+      comment: 'src/extension/common serves every folder of the extension: it imports none of them.',
       from: { path: '^src/extension/common/' },
+      to: { path: `^src/extension/(${EXTENSION_FEATURES.slice(1, -1)}|model)/` },
+    },
+    {
+      name: 'extension-model-below-features',
+      severity: 'error',
+      comment: 'src/extension/model opens and picks models for every panel: it imports no panel.',
+      from: { path: '^src/extension/model/' },
       to: { path: `^src/extension/${EXTENSION_FEATURES}/` },
     },
     {
       name: 'extension-features-apart',
       severity: 'error',
       comment:
-        'Feature folders (lens, compare, model, editor) share code through extension/common, engine or shared; ' +
-        'src/extension/*.ts is the composition root and may import any of them.',
+        'The panels\' host halves (lens, compare) share code through extension/common, extension/model, engine or ' +
+        'shared; src/extension/*.ts is the composition root and may import any of them.',
       from: { path: `^src/extension/${EXTENSION_FEATURES}/` },
       to: { path: `^src/extension/${EXTENSION_FEATURES}/`, pathNot: '^src/extension/$1/' },
     },

@@ -8,7 +8,7 @@ import type { EngineOptions, LensModel } from '../../src/engine/api';
 import { hfHubDir, listHfCacheModels } from '../../src/extension/model/hf-cache';
 import { ModelHost } from '../../src/extension/model/model-host';
 import { DEFAULTS, MAX_PREDICTION_TOP_K, modelKey, readSettings, type LensSettings } from '../../src/extension/common/settings';
-import { paragraphAround } from '../../src/extension/editor/text-range';
+import { paragraphAround } from '../../src/extension/common/text-range';
 import { FIXTURES, at, field } from './helpers';
 
 test('readSettings sanitises every value and falls back to defaults', () => {

@@ -5,8 +5,8 @@ import * as vscode from 'vscode';
 import { LensError } from '../../engine';
 import type { TokenPrediction } from '../../shared/predictions';
 import type { EditorLens } from './editor-lens';
-import { type PanelPredictions, predictionMarkdown } from '../lens/panel-predictions';
-import type { LensPanel } from '../lens/panel';
+import { type PanelPredictions, predictionMarkdown } from './panel-predictions';
+import type { LensPanel } from './panel';
 
 export interface PredictWiring {
   panel: LensPanel;
