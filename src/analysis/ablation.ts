@@ -5,7 +5,7 @@
 // masked keys 0, padding query rows uniform). The scale is NOT recomputed for the subset: we ask "what if this
 // term contributed nothing", not "what if the model had been built without it".
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { TermName } from '../engine/types';
 import { blockCount, maskedSoftmaxRow, sameLength } from './matrix';
 import { layerTerms, type TermSet } from './term-shares';

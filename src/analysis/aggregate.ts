@@ -1,6 +1,6 @@
 // Aggregation over heads and layers, span rows, and discounting special tokens.
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { MatrixKind } from '../engine/types';
 import { blockCount, checkIndex, sameLength } from './matrix';
 

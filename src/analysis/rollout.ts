@@ -1,7 +1,7 @@
 // Attention rollout (Abnar & Zuidema 2020), residual-adjusted: per layer Â = rownorm(0.5·mean_h A_h + 0.5·I),
 // then R = Â_last · … · Â_first (R[i,j]: how much of token j's input reaches token i's output).
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { TermName } from '../engine/types';
 import { ablatedProbs, type AblationPreset } from './ablation';
 import { blockCount } from './matrix';

@@ -1,7 +1,7 @@
 // Compare two results (before/after an edit, or two selections): match tokens by an LCS over their piece
 // texts (order kept), then take per-pair differences of any matrix for the matched tokens.
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { MatrixKind } from '../engine/types';
 
 export interface TokenMatch {

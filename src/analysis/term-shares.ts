@@ -6,15 +6,16 @@
 // share_c2c; the positional share is 1 − content. A cell where every term is exactly 0 splits equally among the
 // present terms, so shares always sum to 1. A head's share is the mean over its cells, either uniform (every
 // cell counts the same) or weighted by the real attention probabilities (cells the head actually uses count).
+import { DECOMPOSITION_TERMS, type DecompositionTerm } from '../shared/kinds';
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { TermName } from '../engine/types';
 import { blockCount, sameLength } from './matrix';
 
 /** A term whose share is taken: DeBERTa's three, and BERT's layer-0 p2p and rest (token type, LayerNorm shift, biases). */
-export type ShareTerm = TermName | 'p2p' | 'rest';
-/** Every share term, in the order tables list them. */
-export const SHARE_TERMS: readonly ShareTerm[] = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'];
+export type ShareTerm = DecompositionTerm;
+/** Every share term, in the order tables list them (DeBERTa's three are the first three). */
+export const SHARE_TERMS: readonly ShareTerm[] = DECOMPOSITION_TERMS;
 
 /** Raw terms for one head `[n,n]` or one layer `[H,n,n]`; c2p/p2c absent when the model lacks them. */
 export interface TermSet {

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type AblationPlan, parseAblation } from '../../src/engine/run/ablation-spec';
-import { int64Feeds } from '../../src/engine/run/explain';
+import { int64Feeds } from '../../src/engine/run/input';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../../src/engine/graph/deberta-graph';
 import { graphInputs } from '../../src/engine/graph/graph-inputs';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';

@@ -7,7 +7,7 @@ import { readZip, writeZip } from '../../src/analysis/export/zip';
 import { readNpz, toNpz } from '../../src/analysis/export/npz';
 import { float32ForJson, toJson, toJsonText } from '../../src/analysis/export/json';
 import { toHtmlReport } from '../../src/analysis/export/html-report';
-import { ExplainResult } from '../../src/engine/result';
+import { ExplainResult } from '../../src/engine/result/explain-result';
 import { isLensError } from '../../src/engine/errors';
 import { fixtureResult } from './analysis-fixture';
 

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   if (!g) throw new Error(`unknown geometry ${geometry}: use ${Object.keys(V3_GEOMETRIES).join(', ')}`);
   const n = Number(flag('tokens', '512'));
   const runs = Number(flag('runs', '10'));
-  const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
+  const threads = Number(flag('threads', String(engine.defaultThreads())));
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-ab-'));
   const sides: Side[] = [];
   try {

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LengthReport } from '../../src/cli/bench';
-import type { ExecutionProviderSetting } from '../../src/engine/types';
+import { defaultThreads, type ExecutionProviderSetting } from '../../src/engine';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
 const REPO = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
@@ -51,7 +51,7 @@ async function main() {
   // HF's eager forward at the engine's long lengths takes minutes and GBs: by default only up to 512 tokens.
   const torchMax = Number(flag('torch-max-tokens', '512'));
   const runs = Number(flag('runs', '3'));
-  const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
+  const threads = Number(flag('threads', String(defaultThreads())));
   const ep = flag('ep', 'cpu') as ExecutionProviderSetting;
   const missing = flag('torch', 'auto') === 'no' ? 'skipped with --torch no' : torchMissing();
   const withTorch = missing === undefined;

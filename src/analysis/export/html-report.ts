@@ -1,7 +1,7 @@
 // A self-contained HTML report of a result: every byte inline (data as base64 float32, script, CSS), a CSP
 // that forbids any network fetch, so it opens from a file:// URL on an offline machine.
 import { LensError } from '../../engine/errors';
-import type { ExplainResult } from '../../engine/result';
+import type { ExplainResult } from '../../engine/result/explain-result';
 import { TERM_NAMES, type MatrixKind } from '../../engine/types';
 import { REPORT_SCRIPT } from './html-report-script';
 import { HTML_REPORT_MAX_BYTES, reportDataBytes } from '../../shared/export-size';

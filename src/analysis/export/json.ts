@@ -2,7 +2,8 @@
 // Numbers are written with the fewest digits that read back as the same float32, and the text is produced in
 // chunks so a large result can be streamed to a file instead of being built as one string (V8 caps strings
 // at ~512 MiB; v3-base at 512 tokens is ~0.4 GiB of float32, several GiB as JSON).
-import type { ExplainResult } from '../../engine/result';
+import type { ExplainResult } from '../../engine/result/explain-result';
+import { DECOMPOSITION_TERMS } from '../../shared/kinds';
 import { TERM_NAMES, type MatrixKind } from '../../engine/types';
 
 /** Shortest decimal that rounds back to the same float32. NaN/±Infinity have no JSON form: null. */
@@ -25,8 +26,6 @@ function kindsOf(result: ExplainResult): MatrixKind[] {
   // §4's order: c2c, c2p, p2c (those present), probs.
   return [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
 }
-
-const DECOMPOSITION_ORDER = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] as const;
 
 function header(result: ExplainResult) {
   const m = result.model;
@@ -79,7 +78,7 @@ export async function toJson(result: ExplainResult): Promise<Record<string, unkn
   const out: Record<string, unknown> = { ...header(result), layers };
   if (result.hasDecomposition) {
     const d = await result.layer0Decomposition();
-    out.layer0_decomposition = Object.fromEntries(DECOMPOSITION_ORDER.map((k) => [k, nested(d[k], result.heads, result.n)]));
+    out.layer0_decomposition = Object.fromEntries(DECOMPOSITION_TERMS.map((k) => [k, nested(d[k], result.heads, result.n)]));
   }
   return out;
 }
@@ -100,7 +99,7 @@ export async function* jsonChunks(result: ExplainResult): AsyncGenerator<string>
   if (result.hasDecomposition) {
     const d = await result.layer0Decomposition();
     yield ',"layer0_decomposition":{';
-    for (const [k, name] of DECOMPOSITION_ORDER.entries()) yield* matrixChunks(name, d[name], heads, n, k === 0 ? '' : ',');
+    for (const [k, name] of DECOMPOSITION_TERMS.entries()) yield* matrixChunks(name, d[name], heads, n, k === 0 ? '' : ',');
     yield '}';
   }
   yield '}';

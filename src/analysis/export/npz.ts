@@ -3,7 +3,7 @@
 // meta.json (model info, scale, tokens with offsets, text, layers). np.load(path) reads the arrays;
 // meta.json comes back as bytes from np.load(path)['meta.json'] or via zipfile.
 import { LensError } from '../../engine/errors';
-import { ExplainResult, type LayerTensors } from '../../engine/result';
+import { ExplainResult, type LayerTensors } from '../../engine/result/explain-result';
 import type { ModelInfo, Token } from '../../engine/types';
 import { decodeNpy, encodeNpy, npyHeader } from './npy';
 import { writeChunks } from './write-chunks';

@@ -2,7 +2,7 @@
 // Only the header is read here; tensor bytes are referenced by file + offset.
 import * as fs from 'node:fs';
 import { LensError } from '../errors';
-import { own } from '../own';
+import { own } from './own';
 import { SAFETENSORS_DTYPES, SAFETENSORS_INTEGER_DTYPES, DTYPE_BYTES, elementCount, shapeText } from './dtype';
 import { contiguousFileTensor, readRange, type FileTensors, type SkippedTensor, type SourcedTensor } from './tensor';
 

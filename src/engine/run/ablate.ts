@@ -1,87 +1,16 @@
 // Interventions: remove attention terms of chosen heads inside the real forward pass and rerun every later layer,
 // from the first layer the intervention touches (its input state comes from the plain forward pass).
-import * as os from 'node:os';
-import { type AblationMode, keepMasks, modelTerms, parseAblation, type AblationPlan } from './ablation-spec';
-import { type Checkpoint, loadCheckpoint } from '../checkpoint';
-import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from '../cache/cache-layout';
+import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from '../api';
 import { LensError } from '../errors';
-import { checkLength, int64Feeds, prepareInput } from './explain';
-import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, TailInput } from '../graph/deberta-graph';
-import { ensureTailGraph } from '../graph/graph-cache';
-import { GraphSessions } from '../runtime/graph-sessions';
-import { graphInputs, relativeInputs } from '../graph/graph-inputs';
+import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-graph';
+import { graphInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
-import { findHeads, noHeadMessage } from '../checkpoint/heads';
-import { type OpenModel, resolveModelDir } from '../model/open-model';
-import { checkTop, nameTokens, positionsToPredict, readPredictions } from './predict';
-import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from '../prediction';
-import type { FeedTensor } from '../runtime/messages';
-import type { RuntimeSession } from '../runtime/session';
+import { parseAblation } from './ablation-spec';
+import { checkLength, int64Feeds, prepareInput } from './input';
+import { checkTop, nameTokens, positionsToPredict, readPredictions, requireMlmHead } from './prediction-read';
+import type { RunContext } from './run-context';
 
-/**
- * The tail graphs' runtime sessions for one open model (layers l…L−1 with keep masks), one per start layer,
- * each started on its first intervention there and stopped with the model.
- */
-export class TailSessions extends GraphSessions<number> {
-  constructor(private readonly model: OpenModel) {
-    super();
-  }
-
-  start(layer: number): Promise<RuntimeSession> {
-    const { checkpoint: ck, options } = this.model;
-    const graph = () => ensureTailGraph(ck, options.cacheDir ?? defaultCacheDir(), layer, {
-      maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB,
-      log: options.log,
-      headGroup: options.attentionHeadGroup,
-    });
-    // The encoder's process is idle while the tail runs: the same threads.
-    const threads = options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-    return this.session(layer, 'tail', graph, options.executionProvider, threads);
-  }
-
-  /**
-   * Layers plan.firstLayer… on `hidden` (that layer's input) with the plan's terms removed → the last hidden state,
-   * and with `states` the input states of the later layers too (in that order).
-   */
-  async run(plan: AblationPlan, hidden: Float32Array, rel: Float32Array | undefined, relRows: number, n: number, signal?: AbortSignal, states = false) {
-    const spec = this.model.checkpoint.spec;
-    const session = await this.start(plan.firstLayer);
-    const D = spec.hiddenSize, H = spec.numHeads, Lt = spec.numLayers - plan.firstLayer;
-    const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] } };
-    if (rel) feeds[LayerInput.rel] = { type: 'float32', data: rel, dims: [relRows, D] };
-    Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
-    for (const t of modelTerms(spec)) {
-      const keep = new Float32Array(Lt * H);
-      for (let l = plan.firstLayer; l < spec.numLayers; l++) keep.set(keepMasks(plan, l, spec)[t], (l - plan.firstLayer) * H);
-      feeds[TailInput.keep(t)] = { type: 'float32', data: keep, dims: [Lt, H] };
-    }
-    feeds[TailInput.mean] = { type: 'float32', data: Float32Array.of(plan.mode === 'mean' ? 1 : 0), dims: [1] };
-    const later = states ? Array.from({ length: Lt - 1 }, (_, k) => layerInputOutput(plan.firstLayer + 1 + k)) : [];
-    const run = await session.run('tail', feeds, [LAST_HIDDEN, ...later], signal);
-    try {
-      return { ms: run.ms, hidden: run.outputs.read(LAST_HIDDEN), states: later.map((name) => run.outputs.read(name)) };
-    } finally {
-      run.outputs.release();
-    }
-  }
-}
-
-/** Checks an intervention spec against a model's config alone (no graph built, nothing run): the CLI's first step. */
-export async function checkAblation(modelDir: string, spec: string, mode: AblationMode = 'zero'): Promise<string[]> {
-  const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
-  const entries = parseAblation(spec, ck.spec, mode).entries;
-  requireMlmHead(ck);
-  return entries;
-}
-
-/** An intervention's effect is shown on the masked-LM head's predictions. */
-export function requireMlmHead(ck: Checkpoint): void {
-  const heads = findHeads(ck);
-  if (heads.mlm) return;
-  throw new LensError(heads.rtd ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions` : noHeadMessage(ck), 'unsupported');
-}
-
-export async function ablateWith(model: OpenModel, input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
+export async function ablateWith(model: RunContext, input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
   const t0 = performance.now();
   const ck = model.checkpoint, spec = ck.spec;
   // The spec is checked against the model before anything is tokenized or run.

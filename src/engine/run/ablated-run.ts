@@ -1,21 +1,15 @@
 // The attention of an intervened run, for the views: the same kind of result as explain's, whose layers come from
 // the states of the run with the chosen terms removed. Layers before the first intervened one are the plain run's;
 // an intervened layer shows its removed terms as the run used them (0, or each row's mean) and the softmax of that.
-import { type AblationMode, type AblationPlan, parseAblation } from './ablation-spec';
+import type { AblatedRunInput, AblationMode } from '../api';
 import { LensError } from '../errors';
-import { checkLength, int64Feeds, LayerComputation, prepareInput } from './explain';
 import { layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-graph';
 import { graphInputs } from '../graph/graph-inputs';
-import type { OpenModel } from '../model/open-model';
-import { ExplainResult, type LayerSource, type LayerTensors } from '../result';
-
-export interface AblatedRunInput {
-  text?: string;
-  ids?: number[];
-  /** LAYER.HEAD:TERM entries, as for ablate. */
-  ablate: string;
-  mode?: AblationMode;
-}
+import { ExplainResult, type LayerSource, type LayerTensors } from '../result/explain-result';
+import { type AblationPlan, parseAblation } from './ablation-spec';
+import { checkLength, int64Feeds, prepareInput } from './input';
+import { LayerComputation } from './layer';
+import type { RunContext } from './run-context';
 
 /** A layer source that applies the plan's edits to the intervened layers' terms and recomputes their softmax. */
 class EditedLayers implements LayerSource {
@@ -77,7 +71,7 @@ export function editLayer(t: LayerTensors, edits: Partial<Record<'c2c' | 'c2p' |
 }
 
 /** The intervened run as an ExplainResult (every layer): the views and the Diff (against the plain run) read it. */
-export async function explainAblatedWith(model: OpenModel, input: AblatedRunInput, signal?: AbortSignal): Promise<ExplainResult> {
+export async function explainAblatedWith(model: RunContext, input: AblatedRunInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
   const spec = model.checkpoint.spec;
   const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');

@@ -1,11 +1,10 @@
 // Which attention terms an intervention removes: "LAYER.HEAD:TERM" entries, comma-separated, e.g.
 // "1.0:c2p,4.*:p2c,2.3:all" (head * = every head of the layer; term all = the head's every term), checked against
 // the model before anything runs.
+import type { AblationMode } from '../api';
 import { LensError } from '../errors';
 import type { ModelSpec, TermName } from '../types';
 
-/** zero: the term is set to 0 before the softmax; mean: replaced by its mean over key positions (per query). */
-export type AblationMode = 'zero' | 'mean';
 
 export interface AblationPlan {
   mode: AblationMode;

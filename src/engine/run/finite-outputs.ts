@@ -5,7 +5,7 @@
 // the layer where the damage starts; a layer's probabilities are checked again when that layer is computed.
 import { LensError } from '../errors';
 import { firstNonFinite } from '../checkpoint/finite';
-import type { LayerTensors } from '../result';
+import type { LayerTensors } from '../result/explain-result';
 
 function bad(m: Float32Array): boolean {
   return firstNonFinite(new Uint8Array(m.buffer, m.byteOffset, m.byteLength), 'float32') >= 0;

@@ -1,26 +1,21 @@
 // Which heads matter at one position: each head's term removed alone (one intervention per cell), heads ranked by
 // how much the followed token's log-probability drops. Every rerun starts at the head's own layer, from that layer's
 // input state as one plain forward pass left it.
-import { type AblationMode, type AblationPlan, modelTerms } from './ablation-spec';
+import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating } from '../api';
 import { LensError } from '../errors';
-import { checkLength, int64Feeds, prepareInput } from './explain';
-import * as os from 'node:os';
-import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from '../cache/cache-layout';
 import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-graph';
 import { ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
+import { HeadOutput } from '../graph/head-graph';
 import { buildSweepGraph, SWEEP_GRAPH_VERSION, SWEEP_ROWS, SweepInput as SweepFeed, sweepGraphFits } from '../graph/sweep-graph';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
-import { HeadOutput } from '../graph/head-graph';
-import { requireMlmHead } from './ablate';
-import { loadCheckpoint } from '../checkpoint';
-import { resolveModelDir } from '../model/open-model';
-import type { OpenModel } from '../model/open-model';
-import { nameTokens, positionsToPredict, readPredictions } from './predict';
-import type { SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating } from '../prediction';
 import type { TermName } from '../types';
+import { type AblationPlan, modelTerms } from './ablation-spec';
+import { checkLength, int64Feeds, prepareInput } from './input';
+import { nameTokens, positionsToPredict, readPredictions, requireMlmHead } from './prediction-read';
+import type { RunBase, RunContext } from './run-context';
 
 /** The terms a sweep covers: "all" or a list, each one the model has. */
 export function sweepTerms(asked: readonly string[], modelHas: TermName[], flag = '--sweep'): TermName[] {
@@ -43,16 +38,15 @@ const SWEEP_CHUNK_BYTES = 512 * 2 ** 20;
  * stopped before the next starts (it holds that layer's weights and all later ones').
  */
 class SweepSessions extends GraphSessions<number> {
-  constructor(private readonly model: OpenModel) {
+  constructor(private readonly model: RunBase) {
     super();
   }
 
   start(layer: number): Promise<RuntimeSession> {
-    const { checkpoint: ck, options } = this.model;
+    const { checkpoint: ck, graphCache } = this.model;
     const kind = { version: SWEEP_GRAPH_VERSION, variant: `\nfrom/${layer}`, what: `sweep graph of layers ${layer}…${ck.spec.numLayers - 1}`, build: () => buildSweepGraph(ck, layer) };
-    const graph = () => ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
-    const threads = options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-    return this.session(layer, 'tail', graph, options.executionProvider, threads);
+    const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+    return this.session(layer, 'tail', graph, this.model.executionProvider, this.model.threads);
   }
 }
 
@@ -70,22 +64,14 @@ function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
 }
 
 /** How many variants one batched run takes at n tokens (attention, feed-forward and state arrays of each). */
-function variantsPerRun(model: OpenModel, n: number): number {
+function variantsPerRun(model: RunContext, n: number): number {
   const s = model.checkpoint.spec;
   const perVariant = 4 * (6 * s.numHeads * n * 2 * n + 3 * n * s.intermediateSize + 10 * n * s.hiddenSize);
   return Math.max(1, Math.floor(SWEEP_CHUNK_BYTES / perVariant));
 }
 
-/** Checks a sweep's terms against a model's config alone (no graph built, nothing run): the CLI's first step. */
-export async function checkSweep(modelDir: string, terms: string[]): Promise<TermName[]> {
-  const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
-  const out = sweepTerms(terms, modelTerms(ck.spec));
-  requireMlmHead(ck);
-  return out;
-}
-
 /** The one position a sweep follows: the asked one, else the input's first [MASK]. */
-function chooseSweepPosition(model: OpenModel, ids: number[], asked: number | undefined) {
+function chooseSweepPosition(model: RunContext, ids: number[], asked: number | undefined) {
   const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, asked === undefined ? undefined : [asked]);
   if (asked === undefined) {
     if (inputMasks.length === 0) {
@@ -101,7 +87,7 @@ function chooseSweepPosition(model: OpenModel, ids: number[], asked: number | un
 
 /** One batched rerun of layers l… for `part` (each variant removes one head's term in layer l): the followed
  *  position's last hidden state of each, [variants, D]. */
-async function runVariants(model: OpenModel, session: RuntimeSession, part: { term: TermName; h: number }[], hidden: Float32Array, rel: Float32Array, relRows: number, n: number, position: number, mode: AblationMode, signal?: AbortSignal) {
+async function runVariants(model: RunContext, session: RuntimeSession, part: { term: TermName; h: number }[], hidden: Float32Array, rel: Float32Array, relRows: number, n: number, position: number, mode: AblationMode, signal?: AbortSignal) {
   const spec = model.checkpoint.spec, H = spec.numHeads, D = spec.hiddenSize;
   const feeds: Record<string, FeedTensor> = {
     [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] },
@@ -125,7 +111,7 @@ async function runVariants(model: OpenModel, session: RuntimeSession, part: { te
   }
 }
 
-export async function sweepWith(model: OpenModel, input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
+export async function sweepWith(model: RunContext, input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
   const t0 = performance.now();
   const ck = model.checkpoint, spec = ck.spec;
   const terms = sweepTerms(input.terms, modelTerms(spec));

@@ -1,6 +1,7 @@
-import { LensError } from './errors';
-import { type LayerCache, layerCache, type LayerOwner } from './memory/layer-cache';
-import type { MatrixKind, ModelInfo, TermName, Token } from './types';
+import type { DecompositionTerm } from '../../shared/kinds';
+import { LensError } from '../errors';
+import { type LayerCache, layerCache, type LayerOwner } from '../memory/layer-cache';
+import type { MatrixKind, ModelInfo, TermName, Token } from '../types';
 
 /** One layer's matrices for every head: each `[heads, n, n]` float32, row-major. */
 export interface LayerTensors {
@@ -24,7 +25,7 @@ export interface LayerSource {
 }
 
 /** The five parts of BERT's layer-0 score; their sum is the score. */
-export type Layer0Decomposition = Record<'c2c' | 'c2p' | 'p2c' | 'p2p' | 'rest', Float32Array>;
+export type Layer0Decomposition = Record<DecompositionTerm, Float32Array>;
 
 export interface ExplainTimings {
   tokenize_ms: number;
