@@ -4,7 +4,8 @@ import type { ExplainInput } from '../api';
 import { LensError } from '../errors';
 import { LAST_HIDDEN } from '../graph/deberta-graph';
 import { graphInputs, type Int64Feeds } from '../graph/graph-inputs';
-import { availableMemory, estimateMemory, formatBytes } from '../memory/estimate';
+import { formatBytes } from '../../shared/format';
+import { availableMemory, estimateMemory } from '../memory/estimate';
 import type { FeedTensor } from '../runtime/messages';
 import { missingTokenizerError } from '../tokenizer';
 import type { Token } from '../types';
@@ -62,7 +63,7 @@ export function checkLength(model: RunBase, n: number, available = availableMemo
   const need = estimateMemory(spec, n).total;
   if (need > available) {
     throw new LensError(
-      `the input is ${n} tokens: explaining it needs about ${formatBytes(need)} of memory and ${formatBytes(available)} is free: select less text, free memory, or lower ${setting} so such inputs are refused up front`,
+      `the input is ${n} tokens: explaining it needs about ${formatBytes(need, 'decimal')} of memory and ${formatBytes(available, 'decimal')} is free: select less text, free memory, or lower ${setting} so such inputs are refused up front`,
       'too-long',
     );
   }
