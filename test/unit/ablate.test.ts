@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { type AblationPlan, parseAblation } from '../../src/engine/run/ablation-spec';
 import { int64Feeds } from '../../src/engine/run/input';
-import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../../src/engine/graph/deberta-graph';
+import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../../src/engine/graph/deberta-io';
 import { graphInputs } from '../../src/engine/graph/graph-inputs';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { assertClose, assertOneLineError, klFromLogits, logSoftmax } from './head-asserts';

@@ -2,7 +2,7 @@
 // from the first layer the intervention touches (its input state comes from the plain forward pass).
 import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from '../api';
 import { LensError } from '../errors';
-import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-graph';
+import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
 import { parseAblation } from './ablation-spec';

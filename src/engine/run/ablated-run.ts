@@ -3,7 +3,7 @@
 // an intervened layer shows its removed terms as the run used them (0, or each row's mean) and the softmax of that.
 import type { AblatedRunInput, AblationMode } from '../api';
 import { LensError } from '../errors';
-import { layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-graph';
+import { layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { ExplainResult, type LayerSource, type LayerTensors } from '../result/explain-result';
 import { type AblationPlan, parseAblation } from './ablation-spec';

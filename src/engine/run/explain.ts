@@ -3,7 +3,7 @@
 import type { ExplainInput } from '../api';
 import { LensError } from '../errors';
 import { EMBEDDING_PARTS } from '../graph/bert-decomposition';
-import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-graph';
+import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { ExplainResult, type LayerPreview, type LayerTensors } from '../result/explain-result';
 import type { ChainedRunSpec } from '../runtime/session';

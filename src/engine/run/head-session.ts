@@ -1,7 +1,7 @@
 // The prediction heads of one open model as runtime sessions: the plain graph (fill-mask, RTD) in the encoder's own
 // process, the compare graph (also KL against a reference state) in a process of its own. Below the verbs.
 import { findHeads, type Heads } from '../checkpoint/heads';
-import { LAST_HIDDEN } from '../graph/deberta-graph';
+import { LAST_HIDDEN } from '../graph/deberta-io';
 import { type CachedModelGraph, ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs } from '../graph/graph-inputs';
 import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from '../graph/head-graph';

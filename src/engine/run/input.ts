@@ -2,7 +2,7 @@
 // plain forward pass. Below the verbs: they import it, it imports no verb.
 import type { ExplainInput } from '../api';
 import { LensError } from '../errors';
-import { LAST_HIDDEN } from '../graph/deberta-graph';
+import { LAST_HIDDEN } from '../graph/deberta-io';
 import { graphInputs, type Int64Feeds } from '../graph/graph-inputs';
 import { formatBytes } from '../../shared/format';
 import { availableMemory, estimateMemory } from '../memory/estimate';

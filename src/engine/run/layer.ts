@@ -4,7 +4,7 @@
 import { assertUnchanged, requireWeight } from '../checkpoint';
 import { isLensError, LensError } from '../errors';
 import { DECOMPOSITION_TERMS, DecompositionInput, type DecompositionTerm } from '../graph/bert-decomposition';
-import { contentWeightFeeds, LayerInput, layerOutput, layerWeights, PositionsInput, positionWeightFeeds } from '../graph/deberta-graph';
+import { contentWeightFeeds, LayerInput, layerOutput, layerWeights, PositionsInput, positionWeightFeeds } from '../graph/deberta-io';
 import { toFloat32 } from '../graph/float32';
 import { relativeInputs } from '../graph/graph-inputs';
 import { layerChunkHeads } from '../memory/estimate';

@@ -3,7 +3,7 @@
 // input state as one plain forward pass left it.
 import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating } from '../api';
 import { LensError } from '../errors';
-import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-graph';
+import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';

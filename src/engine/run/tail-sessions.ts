@@ -1,6 +1,6 @@
 // The tail graphs of one open model (layers l…L−1 with per-head term keep masks) as runtime sessions: what an
 // intervention reruns. Below the verbs that intervene (ablate, the intervened run, sweep).
-import { LAST_HIDDEN, LayerInput, layerInputOutput, TailInput } from '../graph/deberta-graph';
+import { LAST_HIDDEN, LayerInput, layerInputOutput, TailInput } from '../graph/deberta-io';
 import { ensureTailGraph } from '../graph/graph-cache';
 import { relativeInputs } from '../graph/graph-inputs';
 import { GraphSessions } from '../runtime/graph-sessions';
