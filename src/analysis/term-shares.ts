@@ -56,7 +56,7 @@ export function cellShares(terms: TermSet): CellShares {
   const shares = present.map(() => new Float32Array(len));
   for (let k = 0; k < len; k++) {
     let total = 0;
-    for (const [, m] of present) total += Math.abs(m[k]);
+    for (const [, m] of present) total += Math.abs(m[k]!);
     for (let t = 0; t < present.length; t++) {
       shares[t][k] = total > 0 ? Math.abs(present[t][1][k]) / total : 1 / present.length;
     }
@@ -87,7 +87,7 @@ export function headShares(
       let wsum = 0;
       for (let k = h * nn; k < (h + 1) * nn; k++) {
         const w = weighting === 'probs' ? probs![k] : 1;
-        acc += w * m[k];
+        acc += w * m[k]!;
         wsum += w;
       }
       out[h] = wsum > 0 ? acc / wsum : 0;
@@ -136,7 +136,7 @@ export async function termShareGrid(
     grid.content.set(s.c2c, li * H);
     if (grid.c2p && s.c2p) grid.c2p.set(s.c2p, li * H);
     if (grid.p2c && s.p2c) grid.p2c.set(s.p2c, li * H);
-    for (let h = 0; h < H; h++) grid.labels.push(labelHead(s.c2c[h], opts.thresholds));
+    for (let h = 0; h < H; h++) grid.labels.push(labelHead(s.c2c[h]!, opts.thresholds));
   }
   return grid;
 }

@@ -136,17 +136,17 @@ export function poolGroups(
   for (let h = 0; h < H; h++) {
     acc.fill(0);
     for (let i = 0; i < n; i++) {
-      const wi = groupOf[i];
+      const wi = groupOf[i]!;
       if (wi < 0) continue;
       for (let j = 0; j < n; j++) {
-        const wj = groupOf[j];
-        if (wj >= 0) acc[wi * W + wj] += matrix[(h * n + i) * n + j];
+        const wj = groupOf[j]!;
+        if (wj >= 0) acc[wi * W + wj]! += matrix[(h * n + i) * n + j]!;
       }
     }
     for (let a = 0; a < W; a++) {
       for (let b = 0; b < W; b++) {
         const colDiv = opts.columns === 'mean' ? groups[b].pieces.length : 1;
-        out[(h * W + a) * W + b] = acc[a * W + b] / groups[a].pieces.length / colDiv;
+        out[(h * W + a) * W + b] = acc[a * W + b]! / groups[a].pieces.length / colDiv;
       }
     }
   }

@@ -58,7 +58,7 @@ function nested(t: Float32Array, heads: number, n: number): (number | null)[][][
     const rows: (number | null)[][] = [];
     for (let i = 0; i < n; i++) {
       const row = new Array<number | null>(n);
-      for (let j = 0; j < n; j++) row[j] = float32ForJson(t[(h * n + i) * n + j]);
+      for (let j = 0; j < n; j++) row[j] = float32ForJson(t[(h * n + i) * n + j]!);
       rows.push(row);
     }
     out.push(rows);
@@ -111,7 +111,7 @@ function* matrixChunks(name: string, t: Float32Array, heads: number, n: number, 
   for (let h = 0; h < heads; h++) {
     for (let i = 0; i < n; i++) {
       const row = new Array<string>(n);
-      for (let j = 0; j < n; j++) row[j] = String(float32ForJson(t[(h * n + i) * n + j]));
+      for (let j = 0; j < n; j++) row[j] = String(float32ForJson(t[(h * n + i) * n + j]!));
       yield `${i === 0 ? (h ? ',[' : '[') : ','}[${row.join(',')}]${i === n - 1 ? ']' : ''}`;
     }
   }

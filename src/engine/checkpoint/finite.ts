@@ -39,7 +39,7 @@ export function firstNonFinite(bytes: Uint8Array, dtype: DType): number {
     const n = bytes.byteLength >>> 2;
     if (bytes.byteOffset % 4 === 0) {
       const u = new Uint32Array(bytes.buffer, bytes.byteOffset, n);
-      for (let i = 0; i < n; i++) if ((u[i] & exp) === exp) return i;
+      for (let i = 0; i < n; i++) if ((u[i]! & exp) === exp) return i;
       return -1;
     }
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -49,17 +49,17 @@ export function firstNonFinite(bytes: Uint8Array, dtype: DType): number {
   const n = bytes.byteLength >>> 1;
   if (bytes.byteOffset % 2 === 0) {
     const u = new Uint16Array(bytes.buffer, bytes.byteOffset, n);
-    for (let i = 0; i < n; i++) if ((u[i] & exp) === exp) return i;
+    for (let i = 0; i < n; i++) if ((u[i]! & exp) === exp) return i;
     return -1;
   }
-  for (let i = 0; i < n; i++) if (((bytes[2 * i] | (bytes[2 * i + 1] << 8)) & exp) === exp) return i;
+  for (let i = 0; i < n; i++) if (((bytes[2 * i]! | (bytes[2 * i + 1]! << 8)) & exp) === exp) return i;
   return -1;
 }
 
 function bitsAt(bytes: Uint8Array, at: number, dtype: DType): number {
   return dtype === 'float32'
-    ? (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0
-    : bytes[at] | (bytes[at + 1] << 8);
+    ? (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0
+    : bytes[at]! | (bytes[at + 1]! << 8);
 }
 
 /** Scans the tensor ranges of several files as their bytes stream past (chunks in order, any sizes). */

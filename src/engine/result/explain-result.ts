@@ -280,7 +280,7 @@ export class ExplainResult implements LayerOwner {
     s = new Float32Array(l.c2c.length);
     const inv = 1 / this.scale;
     for (let k = 0; k < s.length; k++) {
-      s[k] = (l.c2c[k] + (l.c2p ? l.c2p[k] : 0) + (l.p2c ? l.p2c[k] : 0)) * inv;
+      s[k] = (l.c2c[k]! + (l.c2p ? l.c2p[k] : 0) + (l.p2c ? l.p2c[k] : 0)) * inv;
     }
     this.scoreCache.set(l, s);
     return s;

@@ -56,7 +56,7 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     const lseBefore = outBefore.read(HeadOutput.logSumExp), lseAfter = outAfter.read(HeadOutput.logSumExp);
     return positions.map((position, r) => {
       const original = originals[r];
-      const beforeRating = original === undefined ? { logit: rowsBefore[r].top[0].logit, logprob: rowsBefore[r].top[0].logit - lseBefore[r], rank: 1 } : rating(rowsBefore[r], lseBefore[r]);
+      const beforeRating = original === undefined ? { logit: rowsBefore[r].top[0].logit, logprob: rowsBefore[r].top[0].logit - lseBefore[r]!, rank: 1 } : rating(rowsBefore[r], lseBefore[r]);
       const source = original === undefined ? ('input' as const) : ('masked' as const);
       const withOriginal = (row: (typeof rowsBefore)[number]): PositionPrediction => ({
         position,

@@ -49,7 +49,7 @@ export function editLayer(t: LayerTensors, edits: Partial<Record<'c2c' | 'c2p' |
       for (let i = 0; i < n; i++) {
         const row = m.subarray(h * nn + i * n, h * nn + (i + 1) * n);
         let mean = 0;
-        if (mode === 'mean') for (let j = 0; j < n; j++) mean += row[j] / n;
+        if (mode === 'mean') for (let j = 0; j < n; j++) mean += row[j]! / n;
         row.fill(mode === 'mean' ? mean : 0);
       }
     }
@@ -60,12 +60,12 @@ export function editLayer(t: LayerTensors, edits: Partial<Record<'c2c' | 'c2p' |
       const at = h * nn + i * n;
       let max = -Infinity;
       for (let j = 0; j < n; j++) {
-        s[j] = (t.c2c[at + j] + (t.c2p ? t.c2p[at + j] : 0) + (t.p2c ? t.p2c[at + j] : 0)) / scale;
-        if (s[j] > max) max = s[j];
+        s[j] = (t.c2c[at + j]! + (t.c2p ? t.c2p[at + j] : 0) + (t.p2c ? t.p2c[at + j] : 0)) / scale;
+        if (s[j]! > max) max = s[j]!;
       }
       let sum = 0;
-      for (let j = 0; j < n; j++) sum += s[j] = Math.exp(s[j] - max);
-      for (let j = 0; j < n; j++) t.probs[at + j] = s[j] / sum;
+      for (let j = 0; j < n; j++) sum += s[j] = Math.exp(s[j]! - max);
+      for (let j = 0; j < n; j++) t.probs[at + j] = s[j]! / sum;
     }
   }
 }

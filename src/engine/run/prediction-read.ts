@@ -45,12 +45,12 @@ export function readPredictions(read: (name: string) => Float32Array, positions:
   const logits = read(HeadOutput.topLogits), topIds = asInt32(read(HeadOutput.topIds)), lse = read(HeadOutput.logSumExp);
   const targetLogits = read(HeadOutput.targetLogits), ranks = asInt32(read(HeadOutput.targetRanks));
   return positions.map((_, r) => {
-    const prob = (logit: number) => Math.exp(logit - lse[r]);
+    const prob = (logit: number) => Math.exp(logit - lse[r]!);
     const top = Array.from({ length: k }, (_, c) => {
       const id = topIds[r * k + c], logit = logits[r * k + c];
       return { id, token: `#${id}`, logit, prob: prob(logit) };
     });
-    return { top, target: { id: -1, token: '', logit: targetLogits[r], prob: prob(targetLogits[r]), rank: ranks[r] + 1 } };
+    return { top, target: { id: -1, token: '', logit: targetLogits[r], prob: prob(targetLogits[r]!), rank: ranks[r]! + 1 } };
   });
 }
 

@@ -142,7 +142,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
     const out = await model.heads.run(hidden, n, [position], [target], 1, false, signal);
     headMs += out.ms;
     const [row] = readPredictions(out.read, [position], 1);
-    const lse = out.read(HeadOutput.logSumExp)[0];
+    const lse = out.read(HeadOutput.logSumExp)[0]!;
     const top: TokenRating = { logit: row.top[0].logit, logprob: row.top[0].logit - lse, rank: 1 };
     return { rating: { logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank }, top1: row.top[0].id, top };
   };
@@ -181,7 +181,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
             const lse = out.read(HeadOutput.logSumExp);
             part.forEach(({ term, h }, k) => {
               const row = ranked[k];
-              record(l, h, term, { rating: { logit: row.target.logit, logprob: row.target.logit - lse[k], rank: row.target.rank }, top1: row.top[0].id });
+              record(l, h, term, { rating: { logit: row.target.logit, logprob: row.target.logit - lse[k]!, rank: row.target.rank }, top1: row.top[0].id });
             });
           }
         } else {

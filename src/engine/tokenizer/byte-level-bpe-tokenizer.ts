@@ -71,8 +71,8 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
       const symbols = Array.from(u.bytes, (b) => BYTE_TO_CHAR[b]);
       let b = 0;
       for (const p of this.bpe.encodeWord(symbols)) {
-        const start = Math.max(from, ws + u.byteToUtf16[b] + shift);
-        const end = Math.max(from, ws + u.charEndUtf16[b + p.symbols - 1] + shift);
+        const start = Math.max(from, ws + u.byteToUtf16[b]! + shift);
+        const end = Math.max(from, ws + u.charEndUtf16[b + p.symbols - 1]! + shift);
         const id = this.opts.vocab.get(p.piece) ?? this.special.unk;
         out.push({ id, text: p.piece, start, end, special: false });
         b += p.symbols;

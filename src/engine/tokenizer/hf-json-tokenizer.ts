@@ -33,7 +33,7 @@ export class UnigramWordModel implements WordModel {
       const piece = word.slice(start, end);
       if (seg.unk && this.byteIds && [...u.bytes.subarray(seg.start, seg.end)].every((b) => this.byteIds!.has(b))) {
         for (let k = seg.start; k < seg.end; k++) {
-          const id = this.byteIds.get(u.bytes[k])!;
+          const id = this.byteIds.get(u.bytes[k]!)!;
           out.push({ id, piece: this.pieces[id], start, end });
         }
       } else if (seg.unk && prevUnk) {
@@ -65,7 +65,7 @@ export class BpeWordModel implements WordModel {
     const se: number[] = [];
     if (this.byteLevel) {
       const u = encodeUtf8WithMap(word);
-      u.bytes.forEach((b, k) => { syms.push(BYTE_TO_CHAR[b]); ss.push(u.byteToUtf16[k]); se.push(u.charEndUtf16[k]); });
+      u.bytes.forEach((b, k) => { syms.push(BYTE_TO_CHAR[b]); ss.push(u.byteToUtf16[k]!); se.push(u.charEndUtf16[k]!); });
     } else {
       let at = 0;
       for (const ch of word) { syms.push(ch); ss.push(at); at += ch.length; se.push(at); }

@@ -8,5 +8,5 @@ export function byteStartToUtf16(t: Utf8Text, b: number): number {
 /** An end offset that falls inside a multi-byte character extends to the end of that character. */
 export function byteEndToUtf16(t: Utf8Text, b: number): number {
   if (b >= t.bytes.length) return t.byteToUtf16[t.bytes.length];
-  return (t.bytes[b] & 0xc0) === 0x80 ? t.charEndUtf16[b] : t.byteToUtf16[b];
+  return (t.bytes[b]! & 0xc0) === 0x80 ? t.charEndUtf16[b]! : t.byteToUtf16[b]!;
 }

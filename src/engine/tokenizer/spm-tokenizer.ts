@@ -74,7 +74,7 @@ export class SpmTokenizer implements Tokenizer {
       if (seg.unk && this.byteIds) {
         // Byte fallback: one piece per byte; only the last one carries the character's surface.
         for (let k = seg.start; k < seg.end; k++) {
-          const id = this.byteIds[norm.bytes[k]];
+          const id = this.byteIds[norm.bytes[k]!];
           const last = k === seg.end - 1;
           tokens.push({ id, text: this.pieces[id], start, end: last ? end : start, special: false });
         }
