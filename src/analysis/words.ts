@@ -96,7 +96,7 @@ export function groupWords(tokens: readonly Token[], text?: string, mode: MergeM
       return;
     }
     const s = surface(t, text);
-    if (cur && !boundary(tokens[cur.pieces[cur.pieces.length - 1]], t, cur.s, s, mode)) {
+    if (cur && !boundary(tokens[cur.pieces[cur.pieces.length - 1]!], t, cur.s, s, mode)) {
       cur.pieces.push(i);
       cur.s += s;
     } else {

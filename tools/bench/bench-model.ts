@@ -14,7 +14,7 @@ export function flag(name: string, fallback: string): string {
 }
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 export const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 

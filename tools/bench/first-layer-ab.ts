@@ -102,7 +102,7 @@ async function main(): Promise<void> {
       new_over_old_median: round(median(b.first) / median(a.first), 3),
       new_over_old_cpu_median: round(median(b.cpu) / median(a.cpu), 3),
       // Per round: the two measurements were taken back to back, so their ratio is the least noisy figure.
-      new_over_old_per_round_median: round(median(a.first.map((v, k) => b.first[k] / v)), 3),
+      new_over_old_per_round_median: round(median(a.first.map((v, k) => b.first[k]! / v)), 3),
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {

@@ -126,7 +126,7 @@ export function fittedExponent(ns: number[], costs: number[]): number {
   const xs = ns.map(Math.log), ys = costs.map(Math.log);
   const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length;
   let sxy = 0, sxx = 0;
-  xs.forEach((x, k) => ((sxy += (x - mx) * (ys[k] - my)), (sxx += (x - mx) ** 2)));
+  xs.forEach((x, k) => ((sxy += (x - mx) * (ys[k]! - my)), (sxx += (x - mx) ** 2)));
   return sxy / sxx;
 }
 

@@ -90,9 +90,9 @@ export async function* jsonChunks(result: ExplainResult): AsyncGenerator<string>
   const { n, heads } = result;
   const layers = result.layers;
   for (let li = 0; li < layers.length; li++) {
-    await result.load(layers[li]);
+    await result.load(layers[li]!);
     yield `${li ? ',' : ''}{"layer":${layers[li]}`;
-    for (const k of kindsOf(result)) yield* matrixChunks(k, result.tensor(layers[li], k), heads, n);
+    for (const k of kindsOf(result)) yield* matrixChunks(k, result.tensor(layers[li]!, k), heads, n);
     yield '}';
   }
   yield ']';

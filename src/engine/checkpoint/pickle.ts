@@ -34,7 +34,7 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
   };
   const u8 = () => {
     need(1);
-    return buf[pos++];
+    return buf[pos++]!;
   };
   const take = (n: number) => {
     need(n);

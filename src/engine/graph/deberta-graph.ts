@@ -1,3 +1,4 @@
+import { at } from '../../shared/checked';
 import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
 import type { ModelSpec, TermName } from '../types';
@@ -155,7 +156,8 @@ export class EncoderBuilder {
       const byHead = (x: string) => g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 });
       const byColumn = (x: string | undefined) => (x ? g.nodeN('Split', [x, g.constInt64(sizes.map((h) => h * d))], sizes.length, { axis: 1 }) : []);
       const [qs, ks, vs, pks, pqs] = [byHead(q), byHead(k), byHead(v), byColumn(pk), byColumn(pq)];
-      heads = g.node('Concat', sizes.map((_, j) => g.node('MatMul', [att.terms(qs[j], ks[j], pks[j], pqs[j], undefined, edit?.(j)).probs, vs[j]])), { axis: 0 });
+      const group = (xs: string[], j: number) => at(xs, j, 'head group');
+      heads = g.node('Concat', sizes.map((_, j) => g.node('MatMul', [att.terms(group(qs, j), group(ks, j), pks[j], pqs[j], undefined, edit?.(j)).probs, group(vs, j)])), { axis: 0 });
     }
     const ctx = g.node('Reshape', [g.node('Transpose', [heads], { perm: [1, 0, 2] }), this.mergeShape]);
     const linear = (x: string, prefix: string, out: number, inp: number) => att.linear(x, W(`${prefix}.weight`, [out, inp]), W(`${prefix}.bias`, [out]));
@@ -199,7 +201,7 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
     const edit = (j: number): TermEdit => (kind, term) => {
       const w = weights.get(kind)!;
       const rowMean = g.node('ReduceMean', [term, lastAxis], { keepdims: 1 });
-      return g.node('Add', [g.node('Mul', [term, w.keep[j]]), g.node('Mul', [rowMean, w.toMean[j]])]);
+      return g.node('Add', [g.node('Mul', [term, at(w.keep, j, 'head group')]), g.node('Mul', [rowMean, at(w.toMean, j, 'head group')])]);
     };
     h = enc.layer(l, h, hidden, rel, edit);
   }

@@ -1,4 +1,5 @@
 import type { DecompositionTerm } from '../../shared/kinds';
+import { at } from '../../shared/checked';
 import { LensError } from '../errors';
 import { type LayerCache, layerCache, type LayerOwner } from '../memory/layer-cache';
 import type { MatrixKind, ModelInfo, TermName, Token } from '../types';
@@ -267,7 +268,7 @@ export class ExplainResult implements LayerOwner {
 
   /** One value: query i attends to key j. */
   value(layer: number, head: number, kind: MatrixKind, i: number, j: number): number {
-    return this.tensor(layer, kind)[(head * this.n + i) * this.n + j];
+    return at(this.tensor(layer, kind), (head * this.n + i) * this.n + j, 'cell');
   }
 
   private checkLayer(layer: number): void {
@@ -280,7 +281,7 @@ export class ExplainResult implements LayerOwner {
     s = new Float32Array(l.c2c.length);
     const inv = 1 / this.scale;
     for (let k = 0; k < s.length; k++) {
-      s[k] = (l.c2c[k]! + (l.c2p ? l.c2p[k] : 0) + (l.p2c ? l.p2c[k] : 0)) * inv;
+      s[k] = (l.c2c[k]! + (l.c2p ? l.c2p[k]! : 0) + (l.p2c ? l.p2c[k]! : 0)) * inv;
     }
     this.scoreCache.set(l, s);
     return s;

@@ -1,13 +1,14 @@
 // Interventions: remove attention terms of chosen heads inside the real forward pass and rerun every later layer,
 // from the first layer the intervention touches (its input state comes from the plain forward pass).
 import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from '../api';
+import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
 import { parseAblation } from './ablation-spec';
 import { checkLength, int64Feeds, prepareInput } from './input';
-import { checkTop, nameTokens, positionsToPredict, readPredictions, requireMlmHead } from './prediction-read';
+import { checkTop, nameTokens, positionsToPredict, type PredictionRow, readPredictions, requireMlmHead } from './prediction-read';
 import type { RunContext } from './run-context';
 
 export async function ablateWith(model: RunContext, input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
@@ -30,13 +31,13 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
 
   /** One input (the [MASK]s as given, or one position masked): forward, rerun from the first layer, both heads. */
   const compare = async (runIds: number[], positions: number[], originals: (number | undefined)[]) => {
-    const first = layerInputOutput(plan.firstLayer);
-    const fetches = [first, LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
+    const start = layerInputOutput(plan.firstLayer);
+    const fetches = [start, LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
     const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, runIds)), fetches, signal);
     let state: Float32Array, before: Float32Array, rel: Float32Array | undefined, relRows = 0;
     try {
-      [state, before] = [fwd.outputs.read(first), fwd.outputs.read(LAST_HIDDEN)];
-      if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), fwd.outputs.dims(REL_OUTPUT)[0]];
+      [state, before] = [fwd.outputs.read(start), fwd.outputs.read(LAST_HIDDEN)];
+      if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
     } finally {
       fwd.outputs.release();
     }
@@ -47,18 +48,19 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     const outBefore = await model.heads.run(before, n, positions, originals.map((id) => id ?? 0), k, false, signal);
     const rowsBefore = readPredictions(outBefore.read, positions, k);
     // The token followed: the original where there is one, else the first choice before.
-    const tracked = originals.map((id, r) => id ?? rowsBefore[r].top[0].id);
+    const tracked = originals.map((id, r) => id ?? at(rowsBefore, r, 'row').first.id);
     const outAfter = await model.heads.run(tail.hidden, n, positions, tracked, k, false, signal, before);
     headMs += outBefore.ms + outAfter.ms;
     const rowsAfter = readPredictions(outAfter.read, positions, k);
     const kl = outAfter.read(HeadOutput.kl);
-    const rating = (row: (typeof rowsBefore)[number], lse: number): TokenRating => ({ logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank });
+    const rating = (row: PredictionRow, lse: number): TokenRating => ({ logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank });
     const lseBefore = outBefore.read(HeadOutput.logSumExp), lseAfter = outAfter.read(HeadOutput.logSumExp);
     return positions.map((position, r) => {
       const original = originals[r];
-      const beforeRating = original === undefined ? { logit: rowsBefore[r].top[0].logit, logprob: rowsBefore[r].top[0].logit - lseBefore[r]!, rank: 1 } : rating(rowsBefore[r], lseBefore[r]);
+      const rowBefore = at(rowsBefore, r, 'row'), rowAfter = at(rowsAfter, r, 'row'), id = at(tracked, r, 'row');
+      const beforeRating = original === undefined ? { logit: rowBefore.first.logit, logprob: rowBefore.first.logit - at(lseBefore, r, 'row'), rank: 1 } : rating(rowBefore, at(lseBefore, r, 'row'));
       const source = original === undefined ? ('input' as const) : ('masked' as const);
-      const withOriginal = (row: (typeof rowsBefore)[number]): PositionPrediction => ({
+      const withOriginal = (row: PredictionRow): PositionPrediction => ({
         position,
         source,
         top: row.top,
@@ -66,13 +68,13 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
       });
       const followed: TrackedToken = {
         position,
-        id: tracked[r],
-        token: `#${tracked[r]}`,
+        id,
+        token: `#${id}`,
         which: original === undefined ? 'top1_before' : 'original',
         before: beforeRating,
-        after: rating(rowsAfter[r], lseAfter[r]),
+        after: rating(rowAfter, at(lseAfter, r, 'row')),
       };
-      return { before: withOriginal(rowsBefore[r]), after: withOriginal(rowsAfter[r]), kl: { position, kl: kl[r] }, tracked: followed };
+      return { before: withOriginal(rowBefore), after: withOriginal(rowAfter), kl: { position, kl: at(kl, r, 'row') }, tracked: followed };
     });
   };
 
@@ -80,7 +82,7 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
   for (const p of toMask) {
     const masked = ids.slice();
     masked[p] = maskId!;
-    rows.push(...(await compare(masked, [p], [ids[p]])));
+    rows.push(...(await compare(masked, [p], [at(ids, p, 'position')])));
   }
   rows.sort((a, b) => a.kl.position - b.kl.position);
   const before = rows.map((r) => r.before), after = rows.map((r) => r.after), tracked = rows.map((r) => r.tracked);

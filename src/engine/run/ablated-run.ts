@@ -2,6 +2,7 @@
 // the states of the run with the chosen terms removed. Layers before the first intervened one are the plain run's;
 // an intervened layer shows its removed terms as the run used them (0, or each row's mean) and the softmax of that.
 import type { AblatedRunInput, AblationMode } from '../api';
+import { first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
@@ -60,7 +61,7 @@ export function editLayer(t: LayerTensors, edits: Partial<Record<'c2c' | 'c2p' |
       const at = h * nn + i * n;
       let max = -Infinity;
       for (let j = 0; j < n; j++) {
-        s[j] = (t.c2c[at + j]! + (t.c2p ? t.c2p[at + j] : 0) + (t.p2c ? t.p2c[at + j] : 0)) / scale;
+        s[j] = (t.c2c[at + j]! + (t.c2p ? t.c2p[at + j]! : 0) + (t.p2c ? t.p2c[at + j]! : 0)) / scale;
         if (s[j]! > max) max = s[j]!;
       }
       let sum = 0;
@@ -80,19 +81,19 @@ export async function explainAblatedWith(model: RunContext, input: AblatedRunInp
   checkLength(model, n);
   const t1 = performance.now();
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
-  const first = plan.firstLayer;
-  const before = Array.from({ length: first + 1 }, (_, l) => layerInputOutput(l));
+  const start = plan.firstLayer;
+  const before = Array.from({ length: start + 1 }, (_, l) => layerInputOutput(l));
   const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), [...before, ...(relative ? [REL_OUTPUT] : [])], signal);
   const states = new Float32Array(L * n * D);
   let rel: Float32Array | undefined, relRows = 0;
   try {
     before.forEach((name, l) => fwd.outputs.read(name, states, l * n * D));
-    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), fwd.outputs.dims(REL_OUTPUT)[0]];
+    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
   } finally {
     fwd.outputs.release();
   }
-  const tail = await model.tails.run(plan, states.slice(first * n * D, (first + 1) * n * D), rel, relRows, n, signal, true);
-  tail.states.forEach((s, k) => states.set(s, (first + 1 + k) * n * D));
+  const tail = await model.tails.run(plan, states.slice(start * n * D, (start + 1) * n * D), rel, relRows, n, signal, true);
+  tail.states.forEach((s, k) => states.set(s, (start + 1 + k) * n * D));
   if (!states.every(Number.isFinite)) throw new LensError(`${model.checkpoint.dir}: the run after the intervention gave non-finite states`, 'runtime');
   const layers = Array.from({ length: L }, (_, l) => l);
   const scale = scaleOf(spec);

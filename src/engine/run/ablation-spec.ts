@@ -36,8 +36,9 @@ export function parseAblation(text: string, spec: ModelSpec, mode: AblationMode 
     if (!m) throw new LensError(`${flag} entry "${part}" is not LAYER.HEAD:TERM (e.g. 1.0:c2p, 4.*:p2c, 2.3:all; TERM is c2c, c2p, p2c or all)`);
     const layer = Number(m[1]);
     if (layer >= L) throw new LensError(`${flag} entry "${part}": layer ${layer} does not exist; this model has layers 0…${L - 1}`);
-    const heads = m[2] === '*' ? Array.from({ length: H }, (_, h) => h) : [Number(m[2])];
-    if (heads[0] >= H) throw new LensError(`${flag} entry "${part}": head ${heads[0]} does not exist; this model has heads 0…${H - 1} in every layer`);
+    const head = m[2] === '*' ? undefined : Number(m[2]);
+    if (head !== undefined && head >= H) throw new LensError(`${flag} entry "${part}": head ${head} does not exist; this model has heads 0…${H - 1} in every layer`);
+    const heads = head === undefined ? Array.from({ length: H }, (_, h) => h) : [head];
     const term = m[3] as TermName | 'all';
     if (term !== 'all' && !terms.includes(term)) {
       throw new LensError(`${flag} entry "${part}": this model has no ${term} term (its terms: ${terms.join(', ')})`);

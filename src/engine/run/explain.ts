@@ -1,6 +1,7 @@
 // explain(): one forward pass that keeps each layer's input states (a layer's matrices are computed from them when
 // a view or the CLI asks for that layer: ./layer.ts), with an optional preview of a few heads run alongside.
 import type { ExplainInput } from '../api';
+import { last } from '../../shared/checked';
 import { LensError } from '../errors';
 import { EMBEDDING_PARTS } from '../graph/bert-decomposition';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-io';
@@ -34,8 +35,8 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
   const fetches = layers.map(layerInputOutput);
   // The output of the last requested layer too (the next layer's input, or the last hidden state): only to check
   // that no requested layer overflowed, without running layers beyond it.
-  const last = layers[layers.length - 1];
-  const after = last + 1 < spec.numLayers ? layerInputOutput(last + 1) : LAST_HIDDEN;
+  const lastLayer = last(layers, 'the layers explained');
+  const after = lastLayer + 1 < spec.numLayers ? layerInputOutput(lastLayer + 1) : LAST_HIDDEN;
   fetches.push(after);
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
   if (relative) fetches.push(REL_OUTPUT);

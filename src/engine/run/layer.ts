@@ -2,6 +2,7 @@
 // (and BERT's layer-0 split by embedding part). The weights and the relative table are read here and kept in the
 // runtime process; explain and the intervened run both hand their kept states to LayerComputation.
 import { assertUnchanged, requireWeight } from '../checkpoint';
+import { at } from '../../shared/checked';
 import { isLensError, LensError } from '../errors';
 import { DECOMPOSITION_TERMS, DecompositionInput, type DecompositionTerm } from '../graph/bert-decomposition';
 import { contentWeightFeeds, LayerInput, layerOutput, layerWeights, PositionsInput, positionWeightFeeds } from '../graph/deberta-io';
@@ -88,7 +89,7 @@ export class LayerComputation implements LayerSource {
     for (const t of DECOMPOSITION_TERMS) out[t] = new Float32Array(H * nn);
     const feeds: Record<string, FeedTensor> = {};
     [DecompositionInput.content, DecompositionInput.position, DecompositionInput.rest].forEach((name, k) => {
-      feeds[name] = { type: 'float32', data: parts[k], dims: [n, D] };
+      feeds[name] = { type: 'float32', data: at(parts, k, 'embedding part'), dims: [n, D] };
     });
     const weights = layerWeights(spec, 0);
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);

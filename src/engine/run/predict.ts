@@ -1,12 +1,13 @@
 // Fill-mask and replaced-token detection: the encoder's last hidden state through the checkpoint's own heads.
 import type { PositionPrediction, PredictInput, PredictResult, RtdScore } from '../api';
 import { noHeadMessage } from '../checkpoint/heads';
+import { at } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
 import type { ExplainResult } from '../result/explain-result';
 import type { Token } from '../types';
 import { prepareInput } from './input';
-import { checkTop, nameTokens, positionsToPredict, readPredictions } from './prediction-read';
+import { checkTop, nameTokens, positionsToPredict, readPrediction, readPredictions } from './prediction-read';
 import type { RunContext } from './run-context';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -73,19 +74,20 @@ async function predictPrepared(
   let rtd: RtdScore[] | undefined;
   const mlmMasks = heads.mlm ? inputMasks : [];
   if (mlmMasks.length > 0 || heads.rtd) {
-    const first = await runOnce(ids, mlmMasks, mlmMasks.map((p) => ids[p]), true, hidden);
-    readPredictions(first.read, mlmMasks, k).forEach(({ top }, r) => predictions.push({ position: mlmMasks[r], source: 'input', top }));
+    const plain = await runOnce(ids, mlmMasks, mlmMasks.map((p) => at(ids, p, 'position')), true, hidden);
+    readPredictions(plain.read, mlmMasks, k).forEach(({ top }, r) => predictions.push({ position: at(mlmMasks, r, 'row'), source: 'input', top }));
     if (heads.rtd) {
-      const logits = first.read(HeadOutput.rtdLogits);
-      rtd = Array.from(logits, (logit, i) => ({ position: i, token: tokens[i].text, logit, prob: sigmoid(logit) }));
+      const logits = plain.read(HeadOutput.rtdLogits);
+      rtd = Array.from(logits, (logit, i) => ({ position: i, token: at(tokens, i, 'token').text, logit, prob: sigmoid(logit) }));
     }
   }
   for (const p of toMask) {
     const masked = ids.slice();
     masked[p] = maskId!;
-    const out = await runOnce(masked, [p], [ids[p]], false);
-    const [{ top, target }] = readPredictions(out.read, [p], k);
-    predictions.push({ position: p, source: 'masked', top, original: { ...target, id: ids[p], token: `#${ids[p]}` } });
+    const id = at(ids, p, 'position');
+    const out = await runOnce(masked, [p], [id], false);
+    const { top, target } = readPrediction(out.read, p, k);
+    predictions.push({ position: p, source: 'masked', top, original: { ...target, id, token: `#${id}` } });
   }
   predictions.sort((a, b) => a.position - b.position);
   await nameTokens(model, predictions.flatMap((p) => [...p.top, ...(p.original ? [p.original] : [])]), signal);

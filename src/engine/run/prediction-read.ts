@@ -3,6 +3,7 @@
 import type { TopToken } from '../api';
 import type { Checkpoint } from '../checkpoint';
 import { findHeads, noHeadMessage } from '../checkpoint/heads';
+import { first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
 import type { RunContext } from './run-context';
@@ -39,19 +40,33 @@ export function checkTop(model: Pick<RunContext, 'checkpoint'>, top: number | un
   return k;
 }
 
+/** One MLM row: the top k (k ≥ 1, so `first` is top[0]) and the followed token's logit and rank. */
+export interface PredictionRow {
+  top: TopToken[];
+  first: TopToken;
+  target: TopToken & { rank: number };
+}
+
 /** The MLM rows of one head run: top k (tokens named "#id" until nameTokens) and each row's target logit and rank. */
-export function readPredictions(read: (name: string) => Float32Array, positions: number[], k: number): { top: TopToken[]; target: TopToken & { rank: number } }[] {
+export function readPredictions(read: (name: string) => Float32Array, positions: number[], k: number): PredictionRow[] {
   if (positions.length === 0) return [];
   const logits = read(HeadOutput.topLogits), topIds = asInt32(read(HeadOutput.topIds)), lse = read(HeadOutput.logSumExp);
   const targetLogits = read(HeadOutput.targetLogits), ranks = asInt32(read(HeadOutput.targetRanks));
+  // The head graph returns k values for each of the rows asked for: r < positions.length, c < k.
   return positions.map((_, r) => {
-    const prob = (logit: number) => Math.exp(logit - lse[r]!);
+    const rowLse = lse[r]!, targetLogit = targetLogits[r]!;
+    const prob = (logit: number) => Math.exp(logit - rowLse);
     const top = Array.from({ length: k }, (_, c) => {
-      const id = topIds[r * k + c], logit = logits[r * k + c];
+      const id = topIds[r * k + c]!, logit = logits[r * k + c]!;
       return { id, token: `#${id}`, logit, prob: prob(logit) };
     });
-    return { top, target: { id: -1, token: '', logit: targetLogits[r], prob: prob(targetLogits[r]!), rank: ranks[r]! + 1 } };
+    return { top, first: first(top, 'a top-k row'), target: { id: -1, token: '', logit: targetLogit, prob: prob(targetLogit), rank: ranks[r]! + 1 } };
   });
+}
+
+/** readPredictions for one position. */
+export function readPrediction(read: (name: string) => Float32Array, position: number, k: number): PredictionRow {
+  return first(readPredictions(read, [position], k), 'the prediction rows');
 }
 
 /** Names every token shown by its piece, looked up in the tokenizer's thread once. */

@@ -2,6 +2,7 @@
 // how much the followed token's log-probability drops. Every rerun starts at the head's own layer, from that layer's
 // input state as one plain forward pass left it.
 import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating } from '../api';
+import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { ensureGraphOf } from '../graph/graph-cache';
@@ -14,7 +15,7 @@ import type { RuntimeSession } from '../runtime/session';
 import type { TermName } from '../types';
 import { type AblationPlan, modelTerms } from './ablation-spec';
 import { checkLength, int64Feeds, prepareInput } from './input';
-import { nameTokens, positionsToPredict, readPredictions, requireMlmHead } from './prediction-read';
+import { nameTokens, positionsToPredict, readPrediction, readPredictions, requireMlmHead } from './prediction-read';
 import type { RunBase, RunContext } from './run-context';
 
 /** The terms a sweep covers: "all" or a list, each one the model has. */
@@ -77,7 +78,7 @@ function chooseSweepPosition(model: RunContext, ids: number[], asked: number | u
     if (inputMasks.length === 0) {
       throw new LensError('nothing to rank heads on: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)');
     }
-    return { position: inputMasks[0], runIds: ids, original: undefined };
+    return { position: first(inputMasks, 'the [MASK]s of the input'), runIds: ids, original: undefined };
   }
   if (toMask.length === 0) return { position: asked, runIds: ids, original: undefined };
   const runIds = ids.slice();
@@ -131,7 +132,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   try {
     states = Array.from({ length: L }, (_, l) => fwd.outputs.read(layerInputOutput(l)));
     last = fwd.outputs.read(LAST_HIDDEN);
-    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), fwd.outputs.dims(REL_OUTPUT)[0]];
+    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
   } finally {
     fwd.outputs.release();
   }
@@ -141,15 +142,15 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   const rate = async (hidden: Float32Array, target: number) => {
     const out = await model.heads.run(hidden, n, [position], [target], 1, false, signal);
     headMs += out.ms;
-    const [row] = readPredictions(out.read, [position], 1);
-    const lse = out.read(HeadOutput.logSumExp)[0]!;
-    const top: TokenRating = { logit: row.top[0].logit, logprob: row.top[0].logit - lse, rank: 1 };
-    return { rating: { logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank }, top1: row.top[0].id, top };
+    const row = readPrediction(out.read, position, 1);
+    const lse = first(out.read(HeadOutput.logSumExp), 'the log-sum-exp row');
+    const top: TokenRating = { logit: row.first.logit, logprob: row.first.logit - lse, rank: 1 };
+    return { rating: { logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank }, top1: row.first.id, top };
   };
   // Before: at an input [MASK] the followed token is the first choice, else the original token.
-  const first = await rate(last, original ?? 0);
-  const target = original ?? first.top1;
-  const before = original === undefined ? first.top : first.rating;
+  const plain = await rate(last, original ?? 0);
+  const target = original ?? plain.top1;
+  const before = original === undefined ? plain.top : plain.rating;
 
   const total = L * H * terms.length;
   let done = 0;
@@ -164,7 +165,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   const batched = input.batch !== false && sweepGraphFits(ck, 0);
   const sessions = batched ? new SweepSessions(model) : undefined;
   try {
-    for (let l = 0; l < L; l++) {
+    for (const [l, state] of states.entries()) {
       try {
         if (sessions) {
           // Every (term, head) of this layer as a batch of variants, in chunks that fit the working memory.
@@ -172,7 +173,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
           const chunk = variantsPerRun(model, n);
           for (let v0 = 0; v0 < variants.length; v0 += chunk) {
             const part = variants.slice(v0, v0 + chunk);
-            const rows = await runVariants(model, await unlessAborted(sessions.start(l), signal), part, states[l], rel!, relRows, n, position, mode, signal);
+            const rows = await runVariants(model, await unlessAborted(sessions.start(l), signal), part, state, rel!, relRows, n, position, mode, signal);
             rerunMs += rows.ms;
             if (!rows.data.every(Number.isFinite)) throw new LensError(`${ck.dir}: the reruns of layer ${l} gave non-finite states`, 'runtime');
             const out = await model.heads.run(rows.data, part.length, part.map((_, k) => k), part.map(() => target), 1, false, signal);
@@ -180,15 +181,15 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
             const ranked = readPredictions(out.read, part.map((_, k) => k), 1);
             const lse = out.read(HeadOutput.logSumExp);
             part.forEach(({ term, h }, k) => {
-              const row = ranked[k];
-              record(l, h, term, { rating: { logit: row.target.logit, logprob: row.target.logit - lse[k]!, rank: row.target.rank }, top1: row.top[0].id });
+              const row = at(ranked, k, 'variant');
+              record(l, h, term, { rating: { logit: row.target.logit, logprob: row.target.logit - at(lse, k, 'variant'), rank: row.target.rank }, top1: row.first.id });
             });
           }
         } else {
           for (const term of terms) {
             for (let h = 0; h < H; h++) {
               const plan: AblationPlan = { mode, layers: new Map([[l, { [term]: [h] }]]), firstLayer: l, entries: [`${l}.${h}:${term}`] };
-              const tail = await unlessAborted(model.tails.run(plan, states[l], rel, relRows, n, signal), signal);
+              const tail = await unlessAborted(model.tails.run(plan, state, rel, relRows, n, signal), signal);
               rerunMs += tail.ms;
               if (!tail.hidden.every(Number.isFinite)) throw new LensError(`${ck.dir}: the rerun without ${l}.${h}:${term} gave non-finite states`, 'runtime');
               record(l, h, term, await rate(tail.hidden, target));

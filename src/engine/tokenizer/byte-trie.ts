@@ -28,7 +28,7 @@ export class ByteTrie {
       const next = this.edges.get(node * 256 + bytes[i]!);
       if (next === undefined) return;
       node = next;
-      const v = this.values[node];
+      const v = this.values[node]!;
       if (v >= 0) visit(v, i + 1);
     }
   }

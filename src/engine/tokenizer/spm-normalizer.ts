@@ -105,7 +105,7 @@ export class SpmNormalizer {
       };
       while (endsWithSpace()) {
         const length = out.length - space.length;
-        consumed = n2o[length];
+        consumed = n2o[length]!; // length < out.length = n2o.length
         out.length = length;
         n2o.length = length;
       }

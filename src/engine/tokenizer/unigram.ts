@@ -78,13 +78,13 @@ export class UnigramModel {
         const next = edges.get(node * 256 + bytes[end - 1]!);
         if (next === undefined) break;
         node = next;
-        const id = values[node];
+        const id = values[node]!;
         if (id < 0) continue;
         const kind = this.kinds[id] as UnigramKind;
         if (kind === UnigramKind.UNUSED) continue;
         const length = end - pos;
         // As in the C++: the score is a double, compared unrounded, stored as float.
-        const score = kind === UnigramKind.USER_DEFINED ? f(length * this.maxScore) - 0.1 : this.scores[id];
+        const score = kind === UnigramKind.USER_DEFINED ? f(length * this.maxScore) - 0.1 : this.scores[id]!;
         const cand = score + here;
         if (startsAt[end] === -1 || cand > bestScore[end]!) {
           bestScore[end] = f(cand);
@@ -109,7 +109,8 @@ export class UnigramModel {
     while (end > 0) {
       const start = startsAt[end]!;
       if (start < 0) throw new Error('unigram lattice has no path'); // cannot happen: every char gets a node
-      out.push({ start, end, id: ids[end], unk: ids[end] === unkId });
+      const id = ids[end]!; // set with startsAt[end]
+      out.push({ start, end, id, unk: id === unkId });
       end = start;
     }
     return out.reverse();
