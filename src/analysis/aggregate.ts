@@ -8,13 +8,13 @@ export type ReduceOp = 'mean' | 'max';
 
 /** Element-wise mean or max over equal-size matrices. */
 export function reduceMatrices(mats: readonly Float32Array[], op: ReduceOp): Float32Array {
-  if (mats.length === 0) throw new LensError('analysis: nothing to aggregate (no layer or head selected)');
+  const [head, ...rest] = mats;
+  if (!head) throw new LensError('analysis: nothing to aggregate (no layer or head selected)');
   sameLength(mats, 'matrices to aggregate');
-  const out = Float32Array.from(mats[0]);
-  for (let m = 1; m < mats.length; m++) {
-    const x = mats[m];
-    if (op === 'max') for (let k = 0; k < out.length; k++) out[k] = Math.max(out[k]!, x[k]);
-    else for (let k = 0; k < out.length; k++) out[k]! += x[k];
+  const out = Float32Array.from(head);
+  for (const x of rest) {
+    if (op === 'max') for (let k = 0; k < out.length; k++) out[k] = Math.max(out[k]!, x[k]!);
+    else for (let k = 0; k < out.length; k++) out[k]! += x[k]!;
   }
   if (op === 'mean') for (let k = 0; k < out.length; k++) out[k]! /= mats.length;
   return out;

@@ -61,7 +61,7 @@ export function bucketLens(n: number, spec: PositionSpec): BucketLens {
       // A clamped edge row may also be reached exactly by an in-range distance: call the row clamped.
       if (zoneByDelta[k] === 2) g.zone = 'clamped';
     } else {
-      groups.set(iota[k]!, { row: iota[k], zone: ZONES[zoneByDelta[k]!], deltas: [delta], pairs });
+      groups.set(iota[k]!, { row: iota[k]!, zone: ZONES[zoneByDelta[k]!]!, deltas: [delta], pairs });
     }
   }
   for (let i = 0; i < n; i++) {

@@ -103,7 +103,7 @@ export function rowProfile(
   const deltas: number[][] = rowsUsed.map(() => []);
   for (let k = 0; k < iota.length; k++) {
     const s = slot.get(iota[k]!)!;
-    deltas[s].push(k - (n - 1));
+    deltas[s]!.push(k - (n - 1)); // s is a slot of rowsUsed
     const c = byDelta.count[k]!;
     if (c === 0) continue;
     count[s]! += c;
@@ -119,7 +119,7 @@ export function rowProfile(
     std[s] = count[s] ? Math.sqrt(Math.max(sumSq[s]! / count[s]! - mean[s]! ** 2, 0)) : NaN;
     if (count[s] && mean[s]! > best) {
       best = mean[s]!;
-      peakRow = rowsUsed[s];
+      peakRow = rowsUsed[s]!;
     }
   }
   return { rows: Int32Array.from(rowsUsed), deltas, count, mean, std, peakRow };

@@ -7,6 +7,7 @@
 // present terms, so shares always sum to 1. A head's share is the mean over its cells, either uniform (every
 // cell counts the same) or weighted by the real attention probabilities (cells the head actually uses count).
 import { DECOMPOSITION_TERMS, type DecompositionTerm } from '../shared/kinds';
+import { first } from '../shared/checked';
 import { LensError } from '../engine/errors';
 import type { ExplainResult } from '../engine/result/explain-result';
 import type { TermName } from '../engine/types';
@@ -53,16 +54,15 @@ export function cellShares(terms: TermSet): CellShares {
   const present = presentTerms(terms);
   sameLength(present.map(([, m]) => m), 'term matrices');
   const len = terms.c2c.length;
-  const shares = present.map(() => new Float32Array(len));
+  const shares = present.map(([name, m]) => ({ name, m, share: new Float32Array(len) }));
   for (let k = 0; k < len; k++) {
     let total = 0;
-    for (const [, m] of present) total += Math.abs(m[k]!);
-    for (let t = 0; t < present.length; t++) {
-      shares[t][k] = total > 0 ? Math.abs(present[t][1][k]) / total : 1 / present.length;
-    }
+    for (const { m } of shares) total += Math.abs(m[k]!);
+    for (const s of shares) s.share[k] = total > 0 ? Math.abs(s.m[k]!) / total : 1 / shares.length;
   }
-  const out: CellShares = { c2c: shares[0] };
-  present.forEach(([name], t) => (out[name] = shares[t]));
+  // c2c is always present, and first.
+  const out: CellShares = { c2c: first(shares, 'the present terms').share };
+  for (const { name, share } of shares) out[name] = share;
   return out;
 }
 
@@ -86,7 +86,7 @@ export function headShares(
       let acc = 0;
       let wsum = 0;
       for (let k = h * nn; k < (h + 1) * nn; k++) {
-        const w = weighting === 'probs' ? probs![k] : 1;
+        const w = weighting === 'probs' ? probs![k]! : 1;
         acc += w * m[k]!;
         wsum += w;
       }

@@ -50,7 +50,7 @@ export interface LengthReport {
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 /** Peak resident memory of a process since its last resetPeak (Linux /proc; 0 where unavailable). */

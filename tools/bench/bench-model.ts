@@ -10,11 +10,11 @@ const REPO = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.se
 
 export function flag(name: string, fallback: string): string {
   const k = process.argv.indexOf(`--${name}`);
-  return k > 0 && process.argv[k + 1] ? process.argv[k + 1] : fallback;
+  return (k > 0 && process.argv[k + 1]) || fallback;
 }
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 export const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 

@@ -76,12 +76,13 @@ async function main(): Promise<void> {
     let x = 7;
     const ids = [1, ...Array.from({ length: n - 2 }, () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) % 120000) + 5), 2];
     for (const side of sides) await layerZero(side, ids, false);
-    const load = [os.loadavg()[0]];
+    const load = [os.loadavg()[0] ?? 0];
     for (let r = 0; r < runs; r++) {
       for (const side of r % 2 ? [...sides].reverse() : sides) await layerZero(side, ids, true);
     }
-    load.push(os.loadavg()[0]);
+    load.push(os.loadavg()[0] ?? 0);
     const [a, b] = sides;
+    if (!a || !b) throw new Error('an A/B run needs both sides');
     const out = {
       date: new Date().toISOString(),
       geometry,

@@ -7,13 +7,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LengthReport } from '../../src/cli/bench';
 import { defaultThreads, type ExecutionProviderSetting } from '../../src/engine';
+import { first, last } from '../../src/shared/checked';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
 const REPO = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
 
 function flag(name: string, fallback: string): string {
   const k = process.argv.indexOf(`--${name}`);
-  return k > 0 && process.argv[k + 1] ? process.argv[k + 1] : fallback;
+  return (k > 0 && process.argv[k + 1]) || fallback;
 }
 
 /** Why the HF eager baseline cannot run here (no python3, or no torch), or undefined when it can. */
@@ -150,7 +151,7 @@ function slopes(rows: LengthReport[]): Record<string, number> | undefined {
 function slopeRow(geometry: string, rows: LengthReport[]): string {
   const k = slopes(rows);
   if (!k) return '';
-  return `| ${geometry}: cost ∝ n^k, fitted over ${rows[0].tokens}…${rows[rows.length - 1].tokens} | | k = ${k.explain} | k = ${k.forward} | | k = ${k.first_layer} | k = ${k.all_layers} | | | k = ${k.states} | k = ${k.layer} | k = ${k.peak_rss} | k = ${k.all_layers_peak_rss} |`;
+  return `| ${geometry}: cost ∝ n^k, fitted over ${first(rows).tokens}…${last(rows).tokens} | | k = ${k.explain} | k = ${k.forward} | | k = ${k.first_layer} | k = ${k.all_layers} | | | k = ${k.states} | k = ${k.layer} | k = ${k.peak_rss} | k = ${k.all_layers_peak_rss} |`;
 }
 
 main().catch((e) => {
