@@ -10,7 +10,6 @@ import { DECOMPOSITION_TERMS, type DecompositionTerm } from '../shared/kinds';
 import { first } from '../shared/checked';
 import { LensError } from '../engine/errors';
 import type { ExplainResult } from '../engine/result/explain-result';
-import type { TermName } from '../engine/types';
 import { blockCount, sameLength } from './matrix';
 
 /** A term whose share is taken: DeBERTa's three, and BERT's layer-0 p2p and rest (token type, LayerNorm shift, biases). */
