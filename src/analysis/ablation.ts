@@ -5,7 +5,7 @@
 // masked keys 0, padding query rows uniform). The scale is NOT recomputed for the subset: we ask "what if this
 // term contributed nothing", not "what if the model had been built without it".
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { TermName } from '../engine/types';
 import { blockCount, maskedSoftmaxRow, sameLength } from './matrix';
 import { layerTerms, type TermSet } from './term-shares';
@@ -52,8 +52,8 @@ function ablatedScores(terms: TermSet, kept: TermName[], scale: number): Float64
   const mats = kept.map((t) => terms[t]!);
   sameLength([terms.c2c, ...mats], 'term matrices');
   const out = new Float64Array(terms.c2c.length);
-  for (const m of mats) for (let k = 0; k < out.length; k++) out[k] += m[k];
-  for (let k = 0; k < out.length; k++) out[k] /= scale;
+  for (const m of mats) for (let k = 0; k < out.length; k++) out[k]! += m[k]!;
+  for (let k = 0; k < out.length; k++) out[k]! /= scale;
   return out;
 }
 
@@ -123,12 +123,12 @@ export function ablateTerms(
     let tvr = 0;
     for (let j = 0; j < n; j++) {
       const k = r * n + j;
-      const p = realProbs[k];
-      diff[k] = probs[k] - p;
-      tvr += Math.abs(probs[k] - p);
+      const p = realProbs[k]!;
+      diff[k] = probs[k]! - p;
+      tvr += Math.abs(probs[k]! - p);
       if (p > 0) {
         // A padding row is uniform in both, and a masked key is 0 in both: use the ablated value's own log there.
-        const logQ = padRow || (mask && !mask[j]) ? Math.log(Math.max(probs[k], Number.MIN_VALUE)) : scores[k] - logZ[r];
+        const logQ = padRow || (mask && !mask[j]) ? Math.log(Math.max(probs[k]!, Number.MIN_VALUE)) : scores[k]! - logZ[r]!;
         klr += p * (Math.log(p) - logQ);
       }
     }

@@ -1,6 +1,6 @@
 // Aggregation over heads and layers, span rows, and discounting special tokens.
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { MatrixKind } from '../engine/types';
 import { blockCount, checkIndex, sameLength } from './matrix';
 
@@ -8,15 +8,15 @@ export type ReduceOp = 'mean' | 'max';
 
 /** Element-wise mean or max over equal-size matrices. */
 export function reduceMatrices(mats: readonly Float32Array[], op: ReduceOp): Float32Array {
-  if (mats.length === 0) throw new LensError('analysis: nothing to aggregate (no layer or head selected)');
+  const [head, ...rest] = mats;
+  if (!head) throw new LensError('analysis: nothing to aggregate (no layer or head selected)');
   sameLength(mats, 'matrices to aggregate');
-  const out = Float32Array.from(mats[0]);
-  for (let m = 1; m < mats.length; m++) {
-    const x = mats[m];
-    if (op === 'max') for (let k = 0; k < out.length; k++) out[k] = Math.max(out[k], x[k]);
-    else for (let k = 0; k < out.length; k++) out[k] += x[k];
+  const out = Float32Array.from(head);
+  for (const x of rest) {
+    if (op === 'max') for (let k = 0; k < out.length; k++) out[k] = Math.max(out[k]!, x[k]!);
+    else for (let k = 0; k < out.length; k++) out[k]! += x[k]!;
   }
-  if (op === 'mean') for (let k = 0; k < out.length; k++) out[k] /= mats.length;
+  if (op === 'mean') for (let k = 0; k < out.length; k++) out[k]! /= mats.length;
   return out;
 }
 
@@ -51,12 +51,12 @@ export async function aggregate(
     for (const h of heads) {
       const x = result.slice(l, h, kind);
       if (!out) out = Float32Array.from(x);
-      else if (op === 'max') for (let k = 0; k < out.length; k++) out[k] = Math.max(out[k], x[k]);
-      else for (let k = 0; k < out.length; k++) out[k] += x[k];
+      else if (op === 'max') for (let k = 0; k < out.length; k++) out[k] = Math.max(out[k]!, x[k]!);
+      else for (let k = 0; k < out.length; k++) out[k]! += x[k]!;
     }
   }
   const count = layers.length * heads.length;
-  if (op === 'mean') for (let k = 0; k < out!.length; k++) out![k] /= count;
+  if (op === 'mean') for (let k = 0; k < out!.length; k++) out![k]! /= count;
   return out!;
 }
 
@@ -67,9 +67,9 @@ export function spanRows(matrix: Float32Array, n: number, rows: readonly number[
   const out = new Float32Array(n);
   for (const i of rows) {
     checkIndex(i, n, 'query token');
-    for (let j = 0; j < n; j++) out[j] += matrix[i * n + j];
+    for (let j = 0; j < n; j++) out[j]! += matrix[i * n + j]!;
   }
-  if (op === 'mean') for (let j = 0; j < n; j++) out[j] /= rows.length;
+  if (op === 'mean') for (let j = 0; j < n; j++) out[j]! /= rows.length;
   return out;
 }
 
@@ -97,9 +97,9 @@ export function discountSpecialColumns(matrix: Float32Array, n: number, special:
     let s = 0;
     for (let j = 0; j < n; j++) {
       if (special[j]) out[r * n + j] = 0;
-      else s += out[r * n + j];
+      else s += out[r * n + j]!;
     }
-    if (s > 0) for (let j = 0; j < n; j++) out[r * n + j] /= s;
+    if (s > 0) for (let j = 0; j < n; j++) out[r * n + j]! /= s;
   }
   return out;
 }

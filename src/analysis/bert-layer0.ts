@@ -2,14 +2,15 @@
 // rest; engine/graph/bert-decomposition.ts). Its position terms come from absolute position embeddings mixed into
 // the content by one LayerNorm; collapsing them onto δ = i − j shows how much of that is relative. Only layer 0
 // has the split: every later layer's input mixes content and position beyond separating.
+import { DECOMPOSITION_TERMS, type DecompositionTerm } from '../shared/kinds';
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import { distanceProfile, type DistanceProfile } from './distance-profile';
 import { headShares, type CellShares, type ShareWeighting } from './term-shares';
 
 /** The terms a BERT distance profile shows: the three position terms and c2c for reference. */
-export const BERT_PROFILE_TERMS = ['c2c', 'c2p', 'p2c', 'p2p'] as const;
-export type BertProfileTerm = (typeof BERT_PROFILE_TERMS)[number];
+export type BertProfileTerm = Exclude<DecompositionTerm, 'rest'>;
+export const BERT_PROFILE_TERMS: readonly BertProfileTerm[] = DECOMPOSITION_TERMS.filter((t): t is BertProfileTerm => t !== 'rest');
 
 /** The one layer whose score BERT splits by embedding part. */
 export const BERT_SPLIT_LAYER = 0;

@@ -54,21 +54,21 @@ export function bucketLens(n: number, spec: PositionSpec): BucketLens {
   for (let k = 0; k < iota.length; k++) {
     const delta = k - (n - 1);
     const pairs = n - Math.abs(delta);
-    const g = groups.get(iota[k]);
+    const g = groups.get(iota[k]!);
     if (g) {
       g.deltas.push(delta);
       g.pairs += pairs;
       // A clamped edge row may also be reached exactly by an in-range distance: call the row clamped.
       if (zoneByDelta[k] === 2) g.zone = 'clamped';
     } else {
-      groups.set(iota[k], { row: iota[k], zone: ZONES[zoneByDelta[k]], deltas: [delta], pairs });
+      groups.set(iota[k]!, { row: iota[k]!, zone: ZONES[zoneByDelta[k]!]!, deltas: [delta], pairs });
     }
   }
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       const k = i - j + n - 1;
-      zoneOf[i * n + j] = zoneByDelta[k];
-      rowOf[i * n + j] = iota[k];
+      zoneOf[i * n + j] = zoneByDelta[k]!;
+      rowOf[i * n + j] = iota[k]!;
     }
   }
   return { n, mid, zoneOf, zones: ZONES, rowOf, groups: [...groups.values()].sort((a, b) => a.row - b.row) };

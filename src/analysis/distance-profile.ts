@@ -32,12 +32,12 @@ function finish(deltas: Int32Array, count: Int32Array, sum: Float64Array, sumSq:
       std[k] = NaN;
       continue;
     }
-    mean[k] = sum[k] / count[k];
-    std[k] = Math.sqrt(Math.max(sumSq[k] / count[k] - mean[k] * mean[k], 0));
-    const d = deltas[k];
-    if (count[k] < minCount) continue;
-    if (mean[k] > best || (mean[k] === best && (Math.abs(d) < Math.abs(peak) || (Math.abs(d) === Math.abs(peak) && d < peak)))) {
-      best = mean[k];
+    mean[k] = sum[k]! / count[k]!;
+    std[k] = Math.sqrt(Math.max(sumSq[k]! / count[k]! - mean[k]! * mean[k]!, 0));
+    const d = deltas[k]!;
+    if (count[k]! < minCount) continue;
+    if (mean[k]! > best || (mean[k] === best && (Math.abs(d) < Math.abs(peak) || (Math.abs(d) === Math.abs(peak) && d < peak)))) {
+      best = mean[k]!;
       peak = d;
     }
   }
@@ -64,10 +64,10 @@ export function distanceProfile(matrix: Float32Array, n: number, opts: { head?: 
   for (let i = i0; i < i1; i++) {
     for (let j = 0; j < n; j++) {
       const k = i - j + n - 1;
-      const v = matrix[base + i * n + j];
-      count[k]++;
-      sum[k] += v;
-      sumSq[k] += v * v;
+      const v = matrix[base + i * n + j]!;
+      count[k]!++;
+      sum[k]! += v;
+      sumSq[k]! += v * v;
     }
   }
   return finish(deltas, count, sum, sumSq);
@@ -102,24 +102,24 @@ export function rowProfile(
   const sumSq = new Float64Array(m);
   const deltas: number[][] = rowsUsed.map(() => []);
   for (let k = 0; k < iota.length; k++) {
-    const s = slot.get(iota[k])!;
-    deltas[s].push(k - (n - 1));
-    const c = byDelta.count[k];
+    const s = slot.get(iota[k]!)!;
+    deltas[s]!.push(k - (n - 1)); // s is a slot of rowsUsed
+    const c = byDelta.count[k]!;
     if (c === 0) continue;
-    count[s] += c;
-    sum[s] += byDelta.mean[k] * c;
-    sumSq[s] += (byDelta.std[k] ** 2 + byDelta.mean[k] ** 2) * c;
+    count[s]! += c;
+    sum[s]! += byDelta.mean[k]! * c;
+    sumSq[s]! += (byDelta.std[k]! ** 2 + byDelta.mean[k]! ** 2) * c;
   }
   const mean = new Float64Array(m);
   const std = new Float64Array(m);
   let peakRow = NaN;
   let best = -Infinity;
   for (let s = 0; s < m; s++) {
-    mean[s] = count[s] ? sum[s] / count[s] : NaN;
-    std[s] = count[s] ? Math.sqrt(Math.max(sumSq[s] / count[s] - mean[s] ** 2, 0)) : NaN;
-    if (count[s] && mean[s] > best) {
-      best = mean[s];
-      peakRow = rowsUsed[s];
+    mean[s] = count[s] ? sum[s]! / count[s]! : NaN;
+    std[s] = count[s] ? Math.sqrt(Math.max(sumSq[s]! / count[s]! - mean[s]! ** 2, 0)) : NaN;
+    if (count[s] && mean[s]! > best) {
+      best = mean[s]!;
+      peakRow = rowsUsed[s]!;
     }
   }
   return { rows: Int32Array.from(rowsUsed), deltas, count, mean, std, peakRow };
@@ -140,7 +140,7 @@ export function tableRowScores(table: Float32Array, d: number, vec: Float32Array
   const out = new Float32Array(rows);
   for (let r = 0; r < rows; r++) {
     let acc = 0;
-    for (let c = 0; c < d; c++) acc += vec[c] * table[r * d + c];
+    for (let c = 0; c < d; c++) acc += vec[c]! * table[r * d + c]!;
     out[r] = acc;
   }
   return out;
@@ -152,8 +152,8 @@ export function rowDeltaRanges(spec: PositionSpec, maxDelta: number): ({ min: nu
   const iota = positionIndexByDelta(maxDelta + 1, spec);
   for (let k = 0; k < iota.length; k++) {
     const delta = k - maxDelta;
-    const r = out[iota[k]];
-    out[iota[k]] = r ? { min: Math.min(r.min, delta), max: Math.max(r.max, delta) } : { min: delta, max: delta };
+    const r = out[iota[k]!];
+    out[iota[k]!] = r ? { min: Math.min(r.min, delta), max: Math.max(r.max, delta) } : { min: delta, max: delta };
   }
   return out;
 }

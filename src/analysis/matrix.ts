@@ -18,8 +18,9 @@ export function blockCount(m: ArrayLike<number>, n: number, what = 'matrix'): nu
 
 /** Throws unless every matrix has the same length as the first. */
 export function sameLength(ms: readonly ArrayLike<number>[], what: string): void {
+  const [head] = ms;
   for (const m of ms) {
-    if (m.length !== ms[0].length) throw new LensError(`analysis: ${what} differ in size (${ms[0].length} vs ${m.length} values)`);
+    if (m.length !== head?.length) throw new LensError(`analysis: ${what} differ in size (${head?.length} vs ${m.length} values)`);
   }
 }
 
@@ -46,14 +47,14 @@ export function maskedSoftmaxRow(
     return Math.log(n);
   }
   let max = -Infinity;
-  for (let j = 0; j < n; j++) if (!keyMask || keyMask[j]) max = Math.max(max, scores[offset + j]);
+  for (let j = 0; j < n; j++) if (!keyMask || keyMask[j]) max = Math.max(max, scores[offset + j]!);
   if (max === -Infinity) {
     // No real key at all: HF fills every entry with the same minimum, so the row is uniform.
     for (let j = 0; j < n; j++) out[offset + j] = 1 / n;
     return Math.log(n);
   }
   let sum = 0;
-  for (let j = 0; j < n; j++) if (!keyMask || keyMask[j]) sum += Math.exp(scores[offset + j] - max);
-  for (let j = 0; j < n; j++) out[offset + j] = !keyMask || keyMask[j] ? Math.exp(scores[offset + j] - max) / sum : 0;
+  for (let j = 0; j < n; j++) if (!keyMask || keyMask[j]) sum += Math.exp(scores[offset + j]! - max);
+  for (let j = 0; j < n; j++) out[offset + j] = !keyMask || keyMask[j] ? Math.exp(scores[offset + j]! - max) / sum : 0;
   return max + Math.log(sum);
 }

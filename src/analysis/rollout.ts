@@ -1,7 +1,7 @@
 // Attention rollout (Abnar & Zuidema 2020), residual-adjusted: per layer Â = rownorm(0.5·mean_h A_h + 0.5·I),
 // then R = Â_last · … · Â_first (R[i,j]: how much of token j's input reaches token i's output).
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { TermName } from '../engine/types';
 import { ablatedProbs, type AblationPreset } from './ablation';
 import { blockCount } from './matrix';
@@ -12,13 +12,13 @@ export function residualAttention(probs: Float32Array, n: number): Float64Array 
   const H = blockCount(probs, n, 'probs');
   const nn = n * n;
   const a = new Float64Array(nn);
-  for (let h = 0; h < H; h++) for (let k = 0; k < nn; k++) a[k] += probs[h * nn + k];
-  for (let k = 0; k < nn; k++) a[k] = (0.5 * a[k]) / H;
-  for (let i = 0; i < n; i++) a[i * n + i] += 0.5;
+  for (let h = 0; h < H; h++) for (let k = 0; k < nn; k++) a[k]! += probs[h * nn + k]!;
+  for (let k = 0; k < nn; k++) a[k] = (0.5 * a[k]!) / H;
+  for (let i = 0; i < n; i++) a[i * n + i]! += 0.5;
   for (let i = 0; i < n; i++) {
     let s = 0;
-    for (let j = 0; j < n; j++) s += a[i * n + j];
-    if (s > 0) for (let j = 0; j < n; j++) a[i * n + j] /= s;
+    for (let j = 0; j < n; j++) s += a[i * n + j]!;
+    if (s > 0) for (let j = 0; j < n; j++) a[i * n + j]! /= s;
   }
   return a;
 }
@@ -30,9 +30,9 @@ function rolloutStep(r: Float64Array | undefined, probs: Float32Array, n: number
   const next = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < n; k++) {
-      const aik = a[i * n + k];
+      const aik = a[i * n + k]!;
       if (aik === 0) continue;
-      for (let j = 0; j < n; j++) next[i * n + j] += aik * r[k * n + j];
+      for (let j = 0; j < n; j++) next[i * n + j]! += aik * r[k * n + j]!;
     }
   }
   return next;

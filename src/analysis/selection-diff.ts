@@ -1,7 +1,7 @@
 // Compare two results (before/after an edit, or two selections): match tokens by an LCS over their piece
 // texts (order kept), then take per-pair differences of any matrix for the matched tokens.
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
+import type { ExplainResult } from '../engine/result/explain-result';
 import type { MatrixKind } from '../engine/types';
 
 export interface TokenMatch {
@@ -26,7 +26,7 @@ export function matchTokens(a: readonly { text: string }[], b: readonly { text: 
   const suf = new Int32Array((n + 1) * w);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      suf[i * w + j] = a[i].text === b[j].text ? suf[(i + 1) * w + j + 1] + 1 : Math.max(suf[(i + 1) * w + j], suf[i * w + j + 1]);
+      suf[i * w + j] = a[i]!.text === b[j]!.text ? suf[(i + 1) * w + j + 1]! + 1 : Math.max(suf[(i + 1) * w + j]!, suf[i * w + j + 1]!);
     }
   }
   const pairs: [number, number][] = [];
@@ -35,9 +35,9 @@ export function matchTokens(a: readonly { text: string }[], b: readonly { text: 
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (a[i].text === b[j].text && suf[i * w + j] === suf[(i + 1) * w + j + 1] + 1) {
+    if (a[i]!.text === b[j]!.text && suf[i * w + j] === suf[(i + 1) * w + j + 1]! + 1) {
       pairs.push([i++, j++]);
-    } else if (suf[(i + 1) * w + j] > suf[i * w + j + 1]) {
+    } else if (suf[(i + 1) * w + j]! > suf[i * w + j + 1]!) {
       onlyA.push(i++);
     } else {
       onlyB.push(j++);
@@ -55,12 +55,8 @@ export function diffMatched(a: Float32Array, nA: number, b: Float32Array, nB: nu
   if (a.length !== nA * nA || b.length !== nB * nB) throw new LensError(`analysis: diff needs one [n,n] slice per side (got ${a.length} and ${b.length} values)`);
   const P = pairs.length;
   const out = new Float32Array(P * P);
-  for (let p = 0; p < P; p++) {
-    const [ap, bp] = pairs[p];
-    for (let q = 0; q < P; q++) {
-      const [aq, bq] = pairs[q];
-      out[p * P + q] = b[bp * nB + bq] - a[ap * nA + aq];
-    }
+  for (const [p, [ap, bp]] of pairs.entries()) {
+    for (const [q, [aq, bq]] of pairs.entries()) out[p * P + q] = b[bp * nB + bq]! - a[ap * nA + aq]!;
   }
   return out;
 }

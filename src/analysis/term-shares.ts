@@ -6,15 +6,16 @@
 // share_c2c; the positional share is 1 − content. A cell where every term is exactly 0 splits equally among the
 // present terms, so shares always sum to 1. A head's share is the mean over its cells, either uniform (every
 // cell counts the same) or weighted by the real attention probabilities (cells the head actually uses count).
+import { DECOMPOSITION_TERMS, type DecompositionTerm } from '../shared/kinds';
+import { first } from '../shared/checked';
 import { LensError } from '../engine/errors';
-import type { ExplainResult } from '../engine/result';
-import type { TermName } from '../engine/types';
+import type { ExplainResult } from '../engine/result/explain-result';
 import { blockCount, sameLength } from './matrix';
 
 /** A term whose share is taken: DeBERTa's three, and BERT's layer-0 p2p and rest (token type, LayerNorm shift, biases). */
-export type ShareTerm = TermName | 'p2p' | 'rest';
-/** Every share term, in the order tables list them. */
-export const SHARE_TERMS: readonly ShareTerm[] = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'];
+export type ShareTerm = DecompositionTerm;
+/** Every share term, in the order tables list them (DeBERTa's three are the first three). */
+export const SHARE_TERMS: readonly ShareTerm[] = DECOMPOSITION_TERMS;
 
 /** Raw terms for one head `[n,n]` or one layer `[H,n,n]`; c2p/p2c absent when the model lacks them. */
 export interface TermSet {
@@ -52,16 +53,15 @@ export function cellShares(terms: TermSet): CellShares {
   const present = presentTerms(terms);
   sameLength(present.map(([, m]) => m), 'term matrices');
   const len = terms.c2c.length;
-  const shares = present.map(() => new Float32Array(len));
+  const shares = present.map(([name, m]) => ({ name, m, share: new Float32Array(len) }));
   for (let k = 0; k < len; k++) {
     let total = 0;
-    for (const [, m] of present) total += Math.abs(m[k]);
-    for (let t = 0; t < present.length; t++) {
-      shares[t][k] = total > 0 ? Math.abs(present[t][1][k]) / total : 1 / present.length;
-    }
+    for (const { m } of shares) total += Math.abs(m[k]!);
+    for (const s of shares) s.share[k] = total > 0 ? Math.abs(s.m[k]!) / total : 1 / shares.length;
   }
-  const out: CellShares = { c2c: shares[0] };
-  present.forEach(([name], t) => (out[name] = shares[t]));
+  // c2c is always present, and first.
+  const out: CellShares = { c2c: first(shares, 'the present terms').share };
+  for (const { name, share } of shares) out[name] = share;
   return out;
 }
 
@@ -85,8 +85,8 @@ export function headShares(
       let acc = 0;
       let wsum = 0;
       for (let k = h * nn; k < (h + 1) * nn; k++) {
-        const w = weighting === 'probs' ? probs![k] : 1;
-        acc += w * m[k];
+        const w = weighting === 'probs' ? probs![k]! : 1;
+        acc += w * m[k]!;
         wsum += w;
       }
       out[h] = wsum > 0 ? acc / wsum : 0;
@@ -135,7 +135,7 @@ export async function termShareGrid(
     grid.content.set(s.c2c, li * H);
     if (grid.c2p && s.c2p) grid.c2p.set(s.c2p, li * H);
     if (grid.p2c && s.p2c) grid.p2c.set(s.p2c, li * H);
-    for (let h = 0; h < H; h++) grid.labels.push(labelHead(s.c2c[h], opts.thresholds));
+    for (let h = 0; h < H; h++) grid.labels.push(labelHead(s.c2c[h]!, opts.thresholds));
   }
   return grid;
 }

@@ -10,6 +10,7 @@
 //     ("get"+"User", "HTTP"+"Server"). 'identifiers' mode keeps [A-Za-z0-9_$] runs whole.
 // The characters are read from the source text through the offsets when given, else from the piece text with
 // its marker stripped.
+import { at, first, last } from '../shared/checked';
 import { LensError } from '../engine/errors';
 import type { Token } from '../engine/types';
 import { blockCount } from './matrix';
@@ -64,7 +65,7 @@ function boundary(a: Token, b: Token, sa: string, sb: string, mode: MergeMode): 
   if (mode === 'words' && ca === 'word') {
     if (isLowerOrDigit(last) && isUpper(first)) return true;
     const second = [...sb][1];
-    if (isUpper(last) && isUpper(first) && isLowerOrDigit(second) && !/\p{N}/u.test(second)) return true;
+    if (isUpper(last) && isUpper(first) && isLowerOrDigit(second) && !/\p{N}/u.test(second ?? '')) return true;
   }
   return false;
 }
@@ -74,12 +75,12 @@ export function groupWords(tokens: readonly Token[], text?: string, mode: MergeM
   let cur: { pieces: number[]; s: string } | undefined;
   const flush = () => {
     if (!cur) return;
-    const ts = cur.pieces.map((i) => tokens[i]);
+    const ts = cur.pieces.map((i) => at(tokens, i, 'token'));
     const withRange = ts.filter((t) => t.end > t.start);
-    let start = withRange.length ? withRange[0].start : ts[0].start;
-    const end = withRange.length ? withRange[withRange.length - 1].end : ts[0].end;
+    let start = withRange.length ? first(withRange).start : first(ts, 'the pieces of a word').start;
+    const end = withRange.length ? last(withRange).end : first(ts, 'the pieces of a word').end;
     // Point at the word itself, not the space a leading "▁" piece covers.
-    while (text !== undefined && start < end && /\s/u.test(text[start])) start++;
+    while (text !== undefined && start < end && /\s/u.test(text.charAt(start))) start++;
     groups.push({
       pieces: cur.pieces,
       start,
@@ -96,7 +97,7 @@ export function groupWords(tokens: readonly Token[], text?: string, mode: MergeM
       return;
     }
     const s = surface(t, text);
-    if (cur && !boundary(tokens[cur.pieces[cur.pieces.length - 1]], t, cur.s, s, mode)) {
+    if (cur && !boundary(at(tokens, last(cur.pieces), 'token'), t, cur.s, s, mode)) {
       cur.pieces.push(i);
       cur.s += s;
     } else {
@@ -136,17 +137,17 @@ export function poolGroups(
   for (let h = 0; h < H; h++) {
     acc.fill(0);
     for (let i = 0; i < n; i++) {
-      const wi = groupOf[i];
+      const wi = groupOf[i]!;
       if (wi < 0) continue;
       for (let j = 0; j < n; j++) {
-        const wj = groupOf[j];
-        if (wj >= 0) acc[wi * W + wj] += matrix[(h * n + i) * n + j];
+        const wj = groupOf[j]!;
+        if (wj >= 0) acc[wi * W + wj]! += matrix[(h * n + i) * n + j]!;
       }
     }
     for (let a = 0; a < W; a++) {
       for (let b = 0; b < W; b++) {
-        const colDiv = opts.columns === 'mean' ? groups[b].pieces.length : 1;
-        out[(h * W + a) * W + b] = acc[a * W + b] / groups[a].pieces.length / colDiv;
+        const colDiv = opts.columns === 'mean' ? groups[b]!.pieces.length : 1; // a, b < W = groups.length
+        out[(h * W + a) * W + b] = acc[a * W + b]! / groups[a]!.pieces.length / colDiv;
       }
     }
   }

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { at } from '../shared/checked';
 import { LensError } from '../engine/errors';
 
 /** `--flag value` / `--flag=value` / `--switch` parsing with the flags each command accepts; nothing else. */
@@ -15,7 +16,7 @@ export function parseArgs(argv: string[], known: Record<string, { switches: stri
   if (!spec) throw new LensError(`unknown command "${command}": use one of ${Object.keys(known).join(', ')} (deberta-lens --help)`);
   const flags = new Map<string, string>();
   for (let k = 0; k < rest.length; k++) {
-    const arg = rest[k];
+    const arg = at(rest, k, 'argument');
     if (!arg.startsWith('--')) throw new LensError(`unexpected argument "${arg}": flags start with -- (deberta-lens --help)`);
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);

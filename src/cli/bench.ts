@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type EngineOptions, forwardOnly, openModel, type OpenModel } from '../engine';
+import { defaultThreads, type EngineOptions, forwardOnly, openModel, type OpenModel } from '../engine';
 import { graphFlops } from '../engine/graph/flops';
 import { GraphBuilder } from '../engine/graph/graph-builder';
 import { encodeModel, OnnxType } from '../engine/graph/onnx-proto';
@@ -50,7 +50,7 @@ export interface LengthReport {
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 /** Peak resident memory of a process since its last resetPeak (Linux /proc; 0 where unavailable). */
@@ -109,7 +109,7 @@ async function matmulGflops(threads: number, dir: string): Promise<number> {
 }
 
 export async function runBench(modelArg: string, opts: BenchOptions) {
-  const threads = opts.engine.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  const threads = opts.engine.threads ?? defaultThreads();
   const engine = { ...opts.engine, threads };
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-bench-'));
   try {

@@ -5,12 +5,13 @@ import { inputFlags, intList, parseArgs } from './args';
 import { runBench } from './bench';
 import {
   clearCache, DEFAULT_CACHE_MAX_GB, defaultCacheDir, type EngineOptions, type EntryInfo, EXECUTION_PROVIDERS, type ExecutionProviderSetting,
-  formatDiskBytes, inspectModel, isLensError, LensError, listEntries, oneLine, openModel,
+  inspectModel, isLensError, LensError, listEntries, oneLine, openModel,
 } from '../engine';
 import { ablateCommand, predictCommand } from './predict';
 import { jsonChunks } from '../analysis/export/json';
 import { writeNpzFile } from '../analysis/export/npz';
 import { writeChunks } from '../analysis/export/write-chunks';
+import { formatBytes } from '../shared/format';
 
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'cache-max-gb', 'max-tokens'];
 const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
@@ -88,7 +89,7 @@ function cacheCommand(sub: 'list' | 'clear', flags: Map<string, string>): void {
   if (sub === 'clear') {
     const { removed, kept } = clearCache(dir);
     const freed = removed.reduce((s, e) => s + e.bytes, 0);
-    process.stdout.write(`removed ${removed.length} graph${removed.length === 1 ? '' : 's'} (${formatDiskBytes(freed)}) from ${dir}\n`);
+    process.stdout.write(`removed ${removed.length} graph${removed.length === 1 ? '' : 's'} (${formatBytes(freed, 'decimal')}) from ${dir}\n`);
     for (const e of kept) process.stdout.write(`kept ${describe(e)}: ${inUse(e) || 'could not be removed'}\n`);
     return;
   }
@@ -100,11 +101,11 @@ function cacheCommand(sub: 'list' | 'clear', flags: Map<string, string>): void {
   }
   const own = entries.reduce((s, e) => s + e.bytes, 0);
   const linked = entries.reduce((s, e) => s + e.linkedBytes, 0);
-  const lines = [`${dir}: ${entries.length} graph${entries.length === 1 ? '' : 's'}, ${formatDiskBytes(own)} on disk (+ ${formatDiskBytes(linked)} of weights hard-linked from model folders)`];
+  const lines = [`${dir}: ${entries.length} graph${entries.length === 1 ? '' : 's'}, ${formatBytes(own, 'decimal')} on disk (+ ${formatBytes(linked, 'decimal')} of weights hard-linked from model folders)`];
   if (entries.length) lines.push(`${'SIZE'.padEnd(10)}${'LAST USED'.padEnd(22)}MODEL`);
   for (const e of entries) {
     const when = e.lastUsed.toISOString().slice(0, 16).replace('T', ' ');
-    lines.push(`${formatDiskBytes(e.bytes).padEnd(10)}${`${when} UTC`.padEnd(22)}${describe(e)}${e.users.length ? `  [${inUse(e)}]` : ''}`);
+    lines.push(`${formatBytes(e.bytes, 'decimal').padEnd(10)}${`${when} UTC`.padEnd(22)}${describe(e)}${e.users.length ? `  [${inUse(e)}]` : ''}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

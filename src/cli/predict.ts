@@ -2,6 +2,7 @@
 // `deberta-lens ablate`: the same predictions before and after removing attention terms of chosen heads, and
 // with --sweep the heads ranked by what removing each one's term costs the followed token.
 import { inputFlags, intList } from './args';
+import { at } from '../shared/checked';
 import { type AblateResult, checkAblation, checkSweep, type EngineOptions, LensError, openModel, type PositionPrediction, type PredictResult, type SweepResult } from '../engine';
 
 /** The JSON contract: `predictions` (every [MASK], then --positions masked first) and, with an RTD head, `rtd`. */
@@ -20,7 +21,7 @@ export function predictJson(r: PredictResult): object {
 
 /** The `predictions` array of predict, and of ablate's `before` and `after`. */
 function predictionsJson(r: Pick<PredictResult, 'tokens'>, ps: PositionPrediction[]): object[] {
-  return ps.map((p) => ({ position: p.position, token: r.tokens[p.position].text, source: p.source, top: p.top, ...(p.original ? { original: p.original } : {}) }));
+  return ps.map((p) => ({ position: p.position, token: at(r.tokens, p.position, 'position').text, source: p.source, top: p.top, ...(p.original ? { original: p.original } : {}) }));
 }
 
 /** The JSON contract: `before` and `after` (each predict's `predictions`), `kl` per position, and `tracked`. */
@@ -57,7 +58,7 @@ export function sweepJson(r: SweepResult): object {
     mode: r.mode,
     terms: r.terms,
     position: r.position,
-    token: r.tokens[r.position].text,
+    token: at(r.tokens, r.position, 'position').text,
     source: r.source,
     followed: r.followed,
     grid: r.grid,

@@ -1,8 +1,8 @@
-// The engine's public types: what the extension and the CLI call (through ./index.ts). Implemented in ./model.ts.
-import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from './prediction';
-import type { AblatedRunInput } from './run/ablated-run';
-import type { ExplainResult } from './result';
-import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, TokenizerKind } from './types';
+// The engine's public types: what the extension and the CLI call (through ./index.ts), and what the verbs in run/
+// take and give back. Types only; implemented by model/open-model.ts. Below run/: it imports the leaves and the
+// result class's type, never a verb.
+import type { ExplainResult } from './result/explain-result';
+import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, Token, TokenizerKind } from './types';
 
 export interface EngineOptions {
   /** Preferred execution provider; falls back to CPU when it fails. Default 'auto'. */
@@ -88,4 +88,180 @@ export interface LensModel {
    *  the followed token's log-probability. Cancelling kills the run in progress (`signal`). */
   sweep(input: SweepInput, signal?: AbortSignal): Promise<SweepResult>;
   dispose(): Promise<void>;
+}
+
+/** zero: a removed term is set to 0 before the softmax; mean: replaced by its mean over key positions (per query). */
+export type AblationMode = 'zero' | 'mean';
+
+/** The attention of an intervened run (`LensModel.explainAblated`). */
+export interface AblatedRunInput {
+  text?: string;
+  ids?: number[];
+  /** LAYER.HEAD:TERM entries, as for ablate. */
+  ablate: string;
+  mode?: AblationMode;
+}
+
+// What the prediction heads give back: the `deberta-lens predict` JSON and what the views show.
+
+export interface PredictInput {
+  /** Text to tokenize; [CLS] … [SEP] are added. Exactly one of text/ids. */
+  text?: string;
+  /** Ids fed as given (no specials added). */
+  ids?: number[];
+  /** Token positions to predict besides every [MASK]: each is masked on its own, one more forward pass each. */
+  positions?: number[];
+  /** How many tokens per position (default 5). */
+  top?: number;
+}
+
+export interface TopToken {
+  id: number;
+  token: string;
+  logit: number;
+  /** Softmax over the whole vocabulary. */
+  prob: number;
+}
+
+/** The token that stood at a masked position (for `positions`): how the model rates it. */
+export interface OriginalToken extends TopToken {
+  /** 1 = the model's first choice. */
+  rank: number;
+}
+
+export interface PositionPrediction {
+  position: number;
+  /** "input": a [MASK] in the input; "masked": a position asked for, masked for this prediction. */
+  source: 'input' | 'masked';
+  top: TopToken[];
+  original?: OriginalToken;
+}
+
+export interface RtdScore {
+  position: number;
+  token: string;
+  /** Positive = "replaced". */
+  logit: number;
+  /** sigmoid(logit): the probability that this token was replaced. */
+  prob: number;
+}
+
+export interface PredictTimings {
+  tokenize_ms: number;
+  /** Encoder runs (one, plus one per masked position). */
+  forward_ms: number;
+  /** Head runs. */
+  head_ms: number;
+  total_ms: number;
+  /** The [MASK]s and RTD scores were read from an explain's last hidden state (no encoder run for them). */
+  forward_reused?: boolean;
+}
+
+export interface PredictResult {
+  model: ModelInfo;
+  /** The masked-LM head's key layout, or null when the checkpoint has none. */
+  mlm_head: 'cls.predictions' | 'lm_predictions.lm_head' | null;
+  rtd_head: boolean;
+  mask_id: number | null;
+  input_ids: number[];
+  tokens: Token[];
+  predictions: PositionPrediction[];
+  /** Every token's replaced-token-detection score, when the checkpoint has that head. */
+  rtd?: RtdScore[];
+  timings: PredictTimings;
+}
+
+export interface AblateInput extends PredictInput {
+  /** LAYER.HEAD:TERM entries, comma-separated ("1.0:c2p,4.*:p2c,2.3:all"). */
+  ablate: string;
+  /** zero (default): a removed term is 0; mean: its mean over key positions, per query. */
+  mode?: AblationMode;
+}
+
+/** How the model rates one token at a position, before or after the intervention. */
+export interface TokenRating {
+  logit: number;
+  /** Natural log of its probability over the whole vocabulary. */
+  logprob: number;
+  /** 1 = the model's first choice. */
+  rank: number;
+}
+
+/** The token followed at a position: the original token at a masked position, else the top token before. */
+export interface TrackedToken {
+  position: number;
+  id: number;
+  token: string;
+  /** original: the token that stood at a position masked for the prediction; top1_before: an input [MASK]. */
+  which: 'original' | 'top1_before';
+  before: TokenRating;
+  after: TokenRating;
+}
+
+export interface AblateResult {
+  model: ModelInfo;
+  /** The intervention as run. */
+  ablation: { entries: string[]; mode: AblationMode; first_layer: number; layers_rerun: number; layers: number };
+  mask_id: number | null;
+  input_ids: number[];
+  tokens: Token[];
+  before: PositionPrediction[];
+  after: PositionPrediction[];
+  /** KL(before ‖ after) in nats over the whole vocabulary, per predicted position. */
+  kl: { position: number; kl: number }[];
+  tracked: TrackedToken[];
+  timings: { tokenize_ms: number; forward_ms: number; rerun_ms: number; head_ms: number; total_ms: number };
+}
+
+export interface SweepInput {
+  text?: string;
+  ids?: number[];
+  /** The terms to remove one head at a time: c2c, c2p, p2c, or "all" (every term the model has). */
+  terms: string[];
+  /** The position followed (masked first unless it is a [MASK]); default the input's first [MASK]. */
+  position?: number;
+  /** zero (default) or mean, as in an intervention. */
+  mode?: AblationMode;
+  /** Called after every cell (and once at the start). */
+  onProgress?: (p: SweepProgress) => void;
+  /** false: one rerun per cell instead of a layer's cells as one batched run (the same numbers; for tests). */
+  batch?: boolean;
+}
+
+export interface SweepProgress {
+  done: number;
+  total: number;
+  /** The layer being swept. */
+  layer: number;
+}
+
+/** One head's term removed alone. */
+export interface SweepCell {
+  layer: number;
+  head: number;
+  term: TermName;
+  /** log p(followed) before − after: positive = the head's term helped the followed token. */
+  drop: number;
+  logprob_after: number;
+  rank_after: number;
+  /** The first choice after the intervention. */
+  top1_after: { id: number; token: string };
+}
+
+export interface SweepResult {
+  model: ModelInfo;
+  mode: AblationMode;
+  terms: TermName[];
+  position: number;
+  /** input: a [MASK] of the input; masked: the position's token was masked for the sweep. */
+  source: 'input' | 'masked';
+  input_ids: number[];
+  tokens: Token[];
+  /** The token whose log-probability is followed, and how the model rates it without any intervention. */
+  followed: { id: number; token: string; which: 'original' | 'top1_before'; before: TokenRating };
+  /** Per term: drop as [layers][heads]. */
+  grid: Partial<Record<TermName, number[][]>>;
+  /** Every cell, largest drop first. */
+  ranking: SweepCell[];
+  timings: { forward_ms: number; rerun_ms: number; head_ms: number; cells: number; total_ms: number };
 }

@@ -9,7 +9,5 @@ export function reportDataBytes(layerCount: number, kindCount: number, heads: nu
   return layerCount * kindCount * heads * n * n * 4;
 }
 
-/** "12.5 MiB", "840 KiB". */
-export function formatBytes(b: number): string {
-  return b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(b >= 10 * 2 ** 20 ? 0 : 1)} MiB` : `${Math.max(1, Math.round(b / 1024))} KiB`;
-}
+/** "12.5 MiB", "840 KiB": the one byte formatter, here beside the sizes it shows. */
+export { formatBytes } from './format';

@@ -14,3 +14,16 @@ export function formatSigned(v: number): string {
   const s = formatValue(v);
   return v > 0 && Number.isFinite(v) ? `+${s}` : s.replace(/^-/, '−');
 }
+
+/**
+ * A size in bytes. binary (the default; export sizes, which the panel compares to a ceiling in MiB): "12.5 MiB",
+ * "840 KiB". decimal (disk and memory, as the cache limit is given in decimal GB): "1.23 GB", "45.6 MB", "7.8 kB".
+ */
+export function formatBytes(b: number, units: 'binary' | 'decimal' = 'binary'): string {
+  if (units === 'decimal') {
+    if (b >= 1e9) return `${(b / 1e9).toFixed(2)} GB`;
+    if (b >= 1e6) return `${(b / 1e6).toFixed(1)} MB`;
+    return `${(b / 1e3).toFixed(1)} kB`;
+  }
+  return b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(b >= 10 * 2 ** 20 ? 0 : 1)} MiB` : `${Math.max(1, Math.round(b / 1024))} KiB`;
+}

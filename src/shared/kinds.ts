@@ -50,3 +50,10 @@ export function viewKinds(model: { type: string; terms: readonly TermName[] }): 
   if (model.type === 'bert') return ['scores', 'probs'];
   return kindsOf((k) => !isRawTerm(k) || k === 'c2c' || model.terms.includes(k));
 }
+
+/**
+ * BERT's layer-0 score split by what entered the embedding (content or absolute position, on each side, and the
+ * rest: biases and token types), in the order every list, export and table shows them. Their sum is the score.
+ */
+export const DECOMPOSITION_TERMS = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] as const;
+export type DecompositionTerm = (typeof DECOMPOSITION_TERMS)[number];

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as vm from 'node:vm';
-import { crc32 } from '../../src/analysis/export/crc32';
+import { crc32 } from '../../src/engine/zip/crc32';
 import { decodeNpy, encodeNpy } from '../../src/analysis/export/npy';
-import { readZip, writeZip } from '../../src/analysis/export/zip';
-import { readNpz, toNpz } from '../../src/analysis/export/npz';
+import { writeZip } from '../../src/engine/zip/zip-writer';
+import { readNpz, readZip, toNpz } from '../../src/analysis/export/npz';
 import { float32ForJson, toJson, toJsonText } from '../../src/analysis/export/json';
 import { toHtmlReport } from '../../src/analysis/export/html-report';
-import { ExplainResult } from '../../src/engine/result';
+import { ExplainResult } from '../../src/engine/result/explain-result';
 import { isLensError } from '../../src/engine/errors';
 import { fixtureResult } from './analysis-fixture';
 import { at, field } from './helpers';

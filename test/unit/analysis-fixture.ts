@@ -1,7 +1,7 @@
 // Builds ExplainResults from the shared fixtures' HF-computed outputs (test/data/fixtures/deberta/*).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ExplainResult, type LayerTensors } from '../../src/engine/result';
+import { ExplainResult, type LayerTensors } from '../../src/engine/result/explain-result';
 import type { ModelInfo, TermName, Token } from '../../src/engine/types';
 import type { PositionSpec } from '../../src/analysis/matrix';
 import { FIXTURES, at } from './helpers';

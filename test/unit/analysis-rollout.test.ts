@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { residualAttention, rollout, rolloutResult } from '../../src/analysis/rollout';
-import { ExplainResult } from '../../src/engine/result';
+import { ExplainResult } from '../../src/engine/result/explain-result';
 import { isLensError } from '../../src/engine/errors';
 import { at } from './helpers';
 import { fixtureResult } from './analysis-fixture';

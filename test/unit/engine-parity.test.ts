@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { forwardOnly } from '../../src/engine/run/explain';
+import { forwardOnly } from '../../src/engine/run/input';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { FIXTURES, at, compareNested as compare } from './helpers';
 

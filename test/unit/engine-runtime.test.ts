@@ -9,7 +9,7 @@ import { openModel } from '../../src/engine/model/open-model';
 import { providerOrder } from '../../src/engine/runtime/execution-providers';
 import { SPILL_DIR, spillFilesHeld } from '../../src/engine/runtime/spill';
 import { layerCache } from '../../src/engine/memory/layer-cache';
-import { checkLength } from '../../src/engine/run/explain';
+import { checkLength } from '../../src/engine/run/input';
 import { estimateMemory } from '../../src/engine/memory/estimate';
 import { spawn } from 'node:child_process';
 import { FIXTURES, at, rejectsWith } from './helpers';

@@ -9,7 +9,7 @@ import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { HeadOutput } from '../../src/engine/graph/head-graph';
 import { findHeads } from '../../src/engine/checkpoint/heads';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
-import type { PredictResult } from '../../src/engine/prediction';
+import type { PredictResult } from '../../src/engine/api';
 import { fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
 import { f32, tempDir } from './checkpoint-test-utils';
 import { assertClose, klFromLogits } from './head-asserts';

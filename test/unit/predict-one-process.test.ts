@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openModel } from '../../src/engine/model/open-model';
-import type { PredictResult } from '../../src/engine/prediction';
+import type { PredictResult } from '../../src/engine/api';
 import { assertClose } from './head-asserts';
 import { FIXTURES, at } from './helpers';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ExplainResult, type LayerTensors } from '../../src/engine/result';
+import { ExplainResult, type LayerTensors } from '../../src/engine/result/explain-result';
 import type { ModelInfo, Token } from '../../src/engine/types';
 import { answerRequest, layerOf, prefetchAround } from '../../src/extension/lens/request-dispatch';
 import { downsampleInto, meanRowEntropy } from '../../src/extension/lens/matrix-math';

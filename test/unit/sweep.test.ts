@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
-import type { SweepResult } from '../../src/engine/prediction';
+import type { SweepResult } from '../../src/engine/api';
 import { sweepTerms } from '../../src/engine/run/sweep';
 import { assertOneLineError } from './head-asserts';
 import { FIXTURES, REPO_ROOT, at } from './helpers';

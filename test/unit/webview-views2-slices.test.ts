@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregate, diffMatched, groupWords, matchTokens, poolGroups } from '../../src/analysis';
-import type { ExplainResult } from '../../src/engine/result';
+import type { ExplainResult } from '../../src/engine/result/explain-result';
 import { answerRequest, type AnswerContext } from '../../src/extension/lens/request-dispatch';
 import { fromBuffer, parseRequestBody, type DiffResponse, type RequestBody, type WordsResponse } from '../../src/shared/protocol/lens';
 import { reconcileState } from '../../webview/lens/state/nav';

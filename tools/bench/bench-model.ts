@@ -3,18 +3,18 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openModel, type OpenModel } from '../../src/engine';
+import { defaultThreads, openModel, type OpenModel } from '../../src/engine';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
 const REPO = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
 
 export function flag(name: string, fallback: string): string {
   const k = process.argv.indexOf(`--${name}`);
-  return k > 0 && process.argv[k + 1] ? process.argv[k + 1] : fallback;
+  return (k > 0 && process.argv[k + 1]) || fallback;
 }
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 export const round = (x: number, digits = 2) => Number(x.toFixed(digits));
 
@@ -40,7 +40,7 @@ export interface BenchModel {
 
 /** --geometry v3-base: a random checkpoint of that geometry with both heads (and the bundled tokenizer's ids). */
 export async function openBenchModel(what: string): Promise<BenchModel> {
-  const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
+  const threads = Number(flag('threads', String(defaultThreads())));
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), `deberta-lens-${what}-bench-`));
   const geometry = flag('geometry', '');
   let modelDir = flag('model', 'default');

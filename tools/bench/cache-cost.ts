@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { at } from '../../src/shared/checked';
 import { hashStoreOf } from '../../src/engine/cache/cache-layout';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { ensureGraph } from '../../src/engine/graph/graph-cache';
@@ -32,12 +33,14 @@ function run(dir: string, cacheDir: string): Step {
 }
 
 async function main(argv: string[]): Promise<void> {
-  if (argv[0] === '--child') return child(argv[1], argv[2]);
+  if (argv[0] === '--child') return child(at(argv, 1, 'argument'), at(argv, 2, 'argument'));
   const flag = (name: string, dflt: string) => {
     const k = argv.indexOf(`--${name}`);
-    return k >= 0 ? argv[k + 1] : dflt;
+    return (k >= 0 ? argv[k + 1] : undefined) ?? dflt;
   };
-  const geometry = V3_GEOMETRIES[flag('geometry', 'v3-base')];
+  const name = flag('geometry', 'v3-base');
+  const geometry = V3_GEOMETRIES[name];
+  if (!geometry) throw new Error(`unknown geometry ${name}: one of ${Object.keys(V3_GEOMETRIES).join(', ')}`);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-cache-cost-'));
   const dir = flag('dir', path.join(root, 'model'));
   const cacheDir = path.join(root, 'cache');
@@ -52,7 +55,7 @@ async function main(argv: string[]): Promise<void> {
     fs.chmodSync(weights, 0o640); // only the ctime moves: the bytes must be read again to be trusted
     const ctime = run(dir, cacheDir);
     const after = run(dir, cacheDir);
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const median = (xs: number[]) => at([...xs].sort((a, b) => a - b), Math.floor(xs.length / 2), 'run');
     const report = {
       geometry: geometry.name,
       weights_mb: Math.round(fs.statSync(weights).size / 1e6),

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   if (!g) throw new Error(`unknown geometry ${geometry}: use ${Object.keys(V3_GEOMETRIES).join(', ')}`);
   const n = Number(flag('tokens', '512'));
   const runs = Number(flag('runs', '10'));
-  const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
+  const threads = Number(flag('threads', String(engine.defaultThreads())));
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-ab-'));
   const sides: Side[] = [];
   try {
@@ -76,12 +76,13 @@ async function main(): Promise<void> {
     let x = 7;
     const ids = [1, ...Array.from({ length: n - 2 }, () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) % 120000) + 5), 2];
     for (const side of sides) await layerZero(side, ids, false);
-    const load = [os.loadavg()[0]];
+    const load = [os.loadavg()[0] ?? 0];
     for (let r = 0; r < runs; r++) {
       for (const side of r % 2 ? [...sides].reverse() : sides) await layerZero(side, ids, true);
     }
-    load.push(os.loadavg()[0]);
+    load.push(os.loadavg()[0] ?? 0);
     const [a, b] = sides;
+    if (!a || !b) throw new Error('an A/B run needs both sides');
     const out = {
       date: new Date().toISOString(),
       geometry,
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
       new_over_old_median: round(median(b.first) / median(a.first), 3),
       new_over_old_cpu_median: round(median(b.cpu) / median(a.cpu), 3),
       // Per round: the two measurements were taken back to back, so their ratio is the least noisy figure.
-      new_over_old_per_round_median: round(median(a.first.map((v, k) => b.first[k] / v)), 3),
+      new_over_old_per_round_median: round(median(a.first.map((v, k) => b.first[k]! / v)), 3),
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } finally {

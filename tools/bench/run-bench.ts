@@ -6,14 +6,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LengthReport } from '../../src/cli/bench';
-import type { ExecutionProviderSetting } from '../../src/engine/types';
+import { defaultThreads, type ExecutionProviderSetting } from '../../src/engine';
+import { first, last } from '../../src/shared/checked';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
 const REPO = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
 
 function flag(name: string, fallback: string): string {
   const k = process.argv.indexOf(`--${name}`);
-  return k > 0 && process.argv[k + 1] ? process.argv[k + 1] : fallback;
+  return (k > 0 && process.argv[k + 1]) || fallback;
 }
 
 /** Why the HF eager baseline cannot run here (no python3, or no torch), or undefined when it can. */
@@ -51,7 +52,7 @@ async function main() {
   // HF's eager forward at the engine's long lengths takes minutes and GBs: by default only up to 512 tokens.
   const torchMax = Number(flag('torch-max-tokens', '512'));
   const runs = Number(flag('runs', '3'));
-  const threads = Number(flag('threads', String(os.availableParallelism?.() ?? os.cpus().length)));
+  const threads = Number(flag('threads', String(defaultThreads())));
   const ep = flag('ep', 'cpu') as ExecutionProviderSetting;
   const missing = flag('torch', 'auto') === 'no' ? 'skipped with --torch no' : torchMissing();
   const withTorch = missing === undefined;
@@ -126,7 +127,7 @@ export function fittedExponent(ns: number[], costs: number[]): number {
   const xs = ns.map(Math.log), ys = costs.map(Math.log);
   const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length;
   let sxy = 0, sxx = 0;
-  xs.forEach((x, k) => ((sxy += (x - mx) * (ys[k] - my)), (sxx += (x - mx) ** 2)));
+  xs.forEach((x, k) => ((sxy += (x - mx) * (ys[k]! - my)), (sxx += (x - mx) ** 2)));
   return sxy / sxx;
 }
 
@@ -150,7 +151,7 @@ function slopes(rows: LengthReport[]): Record<string, number> | undefined {
 function slopeRow(geometry: string, rows: LengthReport[]): string {
   const k = slopes(rows);
   if (!k) return '';
-  return `| ${geometry}: cost ∝ n^k, fitted over ${rows[0].tokens}…${rows[rows.length - 1].tokens} | | k = ${k.explain} | k = ${k.forward} | | k = ${k.first_layer} | k = ${k.all_layers} | | | k = ${k.states} | k = ${k.layer} | k = ${k.peak_rss} | k = ${k.all_layers_peak_rss} |`;
+  return `| ${geometry}: cost ∝ n^k, fitted over ${first(rows).tokens}…${last(rows).tokens} | | k = ${k.explain} | k = ${k.forward} | | k = ${k.first_layer} | k = ${k.all_layers} | | | k = ${k.states} | k = ${k.layer} | k = ${k.peak_rss} | k = ${k.all_layers_peak_rss} |`;
 }
 
 main().catch((e) => {

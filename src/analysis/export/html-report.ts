@@ -2,7 +2,7 @@
 // that forbids any network fetch, so it opens from a file:// URL on an offline machine. The script is the
 // panel's own drawing code (dist/report.js, see html-report-script.ts), so the page's colours are the panel's.
 import { LensError } from '../../engine/errors';
-import type { ExplainResult } from '../../engine/result';
+import type { ExplainResult } from '../../engine/result/explain-result';
 import { TERM_NAMES, type MatrixKind } from '../../engine/types';
 import { reportScript } from './html-report-script';
 import { HTML_REPORT_MAX_BYTES, reportDataBytes } from '../../shared/export-size';

@@ -2,7 +2,8 @@
 // Numbers are written with the fewest digits that read back as the same float32, and the text is produced in
 // chunks so a large result can be streamed to a file instead of being built as one string (V8 caps strings
 // at ~512 MiB; v3-base at 512 tokens is ~0.4 GiB of float32, several GiB as JSON).
-import type { ExplainResult } from '../../engine/result';
+import type { ExplainResult } from '../../engine/result/explain-result';
+import { DECOMPOSITION_TERMS } from '../../shared/kinds';
 import { TERM_NAMES, type MatrixKind } from '../../engine/types';
 
 /** Shortest decimal that rounds back to the same float32. NaN/±Infinity have no JSON form: null. */
@@ -25,8 +26,6 @@ function kindsOf(result: ExplainResult): MatrixKind[] {
   // §4's order: c2c, c2p, p2c (those present), probs.
   return [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
 }
-
-const DECOMPOSITION_ORDER = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] as const;
 
 function header(result: ExplainResult) {
   const m = result.model;
@@ -59,7 +58,7 @@ function nested(t: Float32Array, heads: number, n: number): (number | null)[][][
     const rows: (number | null)[][] = [];
     for (let i = 0; i < n; i++) {
       const row = new Array<number | null>(n);
-      for (let j = 0; j < n; j++) row[j] = float32ForJson(t[(h * n + i) * n + j]);
+      for (let j = 0; j < n; j++) row[j] = float32ForJson(t[(h * n + i) * n + j]!);
       rows.push(row);
     }
     out.push(rows);
@@ -79,7 +78,7 @@ export async function toJson(result: ExplainResult): Promise<Record<string, unkn
   const out: Record<string, unknown> = { ...header(result), layers };
   if (result.hasDecomposition) {
     const d = await result.layer0Decomposition();
-    out.layer0_decomposition = Object.fromEntries(DECOMPOSITION_ORDER.map((k) => [k, nested(d[k], result.heads, result.n)]));
+    out.layer0_decomposition = Object.fromEntries(DECOMPOSITION_TERMS.map((k) => [k, nested(d[k], result.heads, result.n)]));
   }
   return out;
 }
@@ -91,16 +90,16 @@ export async function* jsonChunks(result: ExplainResult): AsyncGenerator<string>
   const { n, heads } = result;
   const layers = result.layers;
   for (let li = 0; li < layers.length; li++) {
-    await result.load(layers[li]);
+    await result.load(layers[li]!);
     yield `${li ? ',' : ''}{"layer":${layers[li]}`;
-    for (const k of kindsOf(result)) yield* matrixChunks(k, result.tensor(layers[li], k), heads, n);
+    for (const k of kindsOf(result)) yield* matrixChunks(k, result.tensor(layers[li]!, k), heads, n);
     yield '}';
   }
   yield ']';
   if (result.hasDecomposition) {
     const d = await result.layer0Decomposition();
     yield ',"layer0_decomposition":{';
-    for (const [k, name] of DECOMPOSITION_ORDER.entries()) yield* matrixChunks(name, d[name], heads, n, k === 0 ? '' : ',');
+    for (const [k, name] of DECOMPOSITION_TERMS.entries()) yield* matrixChunks(name, d[name], heads, n, k === 0 ? '' : ',');
     yield '}';
   }
   yield '}';
@@ -112,7 +111,7 @@ function* matrixChunks(name: string, t: Float32Array, heads: number, n: number, 
   for (let h = 0; h < heads; h++) {
     for (let i = 0; i < n; i++) {
       const row = new Array<string>(n);
-      for (let j = 0; j < n; j++) row[j] = String(float32ForJson(t[(h * n + i) * n + j]));
+      for (let j = 0; j < n; j++) row[j] = String(float32ForJson(t[(h * n + i) * n + j]!));
       yield `${i === 0 ? (h ? ',[' : '[') : ','}[${row.join(',')}]${i === n - 1 ? ']' : ''}`;
     }
   }

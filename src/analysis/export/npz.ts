@@ -3,11 +3,13 @@
 // meta.json (model info, scale, tokens with offsets, text, layers). np.load(path) reads the arrays;
 // meta.json comes back as bytes from np.load(path)['meta.json'] or via zipfile.
 import { LensError } from '../../engine/errors';
-import { ExplainResult, type LayerTensors } from '../../engine/result';
+import { ExplainResult, type LayerTensors } from '../../engine/result/explain-result';
 import type { ModelInfo, Token } from '../../engine/types';
 import { decodeNpy, encodeNpy, npyHeader } from './npy';
 import { writeChunks } from './write-chunks';
-import { concatBytes, readZip, ZipWriter, type ZipWriterOptions } from './zip';
+import { crc32 } from '../../engine/zip/crc32';
+import { bytesSource, readZipEntries } from '../../engine/zip/zip-reader';
+import { concatBytes, ZipWriter, type ZipWriterOptions } from '../../engine/zip/zip-writer';
 
 const FORMAT = 'deberta-lens-npz';
 
@@ -101,4 +103,21 @@ export function readNpz(bytes: Uint8Array, source = 'the .npz file'): ExplainRes
     return t;
   });
   return new ExplainResult(meta.model, ids, meta.tokens, meta.scale, layers, meta.text);
+}
+
+/** Entries of an .npz by name (views into `bytes`): stored entries only, every CRC checked. `source` names the
+ *  file in error messages. */
+export function readZip(bytes: Uint8Array, source = 'the archive'): Map<string, Uint8Array> {
+  const bad = (why: string) => new LensError(`${source}: not a readable .npz/zip (${why}); export it again with deberta-lens --format npz`, 'corrupt');
+  const check = (e: { name: string; method: number; compressedSize: number; size: number }) => {
+    if (e.method !== 0 || e.compressedSize !== e.size) throw bad(`entry ${e.name} is compressed; only stored entries are supported`);
+  };
+  const src = bytesSource(bytes);
+  const out = new Map<string, Uint8Array>();
+  for (const e of readZipEntries(src, { corrupt: bad, check })) {
+    const data = src.read(e.dataOffset, e.size);
+    if (crc32(data) !== e.crc) throw bad(`CRC mismatch in ${e.name}`);
+    out.set(e.name, data);
+  }
+  return out;
 }

@@ -16,7 +16,8 @@ export async function writeChunks(target: string | number, chunks: AsyncIterable
   let size = 0;
   const flush = async () => {
     if (size === 0) return;
-    const data = pending.length === 1 ? pending[0] : Buffer.concat(pending, size);
+    const [only] = pending;
+    const data = only && pending.length === 1 ? only : Buffer.concat(pending, size);
     pending = [];
     size = 0;
     await write(data);

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type FileIdentity, type HashedFile, identityOf, recall, remember, sameIdentity, unchangedSinceHashed } from '../checkpoint/hash';
 import { LensError } from '../errors';
-import { type EntryFile, type EntryModel, formatBytes, GB, graphsOf, hashStoreOf, MANIFEST, type Manifest, MANIFEST_VERSION, readManifest, writeManifest } from './cache-layout';
+import { formatBytes } from '../../shared/format';
+import { type EntryFile, type EntryModel, GB, graphsOf, hashStoreOf, MANIFEST, type Manifest, MANIFEST_VERSION, readManifest, writeManifest } from './cache-layout';
 import { evict, markInUse } from './cache-usage';
 
 /** What a build callback gets: a fresh folder, and a way to place checkpoint files in it. */
@@ -105,7 +106,7 @@ function publish(cacheDir: string, tmp: string, dir: string, key: string): boole
 function bounded(cacheDir: string, opened: CacheEntry, opts: OpenOptions): CacheEntry {
   if (opts.maxGB === undefined) return opened;
   for (const gone of evict(cacheDir, opts.maxGB * GB)) {
-    opts.log?.(`graph cache over ${opts.maxGB} GB: removed ${gone.model?.name ?? gone.key} (${formatBytes(gone.bytes)}, last used ${gone.lastUsed.toISOString()})`);
+    opts.log?.(`graph cache over ${opts.maxGB} GB: removed ${gone.model?.name ?? gone.key} (${formatBytes(gone.bytes, 'decimal')}, last used ${gone.lastUsed.toISOString()})`);
   }
   return opened;
 }

@@ -60,9 +60,3 @@ export function writeManifest(dir: string, m: Manifest): void {
   fs.writeFileSync(tmp, JSON.stringify(m, null, 1));
   fs.renameSync(tmp, path.join(dir, MANIFEST));
 }
-
-export function formatBytes(n: number): string {
-  if (n >= GB) return `${(n / GB).toFixed(2)} GB`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
-  return `${(n / 1e3).toFixed(1)} kB`;
-}

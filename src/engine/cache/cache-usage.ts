@@ -65,6 +65,7 @@ function users(cacheDir: string): Map<string, number[]> {
   }
   for (const name of names) {
     const [key, pidText] = name.split('.');
+    if (key === undefined) continue;
     const pid = Number(pidText);
     if (!alive(pid)) {
       fs.rmSync(path.join(inUseOf(cacheDir), name), { force: true });

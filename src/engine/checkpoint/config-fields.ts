@@ -1,7 +1,7 @@
 // Typed, validated access to config.json fields, shared by the DeBERTa and BERT config readers. Every error names
 // the file and the key.
 import { LensError } from '../errors';
-import { own } from '../own';
+import { own } from './own';
 import type { ModelSpec } from '../types';
 
 type Act = ModelSpec['hiddenAct'];

@@ -67,8 +67,9 @@ function readIndex(dir: string, indexFile: string, format: WeightFormat): Weight
 export function checkpointName(dir: string): string {
   const parts = dir.split(path.sep);
   const snap = parts.lastIndexOf('snapshots');
-  if (snap > 0 && snap === parts.length - 2 && parts[snap - 1].startsWith('models--')) {
-    return parts[snap - 1].slice('models--'.length).split('--').join('/');
+  const repo = snap > 0 && snap === parts.length - 2 ? parts[snap - 1] : undefined;
+  if (repo?.startsWith('models--')) {
+    return repo.slice('models--'.length).split('--').join('/');
   }
   return path.basename(dir);
 }

@@ -2,6 +2,7 @@
 // were a number; the tensor is named instead. Tensors referenced in place are scanned while the checkpoint is
 // hashed (the bytes pass by anyway, so it costs no extra read; what a file showed is remembered with its hash, so
 // an unchanged file is not re-read); tensors that are read, gathered or inflated are checked when read.
+import { at } from '../../shared/checked';
 import { LensError } from '../errors';
 import type { DType, TensorData } from '../types';
 import { DTYPE_BYTES } from './dtype';
@@ -39,7 +40,7 @@ export function firstNonFinite(bytes: Uint8Array, dtype: DType): number {
     const n = bytes.byteLength >>> 2;
     if (bytes.byteOffset % 4 === 0) {
       const u = new Uint32Array(bytes.buffer, bytes.byteOffset, n);
-      for (let i = 0; i < n; i++) if ((u[i] & exp) === exp) return i;
+      for (let i = 0; i < n; i++) if ((u[i]! & exp) === exp) return i;
       return -1;
     }
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -49,17 +50,17 @@ export function firstNonFinite(bytes: Uint8Array, dtype: DType): number {
   const n = bytes.byteLength >>> 1;
   if (bytes.byteOffset % 2 === 0) {
     const u = new Uint16Array(bytes.buffer, bytes.byteOffset, n);
-    for (let i = 0; i < n; i++) if ((u[i] & exp) === exp) return i;
+    for (let i = 0; i < n; i++) if ((u[i]! & exp) === exp) return i;
     return -1;
   }
-  for (let i = 0; i < n; i++) if (((bytes[2 * i] | (bytes[2 * i + 1] << 8)) & exp) === exp) return i;
+  for (let i = 0; i < n; i++) if (((bytes[2 * i]! | (bytes[2 * i + 1]! << 8)) & exp) === exp) return i;
   return -1;
 }
 
 function bitsAt(bytes: Uint8Array, at: number, dtype: DType): number {
   return dtype === 'float32'
-    ? (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0
-    : bytes[at] | (bytes[at + 1] << 8);
+    ? (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0
+    : bytes[at]! | (bytes[at + 1]! << 8);
 }
 
 /** Scans the tensor ranges of several files as their bytes stream past (chunks in order, any sizes). */
@@ -85,26 +86,32 @@ export class NonFiniteScan implements ByteObserver {
 
   /** The non-finite tensors of files[file], as remembered with its hash: `[name, NonFinite]` pairs. */
   findings(file: number): [string, NonFinite][] {
-    return [...this.found].filter(([name]) => this.names[file].has(name));
+    const names = at(this.names, file, 'file');
+    return [...this.found].filter(([name]) => names.has(name));
   }
 
   /** What files[file] showed when it was scanned before (its bytes are unchanged since). */
   recalled(file: number, findings: unknown): void {
     if (!Array.isArray(findings)) return;
+    const names = at(this.names, file, 'file');
     for (const f of findings as unknown[]) {
       if (!Array.isArray(f) || f.length !== 2) continue;
       const [name, bad] = f as [unknown, Partial<NonFinite> | null];
-      if (typeof name !== 'string' || !this.names[file].has(name) || typeof bad?.index !== 'number') continue;
+      if (typeof name !== 'string' || !names.has(name) || typeof bad?.index !== 'number') continue;
       if (bad.value === 'NaN' || bad.value === 'Infinity' || bad.value === '-Infinity') this.found.set(name, { index: bad.index, value: bad.value });
     }
   }
 
+  private rangesOf(file: number): Range[] {
+    return at(this.ranges, file, 'file');
+  }
+
   /** `chunk` holds bytes [at, at + chunk.length) of files[file]. */
   feed(file: number, chunk: Uint8Array, at: number): void {
-    const ranges = this.ranges[file];
+    const ranges = this.rangesOf(file);
     const chunkEnd = at + chunk.length;
-    while (this.next[file] < ranges.length) {
-      const r = ranges[this.next[file]];
+    while (this.next[file]! < ranges.length) {
+      const r = ranges[this.next[file]!]!; // the loop's bound
       if (r.begin >= chunkEnd) return;
       const elem = DTYPE_BYTES[r.dtype];
       let s = Math.max(r.begin, at);
@@ -137,7 +144,7 @@ export class NonFiniteScan implements ByteObserver {
         this.carryLen = rest;
       }
       if (r.end > chunkEnd) return;
-      this.next[file]++;
+      this.next[file]!++;
     }
   }
 
@@ -148,8 +155,8 @@ export class NonFiniteScan implements ByteObserver {
     const elem = DTYPE_BYTES[r.dtype];
     const value = classify(r.dtype, bits);
     r.names.forEach((name, j) => {
-      if (!this.found.has(name) && r.begins[j] <= byteAt && byteAt < r.ends[j]) {
-        this.found.set(name, { index: Math.floor((byteAt - r.begins[j]) / elem), value });
+      if (!this.found.has(name) && r.begins[j]! <= byteAt && byteAt < r.ends[j]!) {
+        this.found.set(name, { index: Math.floor((byteAt - r.begins[j]!) / elem), value });
       }
     });
   }

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { at } from '../../shared/checked';
 import { LensError } from '../errors';
 
 /** What must stay equal for a file's bytes to be taken as unchanged. */
@@ -116,7 +117,7 @@ export function remember(id: FileIdentity, known: Known, store: string | undefin
 }
 
 async function hashOne(files: string[], k: number, store: string | undefined, observer: ByteObserver | undefined): Promise<HashedFile> {
-  const file = files[k];
+  const file = at(files, k, 'file');
   const before = identityOf(file);
   const known = recall(before, store);
   if (known !== undefined && (observer === undefined || known.findings !== undefined)) {

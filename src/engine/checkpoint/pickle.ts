@@ -34,7 +34,7 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
   };
   const u8 = () => {
     need(1);
-    return buf[pos++];
+    return buf[pos++]!;
   };
   const take = (n: number) => {
     need(n);
@@ -96,8 +96,8 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
   const long = (bytes: Buffer) => {
     if (bytes.length === 0) return 0;
     let v = 0n;
-    for (let k = bytes.length - 1; k >= 0; k--) v = (v << 8n) | BigInt(bytes[k]);
-    if (bytes[bytes.length - 1] & 0x80) v -= 1n << BigInt(8 * bytes.length);
+    for (let k = bytes.length - 1; k >= 0; k--) v = (v << 8n) | BigInt(bytes[k]!);
+    if (bytes[bytes.length - 1]! & 0x80) v -= 1n << BigInt(8 * bytes.length);
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   };
 

@@ -2,7 +2,7 @@
 // Only the header is read here; tensor bytes are referenced by file + offset.
 import * as fs from 'node:fs';
 import { LensError } from '../errors';
-import { own } from '../own';
+import { own } from './own';
 import { SAFETENSORS_DTYPES, SAFETENSORS_INTEGER_DTYPES, DTYPE_BYTES, elementCount, shapeText } from './dtype';
 import { contiguousFileTensor, readRange, type FileTensors, type SkippedTensor, type SourcedTensor } from './tensor';
 
@@ -58,11 +58,11 @@ export function readSafetensors(file: string): FileTensors {
     }
   }
   ranges.sort((a, b) => a.begin - b.begin || a.end - b.end);
-  for (let k = 1; k < ranges.length; k++) {
-    const prev = ranges[k - 1];
-    const cur = ranges[k];
+  let prev: (typeof ranges)[number] | undefined;
+  for (const cur of ranges) {
     // Empty tensors occupy no bytes and may share an offset with anything.
-    if (cur.begin < prev.end && cur.end > cur.begin) throw corrupt(`tensors '${prev.name}' and '${cur.name}' overlap`);
+    if (prev && cur.begin < prev.end && cur.end > cur.begin) throw corrupt(`tensors '${prev.name}' and '${cur.name}' overlap`);
+    prev = cur;
   }
   // As the format requires (and its reference reader checks), tensors tile the data section exactly. A header
   // length one byte short still parses (the header ends in padding spaces) but shifts every weight by a byte.

@@ -180,7 +180,7 @@ function tensorFrom(file: string, zip: ZipArchive, name: string, dtype: DType, t
     );
   }
   let last = t.offset;
-  for (let k = 0; k < t.shape.length; k++) if (t.shape[k] > 0) last += (t.shape[k] - 1) * t.stride[k];
+  for (let k = 0; k < t.shape.length; k++) if (t.shape[k]! > 0) last += (t.shape[k]! - 1) * t.stride[k]!;
   if (count > 0 && (last + 1) * elem > t.storage.entry.size) {
     throw new LensError(`${file}: tensor '${name}' reaches past the end of its storage; re-download the checkpoint.`, 'corrupt');
   }
@@ -206,7 +206,7 @@ function gather(inflated: Uint8Array | null, file: string, entry: ZipEntry, t: T
   // Strides are non-negative, so the view spans storage elements [lo, hi].
   const lo = t.offset;
   let hi = t.offset;
-  for (let k = 0; k < t.shape.length; k++) hi += (t.shape[k] - 1) * t.stride[k];
+  for (let k = 0; k < t.shape.length; k++) hi += (t.shape[k]! - 1) * t.stride[k]!;
   const spanElems = hi - lo + 1;
   const count = byteLength / elem;
   if (inflated || spanElems <= 4 * count + 65536) {
@@ -229,10 +229,10 @@ function forEachElement(t: TensorRef, fn: (n: number, at: number) => void): void
   for (let n = 0; n < count; n++) {
     fn(n, at);
     for (let k = rank - 1; k >= 0; k--) {
-      idx[k]++;
-      at += t.stride[k];
-      if (idx[k] < t.shape[k]) break;
-      at -= t.stride[k] * t.shape[k];
+      idx[k]!++;
+      at += t.stride[k]!;
+      if (idx[k]! < t.shape[k]!) break;
+      at -= t.stride[k]! * t.shape[k]!;
       idx[k] = 0;
     }
   }
@@ -242,7 +242,7 @@ function isContiguous(shape: number[], stride: number[]): boolean {
   let expect = 1;
   for (let k = shape.length - 1; k >= 0; k--) {
     if (shape[k] !== 1 && stride[k] !== expect) return false;
-    expect *= shape[k];
+    expect *= shape[k]!;
   }
   return true;
 }

@@ -3,6 +3,7 @@
 // content c = γ⊙C(w)/σ, position r = γ⊙C(p)/σ and rest u = γ⊙C(y)/σ + β. Projecting each part through layer 0's
 // query and key (the biases go with the rest) splits the score q·k/√d into c2c, c2p, p2c, p2p and rest, named
 // as DeBERTa's terms are: the first letter is the query side.
+import type { DecompositionTerm } from '../../shared/kinds';
 import type { ModelSpec } from '../types';
 import type { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
@@ -17,8 +18,7 @@ export const DecompositionInput = {
   bk: 'b_k',
 } as const;
 
-export const DECOMPOSITION_TERMS = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] as const;
-export type DecompositionTerm = (typeof DECOMPOSITION_TERMS)[number];
+export { DECOMPOSITION_TERMS, type DecompositionTerm } from '../../shared/kinds';
 
 /** Forward-graph outputs holding the three parts of the embedding LayerNorm's output, each [n, D]. */
 export const EMBEDDING_PARTS = { content: 'embedding_content', position: 'embedding_position', rest: 'embedding_rest' } as const;

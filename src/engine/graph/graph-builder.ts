@@ -45,6 +45,9 @@ export class GraphBuilder {
   }
 
   /** Adds a node with several outputs. */
+  nodeN(op: string, inputs: string[], n: 2, attrs?: Record<string, AttrValue>): [string, string];
+  nodeN(op: string, inputs: string[], n: 3, attrs?: Record<string, AttrValue>): [string, string, string];
+  nodeN(op: string, inputs: string[], n: number, attrs?: Record<string, AttrValue>): string[];
   nodeN(op: string, inputs: string[], n: number, attrs: Record<string, AttrValue> = {}): string[] {
     const id = this.counter++;
     const outs = Array.from({ length: n }, (_, k) => `${op.toLowerCase()}_${id}_${k}`);

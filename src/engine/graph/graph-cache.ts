@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { type CacheEntry, openEntry, type OpenOptions } from '../cache/cache-entry';
 import type { Checkpoint } from '../checkpoint';
 import { buildDecompositionGraph } from './bert-decomposition';
-import { buildForwardGraph, buildLayerGraph, buildPositionsGraph, buildTailGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
+import { buildForwardGraph, buildTailGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
+import { buildLayerGraph, buildPositionsGraph } from './layer-graphs';
 import { GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
 

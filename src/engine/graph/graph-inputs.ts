@@ -1,5 +1,5 @@
 import type { ModelSpec } from '../types';
-import { InputName } from './deberta-graph';
+import { InputName } from './deberta-io';
 import { positionIndex } from './relative-position';
 
 export type Int64Feeds = Record<string, BigInt64Array>;

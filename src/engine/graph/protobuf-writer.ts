@@ -62,7 +62,7 @@ export class ProtoWriter {
   /** Packed repeated int64 (ONNX dims, ints attributes). */
   packedInts(field: number, values: ArrayLike<number | bigint>): this {
     const inner = new ProtoWriter();
-    for (let i = 0; i < values.length; i++) inner.varint(values[i]);
+    for (let i = 0; i < values.length; i++) inner.varint(values[i]!);
     return this.bytes(field, inner.finish());
   }
 

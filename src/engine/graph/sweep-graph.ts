@@ -1,7 +1,9 @@
 import type { Checkpoint } from '../checkpoint';
 import type { TermName } from '../types';
 import { activation } from './activation';
-import { EncoderBuilder, InputName, LayerInput, type LayerInputName, layerWeights, positionFeeds, type TermEdit } from './deberta-graph';
+import type { TermEdit } from './attention-builder';
+import { EncoderBuilder } from './deberta-graph';
+import { InputName, LayerInput, type LayerInputName, layerWeights, positionFeeds } from './deberta-io';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 

@@ -51,7 +51,3 @@ export function availableMemory(): number {
   }
   return os.freemem();
 }
-
-export function formatBytes(b: number): string {
-  return b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(1)} GB` : `${Math.max(1, Math.round(b / 2 ** 20))} MB`;
-}

@@ -1,41 +1,32 @@
-import * as os from 'node:os';
+// The concrete model: loads a checkpoint, builds (or reuses) its graphs, starts its runtime process, and hands
+// itself as the RunContext to the verbs in run/ (which never import it).
 import * as path from 'node:path';
-import type { EngineOptions, ExplainInput, LensModel, ModelSummary } from '../api';
-import { type Checkpoint, loadCheckpoint } from '../checkpoint';
-import { LensError } from '../errors';
-import { type ExplainContext, explainWith } from '../run/explain';
-import { findHeads, headNames } from '../checkpoint/heads';
-import { ablateWith, TailSessions } from '../run/ablate';
-import { sweepWith } from '../run/sweep';
-import { type AblatedRunInput, explainAblatedWith } from '../run/ablated-run';
-import { HeadSession, predictExplained, predictWith } from '../run/predict';
-import type { AblateInput, AblateResult, PredictInput, PredictResult, SweepInput, SweepResult } from '../prediction';
+import type { AblatedRunInput, AblateInput, AblateResult, EngineOptions, ExplainInput, LensModel, ModelSummary, PredictInput, PredictResult, SweepInput, SweepResult } from '../api';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cache-layout';
-import { BUNDLED_MODELS, bundledModel, findBundledDir } from './bundled-models';
+import { type Checkpoint, loadCheckpoint } from '../checkpoint';
+import { findHeads, headNames } from '../checkpoint/heads';
+import { LensError } from '../errors';
 import { type CachedGraph, ensureGraph } from '../graph/graph-cache';
-import { RuntimeSession } from '../runtime/session';
+import type { ExplainResult } from '../result/explain-result';
+import { ablateWith } from '../run/ablate';
+import { explainAblatedWith } from '../run/ablated-run';
+import { explainWith } from '../run/explain';
+import { HeadSession } from '../run/head-session';
+import { predictExplained, predictWith } from '../run/predict';
+import type { GraphCacheSettings, RunContext } from '../run/run-context';
+import { sweepWith } from '../run/sweep';
+import { TailSessions } from '../run/tail-sessions';
 import { providerOrder } from '../runtime/execution-providers';
-import type { ExplainResult } from '../result';
-import type { TokenizerHandle } from '../tokenizer/types';
+import { RuntimeSession } from '../runtime/session';
+import { defaultThreads } from '../runtime/threads';
 import { ThreadedTokenizer } from '../tokenizer-thread/threaded-tokenizer';
-import type { ModelInfo } from '../types';
+import type { TokenizerHandle } from '../tokenizer/types';
+import type { ExecutionProviderSetting, ModelInfo } from '../types';
+import { bundledName, DEFAULT_MODEL, resolveModelDir } from './model-dir';
 
-export const DEFAULT_MODEL = 'default';
+export { DEFAULT_MODEL, resolveModelDir } from './model-dir';
 /** Inputs longer than this are refused unless maxTokens says otherwise; longer ones are also checked against free memory. */
 export const DEFAULT_MAX_TOKENS = 4096;
-
-/** A bundled model's name (`default`, `bert-twin`) → its folder in models/ (beside the bundle or the sources); else an absolute path. */
-export function resolveModelDir(arg: string): string {
-  const bundled = bundledModel(arg);
-  if (!bundled) return path.resolve(arg);
-  const dir = findBundledDir(bundled, __dirname);
-  if (!dir) throw new LensError(`the bundled model ${arg} (models/${bundled.folder}) is missing from this installation: reinstall DeBERTa Lens or pass --model DIR`, 'not-found');
-  return dir;
-}
-
-function bundledName(dir: string): string | null {
-  return BUNDLED_MODELS.find((m) => findBundledDir(m, __dirname) === dir)?.name ?? null;
-}
 
 const HEAD_PREFIXES = ['lm_predictions.', 'cls.', 'classifier.', 'pooler.', 'qa_outputs.', 'lm_head.', 'mask_predictions.'];
 
@@ -117,20 +108,29 @@ export interface LoadTimings {
   graph_cached: boolean;
 }
 
-class OpenModel implements LensModel, ExplainContext {
+class OpenModel implements LensModel, RunContext {
+  readonly maxTokens: number;
+  readonly maxTokensName?: string;
+  readonly layerChunkBytes?: number;
+  readonly executionProvider?: ExecutionProviderSetting;
+
   constructor(
     readonly info: ModelInfo,
     readonly summary: ModelSummary,
     readonly checkpoint: Checkpoint,
     readonly tokenizer: TokenizerHandle | undefined,
     readonly session: RuntimeSession,
-    readonly maxTokens: number,
     readonly loadTimings: LoadTimings,
     private readonly graph: CachedGraph,
-    readonly maxTokensName?: string,
-    readonly layerChunkBytes?: number,
-    readonly options: EngineOptions = {},
-  ) {}
+    readonly threads: number,
+    readonly graphCache: GraphCacheSettings,
+    options: EngineOptions,
+  ) {
+    this.maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+    this.maxTokensName = options.maxTokensName;
+    this.layerChunkBytes = options.layerChunkBytes;
+    this.executionProvider = options.executionProvider;
+  }
 
   private headSession?: HeadSession;
   private tailSessions?: TailSessions;
@@ -183,18 +183,19 @@ export type { OpenModel };
 export async function openModel(dirArg: string, opts: EngineOptions = {}): Promise<OpenModel> {
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
-  const cacheDir = opts.cacheDir ?? defaultCacheDir();
-  const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(cacheDir) });
+  // Every graph of this model (the encoder's, the heads', the reruns') is cached with these settings.
+  const graphCache: GraphCacheSettings = { dir: opts.cacheDir ?? defaultCacheDir(), options: { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup } };
+  const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(graphCache.dir) });
   const tokenizer = await tryTokenizer(ck.dir, ck);
   let graph: CachedGraph;
   try {
-    graph = ensureGraph(ck, cacheDir, { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup });
+    graph = ensureGraph(ck, graphCache.dir, graphCache.options);
   } catch (e) {
     await tokenizer?.dispose();
     throw e;
   }
   const t1 = performance.now();
-  const threads = opts.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  const threads = opts.threads ?? defaultThreads();
   const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath, positions: graph.positionsPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
   try {
     await session.start();
@@ -221,5 +222,5 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   };
   const t2 = performance.now();
   const timings = { build_ms: t1 - t0, session_ms: t2 - t1, total_ms: t2 - t0, graph_cached: !graph.built };
-  return new OpenModel(info, summary, ck, tokenizer, session, opts.maxTokens ?? DEFAULT_MAX_TOKENS, timings, graph, opts.maxTokensName, opts.layerChunkBytes, opts);
+  return new OpenModel(info, summary, ck, tokenizer, session, timings, graph, threads, graphCache, opts);
 }

@@ -1,87 +1,17 @@
 // Interventions: remove attention terms of chosen heads inside the real forward pass and rerun every later layer,
 // from the first layer the intervention touches (its input state comes from the plain forward pass).
-import * as os from 'node:os';
-import { type AblationMode, keepMasks, modelTerms, parseAblation, type AblationPlan } from './ablation-spec';
-import { type Checkpoint, loadCheckpoint } from '../checkpoint';
-import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from '../cache/cache-layout';
+import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from '../api';
+import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
-import { checkLength, int64Feeds, prepareInput } from './explain';
-import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, TailInput } from '../graph/deberta-graph';
-import { ensureTailGraph } from '../graph/graph-cache';
-import { GraphSessions } from '../runtime/graph-sessions';
-import { graphInputs, relativeInputs } from '../graph/graph-inputs';
+import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
+import { graphInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
-import { findHeads, noHeadMessage } from '../checkpoint/heads';
-import { type OpenModel, resolveModelDir } from '../model/open-model';
-import { checkTop, nameTokens, positionsToPredict, readPredictions } from './predict';
-import type { AblateInput, AblateResult, PositionPrediction, TokenRating, TrackedToken } from '../prediction';
-import type { FeedTensor } from '../runtime/messages';
-import type { RuntimeSession } from '../runtime/session';
+import { parseAblation } from './ablation-spec';
+import { checkLength, int64Feeds, prepareInput } from './input';
+import { checkTop, nameTokens, positionsToPredict, type PredictionRow, readPredictions, requireMlmHead } from './prediction-read';
+import type { RunContext } from './run-context';
 
-/**
- * The tail graphs' runtime sessions for one open model (layers l…L−1 with keep masks), one per start layer,
- * each started on its first intervention there and stopped with the model.
- */
-export class TailSessions extends GraphSessions<number> {
-  constructor(private readonly model: OpenModel) {
-    super();
-  }
-
-  start(layer: number): Promise<RuntimeSession> {
-    const { checkpoint: ck, options } = this.model;
-    const graph = () => ensureTailGraph(ck, options.cacheDir ?? defaultCacheDir(), layer, {
-      maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB,
-      log: options.log,
-      headGroup: options.attentionHeadGroup,
-    });
-    // The encoder's process is idle while the tail runs: the same threads.
-    const threads = options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-    return this.session(layer, 'tail', graph, options.executionProvider, threads);
-  }
-
-  /**
-   * Layers plan.firstLayer… on `hidden` (that layer's input) with the plan's terms removed → the last hidden state,
-   * and with `states` the input states of the later layers too (in that order).
-   */
-  async run(plan: AblationPlan, hidden: Float32Array, rel: Float32Array | undefined, relRows: number, n: number, signal?: AbortSignal, states = false) {
-    const spec = this.model.checkpoint.spec;
-    const session = await this.start(plan.firstLayer);
-    const D = spec.hiddenSize, H = spec.numHeads, Lt = spec.numLayers - plan.firstLayer;
-    const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] } };
-    if (rel) feeds[LayerInput.rel] = { type: 'float32', data: rel, dims: [relRows, D] };
-    Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
-    for (const t of modelTerms(spec)) {
-      const keep = new Float32Array(Lt * H);
-      for (let l = plan.firstLayer; l < spec.numLayers; l++) keep.set(keepMasks(plan, l, spec)[t], (l - plan.firstLayer) * H);
-      feeds[TailInput.keep(t)] = { type: 'float32', data: keep, dims: [Lt, H] };
-    }
-    feeds[TailInput.mean] = { type: 'float32', data: Float32Array.of(plan.mode === 'mean' ? 1 : 0), dims: [1] };
-    const later = states ? Array.from({ length: Lt - 1 }, (_, k) => layerInputOutput(plan.firstLayer + 1 + k)) : [];
-    const run = await session.run('tail', feeds, [LAST_HIDDEN, ...later], signal);
-    try {
-      return { ms: run.ms, hidden: run.outputs.read(LAST_HIDDEN), states: later.map((name) => run.outputs.read(name)) };
-    } finally {
-      run.outputs.release();
-    }
-  }
-}
-
-/** Checks an intervention spec against a model's config alone (no graph built, nothing run): the CLI's first step. */
-export async function checkAblation(modelDir: string, spec: string, mode: AblationMode = 'zero'): Promise<string[]> {
-  const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
-  const entries = parseAblation(spec, ck.spec, mode).entries;
-  requireMlmHead(ck);
-  return entries;
-}
-
-/** An intervention's effect is shown on the masked-LM head's predictions. */
-export function requireMlmHead(ck: Checkpoint): void {
-  const heads = findHeads(ck);
-  if (heads.mlm) return;
-  throw new LensError(heads.rtd ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions` : noHeadMessage(ck), 'unsupported');
-}
-
-export async function ablateWith(model: OpenModel, input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
+export async function ablateWith(model: RunContext, input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
   const t0 = performance.now();
   const ck = model.checkpoint, spec = ck.spec;
   // The spec is checked against the model before anything is tokenized or run.
@@ -101,13 +31,13 @@ export async function ablateWith(model: OpenModel, input: AblateInput, signal?: 
 
   /** One input (the [MASK]s as given, or one position masked): forward, rerun from the first layer, both heads. */
   const compare = async (runIds: number[], positions: number[], originals: (number | undefined)[]) => {
-    const first = layerInputOutput(plan.firstLayer);
-    const fetches = [first, LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
+    const start = layerInputOutput(plan.firstLayer);
+    const fetches = [start, LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
     const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, runIds)), fetches, signal);
     let state: Float32Array, before: Float32Array, rel: Float32Array | undefined, relRows = 0;
     try {
-      [state, before] = [fwd.outputs.read(first), fwd.outputs.read(LAST_HIDDEN)];
-      if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), fwd.outputs.dims(REL_OUTPUT)[0]];
+      [state, before] = [fwd.outputs.read(start), fwd.outputs.read(LAST_HIDDEN)];
+      if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
     } finally {
       fwd.outputs.release();
     }
@@ -118,18 +48,19 @@ export async function ablateWith(model: OpenModel, input: AblateInput, signal?: 
     const outBefore = await model.heads.run(before, n, positions, originals.map((id) => id ?? 0), k, false, signal);
     const rowsBefore = readPredictions(outBefore.read, positions, k);
     // The token followed: the original where there is one, else the first choice before.
-    const tracked = originals.map((id, r) => id ?? rowsBefore[r].top[0].id);
+    const tracked = originals.map((id, r) => id ?? at(rowsBefore, r, 'row').first.id);
     const outAfter = await model.heads.run(tail.hidden, n, positions, tracked, k, false, signal, before);
     headMs += outBefore.ms + outAfter.ms;
     const rowsAfter = readPredictions(outAfter.read, positions, k);
     const kl = outAfter.read(HeadOutput.kl);
-    const rating = (row: (typeof rowsBefore)[number], lse: number): TokenRating => ({ logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank });
+    const rating = (row: PredictionRow, lse: number): TokenRating => ({ logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank });
     const lseBefore = outBefore.read(HeadOutput.logSumExp), lseAfter = outAfter.read(HeadOutput.logSumExp);
     return positions.map((position, r) => {
       const original = originals[r];
-      const beforeRating = original === undefined ? { logit: rowsBefore[r].top[0].logit, logprob: rowsBefore[r].top[0].logit - lseBefore[r], rank: 1 } : rating(rowsBefore[r], lseBefore[r]);
+      const rowBefore = at(rowsBefore, r, 'row'), rowAfter = at(rowsAfter, r, 'row'), id = at(tracked, r, 'row');
+      const beforeRating = original === undefined ? { logit: rowBefore.first.logit, logprob: rowBefore.first.logit - at(lseBefore, r, 'row'), rank: 1 } : rating(rowBefore, at(lseBefore, r, 'row'));
       const source = original === undefined ? ('input' as const) : ('masked' as const);
-      const withOriginal = (row: (typeof rowsBefore)[number]): PositionPrediction => ({
+      const withOriginal = (row: PredictionRow): PositionPrediction => ({
         position,
         source,
         top: row.top,
@@ -137,13 +68,13 @@ export async function ablateWith(model: OpenModel, input: AblateInput, signal?: 
       });
       const followed: TrackedToken = {
         position,
-        id: tracked[r],
-        token: `#${tracked[r]}`,
+        id,
+        token: `#${id}`,
         which: original === undefined ? 'top1_before' : 'original',
         before: beforeRating,
-        after: rating(rowsAfter[r], lseAfter[r]),
+        after: rating(rowAfter, at(lseAfter, r, 'row')),
       };
-      return { before: withOriginal(rowsBefore[r]), after: withOriginal(rowsAfter[r]), kl: { position, kl: kl[r] }, tracked: followed };
+      return { before: withOriginal(rowBefore), after: withOriginal(rowAfter), kl: { position, kl: at(kl, r, 'row') }, tracked: followed };
     });
   };
 
@@ -151,7 +82,7 @@ export async function ablateWith(model: OpenModel, input: AblateInput, signal?: 
   for (const p of toMask) {
     const masked = ids.slice();
     masked[p] = maskId!;
-    rows.push(...(await compare(masked, [p], [ids[p]])));
+    rows.push(...(await compare(masked, [p], [at(ids, p, 'position')])));
   }
   rows.sort((a, b) => a.kl.position - b.kl.position);
   const before = rows.map((r) => r.before), after = rows.map((r) => r.after), tracked = rows.map((r) => r.tracked);

@@ -1,21 +1,16 @@
 // The attention of an intervened run, for the views: the same kind of result as explain's, whose layers come from
 // the states of the run with the chosen terms removed. Layers before the first intervened one are the plain run's;
 // an intervened layer shows its removed terms as the run used them (0, or each row's mean) and the softmax of that.
-import { type AblationMode, type AblationPlan, parseAblation } from './ablation-spec';
+import type { AblatedRunInput, AblationMode } from '../api';
+import { first } from '../../shared/checked';
 import { LensError } from '../errors';
-import { checkLength, int64Feeds, LayerComputation, prepareInput } from './explain';
-import { layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-graph';
+import { layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
-import type { OpenModel } from '../model/open-model';
-import { ExplainResult, type LayerSource, type LayerTensors } from '../result';
-
-export interface AblatedRunInput {
-  text?: string;
-  ids?: number[];
-  /** LAYER.HEAD:TERM entries, as for ablate. */
-  ablate: string;
-  mode?: AblationMode;
-}
+import { ExplainResult, type LayerSource, type LayerTensors } from '../result/explain-result';
+import { type AblationPlan, parseAblation } from './ablation-spec';
+import { checkLength, int64Feeds, prepareInput } from './input';
+import { LayerComputation } from './layer';
+import type { RunContext } from './run-context';
 
 /** A layer source that applies the plan's edits to the intervened layers' terms and recomputes their softmax. */
 class EditedLayers implements LayerSource {
@@ -55,7 +50,7 @@ export function editLayer(t: LayerTensors, edits: Partial<Record<'c2c' | 'c2p' |
       for (let i = 0; i < n; i++) {
         const row = m.subarray(h * nn + i * n, h * nn + (i + 1) * n);
         let mean = 0;
-        if (mode === 'mean') for (let j = 0; j < n; j++) mean += row[j] / n;
+        if (mode === 'mean') for (let j = 0; j < n; j++) mean += row[j]! / n;
         row.fill(mode === 'mean' ? mean : 0);
       }
     }
@@ -66,18 +61,18 @@ export function editLayer(t: LayerTensors, edits: Partial<Record<'c2c' | 'c2p' |
       const at = h * nn + i * n;
       let max = -Infinity;
       for (let j = 0; j < n; j++) {
-        s[j] = (t.c2c[at + j] + (t.c2p ? t.c2p[at + j] : 0) + (t.p2c ? t.p2c[at + j] : 0)) / scale;
-        if (s[j] > max) max = s[j];
+        s[j] = (t.c2c[at + j]! + (t.c2p ? t.c2p[at + j]! : 0) + (t.p2c ? t.p2c[at + j]! : 0)) / scale;
+        if (s[j]! > max) max = s[j]!;
       }
       let sum = 0;
-      for (let j = 0; j < n; j++) sum += s[j] = Math.exp(s[j] - max);
-      for (let j = 0; j < n; j++) t.probs[at + j] = s[j] / sum;
+      for (let j = 0; j < n; j++) sum += s[j] = Math.exp(s[j]! - max);
+      for (let j = 0; j < n; j++) t.probs[at + j] = s[j]! / sum;
     }
   }
 }
 
 /** The intervened run as an ExplainResult (every layer): the views and the Diff (against the plain run) read it. */
-export async function explainAblatedWith(model: OpenModel, input: AblatedRunInput, signal?: AbortSignal): Promise<ExplainResult> {
+export async function explainAblatedWith(model: RunContext, input: AblatedRunInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
   const spec = model.checkpoint.spec;
   const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');
@@ -86,19 +81,19 @@ export async function explainAblatedWith(model: OpenModel, input: AblatedRunInpu
   checkLength(model, n);
   const t1 = performance.now();
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
-  const first = plan.firstLayer;
-  const before = Array.from({ length: first + 1 }, (_, l) => layerInputOutput(l));
+  const start = plan.firstLayer;
+  const before = Array.from({ length: start + 1 }, (_, l) => layerInputOutput(l));
   const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), [...before, ...(relative ? [REL_OUTPUT] : [])], signal);
   const states = new Float32Array(L * n * D);
   let rel: Float32Array | undefined, relRows = 0;
   try {
     before.forEach((name, l) => fwd.outputs.read(name, states, l * n * D));
-    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), fwd.outputs.dims(REL_OUTPUT)[0]];
+    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
   } finally {
     fwd.outputs.release();
   }
-  const tail = await model.tails.run(plan, states.slice(first * n * D, (first + 1) * n * D), rel, relRows, n, signal, true);
-  tail.states.forEach((s, k) => states.set(s, (first + 1 + k) * n * D));
+  const tail = await model.tails.run(plan, states.slice(start * n * D, (start + 1) * n * D), rel, relRows, n, signal, true);
+  tail.states.forEach((s, k) => states.set(s, (start + 1 + k) * n * D));
   if (!states.every(Number.isFinite)) throw new LensError(`${model.checkpoint.dir}: the run after the intervention gave non-finite states`, 'runtime');
   const layers = Array.from({ length: L }, (_, l) => l);
   const scale = scaleOf(spec);

@@ -1,11 +1,10 @@
 // Which attention terms an intervention removes: "LAYER.HEAD:TERM" entries, comma-separated, e.g.
 // "1.0:c2p,4.*:p2c,2.3:all" (head * = every head of the layer; term all = the head's every term), checked against
 // the model before anything runs.
+import type { AblationMode } from '../api';
 import { LensError } from '../errors';
 import type { ModelSpec, TermName } from '../types';
 
-/** zero: the term is set to 0 before the softmax; mean: replaced by its mean over key positions (per query). */
-export type AblationMode = 'zero' | 'mean';
 
 export interface AblationPlan {
   mode: AblationMode;
@@ -37,8 +36,9 @@ export function parseAblation(text: string, spec: ModelSpec, mode: AblationMode 
     if (!m) throw new LensError(`${flag} entry "${part}" is not LAYER.HEAD:TERM (e.g. 1.0:c2p, 4.*:p2c, 2.3:all; TERM is c2c, c2p, p2c or all)`);
     const layer = Number(m[1]);
     if (layer >= L) throw new LensError(`${flag} entry "${part}": layer ${layer} does not exist; this model has layers 0…${L - 1}`);
-    const heads = m[2] === '*' ? Array.from({ length: H }, (_, h) => h) : [Number(m[2])];
-    if (heads[0] >= H) throw new LensError(`${flag} entry "${part}": head ${heads[0]} does not exist; this model has heads 0…${H - 1} in every layer`);
+    const head = m[2] === '*' ? undefined : Number(m[2]);
+    if (head !== undefined && head >= H) throw new LensError(`${flag} entry "${part}": head ${head} does not exist; this model has heads 0…${H - 1} in every layer`);
+    const heads = head === undefined ? Array.from({ length: H }, (_, h) => h) : [head];
     const term = m[3] as TermName | 'all';
     if (term !== 'all' && !terms.includes(term)) {
       throw new LensError(`${flag} entry "${part}": this model has no ${term} term (its terms: ${terms.join(', ')})`);

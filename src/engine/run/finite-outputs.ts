@@ -5,7 +5,7 @@
 // the layer where the damage starts; a layer's probabilities are checked again when that layer is computed.
 import { LensError } from '../errors';
 import { firstNonFinite } from '../checkpoint/finite';
-import type { LayerTensors } from '../result';
+import type { LayerTensors } from '../result/explain-result';
 
 function bad(m: Float32Array): boolean {
   return firstNonFinite(new Uint8Array(m.buffer, m.byteOffset, m.byteLength), 'float32') >= 0;
@@ -29,8 +29,8 @@ function span(from: number | undefined, to: number): string {
  */
 export function assertFiniteForward(model: string, layers: number[], states: Float32Array, stride: number, rel: Float32Array | undefined, output: Float32Array): void {
   if (rel !== undefined && bad(rel)) throw refuse(model, 'the relative position embeddings');
-  for (let k = 0; k < layers.length; k++) {
-    if (bad(states.subarray(k * stride, (k + 1) * stride))) throw refuse(model, `the output of ${span(k === 0 ? undefined : layers[k - 1], layers[k] - 1)} (the input of layer ${layers[k]})`);
+  for (const [k, layer] of layers.entries()) {
+    if (bad(states.subarray(k * stride, (k + 1) * stride))) throw refuse(model, `the output of ${span(k === 0 ? undefined : layers[k - 1], layer - 1)} (the input of layer ${layer})`);
   }
   const last = layers[layers.length - 1];
   if (bad(output)) throw refuse(model, `the output of layer ${last}`);

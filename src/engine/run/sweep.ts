@@ -1,26 +1,22 @@
 // Which heads matter at one position: each head's term removed alone (one intervention per cell), heads ranked by
 // how much the followed token's log-probability drops. Every rerun starts at the head's own layer, from that layer's
 // input state as one plain forward pass left it.
-import { type AblationMode, type AblationPlan, modelTerms } from './ablation-spec';
+import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating } from '../api';
+import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
-import { checkLength, int64Feeds, prepareInput } from './explain';
-import * as os from 'node:os';
-import { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from '../cache/cache-layout';
-import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-graph';
+import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
+import { HeadOutput } from '../graph/head-graph';
 import { buildSweepGraph, SWEEP_GRAPH_VERSION, SWEEP_ROWS, SweepInput as SweepFeed, sweepGraphFits } from '../graph/sweep-graph';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
-import { HeadOutput } from '../graph/head-graph';
-import { requireMlmHead } from './ablate';
-import { loadCheckpoint } from '../checkpoint';
-import { resolveModelDir } from '../model/open-model';
-import type { OpenModel } from '../model/open-model';
-import { nameTokens, positionsToPredict, readPredictions } from './predict';
-import type { SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating } from '../prediction';
 import type { TermName } from '../types';
+import { type AblationPlan, modelTerms } from './ablation-spec';
+import { checkLength, int64Feeds, prepareInput } from './input';
+import { nameTokens, positionsToPredict, readPrediction, readPredictions, requireMlmHead } from './prediction-read';
+import type { RunBase, RunContext } from './run-context';
 
 /** The terms a sweep covers: "all" or a list, each one the model has. */
 export function sweepTerms(asked: readonly string[], modelHas: TermName[], flag = '--sweep'): TermName[] {
@@ -43,16 +39,15 @@ const SWEEP_CHUNK_BYTES = 512 * 2 ** 20;
  * stopped before the next starts (it holds that layer's weights and all later ones').
  */
 class SweepSessions extends GraphSessions<number> {
-  constructor(private readonly model: OpenModel) {
+  constructor(private readonly model: RunBase) {
     super();
   }
 
   start(layer: number): Promise<RuntimeSession> {
-    const { checkpoint: ck, options } = this.model;
+    const { checkpoint: ck, graphCache } = this.model;
     const kind = { version: SWEEP_GRAPH_VERSION, variant: `\nfrom/${layer}`, what: `sweep graph of layers ${layer}…${ck.spec.numLayers - 1}`, build: () => buildSweepGraph(ck, layer) };
-    const graph = () => ensureGraphOf(ck, options.cacheDir ?? defaultCacheDir(), kind, { maxGB: options.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: options.log });
-    const threads = options.threads ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-    return this.session(layer, 'tail', graph, options.executionProvider, threads);
+    const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+    return this.session(layer, 'tail', graph, this.model.executionProvider, this.model.threads);
   }
 }
 
@@ -70,28 +65,20 @@ function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
 }
 
 /** How many variants one batched run takes at n tokens (attention, feed-forward and state arrays of each). */
-function variantsPerRun(model: OpenModel, n: number): number {
+function variantsPerRun(model: RunContext, n: number): number {
   const s = model.checkpoint.spec;
   const perVariant = 4 * (6 * s.numHeads * n * 2 * n + 3 * n * s.intermediateSize + 10 * n * s.hiddenSize);
   return Math.max(1, Math.floor(SWEEP_CHUNK_BYTES / perVariant));
 }
 
-/** Checks a sweep's terms against a model's config alone (no graph built, nothing run): the CLI's first step. */
-export async function checkSweep(modelDir: string, terms: string[]): Promise<TermName[]> {
-  const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
-  const out = sweepTerms(terms, modelTerms(ck.spec));
-  requireMlmHead(ck);
-  return out;
-}
-
 /** The one position a sweep follows: the asked one, else the input's first [MASK]. */
-function chooseSweepPosition(model: OpenModel, ids: number[], asked: number | undefined) {
+function chooseSweepPosition(model: RunContext, ids: number[], asked: number | undefined) {
   const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, asked === undefined ? undefined : [asked]);
   if (asked === undefined) {
     if (inputMasks.length === 0) {
       throw new LensError('nothing to rank heads on: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)');
     }
-    return { position: inputMasks[0], runIds: ids, original: undefined };
+    return { position: first(inputMasks, 'the [MASK]s of the input'), runIds: ids, original: undefined };
   }
   if (toMask.length === 0) return { position: asked, runIds: ids, original: undefined };
   const runIds = ids.slice();
@@ -101,7 +88,7 @@ function chooseSweepPosition(model: OpenModel, ids: number[], asked: number | un
 
 /** One batched rerun of layers l… for `part` (each variant removes one head's term in layer l): the followed
  *  position's last hidden state of each, [variants, D]. */
-async function runVariants(model: OpenModel, session: RuntimeSession, part: { term: TermName; h: number }[], hidden: Float32Array, rel: Float32Array, relRows: number, n: number, position: number, mode: AblationMode, signal?: AbortSignal) {
+async function runVariants(model: RunContext, session: RuntimeSession, part: { term: TermName; h: number }[], hidden: Float32Array, rel: Float32Array, relRows: number, n: number, position: number, mode: AblationMode, signal?: AbortSignal) {
   const spec = model.checkpoint.spec, H = spec.numHeads, D = spec.hiddenSize;
   const feeds: Record<string, FeedTensor> = {
     [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] },
@@ -125,7 +112,7 @@ async function runVariants(model: OpenModel, session: RuntimeSession, part: { te
   }
 }
 
-export async function sweepWith(model: OpenModel, input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
+export async function sweepWith(model: RunContext, input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
   const t0 = performance.now();
   const ck = model.checkpoint, spec = ck.spec;
   const terms = sweepTerms(input.terms, modelTerms(spec));
@@ -145,7 +132,7 @@ export async function sweepWith(model: OpenModel, input: SweepInput, signal?: Ab
   try {
     states = Array.from({ length: L }, (_, l) => fwd.outputs.read(layerInputOutput(l)));
     last = fwd.outputs.read(LAST_HIDDEN);
-    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), fwd.outputs.dims(REL_OUTPUT)[0]];
+    if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
   } finally {
     fwd.outputs.release();
   }
@@ -155,15 +142,15 @@ export async function sweepWith(model: OpenModel, input: SweepInput, signal?: Ab
   const rate = async (hidden: Float32Array, target: number) => {
     const out = await model.heads.run(hidden, n, [position], [target], 1, false, signal);
     headMs += out.ms;
-    const [row] = readPredictions(out.read, [position], 1);
-    const lse = out.read(HeadOutput.logSumExp)[0];
-    const top: TokenRating = { logit: row.top[0].logit, logprob: row.top[0].logit - lse, rank: 1 };
-    return { rating: { logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank }, top1: row.top[0].id, top };
+    const row = readPrediction(out.read, position, 1);
+    const lse = first(out.read(HeadOutput.logSumExp), 'the log-sum-exp row');
+    const top: TokenRating = { logit: row.first.logit, logprob: row.first.logit - lse, rank: 1 };
+    return { rating: { logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank }, top1: row.first.id, top };
   };
   // Before: at an input [MASK] the followed token is the first choice, else the original token.
-  const first = await rate(last, original ?? 0);
-  const target = original ?? first.top1;
-  const before = original === undefined ? first.top : first.rating;
+  const plain = await rate(last, original ?? 0);
+  const target = original ?? plain.top1;
+  const before = original === undefined ? plain.top : plain.rating;
 
   const total = L * H * terms.length;
   let done = 0;
@@ -178,7 +165,7 @@ export async function sweepWith(model: OpenModel, input: SweepInput, signal?: Ab
   const batched = input.batch !== false && sweepGraphFits(ck, 0);
   const sessions = batched ? new SweepSessions(model) : undefined;
   try {
-    for (let l = 0; l < L; l++) {
+    for (const [l, state] of states.entries()) {
       try {
         if (sessions) {
           // Every (term, head) of this layer as a batch of variants, in chunks that fit the working memory.
@@ -186,7 +173,7 @@ export async function sweepWith(model: OpenModel, input: SweepInput, signal?: Ab
           const chunk = variantsPerRun(model, n);
           for (let v0 = 0; v0 < variants.length; v0 += chunk) {
             const part = variants.slice(v0, v0 + chunk);
-            const rows = await runVariants(model, await unlessAborted(sessions.start(l), signal), part, states[l], rel!, relRows, n, position, mode, signal);
+            const rows = await runVariants(model, await unlessAborted(sessions.start(l), signal), part, state, rel!, relRows, n, position, mode, signal);
             rerunMs += rows.ms;
             if (!rows.data.every(Number.isFinite)) throw new LensError(`${ck.dir}: the reruns of layer ${l} gave non-finite states`, 'runtime');
             const out = await model.heads.run(rows.data, part.length, part.map((_, k) => k), part.map(() => target), 1, false, signal);
@@ -194,15 +181,15 @@ export async function sweepWith(model: OpenModel, input: SweepInput, signal?: Ab
             const ranked = readPredictions(out.read, part.map((_, k) => k), 1);
             const lse = out.read(HeadOutput.logSumExp);
             part.forEach(({ term, h }, k) => {
-              const row = ranked[k];
-              record(l, h, term, { rating: { logit: row.target.logit, logprob: row.target.logit - lse[k], rank: row.target.rank }, top1: row.top[0].id });
+              const row = at(ranked, k, 'variant');
+              record(l, h, term, { rating: { logit: row.target.logit, logprob: row.target.logit - at(lse, k, 'variant'), rank: row.target.rank }, top1: row.first.id });
             });
           }
         } else {
           for (const term of terms) {
             for (let h = 0; h < H; h++) {
               const plan: AblationPlan = { mode, layers: new Map([[l, { [term]: [h] }]]), firstLayer: l, entries: [`${l}.${h}:${term}`] };
-              const tail = await unlessAborted(model.tails.run(plan, states[l], rel, relRows, n, signal), signal);
+              const tail = await unlessAborted(model.tails.run(plan, state, rel, relRows, n, signal), signal);
               rerunMs += tail.ms;
               if (!tail.hidden.every(Number.isFinite)) throw new LensError(`${ck.dir}: the rerun without ${l}.${h}:${term} gave non-finite states`, 'runtime');
               record(l, h, term, await rate(tail.hidden, target));

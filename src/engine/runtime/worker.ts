@@ -85,7 +85,7 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
       post({ type: 'loaded', provider, tried, ms: performance.now() - t0 });
       return;
     } catch (e) {
-      tried.push({ provider, error: String((e as Error)?.message ?? e).split('\n')[0] });
+      tried.push({ provider, error: String((e as Error)?.message ?? e).split('\n')[0] ?? '' });
     }
   }
   throw new Error(`no execution provider could load the model: ${tried.map((t) => `${t.provider}: ${t.error}`).join('; ')}`);
@@ -96,8 +96,9 @@ function keptFeeds(from: Record<string, KeptSlice>, into: Record<string, Ort.Ten
   for (const [name, { key, rows }] of Object.entries(from)) {
     const t = kept.get(key)?.[name];
     if (!t) throw new Error(`kept tensor ${key}/${name} is missing`);
-    const [r0, r1] = rows ?? [0, t.dims[0]];
-    const rowLength = t.data.length / t.dims[0];
+    const all = t.dims[0] ?? 0;
+    const [r0, r1] = rows ?? [0, all];
+    const rowLength = t.data.length / all;
     const data = t.data.subarray(r0 * rowLength, r1 * rowLength) as Float32Array;
     into[name] = new ort!.Tensor('float32', data, [r1 - r0, ...t.dims.slice(1)]);
   }
@@ -112,8 +113,18 @@ async function derive(list: DerivedTensors[]): Promise<void> {
     const feeds: Record<string, Ort.Tensor> = {};
     keptFeeds(d.feeds, feeds);
     const result = await session.run(feeds, d.fetches);
-    kept.set(d.key, Object.fromEntries(d.fetches.map((name): [string, FeedTensor] => [name, { type: 'float32', data: result[name].data as Float32Array, dims: [...result[name].dims] }])));
+    kept.set(d.key, Object.fromEntries(d.fetches.map((name): [string, FeedTensor] => {
+      const t = outputOf(result, name);
+      return [name, { type: 'float32', data: t.data as Float32Array, dims: [...t.dims] }];
+    })));
   }
+}
+
+/** A fetched output of a run: onnxruntime returns every name asked for, so a missing one is a bug here. */
+function outputOf(result: Record<string, Ort.Tensor>, name: string): Ort.Tensor {
+  const t = result[name];
+  if (!t) throw new Error(`the run returned no output ${name}`);
+  return t;
 }
 
 /** Graphs added to a loaded process: same provider and settings as the ones it loaded with. */
@@ -153,7 +164,7 @@ async function handle(msg: ToWorker): Promise<void> {
     deriveMs += performance.now() - tThenDerive;
     const nextFeeds: Record<string, Ort.Tensor> = {};
     for (const [name, t] of Object.entries(msg.then.feeds)) nextFeeds[name] = new ort.Tensor(t.type, t.data, t.dims);
-    for (const [name, output] of Object.entries(msg.then.from)) nextFeeds[name] = first[output];
+    for (const [name, output] of Object.entries(msg.then.from)) nextFeeds[name] = outputOf(first, output);
     keptFeeds(msg.then.kept ?? {}, nextFeeds);
     const t1 = performance.now();
     const second = await next.run(nextFeeds, msg.then.fetches);
@@ -175,10 +186,11 @@ async function handle(msg: ToWorker): Promise<void> {
   try {
     let offset = 0;
     for (const name of fetches) {
-      const data = result[name].data as Float32Array;
+      const t = outputOf(result, name);
+      const data = t.data as Float32Array;
       const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
       for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, offset + done);
-      tensors.push({ name, dims: [...result[name].dims], offset, length: bytes.length });
+      tensors.push({ name, dims: [...t.dims], offset, length: bytes.length });
       offset += bytes.length;
     }
     outputBytes += offset;

@@ -1,6 +1,6 @@
 // Messages between the extension host (or CLI) and the tokenizer thread.
 import type { LensErrorCode } from '../errors';
-import type { ModelInput } from '../tokenizer/model-input';
+import type { ModelInput } from '../tokenizer/types';
 import type { SpecialIds } from '../tokenizer/types';
 import type { Token, TokenizerKind } from '../types';
 

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { LensError } from '../errors';
-import type { ModelInput } from '../tokenizer/model-input';
+import type { ModelInput } from '../tokenizer/types';
 import type { SpecialIds, TokenizerHandle } from '../tokenizer/types';
 import type { Token, TokenizerKind } from '../types';
 import type { FromThread, ThreadData, ThreadFailure, ToThread } from './protocol';

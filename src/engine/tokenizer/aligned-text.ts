@@ -21,8 +21,8 @@ export class AlignedText {
 
   /** Original range of units [start, end); an empty range sits at the original position of `start`. */
   origRange(start: number, end: number): [number, number] {
-    if (end > start) return [this.os[start], this.oe[end - 1]];
-    const at = start < this.os.length ? this.os[start] : this.oe.length ? this.oe[this.oe.length - 1] : 0;
+    if (end > start) return [this.os[start]!, this.oe[end - 1]!];
+    const at = this.os[start] ?? this.oe[this.oe.length - 1] ?? 0;
     return [at, at];
   }
 
@@ -34,7 +34,7 @@ export class AlignedText {
     let last = 0;
     const copy = (from: number, to: number) => {
       text += this.text.slice(from, to);
-      for (let i = from; i < to; i++) { os.push(this.os[i]); oe.push(this.oe[i]); }
+      for (let i = from; i < to; i++) { os.push(this.os[i]!); oe.push(this.oe[i]!); }
     };
     for (const m of this.text.matchAll(re)) {
       const s = m.index;
@@ -61,15 +61,16 @@ export class AlignedText {
       const same = out === this.text.slice(s, e);
       text += out;
       for (let k = 0; k < out.length; k++) {
-        os.push(same ? this.os[s + k] : a);
-        oe.push(same ? this.oe[s + k] : b);
+        // same: unit s + k is one of [s, e), which this text has.
+        os.push(same ? this.os[s + k]! : a);
+        oe.push(same ? this.oe[s + k]! : b);
       }
     }
     return new AlignedText(text, os, oe);
   }
 
   prepend(s: string): AlignedText {
-    const at = this.os.length ? this.os[0] : 0;
+    const at = this.os[0] ?? 0;
     return new AlignedText(s + this.text, [...Array<number>(s.length).fill(at), ...this.os], [...Array<number>(s.length).fill(at), ...this.oe]);
   }
 }

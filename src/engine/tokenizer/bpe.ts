@@ -24,21 +24,23 @@ export class BpeModel {
       let first = '';
       let second = '';
       for (let i = 0; i + 1 < word.length; i++) {
-        const r = this.ranks.get(pairKey(word[i].piece, word[i + 1].piece));
+        const a = word[i]!, b = word[i + 1]!; // i + 1 < length
+        const r = this.ranks.get(pairKey(a.piece, b.piece));
         if (r !== undefined && r < best) {
           best = r;
-          first = word[i].piece;
-          second = word[i + 1].piece;
+          first = a.piece;
+          second = b.piece;
         }
       }
       if (best === Infinity) break;
       const next: BpePiece[] = [];
       for (let i = 0; i < word.length; ) {
-        if (i + 1 < word.length && word[i].piece === first && word[i + 1].piece === second) {
-          next.push({ piece: first + second, symbols: word[i].symbols + word[i + 1].symbols });
+        const a = word[i]!, b = word[i + 1]; // i < length
+        if (b && a.piece === first && b.piece === second) {
+          next.push({ piece: first + second, symbols: a.symbols + b.symbols });
           i += 2;
         } else {
-          next.push(word[i]);
+          next.push(a);
           i += 1;
         }
       }

@@ -3,7 +3,7 @@
 // whole character's range.
 import type { Token, TokenizerKind } from '../types';
 import { BpeModel } from './bpe';
-import { BYTE_TO_CHAR, splitGpt2 } from './byte-level';
+import { byteChar, splitGpt2 } from './byte-level';
 import { enterStage, stageId } from './stages';
 import type { SpecialIds, Tokenizer } from './types';
 import { encodeUtf8WithMap } from './utf8';
@@ -68,11 +68,11 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
     enterStage(MERGE_STAGE);
     for (const [ws, we] of ranges) {
       const u = encodeUtf8WithMap(s.slice(ws, we));
-      const symbols = Array.from(u.bytes, (b) => BYTE_TO_CHAR[b]);
+      const symbols = Array.from(u.bytes, byteChar);
       let b = 0;
       for (const p of this.bpe.encodeWord(symbols)) {
-        const start = Math.max(from, ws + u.byteToUtf16[b] + shift);
-        const end = Math.max(from, ws + u.charEndUtf16[b + p.symbols - 1] + shift);
+        const start = Math.max(from, ws + u.byteToUtf16[b]! + shift);
+        const end = Math.max(from, ws + u.charEndUtf16[b + p.symbols - 1]! + shift);
         const id = this.opts.vocab.get(p.piece) ?? this.special.unk;
         out.push({ id, text: p.piece, start, end, special: false });
         b += p.symbols;

@@ -16,6 +16,11 @@ export const BYTE_TO_CHAR: readonly string[] = (() => {
   return table;
 })();
 
+/** The printable character standing for byte `b` (0…255: the table has every byte). */
+export function byteChar(b: number): string {
+  return BYTE_TO_CHAR[b]!;
+}
+
 /** Pre-tokens of `text` as [start, end) UTF-16 ranges. */
 export function splitGpt2(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];

@@ -25,10 +25,10 @@ export class ByteTrie {
   prefixes(bytes: Uint8Array, pos: number, end: number, visit: (value: number, endPos: number) => void): void {
     let node = 0;
     for (let i = pos; i < end; i++) {
-      const next = this.edges.get(node * 256 + bytes[i]);
+      const next = this.edges.get(node * 256 + bytes[i]!);
       if (next === undefined) return;
       node = next;
-      const v = this.values[node];
+      const v = this.values[node]!;
       if (v >= 0) visit(v, i + 1);
     }
   }

@@ -25,14 +25,14 @@ export class PrecompiledCharsmap {
    *  `bytes`, or undefined when no rule matches. */
   firstMatch(bytes: Uint8Array): Uint8Array | undefined {
     const u = this.units;
-    let nodePos = offsetOf(u[0]);
+    let nodePos = offsetOf(u[0]!);
     for (let i = 0; i < bytes.length; i++) {
-      nodePos ^= bytes[i];
+      nodePos ^= bytes[i]!;
       if (nodePos >= u.length) return undefined;
-      const unit = u[nodePos];
+      const unit = u[nodePos]!;
       if ((unit & 0x800000ff) >>> 0 !== bytes[i]) return undefined;
       nodePos ^= offsetOf(unit);
-      if ((unit >>> 8) & 1) return this.replacementAt(u[nodePos] & 0x7fffffff);
+      if ((unit >>> 8) & 1) return this.replacementAt(u[nodePos]! & 0x7fffffff);
     }
     return undefined;
   }
@@ -48,23 +48,23 @@ export class PrecompiledCharsmap {
   longestMatch(bytes: Uint8Array, pos: number, end: number): { length: number; replacement: Uint8Array } {
     const u = this.units;
     let nodePos = 0;
-    let unit = u[0];
+    let unit = u[0]!;
     nodePos ^= offsetOf(unit);
     let best = 0;
     let bestValue = 0;
     let found = 0;
     for (let i = pos; i < end; i++) {
-      const c = bytes[i];
+      const c = bytes[i]!;
       nodePos ^= c;
       if (nodePos >= u.length) break;
-      unit = u[nodePos];
+      unit = u[nodePos]!;
       // label(): unit & ((1 << 31) | 0xFF) must equal the byte.
       if ((unit & 0x800000ff) >>> 0 !== c) break;
       nodePos ^= offsetOf(unit);
       if ((unit >>> 8) & 1) {
         if (found < 32) {
           best = i + 1 - pos;
-          bestValue = u[nodePos] & 0x7fffffff;
+          bestValue = u[nodePos]! & 0x7fffffff;
         }
         found++;
       }

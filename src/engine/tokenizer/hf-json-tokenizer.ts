@@ -1,9 +1,10 @@
 // A Hugging Face tokenizer.json (Unigram for DeBERTa v2/v3, byte-level BPE for v1): added tokens split out
 // first, then normalizer → pre-tokenizer → model, offsets carried through AlignedText.
+import { at, last } from '../../shared/checked';
 import type { Token } from '../types';
 import { AlignedText } from './aligned-text';
 import { BpeModel } from './bpe';
-import { BYTE_TO_CHAR } from './byte-level';
+import { byteChar } from './byte-level';
 import { splitAdded } from './byte-level-bpe-tokenizer';
 import { type Normalizer, type PreTokenizerInfo } from './hf-pipeline';
 import { enterStage, stageId } from './stages';
@@ -23,25 +24,31 @@ export class UnigramWordModel implements WordModel {
   constructor(private readonly model: UnigramModel, private readonly pieces: string[],
     private readonly byteIds: Map<number, number> | undefined) {}
 
+  /** The piece of an id the model produced (its ids index its own pieces). */
+  private pieceOf(id: number): string {
+    return at(this.pieces, id, 'token id');
+  }
+
   tokenize(word: string) {
     const u = encodeUtf8WithMap(word);
     const out: Array<{ id: number; piece: string; start: number; end: number }> = [];
     let prevUnk = false;
     for (const seg of this.model.encode(u.bytes)) {
-      const start = u.byteToUtf16[seg.start];
-      const end = u.charEndUtf16[seg.end - 1];
+      // Segments cover bytes of the word: both maps have an entry for each.
+      const start = u.byteToUtf16[seg.start]!;
+      const end = u.charEndUtf16[seg.end - 1]!;
       const piece = word.slice(start, end);
       if (seg.unk && this.byteIds && [...u.bytes.subarray(seg.start, seg.end)].every((b) => this.byteIds!.has(b))) {
         for (let k = seg.start; k < seg.end; k++) {
-          const id = this.byteIds.get(u.bytes[k])!;
-          out.push({ id, piece: this.pieces[id], start, end });
+          const id = this.byteIds.get(u.bytes[k]!)!;
+          out.push({ id, piece: this.pieceOf(id), start, end });
         }
       } else if (seg.unk && prevUnk) {
-        const last = out[out.length - 1]; // Hugging Face fuses runs of unknowns, like SentencePiece
-        last.piece += piece;
-        last.end = end;
+        const prev = last(out, 'the pieces so far'); // Hugging Face fuses runs of unknowns, like SentencePiece
+        prev.piece += piece;
+        prev.end = end;
       } else {
-        out.push({ id: seg.id, piece: seg.unk ? piece : this.pieces[seg.id], start, end });
+        out.push({ id: seg.id, piece: seg.unk ? piece : this.pieceOf(seg.id), start, end });
       }
       prevUnk = seg.unk;
     }
@@ -65,14 +72,14 @@ export class BpeWordModel implements WordModel {
     const se: number[] = [];
     if (this.byteLevel) {
       const u = encodeUtf8WithMap(word);
-      u.bytes.forEach((b, k) => { syms.push(BYTE_TO_CHAR[b]); ss.push(u.byteToUtf16[k]); se.push(u.charEndUtf16[k]); });
+      u.bytes.forEach((b, k) => { syms.push(byteChar(b)); ss.push(u.byteToUtf16[k]!); se.push(u.charEndUtf16[k]!); });
     } else {
       let at = 0;
       for (const ch of word) { syms.push(ch); ss.push(at); at += ch.length; se.push(at); }
     }
     let k = 0;
     for (const p of this.bpe.encodeWord(syms)) {
-      out.push({ id: this.vocab.get(p.piece) ?? this.unkId, piece: p.piece, start: ss[k], end: se[k + p.symbols - 1] });
+      out.push({ id: this.vocab.get(p.piece) ?? this.unkId, piece: p.piece, start: ss[k]!, end: se[k + p.symbols - 1]! }); // k counts symbols
       k += p.symbols;
     }
     return out;

@@ -89,8 +89,8 @@ function buildNormalizerStep(j: Json, depth: number): Normalizer {
       return (t) => {
         let s = 0;
         let e = t.text.length;
-        if (left) while (s < e && /\s/u.test(t.text[s])) s++;
-        if (right) while (e > s && /\s/u.test(t.text[e - 1])) e--;
+        if (left) while (s < e && /\s/u.test(t.text.charAt(s))) s++;
+        if (right) while (e > s && /\s/u.test(t.text.charAt(e - 1))) e--;
         return t.slice(s, e);
       };
     }

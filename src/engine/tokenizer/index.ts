@@ -12,7 +12,8 @@ import type { Architecture } from '../types';
 import type { Tokenizer } from './types';
 
 export type { SpecialIds, Tokenizer } from './types';
-export { buildModelInput, type ModelInput } from './model-input';
+export { buildModelInput } from './model-input';
+export type { ModelInput } from './types';
 
 export async function loadTokenizer(dir: string): Promise<Tokenizer> {
   let stat: fs.Stats;

@@ -56,7 +56,7 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
     let byteIds: Map<number, number> | undefined;
     if (m.byte_fallback === true) {
       byteIds = new Map();
-      pieces.forEach((p, id) => { const b = /^<0x([0-9A-F]{2})>$/.exec(p); if (b) byteIds!.set(parseInt(b[1], 16), id); });
+      pieces.forEach((p, id) => { const b = /^<0x([0-9A-F]{2})>$/.exec(p); if (b?.[1]) byteIds!.set(parseInt(b[1], 16), id); });
     }
     model = new UnigramWordModel(new UnigramModel(up, pieces.length, { unkId, float32: false }), pieces, byteIds);
   } else if (type === 'BPE') {

@@ -29,5 +29,5 @@ function encodeSlice(tok: Tokenizer, text: string, start: number, end: number): 
 
 function splitsMaskItself(tok: Tokenizer, literal: string): boolean {
   const own = tok.encode(literal);
-  return own.length === 1 && own[0].id === tok.special.mask;
+  return own.length === 1 && own[0]?.id === tok.special.mask;
 }

@@ -3,16 +3,8 @@
 // first [SEP] and 1 after it.
 import type { Token } from '../types';
 import { encodeWithMasks } from './mask-literal';
-import type { Tokenizer } from './types';
+import type { ModelInput, Tokenizer } from './types';
 
-export interface ModelInput {
-  /** Offsets of A's tokens are into `text`, of B's into `pair`; a special token has an empty range where it
-   *  stands (the [SEP] closing a text at that text's end). */
-  tokens: Token[];
-  ids: number[];
-  /** 0 for [CLS], A and the first [SEP]; 1 for B and the last [SEP]. */
-  tokenTypeIds: number[];
-}
 
 export function buildModelInput(tok: Tokenizer, text: string, pair?: string): ModelInput {
   const special = (id: number, fallback: string, at: number): Token =>

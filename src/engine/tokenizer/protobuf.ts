@@ -15,7 +15,7 @@ export function readMessage(buf: Uint8Array, onField: (field: number, v: WireVal
     for (let i = 0; ; i++) {
       if (pos >= buf.length) throw new ProtoError('truncated varint');
       if (i >= 10) throw new ProtoError('varint too long');
-      const b = buf[pos++];
+      const b = buf[pos++]!;
       if (i < 5) result += (b & 0x7f) * mul; // bits beyond 35 only matter for negatives, kept via the low 32
       mul *= 128;
       if ((b & 0x80) === 0) return result;

@@ -85,7 +85,7 @@ export class SpmNormalizer {
           if (spec.escapeWhitespaces && sp[k] === 0x20) {
             for (const b of SPACE_SYMBOL) { out.push(b); n2o.push(consumed); }
           } else {
-            out.push(sp[k]); n2o.push(consumed);
+            out.push(sp[k]!); n2o.push(consumed);
           }
         }
         isPrevSpace = sp[sp.length - 1] === 0x20;
@@ -105,7 +105,7 @@ export class SpmNormalizer {
       };
       while (endsWithSpace()) {
         const length = out.length - space.length;
-        consumed = n2o[length];
+        consumed = n2o[length]!; // length < out.length = n2o.length
         out.length = length;
         n2o.length = length;
       }
@@ -118,9 +118,9 @@ export class SpmNormalizer {
 
 /** Length of the valid UTF-8 character at pos, or 0 when the bytes there are malformed. */
 function validCharLen(b: Uint8Array, pos: number): number {
-  const len = utf8CharLen(b[pos]);
-  if (len === 1) return b[pos] < 0x80 ? 1 : 0;
+  const len = utf8CharLen(b[pos]!);
+  if (len === 1) return b[pos]! < 0x80 ? 1 : 0;
   if (pos + len > b.length) return 0;
-  for (let k = 1; k < len; k++) if ((b[pos + k] & 0xc0) !== 0x80) return 0;
+  for (let k = 1; k < len; k++) if ((b[pos + k]! & 0xc0) !== 0x80) return 0;
   return len;
 }

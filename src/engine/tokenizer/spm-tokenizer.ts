@@ -1,5 +1,6 @@
 // A Tokenizer over a SentencePiece Unigram model: normalize (with alignment), Viterbi, then the library's
 // PopulateSentencePieceText rules for pieces and begin/end (merged UNK runs, byte fallback).
+import { at, last as lastOf } from '../../shared/checked';
 import type { Token } from '../types';
 import { PieceType, type SpmModelProto, SpmModelType } from './spm-model';
 import { SpmNormalizer } from './spm-normalizer';
@@ -47,7 +48,7 @@ export class SpmTokenizer implements Tokenizer {
       this.byteIds = new Int32Array(256).fill(unkId);
       proto.pieces.forEach((p, id) => {
         const m = p.type === PieceType.BYTE ? /^<0x([0-9A-F]{2})>$/.exec(p.piece) : null;
-        if (m) this.byteIds![parseInt(m[1], 16)] = id;
+        if (m?.[1]) this.byteIds![parseInt(m[1], 16)] = id;
       });
     }
   }
@@ -66,21 +67,22 @@ export class SpmTokenizer implements Tokenizer {
     const tokens: Token[] = [];
     let prevUnk = false;
     for (const seg of segments) {
-      const ob = n2o[seg.start];
-      const oe = n2o[seg.end];
+      // Segments lie within the normalized bytes; normToOrig has an entry for each offset 0…length.
+      const ob = n2o[seg.start]!;
+      const oe = n2o[seg.end]!;
       const start = byteStartToUtf16(orig, ob);
       const end = byteEndToUtf16(orig, oe);
       const piece = decodeUtf8(norm.bytes.subarray(seg.start, seg.end));
       if (seg.unk && this.byteIds) {
         // Byte fallback: one piece per byte; only the last one carries the character's surface.
         for (let k = seg.start; k < seg.end; k++) {
-          const id = this.byteIds[norm.bytes[k]];
+          const id = this.byteIds[norm.bytes[k]!]!; // 256 entries, one per byte
           const last = k === seg.end - 1;
-          tokens.push({ id, text: this.pieces[id], start, end: last ? end : start, special: false });
+          tokens.push({ id, text: at(this.pieces, id, 'byte piece id'), start, end: last ? end : start, special: false });
         }
       } else if (seg.unk && prevUnk) {
         // The library merges a run of unknown pieces into one.
-        const t = tokens[tokens.length - 1];
+        const t = lastOf(tokens, 'the tokens so far');
         t.text += piece;
         t.end = end;
       } else {

@@ -1,4 +1,3 @@
-import type { ModelInput } from './model-input';
 import type { Token, TokenizerKind } from '../types';
 
 /** Ids of the special tokens DeBERTa's input layout uses. */
@@ -8,6 +7,16 @@ export interface SpecialIds {
   sep: number;
   unk: number;
   mask: number;
+}
+
+/** One text or a pair as the model reads it (built by model-input.ts). */
+export interface ModelInput {
+  /** Offsets of A's tokens are into `text`, of B's into `pair`; a special token has an empty range where it
+   *  stands (the [SEP] closing a text at that text's end). */
+  tokens: Token[];
+  ids: number[];
+  /** 0 for [CLS], A and the first [SEP]; 1 for B and the last [SEP]. */
+  tokenTypeIds: number[];
 }
 
 /** A loaded tokenizer. `encode` returns the text's tokens only (no [CLS]/[SEP]); offsets are [start, end)

@@ -69,24 +69,24 @@ export class UnigramModel {
     const values = this.trie.values;
     let pos = 0;
     while (pos < size) {
-      const here = bestScore[pos];
-      const mblen = Math.min(utf8CharLen(bytes[pos]), size - pos);
+      const here = bestScore[pos]!;
+      const mblen = Math.min(utf8CharLen(bytes[pos]!), size - pos);
       let hasSingle = false;
       // Walk the trie inline (no callback): this loop is the tokenizer's hot path.
       let node = 0;
       for (let end = pos + 1; end <= size; end++) {
-        const next = edges.get(node * 256 + bytes[end - 1]);
+        const next = edges.get(node * 256 + bytes[end - 1]!);
         if (next === undefined) break;
         node = next;
-        const id = values[node];
+        const id = values[node]!;
         if (id < 0) continue;
         const kind = this.kinds[id] as UnigramKind;
         if (kind === UnigramKind.UNUSED) continue;
         const length = end - pos;
         // As in the C++: the score is a double, compared unrounded, stored as float.
-        const score = kind === UnigramKind.USER_DEFINED ? f(length * this.maxScore) - 0.1 : this.scores[id];
+        const score = kind === UnigramKind.USER_DEFINED ? f(length * this.maxScore) - 0.1 : this.scores[id]!;
         const cand = score + here;
-        if (startsAt[end] === -1 || cand > bestScore[end]) {
+        if (startsAt[end] === -1 || cand > bestScore[end]!) {
           bestScore[end] = f(cand);
           startsAt[end] = pos;
           ids[end] = id;
@@ -96,7 +96,7 @@ export class UnigramModel {
       if (!hasSingle) {
         const end = pos + mblen;
         const cand = f(this.unkScore + here);
-        if (startsAt[end] === -1 || cand > bestScore[end]) {
+        if (startsAt[end] === -1 || cand > bestScore[end]!) {
           bestScore[end] = cand;
           startsAt[end] = pos;
           ids[end] = unkId;
@@ -107,9 +107,10 @@ export class UnigramModel {
     const out: Segment[] = [];
     let end = size;
     while (end > 0) {
-      const start = startsAt[end];
+      const start = startsAt[end]!;
       if (start < 0) throw new Error('unigram lattice has no path'); // cannot happen: every char gets a node
-      out.push({ start, end, id: ids[end], unk: ids[end] === unkId });
+      const id = ids[end]!; // set with startsAt[end]
+      out.push({ start, end, id, unk: id === unkId });
       end = start;
     }
     return out.reverse();

@@ -3,6 +3,7 @@
 // WordPiece per word. Offsets come from AlignedText: a "##" piece covers its own characters, an unknown word
 // all of it. Written here because no npm package reproduces the Python tokenizer with offsets
 // (@huggingface/tokenizers implements the tokenizer.json pipelines and returns no offsets).
+import { at } from '../../shared/checked';
 import type { Token } from '../types';
 import { AlignedText, codePointUnits } from './aligned-text';
 import { basicTokenize, type BasicOptions, PY_SPACE, splitOnSpace } from './bert-basic';
@@ -37,7 +38,7 @@ export class WordPieceTokenizer implements Tokenizer {
   constructor(private readonly o: WordPieceTokenizerOptions) {
     this.special = o.special;
     this.wordPiece = new WordPieceModel({
-      vocab: o.vocab, unkId: o.special.unk, unkPiece: o.pieces[o.special.unk], prefix: '##', maxChars: 100,
+      vocab: o.vocab, unkId: o.special.unk, unkPiece: at(o.pieces, o.special.unk, 'the [UNK] id'), prefix: '##', maxChars: 100,
     });
     this.added = [...o.added].filter(([c]) => c.length > 0).sort((a, b) => b[0].length - a[0].length);
     this.keepCase = o.keepCase.filter((c) => c.length > 0).sort((a, b) => b.length - a.length);

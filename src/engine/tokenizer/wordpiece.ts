@@ -33,7 +33,7 @@ export class WordPieceModel implements WordModel {
     const unk = [{ id: this.o.unkId, piece: this.o.unkPiece, start: 0, end: word.length }];
     // UTF-16 position of each code point boundary.
     const at: number[] = [0];
-    for (const ch of word) at.push(at[at.length - 1] + ch.length);
+    for (const ch of word) at.push(at[at.length - 1]! + ch.length);
     const n = at.length - 1;
     if (n === 0) return [];
     if (n > this.o.maxChars) return unk;
@@ -42,12 +42,12 @@ export class WordPieceModel implements WordModel {
       let found: WordPieceOut | undefined;
       const pre = s > 0 ? this.o.prefix : '';
       let e = n;
-      while (e > s && pre.length + at[e] - at[s] > this.longest) e--;
+      while (e > s && pre.length + at[e]! - at[s]! > this.longest) e--;
       for (; e > s; e--) {
         const piece = pre + word.slice(at[s], at[e]);
         const id = this.o.vocab.get(piece);
         if (id !== undefined) {
-          found = { id, piece, start: at[s], end: at[e] };
+          found = { id, piece, start: at[s]!, end: at[e]! }; // s < e ≤ n: `at` has n + 1 entries
           s = e;
           break;
         }

@@ -1,6 +1,8 @@
-import { LensError } from './errors';
-import { type LayerCache, layerCache, type LayerOwner } from './memory/layer-cache';
-import type { MatrixKind, ModelInfo, TermName, Token } from './types';
+import type { DecompositionTerm } from '../../shared/kinds';
+import { at } from '../../shared/checked';
+import { LensError } from '../errors';
+import { type LayerCache, layerCache, type LayerOwner } from '../memory/layer-cache';
+import type { MatrixKind, ModelInfo, TermName, Token } from '../types';
 
 /** One layer's matrices for every head: each `[heads, n, n]` float32, row-major. */
 export interface LayerTensors {
@@ -24,7 +26,7 @@ export interface LayerSource {
 }
 
 /** The five parts of BERT's layer-0 score; their sum is the score. */
-export type Layer0Decomposition = Record<'c2c' | 'c2p' | 'p2c' | 'p2p' | 'rest', Float32Array>;
+export type Layer0Decomposition = Record<DecompositionTerm, Float32Array>;
 
 export interface ExplainTimings {
   tokenize_ms: number;
@@ -266,7 +268,7 @@ export class ExplainResult implements LayerOwner {
 
   /** One value: query i attends to key j. */
   value(layer: number, head: number, kind: MatrixKind, i: number, j: number): number {
-    return this.tensor(layer, kind)[(head * this.n + i) * this.n + j];
+    return at(this.tensor(layer, kind), (head * this.n + i) * this.n + j, 'cell');
   }
 
   private checkLayer(layer: number): void {
@@ -279,7 +281,7 @@ export class ExplainResult implements LayerOwner {
     s = new Float32Array(l.c2c.length);
     const inv = 1 / this.scale;
     for (let k = 0; k < s.length; k++) {
-      s[k] = (l.c2c[k] + (l.c2p ? l.c2p[k] : 0) + (l.p2c ? l.p2c[k] : 0)) * inv;
+      s[k] = (l.c2c[k]! + (l.c2p ? l.c2p[k]! : 0) + (l.p2c ? l.p2c[k]! : 0)) * inv;
     }
     this.scoreCache.set(l, s);
     return s;

@@ -1,23 +1,15 @@
-// Minimal zip: stored entries (no compression), no encryption; zip64 records once an entry, an offset or the
-// directory passes 4 GiB (a v3-large result at 1024 tokens is ~6 GiB). Enough for .npz, which numpy reads with
-// or without compression. The writer streams entry by entry to a sink, so an archive never sits in memory whole;
-// the reader takes stored entries only and checks every CRC.
-import { LensError } from '../../engine/errors';
+// The one zip writer: stored entries (no compression), no encryption, UTF-8 names; zip64 records once an entry, an
+// offset or the directory passes 4 GiB (a v3-large result at 1024 tokens is ~6 GiB). Enough for .npz, which numpy
+// reads with or without compression. It streams entry by entry to a sink, so an archive never sits in memory whole.
+// Written here rather than taken from npm: the extension ships no zip dependency, and this is a page of code.
 import { crc32 } from './crc32';
+import { CENTRAL, END, END64, LOCAL, LOCATOR64, MAX16, MAX32, ZIP64_EXTRA } from './zip-format';
 
-export interface ZipEntry {
+export interface ZipInput {
   name: string;
   data: Uint8Array;
 }
 
-
-const LOCAL = 0x04034b50;
-const CENTRAL = 0x02014b50;
-const END = 0x06054b50;
-const END64 = 0x06064b50;
-const LOCATOR64 = 0x07064b50;
-const ZIP64_EXTRA = 0x0001;
-const MAX32 = 0xffffffff;
 // 1980-01-01 00:00 in DOS format: a fixed stamp keeps exports byte-identical for the same input.
 const DOS_TIME = 0;
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
@@ -124,7 +116,7 @@ export class ZipWriter {
     }
     const cdSize = records.reduce((a, r) => a + r.length, 0);
     const count = this.written.length;
-    const big = cdStart > this.limit || cdSize > this.limit || count >= 0xffff;
+    const big = cdStart > this.limit || cdSize > this.limit || count >= MAX16;
     if (big) {
       const z = new Uint8Array(56 + 20);
       const dv = new DataView(z.buffer);
@@ -144,8 +136,8 @@ export class ZipWriter {
     const end = new Uint8Array(22);
     const dv = new DataView(end.buffer);
     dv.setUint32(0, END, true);
-    dv.setUint16(8, big ? 0xffff : count, true);
-    dv.setUint16(10, big ? 0xffff : count, true);
+    dv.setUint16(8, big ? MAX16 : count, true);
+    dv.setUint16(10, big ? MAX16 : count, true);
     dv.setUint32(12, big ? MAX32 : cdSize, true);
     dv.setUint32(16, big ? MAX32 : cdStart, true);
     records.push(end);
@@ -154,7 +146,7 @@ export class ZipWriter {
 }
 
 /** A whole archive in memory (small archives; large ones go through ZipWriter to a file). */
-export function writeZip(entries: readonly ZipEntry[], opts: ZipWriterOptions = {}): Uint8Array {
+export function writeZip(entries: readonly ZipInput[], opts: ZipWriterOptions = {}): Uint8Array {
   const w = new ZipWriter(opts);
   return concatBytes([...entries.flatMap((e) => w.entry(e.name, [e.data])), ...w.finish()]);
 }
@@ -166,67 +158,6 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   for (const part of parts) {
     out.set(part, p);
     p += part.length;
-  }
-  return out;
-}
-
-/** Entries of a zip by name (views into `bytes`). `source` names the file in error messages. */
-export function readZip(bytes: Uint8Array, source = 'the archive'): Map<string, Uint8Array> {
-  const bad = (why: string) => new LensError(`${source}: not a readable .npz/zip (${why}); export it again with deberta-lens --format npz`, 'corrupt');
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let eocd = -1;
-  for (let p = bytes.length - 22; p >= Math.max(0, bytes.length - 22 - 0xffff); p--) {
-    if (dv.getUint32(p, true) === END) {
-      eocd = p;
-      break;
-    }
-  }
-  if (eocd < 0) throw bad('no end-of-central-directory record');
-  let count = dv.getUint16(eocd + 10, true);
-  let p = dv.getUint32(eocd + 16, true);
-  if (eocd >= 20 && dv.getUint32(eocd - 20, true) === LOCATOR64) {
-    const z = Number(dv.getBigUint64(eocd - 12, true));
-    if (z + 56 > bytes.length || dv.getUint32(z, true) !== END64) throw bad('broken zip64 end record');
-    count = Number(dv.getBigUint64(z + 32, true));
-    p = Number(dv.getBigUint64(z + 48, true));
-  }
-  const out = new Map<string, Uint8Array>();
-  for (let k = 0; k < count; k++) {
-    if (p + 46 > bytes.length || dv.getUint32(p, true) !== CENTRAL) throw bad('broken central directory');
-    const method = dv.getUint16(p + 10, true);
-    const crc = dv.getUint32(p + 16, true);
-    let csize = dv.getUint32(p + 20, true);
-    let usize = dv.getUint32(p + 24, true);
-    const nameLen = dv.getUint16(p + 28, true);
-    const extraLen = dv.getUint16(p + 30, true);
-    const commentLen = dv.getUint16(p + 32, true);
-    let local = dv.getUint32(p + 42, true);
-    const name = new TextDecoder().decode(bytes.subarray(p + 46, p + 46 + nameLen));
-    // zip64: the fields that read 0xFFFFFFFF follow in the extra field, in this order.
-    for (let e = p + 46 + nameLen; e + 4 <= p + 46 + nameLen + extraLen; ) {
-      const id = dv.getUint16(e, true);
-      const len = dv.getUint16(e + 2, true);
-      if (id === ZIP64_EXTRA) {
-        let q = e + 4;
-        const next = () => {
-          const v = Number(dv.getBigUint64(q, true));
-          q += 8;
-          return v;
-        };
-        if (usize === MAX32) usize = next();
-        if (csize === MAX32) csize = next();
-        if (local === MAX32) local = next();
-      }
-      e += 4 + len;
-    }
-    if (method !== 0 || csize !== usize) throw bad(`entry ${name} is compressed; only stored entries are supported`);
-    if (local + 30 > bytes.length || dv.getUint32(local, true) !== LOCAL) throw bad(`entry ${name} has no local header`);
-    const start = local + 30 + dv.getUint16(local + 26, true) + dv.getUint16(local + 28, true);
-    if (start + usize > bytes.length) throw bad(`entry ${name} is truncated`);
-    const data = bytes.subarray(start, start + usize);
-    if (crc32(data) !== crc) throw bad(`CRC mismatch in ${name}`);
-    out.set(name, data);
-    p += 46 + nameLen + extraLen + commentLen;
   }
   return out;
 }

@@ -12,6 +12,6 @@ const TABLE = (() => {
 /** CRC-32 of `bytes`; pass the CRC of the bytes before them as `previous` to continue over several parts. */
 export function crc32(bytes: Uint8Array, previous = 0): number {
   let c = (previous ^ 0xffffffff) >>> 0;
-  for (let i = 0; i < bytes.length; i++) c = TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  for (let i = 0; i < bytes.length; i++) c = TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }

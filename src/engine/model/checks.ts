@@ -1,0 +1,25 @@
+// The CLI's first step for an intervention or a sweep: the spec checked against a model's config alone (no graph
+// built, nothing run), so a typo is reported before a model opens.
+import type { AblationMode } from '../api';
+import { loadCheckpoint } from '../checkpoint';
+import { modelTerms, parseAblation } from '../run/ablation-spec';
+import { requireMlmHead } from '../run/prediction-read';
+import { sweepTerms } from '../run/sweep';
+import type { TermName } from '../types';
+import { resolveModelDir } from './model-dir';
+
+/** An intervention spec's entries, normalised; rejects what the model lacks (a term, a layer, the MLM head). */
+export async function checkAblation(modelDir: string, spec: string, mode: AblationMode = 'zero'): Promise<string[]> {
+  const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
+  const entries = parseAblation(spec, ck.spec, mode).entries;
+  requireMlmHead(ck);
+  return entries;
+}
+
+/** A sweep's terms, checked against the model's. */
+export async function checkSweep(modelDir: string, terms: string[]): Promise<TermName[]> {
+  const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
+  const out = sweepTerms(terms, modelTerms(ck.spec));
+  requireMlmHead(ck);
+  return out;
+}

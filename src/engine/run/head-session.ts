@@ -1,0 +1,133 @@
+// The prediction heads of one open model as runtime sessions: the plain graph (fill-mask, RTD) in the encoder's own
+// process, the compare graph (also KL against a reference state) in a process of its own. Below the verbs.
+import { findHeads, type Heads } from '../checkpoint/heads';
+import { LAST_HIDDEN } from '../graph/deberta-io';
+import { type CachedModelGraph, ensureGraphOf } from '../graph/graph-cache';
+import { graphInputs } from '../graph/graph-inputs';
+import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from '../graph/head-graph';
+import { GraphSessions } from '../runtime/graph-sessions';
+import type { FeedTensor } from '../runtime/messages';
+import type { RunOutput, RuntimeSession } from '../runtime/session';
+import { checkLength, forwardOnly, int64Feeds } from './input';
+import type { RunBase } from './run-base';
+
+/**
+ * The head graphs for one open model, each started on first use, not with the model: the plain graph for
+ * predictions runs in the encoder's own runtime process (no second process to hand the hidden state to), the
+ * compare graph (also KL against a reference state) for interventions in a process of its own.
+ */
+export class HeadSession extends GraphSessions<'compare'> {
+  readonly heads: Heads;
+  /** The plain graph's cache entry, held while the encoder's process may serve it. */
+  private plainGraph?: CachedModelGraph;
+  private plainAdded?: Promise<void>;
+
+  constructor(private readonly model: RunBase) {
+    super();
+    this.heads = findHeads(model.checkpoint);
+  }
+
+  private graphOf(compare: boolean): () => CachedModelGraph {
+    const { checkpoint: ck, graphCache } = this.model;
+    const heads = this.heads;
+    const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${compare ? 'compare' : 'plain'} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
+    return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+  }
+
+  async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
+    if (variant === 'plain') {
+      this.plainAdded ??= (async () => {
+        this.plainGraph ??= this.graphOf(false)();
+        await this.model.session.addGraph('heads', this.plainGraph.modelPath);
+      })().finally(() => (this.plainAdded = undefined));
+      await this.plainAdded;
+      return this.model.session;
+    }
+    // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
+    const threads = Math.min(2, this.model.threads);
+    return this.session('compare', 'heads', this.graphOf(true), this.model.executionProvider, threads);
+  }
+
+  override async dispose(): Promise<void> {
+    try {
+      await super.dispose();
+    } finally {
+      this.plainGraph?.release();
+      this.plainGraph = undefined;
+    }
+  }
+
+  /** The feeds and fetches of one heads run over `n` tokens (all but the hidden states). */
+  private request(n: number, positions: number[], targets: number[], k: number, rtd: boolean, ref?: Float32Array) {
+    const D = this.model.checkpoint.spec.hiddenSize;
+    const feeds: Record<string, FeedTensor> = {};
+    if (ref) feeds[HeadInput.refHidden] = { type: 'float32', data: ref, dims: [n, D] };
+    const fetches: string[] = [];
+    if (this.heads.mlm) {
+      const int64 = (xs: number[]) => BigInt64Array.from(xs, BigInt);
+      // No rows at all crashes onnxruntime's CPU kernels (SIGFPE on an empty Gemm/TopK): ask for row 0, unread.
+      const rows = positions.length > 0 ? positions : [0];
+      const rowTargets = positions.length > 0 ? targets : [0];
+      feeds[HeadInput.positions] = { type: 'int64', data: int64(rows), dims: [rows.length] };
+      feeds[HeadInput.targets] = { type: 'int64', data: int64(rowTargets), dims: [rowTargets.length] };
+      feeds[HeadInput.k] = { type: 'int64', data: int64([k]), dims: [1] };
+      if (positions.length > 0) fetches.push(HeadOutput.topLogits, HeadOutput.topIds, HeadOutput.logSumExp, HeadOutput.targetLogits, HeadOutput.targetRanks);
+      if (positions.length > 0 && ref) fetches.push(HeadOutput.kl);
+    }
+    if (rtd && this.heads.rtd) fetches.push(HeadOutput.rtdLogits);
+    return { feeds, fetches };
+  }
+
+  /**
+   * One run of the heads over a hidden state `[n, D]`: top-k rows at `positions` (each with the logit and rank of
+   * `targets[r]`) and, with an RTD head and `rtd`, every token's RTD logit. With `ref` (a reference state of the
+   * same tokens), also KL(p_ref ‖ p) per row.
+   */
+  async run(hidden: Float32Array, n: number, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal, ref?: Float32Array) {
+    const session = await this.start(ref ? 'compare' : 'plain');
+    const { feeds, fetches } = this.request(n, positions, targets, k, rtd, ref);
+    feeds[HeadInput.hidden] = { type: 'float32', data: hidden, dims: [n, this.model.checkpoint.spec.hiddenSize] };
+    if (fetches.length === 0) return headOutputs(new Map(), 0);
+    const run = await session.run('heads', feeds, fetches, signal);
+    return headOutputs(readAll(run, fetches), run.ms);
+  }
+
+  /**
+   * The encoder on `ids` and the heads on its last hidden state in one message to the encoder's process (the
+   * hidden state never leaves it); as `run` otherwise, with the forward's run time as `forwardMs`.
+   */
+  async runAfterForward(ids: number[], tokenTypes: number[] | undefined, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal) {
+    const { feeds, fetches } = this.request(ids.length, positions, targets, k, rtd);
+    if (fetches.length === 0) {
+      const fwd = await forwardOnly(this.model, ids, signal, tokenTypes);
+      return { ...headOutputs(new Map(), 0), forwardMs: fwd.ms };
+    }
+    checkLength(this.model, ids.length);
+    const session = await this.start('plain');
+    const then = { graph: 'heads' as const, feeds, fetches, from: { [HeadInput.hidden]: LAST_HIDDEN } };
+    const run = await session.run('forward', int64Feeds(graphInputs(this.model.checkpoint.spec, ids, tokenTypes)), [LAST_HIDDEN], signal, undefined, then);
+    return { ...headOutputs(readAll(run, fetches), run.thenMs ?? 0), forwardMs: run.ms };
+  }
+}
+
+/** A few numbers per row: read them all now and hand the runtime's output file straight back. */
+function readAll(run: RunOutput, fetches: string[]): Map<string, Float32Array> {
+  const got = new Map<string, Float32Array>();
+  try {
+    for (const name of fetches) got.set(name, run.outputs.read(name));
+  } finally {
+    run.outputs.release();
+  }
+  return got;
+}
+
+function headOutputs(got: Map<string, Float32Array>, ms: number) {
+  return {
+    ms,
+    read: (name: string): Float32Array => {
+      const t = got.get(name);
+      if (!t) throw new RangeError(`no head output ${name} in this run`);
+      return t;
+    },
+  };
+}

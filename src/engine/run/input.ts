@@ -1,0 +1,86 @@
+// The input side of every verb: text or ids to checked tokens, the length and memory limits, int64 feeds, and the
+// plain forward pass. Below the verbs: they import it, it imports no verb.
+import type { ExplainInput } from '../api';
+import { LensError } from '../errors';
+import { LAST_HIDDEN } from '../graph/deberta-io';
+import { graphInputs, type Int64Feeds } from '../graph/graph-inputs';
+import { formatBytes } from '../../shared/format';
+import { availableMemory, estimateMemory } from '../memory/estimate';
+import type { FeedTensor } from '../runtime/messages';
+import { missingTokenizerError } from '../tokenizer';
+import type { Token } from '../types';
+import type { RunBase } from './run-base';
+
+export interface Prepared {
+  ids: number[];
+  tokens: Token[];
+  /** Absent: all 0 (one text, or ids). */
+  tokenTypes?: number[];
+}
+
+/** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
+ *  Tokenizing runs in the tokenizer's thread, under its time budget. */
+export async function prepareInput(model: Pick<RunBase, 'tokenizer' | 'checkpoint'>, input: ExplainInput, signal?: AbortSignal): Promise<Prepared> {
+  const spec = model.checkpoint.spec;
+  const tok = model.tokenizer;
+  if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
+  if (input.pair !== undefined && input.text === undefined) throw new LensError('a sentence pair needs text for its first part; ids are fed as given');
+  if (input.ids !== undefined) {
+    if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
+    const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
+    input.ids.forEach((id, k) => {
+      if (!Number.isInteger(id) || id < 0 || id >= spec.vocabSize) {
+        throw new LensError(`id ${id} at position ${k} is outside the model's vocabulary (0…${spec.vocabSize - 1})`);
+      }
+    });
+    const pieces = tok ? await tok.pieces(input.ids, signal) : [];
+    const tokens = input.ids.map((id, k): Token => ({ id, text: pieces[k] ?? `#${id}`, start: 0, end: 0, special: specials.has(id) }));
+    return { ids: input.ids, tokens };
+  }
+  if (!tok) throw missingTokenizerError(model.checkpoint.dir, spec.architecture);
+  const { tokens, ids, tokenTypeIds } = await tok.modelInput(input.text!, input.pair, signal);
+  // [CLS] and [SEP] cover no characters; a [MASK] written in the text does, and counts as text.
+  if (tokens.every((t) => t.special && t.start === t.end)) throw new LensError('nothing to explain: the text is empty or only whitespace');
+  for (const t of tokens) {
+    if (t.id >= spec.vocabSize) throw new LensError(`the tokenizer produced id ${t.id} for "${t.text}", outside the model's vocabulary of ${spec.vocabSize}: the tokenizer files do not belong to this model`, 'corrupt');
+  }
+  if (input.pair !== undefined && spec.typeVocabSize < 2) {
+    throw new LensError(`this model has ${spec.typeVocabSize} token types (type_vocab_size in config.json), so it cannot tell a pair's two texts apart: explain one text`, 'invalid-input');
+  }
+  return { ids, tokens, tokenTypes: input.pair !== undefined ? tokenTypeIds : undefined };
+}
+
+/** Refuses a length over the limit, beyond an absolute-position table, or beyond what memory can hold. */
+export function checkLength(model: RunBase, n: number, available = availableMemory()): void {
+  const spec = model.checkpoint.spec;
+  const setting = model.maxTokensName ?? 'maxTokens';
+  if (n > model.maxTokens) {
+    throw new LensError(`the input is ${n} tokens, over the limit of ${model.maxTokens} (${setting}): select less text or raise the limit`, 'too-long');
+  }
+  if (spec.positionBiasedInput && n > spec.maxPositionEmbeddings) {
+    throw new LensError(`the input is ${n} tokens, but this model has absolute positions for only ${spec.maxPositionEmbeddings}: select less text`, 'too-long');
+  }
+  const need = estimateMemory(spec, n).total;
+  if (need > available) {
+    throw new LensError(
+      `the input is ${n} tokens: explaining it needs about ${formatBytes(need, 'decimal')} of memory and ${formatBytes(available, 'decimal')} is free: select less text, free memory, or lower ${setting} so such inputs are refused up front`,
+      'too-long',
+    );
+  }
+}
+
+export function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
+  const out: Record<string, FeedTensor> = {};
+  for (const [name, data] of Object.entries(feeds)) out[name] = { type: 'int64', data, dims: [data.length] };
+  return out;
+}
+/** The forward pass alone, returning the last hidden state: the benchmark's baseline and the parity tests' check. */
+export async function forwardOnly(model: RunBase, ids: number[], signal?: AbortSignal, tokenTypes?: number[]): Promise<{ ms: number; hidden: Float32Array }> {
+  checkLength(model, ids.length);
+  const { outputs, ms } = await model.session.run('forward', int64Feeds(graphInputs(model.checkpoint.spec, ids, tokenTypes)), [LAST_HIDDEN], signal);
+  try {
+    return { ms, hidden: outputs.read(LAST_HIDDEN) };
+  } finally {
+    outputs.release();
+  }
+}

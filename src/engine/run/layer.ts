@@ -1,0 +1,187 @@
+// A layer's matrices, recomputed on demand from the input state the forward pass kept, in the one-layer graph
+// (and BERT's layer-0 split by embedding part). The weights and the relative table are read here and kept in the
+// runtime process; explain and the intervened run both hand their kept states to LayerComputation.
+import { assertUnchanged, requireWeight } from '../checkpoint';
+import { at } from '../../shared/checked';
+import { isLensError, LensError } from '../errors';
+import { DECOMPOSITION_TERMS, DecompositionInput, type DecompositionTerm } from '../graph/bert-decomposition';
+import { contentWeightFeeds, LayerInput, layerOutput, layerWeights, PositionsInput, positionWeightFeeds } from '../graph/deberta-io';
+import { toFloat32 } from '../graph/float32';
+import { relativeInputs } from '../graph/graph-inputs';
+import { layerChunkHeads } from '../memory/estimate';
+import type { LayerSource, LayerTensors } from '../result/explain-result';
+import type { DerivedTensors, FeedTensor, KeptSlice } from '../runtime/messages';
+import type { KeptFeeds } from '../runtime/session';
+import type { SpillReader } from '../runtime/spill';
+import type { ModelSpec, TermName } from '../types';
+import { assertFiniteLayer } from './finite-outputs';
+import { int64Feeds } from './input';
+import type { RunBase } from './run-base';
+
+/**
+ * Recomputes one layer's attention from the input states the forward pass kept, in the one-layer graph, for all
+ * heads (in chunks of heads when n is large, so the runtime's working memory stays bounded). The layer's weights
+ * and the relative table are sent to the runtime process once and kept there; so are the layer's position
+ * projections, which the runtime computes from them on the layer's first use (they do not depend on the text).
+ */
+export class LayerComputation implements LayerSource {
+  private states?: Float32Array;
+  lastHidden?: Float32Array;
+  private readonly index: Map<number, number>;
+
+  constructor(
+    private readonly model: RunBase,
+    private readonly n: number,
+    layers: number[],
+    states: Float32Array,
+    /** BERT with layer 0 kept: content, position and rest parts of the embedding output, each [n, D]. */
+    private parts?: Float32Array[],
+  ) {
+    this.states = states;
+    this.index = new Map(layers.map((l, k) => [l, k]));
+  }
+
+  async compute(layer: number, signal?: AbortSignal): Promise<LayerTensors> {
+    const states = this.states;
+    if (!states) throw new LensError('this result was released; explain again', 'runtime');
+    const spec = this.model.checkpoint.spec;
+    const { n } = this;
+    const H = spec.numHeads, D = spec.hiddenSize;
+    const k = this.index.get(layer)!;
+    const out = { layer } as LayerTensors;
+    // A copy, not a view: IPC serialises a view's whole buffer.
+    const hidden: FeedTensor = { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] };
+    const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
+    for (let h0 = 0; h0 < H; h0 += chunk) {
+      const run = layerRun(this.model, n, layer, h0, Math.min(H, h0 + chunk));
+      const done = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept);
+      try {
+        readLayerOutputs(this.model, n, H, done.outputs, out, h0);
+      } finally {
+        done.outputs.release();
+      }
+    }
+    assertFiniteLayer(this.model.checkpoint.dir, out);
+    return out;
+  }
+
+  /**
+   * One layer-graph run. A run that fails because the runtime process was stopped (cancelling another explain
+   * kills it) is tried once more in the fresh process: the states it needs are here, not there.
+   */
+  private async runLayer(feeds: Record<string, FeedTensor>, fetches: string[], signal: AbortSignal | undefined, kept: KeptFeeds) {
+    try {
+      return await this.model.session.run('layer', feeds, fetches, signal, kept);
+    } catch (e) {
+      if (!(isLensError(e) && e.code === 'runtime' && /runtime process stopped/.test(e.message)) || signal?.aborted) throw e;
+      return this.model.session.run('layer', feeds, fetches, signal, kept);
+    }
+  }
+
+  /** BERT's layer-0 score split by embedding part, all heads (in head chunks), from the kept parts. */
+  async decomposition(signal?: AbortSignal): Promise<Record<DecompositionTerm, Float32Array>> {
+    const parts = this.parts;
+    if (!parts) throw new LensError('this result has no layer-0 decomposition (BERT with layer 0 only); explain again', 'runtime');
+    const spec = this.model.checkpoint.spec;
+    const { n } = this;
+    const H = spec.numHeads, D = spec.hiddenSize, nn = n * n;
+    const out = {} as Record<DecompositionTerm, Float32Array>;
+    for (const t of DECOMPOSITION_TERMS) out[t] = new Float32Array(H * nn);
+    const feeds: Record<string, FeedTensor> = {};
+    [DecompositionInput.content, DecompositionInput.position, DecompositionInput.rest].forEach((name, k) => {
+      feeds[name] = { type: 'float32', data: at(parts, k, 'embedding part'), dims: [n, D] };
+    });
+    const weights = layerWeights(spec, 0);
+    const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
+    for (let h0 = 0; h0 < H; h0 += chunk) {
+      const h1 = Math.min(H, h0 + chunk);
+      const kept: KeptFeeds = { sources: [{ key: weightsKey(0), tensors: () => readWeights(this.model, 0) }], feeds: {} };
+      // The same kept tensors as layer 0's attention: BERT's decomposition uses exactly its query and key.
+      for (const [name, w] of Object.entries(weights)) kept.feeds[name] = { key: weightsKey(0), rows: [h0 * w.rowsPerHead, h1 * w.rowsPerHead] };
+      const run = await this.model.session.run('decomposition', feeds, [...DECOMPOSITION_TERMS], signal, kept);
+      try {
+        for (const t of DECOMPOSITION_TERMS) run.outputs.read(t, out[t], h0 * nn);
+      } finally {
+        run.outputs.release();
+      }
+    }
+    return out;
+  }
+
+  release(): void {
+    this.states = undefined;
+    this.lastHidden = undefined;
+    this.parts = undefined;
+  }
+}
+
+/** Keys of what the runtime keeps: the relative table, a layer's weights, a layer's position projections. */
+const TABLE_KEY = 'table';
+const weightsKey = (layer: number) => `layer${layer}`;
+
+/** The matrices a layer run returns, c2c first and probs last. */
+function layerKinds(model: RunBase): (TermName | 'probs')[] {
+  return ['c2c', ...model.info.terms.filter((t) => t !== 'c2c'), 'probs'];
+}
+
+/**
+ * The one-layer run for heads [h0, h1) of `layer`, all but its input state (`LayerInput.hidden`: fed from the
+ * kept states, or from the forward pass's output when the run rides along with it): index feeds, outputs, and
+ * the kept weights and position projections it reads.
+ */
+export function layerRun(model: RunBase, n: number, layer: number, h0: number, h1: number): { feeds: Record<string, FeedTensor>; fetches: string[]; kept: KeptFeeds } {
+  const spec = model.checkpoint.spec;
+  const weights = layerWeights(spec, layer);
+  const positions = positionsOf(spec, layer);
+  const sources = [...(positions ? [{ key: TABLE_KEY, tensors: () => readTable(model) }] : []), { key: weightsKey(layer), tensors: () => readWeights(model, layer) }];
+  const kept: KeptFeeds = { sources, derive: positions ? [positions] : undefined, feeds: {} };
+  for (const name of contentWeightFeeds(spec)) kept.feeds[name] = { key: weightsKey(layer), rows: [h0 * weights[name]!.rowsPerHead, h1 * weights[name]!.rowsPerHead] };
+  for (const name of positions?.fetches ?? []) kept.feeds[name] = { key: positions!.key, rows: [h0 * spec.headDim, h1 * spec.headDim] };
+  return { feeds: int64Feeds(relativeInputs(spec, n, false, true)), fetches: layerKinds(model).map(layerOutput), kept };
+}
+
+/** Reads a layer run's outputs into `out` (`H` heads) from head `h0` on, allocating `out`'s arrays on first use. */
+export function readLayerOutputs(model: RunBase, n: number, H: number, outputs: SpillReader, out: LayerTensors, h0: number): void {
+  const nn = n * n;
+  const kinds = layerKinds(model);
+  // Allocated once the first run is back, by when a layer the cache evicted for this one has been collected.
+  // Not zero-filled: every element is read from the runtime's output (all heads, every kind).
+  for (const kind of kinds) out[kind] ??= new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
+  for (const kind of kinds) outputs.read(layerOutput(kind), out[kind], h0 * nn);
+}
+
+function readWeights(model: RunBase, layer: number): Record<string, FeedTensor> {
+  // Read from the checkpoint's files, which must still hold what the forward graph was built from.
+  assertUnchanged(model.checkpoint);
+  const out: Record<string, FeedTensor> = {};
+  for (const [name, w] of Object.entries(layerWeights(model.checkpoint.spec, layer))) {
+    // slice(): a fresh buffer (the reader may hand a view of a larger one, and IPC would send all of it).
+    out[name] = { type: 'float32', data: toFloat32(requireWeight(model.checkpoint, w.name, w.shape)).slice(), dims: w.shape };
+  }
+  return out;
+}
+
+/** The whole relative table (and its LayerNorm in v2/v3), which the positions graph projects. */
+function readTable(model: RunBase): Record<string, FeedTensor> {
+  assertUnchanged(model.checkpoint);
+  const s = model.checkpoint.spec;
+  const read = (name: string, shape: number[]): FeedTensor => ({ type: 'float32', data: toFloat32(requireWeight(model.checkpoint, name, shape)).slice(), dims: shape });
+  const out: Record<string, FeedTensor> = { [PositionsInput.table]: read('encoder.rel_embeddings.weight', [2 * s.attSpan, s.hiddenSize]) };
+  if (s.modelType === 'deberta-v2' && s.normRelEbd) {
+    out[PositionsInput.lnWeight] = read('encoder.LayerNorm.weight', [s.hiddenSize]);
+    out[PositionsInput.lnBias] = read('encoder.LayerNorm.bias', [s.hiddenSize]);
+  }
+  return out;
+}
+
+/** How the runtime derives layer l's position projections (undefined without relative attention). */
+function positionsOf(spec: ModelSpec, layer: number): DerivedTensors | undefined {
+  if (!(spec.relativeAttention && spec.posAttType.length > 0)) return undefined;
+  const table = spec.modelType === 'deberta-v2' && spec.normRelEbd ? Object.values(PositionsInput) : [PositionsInput.table];
+  const feeds: Record<string, KeptSlice> = {};
+  for (const name of table) feeds[name] = { key: TABLE_KEY };
+  for (const name of positionWeightFeeds(spec)) feeds[name] = { key: weightsKey(layer) };
+  const fetches = [...(spec.posAttType.includes('c2p') ? [LayerInput.posKey] : []), ...(spec.posAttType.includes('p2c') ? [LayerInput.posQuery] : [])];
+  return { key: `positions${layer}`, graph: 'positions', feeds, fetches };
+}
+
