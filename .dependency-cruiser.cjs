@@ -9,17 +9,21 @@
 //   src/extension, src/cli      the two front ends: never each other, never the webview
 //   webview                     the browser side: only itself and src/shared
 //
-// Inside src/engine, bottom to top:
-//   errors, api, types, own, prediction, result   the engine's vocabulary
-//   checkpoint, tokenizer(-thread), graph, runtime, cache, memory
-//   run/                                           one use case each (explain, predict, ablate, sweep)
-//   model/                                         opening a model: wires the runs together
-//   index.ts                                       the public surface
+// Inside src/engine: the ten layers listed in src/engine/index.ts (ENGINE_LAYERS below).
 
-/** A path regex for the engine's vocabulary files. */
-const ENGINE_BASE = '^src/engine/(errors|api|types|own|prediction|result)[.]ts$';
-const ENGINE_MIDDLE = '^src/engine/(checkpoint|tokenizer|tokenizer-thread|graph|runtime|cache|memory)/';
-const ENGINE_INDEX = '^src/engine/index[.]ts$';
+/** The engine's layers, bottom to top, as src/engine/index.ts lists them. */
+const ENGINE_LAYERS = [
+  { name: 'errors.ts, types.ts', path: '^src/engine/(errors|types)[.]ts$' },
+  { name: 'checkpoint/, tokenizer/, zip/', path: '^src/engine/(checkpoint|tokenizer|zip)/' },
+  { name: 'cache/, tokenizer-thread/', path: '^src/engine/(cache|tokenizer-thread)/' },
+  { name: 'graph/', path: '^src/engine/graph/' },
+  { name: 'runtime/, memory/', path: '^src/engine/(runtime|memory)/' },
+  { name: 'result/', path: '^src/engine/result/' },
+  { name: 'api.ts', path: '^src/engine/api[.]ts$' },
+  { name: 'run/', path: '^src/engine/run/' },
+  { name: 'model/', path: '^src/engine/model/' },
+  { name: 'index.ts', path: '^src/engine/index[.]ts$' },
+];
 /** vscode has no runtime package (the host provides it); its types resolve to @types/vscode. */
 const VSCODE = ['^vscode$', 'node_modules/@types/vscode/'];
 const EXTENSION_FEATURES = '(lens|compare)';
@@ -171,34 +175,21 @@ module.exports = {
       to: { path: `^src/extension/${EXTENSION_FEATURES}/`, pathNot: '^src/extension/$1/' },
     },
 
-    // Inside the engine.
-    {
-      name: 'engine-base-is-the-bottom',
+    // Inside the engine: the ten layers that src/engine/index.ts lists, each importing only its own layer or
+    // those below it (one rule per layer, built from ENGINE_LAYERS).
+    ...ENGINE_LAYERS.map((layer, k) => ({
+      name: `engine-layer-${k + 1}-imports-down`,
       severity: 'error',
-      comment: 'errors, api, types, own, prediction and result are the engine\'s vocabulary: they import only each other and src/shared.',
-      from: { path: ENGINE_BASE },
-      to: { path: '^src/engine/', pathNot: ENGINE_BASE },
-    },
+      comment: `${layer.name} sits in layer ${k + 1} of src/engine (see src/engine/index.ts): it imports no layer above it.`,
+      from: { path: layer.path },
+      to: { path: ENGINE_LAYERS.slice(k + 1).map((above) => above.path) },
+    })).filter((rule) => rule.to.path.length > 0),
     {
-      name: 'engine-parts-below-runs',
+      name: 'engine-file-has-a-layer',
       severity: 'error',
-      comment: 'checkpoint, tokenizer, graph, runtime, cache and memory are the parts the runs use: they import no run, model or index.',
-      from: { path: ENGINE_MIDDLE },
-      to: { path: ['^src/engine/(run|model)/', ENGINE_INDEX] },
-    },
-    {
-      name: 'engine-runs-below-model',
-      severity: 'error',
-      comment: 'A run (explain, predict, ablate, sweep) is wired by model/: it imports no model/ and not the index.',
-      from: { path: '^src/engine/run/' },
-      to: { path: ['^src/engine/model/', ENGINE_INDEX] },
-    },
-    {
-      name: 'engine-model-below-index',
-      severity: 'error',
-      comment: 'index.ts is the public surface; nothing inside the engine imports it.',
-      from: { path: '^src/engine/model/' },
-      to: { path: ENGINE_INDEX },
+      comment: 'Every engine file belongs to one of the layers in src/engine/index.ts: add its folder there and here.',
+      from: { path: '^src/engine/', pathNot: ENGINE_LAYERS.map((layer) => layer.path) },
+      to: { path: '.' },
     },
   ],
   options: {
