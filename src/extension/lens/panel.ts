@@ -21,7 +21,8 @@ import {
 import { MessageHandler } from '../../shared/messaging/message-handler';
 import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
 import { protocolTokens } from '../common/result-shape';
-import { defaultExportName, EXPORT_FILTERS, writeExport } from './export-files';
+import { writeExport } from './export-files';
+import { askExportPath, askRankingPath, askViewImage } from './save-dialogs';
 import { reportPlan } from '../../analysis/export/html-report';
 import { firstSlice, firstViewAt, loadFirstLayer, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../../shared/interventions';
@@ -83,7 +84,7 @@ export class LensPanel {
     },
     post: (m) => void this.panel?.webview.postMessage(m),
     save: async (format, content, target) => {
-      const file = target ?? (await this.askRankingPath(format));
+      const file = target ?? (await askRankingPath(format));
       if (file) await fs.promises.writeFile(file, content);
       return file;
     },
@@ -184,19 +185,11 @@ export class LensPanel {
     if ((format === 'png' || format === 'svg') && !payload) payload = await this.requestImage(format);
     // The report's choice is checked before the save dialog: a refusal never comes after picking a file.
     const report = format === 'html' ? reportPlan(cur.result, { layers: image?.layers, kinds: image?.kinds }) : {};
-    const file = target ?? (await this.askPath(format, cur.result, payload?.name));
+    const file = target ?? (await askExportPath(format, cur.result, payload?.name));
     if (!file) return undefined;
     await writeExport(cur.result, format, file, payload ?? {}, report);
     this.events.log(`exported ${format} to ${file}`);
     return file;
-  }
-
-  private askRankingPath(format: 'json' | 'csv'): Promise<string | undefined> {
-    return askSavePath(`head-ranking.${format}`, format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] }, `Export ranking as ${format.toUpperCase()}`);
-  }
-
-  private askPath(format: ExportFormat, result: ExplainResult, stem?: string): Promise<string | undefined> {
-    return askSavePath(defaultExportName(result, format, stem), EXPORT_FILTERS[format], `Export ${format.toUpperCase()}`);
   }
 
   /** Asks the view for its current picture; fails after a while if the view is hidden or gone. */
@@ -204,20 +197,7 @@ export class LensPanel {
     if (!this.panel || !this.ready) {
       return Promise.reject(new LensError(`Export ${format.toUpperCase()}: show the DeBERTa Lens panel first (the view draws the image).`));
     }
-    const { id, reply } = this.images.start({ format }, undefined);
-    return new Promise<ExportMessage>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.images.reject(id, 'timed out');
-        reject(new LensError(`Export ${format.toUpperCase()}: the view did not answer; show the DeBERTa Lens panel and try again.`));
-      }, 15000);
-      reply.then(
-        (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-        () => undefined, // only the timeout rejects it, and that has answered already
-      );
-    });
+    return askViewImage(this.images, format);
   }
 
   /** Called by the serializer after a window reload: the result is gone, the view's own state is not. */
@@ -383,11 +363,4 @@ export class LensPanel {
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return renderWebviewHtml(webview, extensionUri, { title: 'DeBERTa Lens', styles: ['media/lens.css'], script: 'dist/webview.js', extraImgSrc: 'blob:' });
-}
-
-/** The save dialog, opening in the first workspace folder with `name` filled in; the chosen path or undefined. */
-async function askSavePath(name: string, filters: Record<string, string[]>, saveLabel: string): Promise<string | undefined> {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const uri = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name), filters, saveLabel });
-  return uri?.fsPath;
 }
