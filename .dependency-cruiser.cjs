@@ -169,7 +169,7 @@ module.exports = {
       name: 'extension-features-apart',
       severity: 'error',
       comment:
-        'The panels\' host halves (lens, compare) share code through extension/common, extension/model, engine or ' +
+        "The panels' host halves (lens, compare) share code through extension/common, extension/model, engine or " +
         'shared; src/extension/*.ts is the composition root and may import any of them.',
       from: { path: `^src/extension/${EXTENSION_FEATURES}/` },
       to: { path: `^src/extension/${EXTENSION_FEATURES}/`, pathNot: '^src/extension/$1/' },

@@ -60,7 +60,10 @@ async function watchAll(contexts) {
     for (const s of settled) {
       const r = s.status === 'fulfilled' ? s.value : s.reason;
       for (const f of Object.keys(r?.metafile?.inputs ?? {})) inputs.add(f);
-      for (const [kind, list] of [['ERROR', r?.errors ?? [s.reason]], ['WARNING', r?.warnings ?? []]]) {
+      for (const [kind, list] of [
+        ['ERROR', r?.errors ?? [s.reason]],
+        ['WARNING', r?.warnings ?? []],
+      ]) {
         for (const m of list) {
           const where = m?.location ? `    ${m.location.file}:${m.location.line}:${m.location.column + 1}:` : '';
           const line = `✘ [${kind}] ${m?.text ?? String(m)}\n${where}`;

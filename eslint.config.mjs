@@ -8,8 +8,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'out/', 'dist/', 'vsix/', 'test-results/', 'bench-results/', '.cache/',
-      'test/e2e/code-server/', 'tools/train-default-model/work/'],
+    ignores: [
+      'node_modules/',
+      'out/',
+      'dist/',
+      'vsix/',
+      'test-results/',
+      'bench-results/',
+      '.cache/',
+      'test/e2e/code-server/',
+      'tools/train-default-model/work/',
+    ],
   },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
 
@@ -38,13 +47,16 @@ export default tseslint.config(
       },
     },
     rules: {
-      '@typescript-eslint/no-floating-promises': ['error', {
-        // The VS Code API returns Thenables, not Promises: an ignored showErrorMessage or executeCommand is as
-        // lost as an ignored promise (its rejection goes nowhere).
-        checkThenables: true,
-        // node:test's test()/describe() return promises the runner itself awaits.
-        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }],
-      }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          // The VS Code API returns Thenables, not Promises: an ignored showErrorMessage or executeCommand is as
+          // lost as an ignored promise (its rejection goes nowhere).
+          checkThenables: true,
+          // node:test's test()/describe() return promises the runner itself awaits.
+          allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }],
+        },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       // An async function without await is how an API promises to reject instead of throwing (and what
       // VS Code's Thenable-returning hooks expect); dropping `async` would change that contract.

@@ -56,7 +56,9 @@ function portFree(port) {
 function codeServerInstalled() {
   const stamp = path.join(CS_DIR, 'node_modules', '.e2e-setup-stamp');
   if (!fs.existsSync(stamp)) return false;
-  const hash = createHash('sha256').update(fs.readFileSync(path.join(CS_DIR, 'package-lock.json'))).digest('hex');
+  const hash = createHash('sha256')
+    .update(fs.readFileSync(path.join(CS_DIR, 'package-lock.json')))
+    .digest('hex');
   return fs.readFileSync(stamp, 'utf8').trim() === hash;
 }
 
@@ -114,7 +116,12 @@ void server.exited.then((code) => {
 // The workbench opens the folder from ?folder= and the file from the payload's openFile (a vscode-remote URI on
 // this server); without the payload the same URL shows the folder only.
 const remote = `vscode-remote://127.0.0.1:${server.port}${OPEN_FILE}`;
-const url = `${server.url}/?folder=${encodeURIComponent(SAMPLES)}&payload=${encodeURIComponent(JSON.stringify([['openFile', remote], ['skipWelcome', 'true']]))}`;
+const url = `${server.url}/?folder=${encodeURIComponent(SAMPLES)}&payload=${encodeURIComponent(
+  JSON.stringify([
+    ['openFile', remote],
+    ['skipWelcome', 'true'],
+  ]),
+)}`;
 say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (code-server log: ${path.relative(ROOT, server.logPath)})`);
 console.log(`\n  DeBERTa Lens demo: ${url}\n`);
 say('open it in a browser on this machine (or forward the port); put the cursor in a paragraph and press Ctrl+Alt+E. Ctrl+C stops.');

@@ -77,14 +77,19 @@ function mib(bytes) {
 
 /** The VSIX must hold exactly the selection (under extension/, as vsce names it) plus vsce's two manifests. */
 function checkContents(h, vsix, expected) {
-  const entries = h.listZip(fs.readFileSync(vsix), vsix).map((e) => e.name).filter((n) => !n.endsWith('/'));
+  const entries = h
+    .listZip(fs.readFileSync(vsix), vsix)
+    .map((e) => e.name)
+    .filter((n) => !n.endsWith('/'));
   const want = new Set(['extension.vsixmanifest', '[Content_Types].xml', ...expected.map((f) => h.vsixEntryName(f))]);
   const got = new Set(entries);
   const extra = [...got].filter((n) => !want.has(n));
   const missing = [...want].filter((n) => !got.has(n));
   if (extra.length || missing.length) {
-    fail(`${path.basename(vsix)} differs from tools/package/select-files.ts: ` +
-      `unexpected [${extra.slice(0, 10).join(', ')}] missing [${missing.slice(0, 10).join(', ')}]: fix .vscodeignore or the selection`);
+    fail(
+      `${path.basename(vsix)} differs from tools/package/select-files.ts: ` +
+        `unexpected [${extra.slice(0, 10).join(', ')}] missing [${missing.slice(0, 10).join(', ')}]: fix .vscodeignore or the selection`,
+    );
   }
   return entries.length;
 }
@@ -101,7 +106,8 @@ function smoke(h, vsix) {
     timeout: 120_000,
     env: { ...process.env, NODE_PATH: '' },
   });
-  if (r.status !== 0) fail(`smoke run of ${path.basename(vsix)} failed (exit ${r.status ?? r.signal}): ${(r.stderr || '').trim().split('\n').pop()}`);
+  if (r.status !== 0)
+    fail(`smoke run of ${path.basename(vsix)} failed (exit ${r.status ?? r.signal}): ${(r.stderr || '').trim().split('\n').pop()}`);
   const out = JSON.parse(r.stdout);
   const layer = out.layers?.[0];
   const n = out.input_ids?.length ?? 0;
@@ -110,7 +116,9 @@ function smoke(h, vsix) {
   }
   const rowSum = layer.probs[0][0].reduce((a, b) => a + b, 0);
   if (Math.abs(rowSum - 1) > 1e-4) fail(`smoke run of ${path.basename(vsix)}: probs row sums to ${rowSum}, not 1`);
-  console.log(`  smoke: packaged CLI explained ${n} tokens with ${out.model.execution_provider} from ${path.relative(dir, out.model.path)}`);
+  console.log(
+    `  smoke: packaged CLI explained ${n} tokens with ${out.model.execution_provider} from ${path.relative(dir, out.model.path)}`,
+  );
 }
 
 async function main() {
@@ -119,8 +127,11 @@ async function main() {
   const targets = (args.targets ?? h.TARGET_NAMES).map((t) => h.parseTarget(t));
   const vsce = findVsce();
   if (!args.skipBuild) run(process.execPath, ['esbuild.mjs', '--production']);
-  const stale = fs.readdirSync(path.join(ROOT, 'dist')).filter((f) => f.endsWith('.js') && fs.readFileSync(path.join(ROOT, 'dist', f), 'utf8').includes('sourceMappingURL'));
-  if (stale.length) fail(`dist/${stale[0]} is a development build (has a source map): drop --skip-build or run 'node esbuild.mjs --production'`);
+  const stale = fs
+    .readdirSync(path.join(ROOT, 'dist'))
+    .filter((f) => f.endsWith('.js') && fs.readFileSync(path.join(ROOT, 'dist', f), 'utf8').includes('sourceMappingURL'));
+  if (stale.length)
+    fail(`dist/${stale[0]} is a development build (has a source map): drop --skip-build or run 'node esbuild.mjs --production'`);
 
   const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
   const baseIgnore = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8');
@@ -134,7 +145,20 @@ async function main() {
     const vsix = path.join(args.out, `deberta-lens-${target}-${version}.vsix`);
     fs.rmSync(vsix, { force: true });
     console.log(`packaging ${target} (${files.length} files)`);
-    run(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--out', vsix, '--allow-missing-repository', '--no-rewrite-relative-links', '--dependencies', '--no-yarn']);
+    run(process.execPath, [
+      vsce,
+      'package',
+      '--target',
+      target,
+      '--ignoreFile',
+      ignoreFile,
+      '--out',
+      vsix,
+      '--allow-missing-repository',
+      '--no-rewrite-relative-links',
+      '--dependencies',
+      '--no-yarn',
+    ]);
     const count = checkContents(h, vsix, files);
     const size = fs.statSync(vsix).size;
     sizes.push({ target, file: path.relative(ROOT, vsix), bytes: size, entries: count });

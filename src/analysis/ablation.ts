@@ -33,7 +33,8 @@ export function keptTerms(keep: AblationPreset | readonly TermName[], available:
     return kept;
   }
   for (const t of keep) {
-    if (!available.includes(t)) throw new LensError(`analysis: this model has no ${t} term (it has ${available.join(', ')}); leave it out of the ablation`);
+    if (!available.includes(t))
+      throw new LensError(`analysis: this model has no ${t} term (it has ${available.join(', ')}); leave it out of the ablation`);
   }
   return [...new Set(keep)];
 }

@@ -24,7 +24,10 @@ export function reduceMatrices(mats: readonly Float32Array[], op: ReduceOp): Flo
 export function reduceHeads(tensor: Float32Array, n: number, op: ReduceOp): Float32Array {
   const H = blockCount(tensor, n);
   const nn = n * n;
-  return reduceMatrices(Array.from({ length: H }, (_, h) => tensor.subarray(h * nn, (h + 1) * nn)), op);
+  return reduceMatrices(
+    Array.from({ length: H }, (_, h) => tensor.subarray(h * nn, (h + 1) * nn)),
+    op,
+  );
 }
 
 /**

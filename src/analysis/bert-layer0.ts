@@ -26,7 +26,11 @@ function requireSplit(result: ExplainResult): void {
 }
 
 /** Layer 0's c2c, c2p, p2c and p2p of one head collapsed onto δ (all query rows, or only `query`'s). */
-export async function bertDistanceProfiles(result: ExplainResult, head: number, query?: number): Promise<Record<BertProfileTerm, DistanceProfile>> {
+export async function bertDistanceProfiles(
+  result: ExplainResult,
+  head: number,
+  query?: number,
+): Promise<Record<BertProfileTerm, DistanceProfile>> {
   requireSplit(result);
   const split = await result.layer0Decomposition();
   const opts = query === undefined ? { head } : { head, query };

@@ -86,12 +86,7 @@ export interface RowProfile {
 }
 
 /** Collapse one head's matrix onto the table row ι(i − j), i.e. onto β buckets: distances sharing a bucket pool. */
-export function rowProfile(
-  matrix: Float32Array,
-  n: number,
-  spec: PositionSpec,
-  opts: { head?: number; query?: number } = {},
-): RowProfile {
+export function rowProfile(matrix: Float32Array, n: number, spec: PositionSpec, opts: { head?: number; query?: number } = {}): RowProfile {
   const byDelta = distanceProfile(matrix, n, opts);
   const iota = positionIndexByDelta(n, spec);
   const rowsUsed = [...new Set(iota)].sort((a, b) => a - b);

@@ -11,7 +11,9 @@ export function blockCount(m: ArrayLike<number>, n: number, what = 'matrix'): nu
   if (!Number.isInteger(n) || n < 1) throw new LensError(`analysis: token count n must be a positive integer, got ${n}`);
   const nn = n * n;
   if (m.length === 0 || m.length % nn !== 0) {
-    throw new LensError(`analysis: ${what} has ${m.length} values, not a whole number of [${n},${n}] blocks; pass [n,n] or [H,n,n] row-major`);
+    throw new LensError(
+      `analysis: ${what} has ${m.length} values, not a whole number of [${n},${n}] blocks; pass [n,n] or [H,n,n] row-major`,
+    );
   }
   return m.length / nn;
 }

@@ -57,7 +57,10 @@ export async function rolloutResult(
 ): Promise<Float32Array> {
   const layers = result.layers.filter((l) => opts.upToLayer === undefined || l <= opts.upToLayer);
   layers.forEach((l, idx) => {
-    if (l !== idx) throw new LensError(`analysis: rollout needs layers 0..${layers[layers.length - 1]} without gaps, this result has ${result.layers.join(',')}; explain with --layers all`);
+    if (l !== idx)
+      throw new LensError(
+        `analysis: rollout needs layers 0..${layers[layers.length - 1]} without gaps, this result has ${result.layers.join(',')}; explain with --layers all`,
+      );
   });
   if (layers.length === 0) throw new LensError('analysis: rollout needs at least one layer');
   // Layer by layer: only the running [n,n] product and the current layer are in memory.

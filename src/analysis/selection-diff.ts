@@ -52,7 +52,8 @@ export function matchTokens(a: readonly { text: string }[], b: readonly { text: 
  * For matched pairs p, q: diff[p,q] = B[bp, bq] − A[ap, aq], `[P,P]` for one `[nA,nA]` / `[nB,nB]` slice each.
  */
 export function diffMatched(a: Float32Array, nA: number, b: Float32Array, nB: number, pairs: readonly [number, number][]): Float32Array {
-  if (a.length !== nA * nA || b.length !== nB * nB) throw new LensError(`analysis: diff needs one [n,n] slice per side (got ${a.length} and ${b.length} values)`);
+  if (a.length !== nA * nA || b.length !== nB * nB)
+    throw new LensError(`analysis: diff needs one [n,n] slice per side (got ${a.length} and ${b.length} values)`);
   const P = pairs.length;
   const out = new Float32Array(P * P);
   for (const [p, [ap, bp]] of pairs.entries()) {
@@ -70,7 +71,9 @@ export interface SelectionDiff extends TokenMatch {
 /** Per-head difference of one layer and kind between two results of the same model. */
 export async function diffResults(a: ExplainResult, b: ExplainResult, layer: number, kind: MatrixKind): Promise<SelectionDiff> {
   if (a.heads !== b.heads || a.model.layers !== b.model.layers) {
-    throw new LensError(`analysis: the two results come from different model shapes (${a.model.name} vs ${b.model.name}); diff results of one model`);
+    throw new LensError(
+      `analysis: the two results come from different model shapes (${a.model.name} vs ${b.model.name}); diff results of one model`,
+    );
   }
   if (!a.has(kind) || !b.has(kind)) throw new LensError(`analysis: ${kind} is not in both results; pick another term`);
   const match = matchTokens(a.tokens, b.tokens);

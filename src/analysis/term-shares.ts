@@ -51,7 +51,10 @@ function presentTerms(t: TermSet): [ShareTerm, Float32Array][] {
 
 export function cellShares(terms: TermSet): CellShares {
   const present = presentTerms(terms);
-  sameLength(present.map(([, m]) => m), 'term matrices');
+  sameLength(
+    present.map(([, m]) => m),
+    'term matrices',
+  );
   const len = terms.c2c.length;
   const shares = present.map(([name, m]) => ({ name, m, share: new Float32Array(len) }));
   for (let k = 0; k < len; k++) {
@@ -66,12 +69,7 @@ export function cellShares(terms: TermSet): CellShares {
 }
 
 /** Per-head mean shares: `[H]` arrays (H = number of `[n,n]` blocks). `probs` is required for 'probs' weighting. */
-export function headShares(
-  terms: TermSet,
-  n: number,
-  weighting: ShareWeighting = 'uniform',
-  probs?: Float32Array,
-): CellShares {
+export function headShares(terms: TermSet, n: number, weighting: ShareWeighting = 'uniform', probs?: Float32Array): CellShares {
   const heads = blockCount(terms.c2c, n, 'c2c');
   if (weighting === 'probs') {
     if (!probs) throw new LensError("analysis: 'probs' weighting needs the probs matrix; pass it or use 'uniform'");

@@ -27,14 +27,19 @@ export function parseArgs(argv: string[], known: Record<string, { switches: stri
       if (value === undefined) throw new LensError(`--${name} needs a value`);
       flags.set(name, value);
     } else {
-      throw new LensError(`unknown flag --${name} for "${command}": accepted: ${[...spec.values, ...spec.switches].map((f) => `--${f}`).join(' ')}`);
+      throw new LensError(
+        `unknown flag --${name} for "${command}": accepted: ${[...spec.values, ...spec.switches].map((f) => `--${f}`).join(' ')}`,
+      );
     }
   }
   return { command, flags };
 }
 
 export function intList(value: string, flag: string): number[] {
-  const parts = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   const out = parts.map((p) => Number(p));
   if (parts.length === 0 || out.some((x) => !Number.isInteger(x))) {
     throw new LensError(`--${flag} takes comma-separated integers, got "${value}"`);

@@ -97,7 +97,10 @@ async function matmulGflops(threads: number, dir: string): Promise<number> {
     const data = new Float32Array(N * N).map((_, k) => ((k * 7919) % 1000) / 1000 - 0.5);
     const times: number[] = [];
     for (let r = 0; r < 8; r++) {
-      const feeds = { a: { type: 'float32' as const, data: data.slice(), dims: [N, N] }, b: { type: 'float32' as const, data: data.slice(), dims: [N, N] } };
+      const feeds = {
+        a: { type: 'float32' as const, data: data.slice(), dims: [N, N] },
+        b: { type: 'float32' as const, data: data.slice(), dims: [N, N] },
+      };
       const { outputs, ms } = await session.run('forward', feeds, ['c']);
       outputs.release();
       times.push(ms);
@@ -187,7 +190,15 @@ export async function runBench(modelArg: string, opts: BenchOptions) {
       await model.dispose();
     }
     return {
-      model: { name: model.summary.name, path: model.summary.path, layers: model.summary.layers, heads: model.summary.heads, hidden_size: model.summary.hidden_size, vocab_size: model.summary.vocab_size, parameters: model.summary.parameters },
+      model: {
+        name: model.summary.name,
+        path: model.summary.path,
+        layers: model.summary.layers,
+        heads: model.summary.heads,
+        hidden_size: model.summary.hidden_size,
+        vocab_size: model.summary.vocab_size,
+        parameters: model.summary.parameters,
+      },
       execution_provider: model.info.execution_provider,
       threads,
       runs: opts.runs,

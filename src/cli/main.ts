@@ -4,8 +4,19 @@ import * as path from 'node:path';
 import { inputFlags, intList, parseArgs } from './args';
 import { runBench } from './bench';
 import {
-  clearCache, DEFAULT_CACHE_MAX_GB, defaultCacheDir, type EngineOptions, type EntryInfo, EXECUTION_PROVIDERS, type ExecutionProviderSetting,
-  inspectModel, isLensError, LensError, listEntries, oneLine, openModel,
+  clearCache,
+  DEFAULT_CACHE_MAX_GB,
+  defaultCacheDir,
+  type EngineOptions,
+  type EntryInfo,
+  EXECUTION_PROVIDERS,
+  type ExecutionProviderSetting,
+  inspectModel,
+  isLensError,
+  LensError,
+  listEntries,
+  oneLine,
+  openModel,
 } from '../engine';
 import { ablateCommand, predictCommand } from './predict';
 import { jsonChunks } from '../analysis/export/json';
@@ -18,7 +29,10 @@ const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
   predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
-  ablate: { switches: ['verbose', 'mean'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position'] },
+  ablate: {
+    switches: ['verbose', 'mean'],
+    values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position'],
+  },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
   'cache list': { switches: ['json'], values: ['cache-dir'] },
@@ -75,7 +89,9 @@ function engineOptions(flags: Map<string, string>): EngineOptions {
 
 /** --cache-max-gb, else $DEBERTA_LENS_CACHE_MAX_GB, else the engine's default. */
 function cacheMaxGB(flags: Map<string, string>): number | undefined {
-  const [value, source] = flags.has('cache-max-gb') ? [flags.get('cache-max-gb')!, '--cache-max-gb'] : [process.env[CACHE_MAX_ENV], CACHE_MAX_ENV];
+  const [value, source] = flags.has('cache-max-gb')
+    ? [flags.get('cache-max-gb')!, '--cache-max-gb']
+    : [process.env[CACHE_MAX_ENV], CACHE_MAX_ENV];
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new LensError(`${source} takes a size in GB (0 or more, e.g. 4 or 0.5), got "${value}"`);
@@ -89,23 +105,38 @@ function cacheCommand(sub: 'list' | 'clear', flags: Map<string, string>): void {
   if (sub === 'clear') {
     const { removed, kept } = clearCache(dir);
     const freed = removed.reduce((s, e) => s + e.bytes, 0);
-    process.stdout.write(`removed ${removed.length} graph${removed.length === 1 ? '' : 's'} (${formatBytes(freed, 'decimal')}) from ${dir}\n`);
+    process.stdout.write(
+      `removed ${removed.length} graph${removed.length === 1 ? '' : 's'} (${formatBytes(freed, 'decimal')}) from ${dir}\n`,
+    );
     for (const e of kept) process.stdout.write(`kept ${describe(e)}: ${inUse(e) || 'could not be removed'}\n`);
     return;
   }
   const entries = listEntries(dir);
   if (flags.has('json')) {
-    const rows = entries.map((e) => ({ key: e.key, model: e.model?.name, model_dir: e.model?.dir, checkpoint_hash: e.model?.hash, bytes: e.bytes, linked_bytes: e.linkedBytes, last_used: e.lastUsed.toISOString(), in_use_by: e.users }));
+    const rows = entries.map((e) => ({
+      key: e.key,
+      model: e.model?.name,
+      model_dir: e.model?.dir,
+      checkpoint_hash: e.model?.hash,
+      bytes: e.bytes,
+      linked_bytes: e.linkedBytes,
+      last_used: e.lastUsed.toISOString(),
+      in_use_by: e.users,
+    }));
     process.stdout.write(`${JSON.stringify({ cache_dir: dir, graphs: rows }, null, 2)}\n`);
     return;
   }
   const own = entries.reduce((s, e) => s + e.bytes, 0);
   const linked = entries.reduce((s, e) => s + e.linkedBytes, 0);
-  const lines = [`${dir}: ${entries.length} graph${entries.length === 1 ? '' : 's'}, ${formatBytes(own, 'decimal')} on disk (+ ${formatBytes(linked, 'decimal')} of weights hard-linked from model folders)`];
+  const lines = [
+    `${dir}: ${entries.length} graph${entries.length === 1 ? '' : 's'}, ${formatBytes(own, 'decimal')} on disk (+ ${formatBytes(linked, 'decimal')} of weights hard-linked from model folders)`,
+  ];
   if (entries.length) lines.push(`${'SIZE'.padEnd(10)}${'LAST USED'.padEnd(22)}MODEL`);
   for (const e of entries) {
     const when = e.lastUsed.toISOString().slice(0, 16).replace('T', ' ');
-    lines.push(`${formatBytes(e.bytes, 'decimal').padEnd(10)}${`${when} UTC`.padEnd(22)}${describe(e)}${e.users.length ? `  [${inUse(e)}]` : ''}`);
+    lines.push(
+      `${formatBytes(e.bytes, 'decimal').padEnd(10)}${`${when} UTC`.padEnd(22)}${describe(e)}${e.users.length ? `  [${inUse(e)}]` : ''}`,
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -151,7 +182,7 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
     return;
   }
   const lines = [
-    `model        ${s.name}${s.bundled ? ` (bundled ${s.bundled === 'bert-twin' ? "BERT twin of the demo model" : 'demo model'}: small, trained from scratch; pass --model DIR for a real checkpoint)` : ''}`,
+    `model        ${s.name}${s.bundled ? ` (bundled ${s.bundled === 'bert-twin' ? 'BERT twin of the demo model' : 'demo model'}: small, trained from scratch; pass --model DIR for a real checkpoint)` : ''}`,
     `path         ${s.path}`,
     `type         ${s.type}`,
     `layers       ${s.layers} × ${s.heads} heads of ${s.head_dim} (hidden ${s.hidden_size}, FFN ${s.intermediate_size})`,
@@ -159,8 +190,10 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
     `vocabulary   ${s.vocab_size} (tokenizer: ${s.tokenizer})`,
     ...(s.architecture === 'bert'
       ? [`attention    entangled: absolute positions (max ${s.max_relative_positions}) added to the word embeddings`]
-      : [`terms        ${s.terms.join(', ')}`,
-        `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`]),
+      : [
+          `terms        ${s.terms.join(', ')}`,
+          `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`,
+        ]),
     `predicts     ${s.prediction_heads.length ? s.prediction_heads.map((h) => (h === 'mask_predictions' ? `replaced-token detection (${h}.*)` : `masked LM (${h}.*)`)).join(', ') : 'none: a bare encoder (predict has nothing to run)'}`,
     `weights      ${s.weights.join(', ')}`,
   ];
@@ -192,7 +225,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (isLensError(e)) process.stderr.write(`deberta-lens: ${e.message}\n`);
-    else process.stderr.write(`deberta-lens: internal error: ${oneLine(String((e as Error)?.message ?? e))}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`);
+    else
+      process.stderr.write(
+        `deberta-lens: internal error: ${oneLine(String((e as Error)?.message ?? e))}${verbose ? `\n${(e as Error)?.stack}` : ' (--verbose shows details)'}\n`,
+      );
     return 1;
   }
 }

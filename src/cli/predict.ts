@@ -3,7 +3,17 @@
 // with --sweep the heads ranked by what removing each one's term costs the followed token.
 import { inputFlags, intList } from './args';
 import { at } from '../shared/checked';
-import { type AblateResult, checkAblation, checkSweep, type EngineOptions, LensError, openModel, type PositionPrediction, type PredictResult, type SweepResult } from '../engine';
+import {
+  type AblateResult,
+  checkAblation,
+  checkSweep,
+  type EngineOptions,
+  LensError,
+  openModel,
+  type PositionPrediction,
+  type PredictResult,
+  type SweepResult,
+} from '../engine';
 
 /** The JSON contract: `predictions` (every [MASK], then --positions masked first) and, with an RTD head, `rtd`. */
 export function predictJson(r: PredictResult): object {
@@ -21,7 +31,13 @@ export function predictJson(r: PredictResult): object {
 
 /** The `predictions` array of predict, and of ablate's `before` and `after`. */
 function predictionsJson(r: Pick<PredictResult, 'tokens'>, ps: PositionPrediction[]): object[] {
-  return ps.map((p) => ({ position: p.position, token: at(r.tokens, p.position, 'position').text, source: p.source, top: p.top, ...(p.original ? { original: p.original } : {}) }));
+  return ps.map((p) => ({
+    position: p.position,
+    token: at(r.tokens, p.position, 'position').text,
+    source: p.source,
+    top: p.top,
+    ...(p.original ? { original: p.original } : {}),
+  }));
 }
 
 /** The JSON contract: `before` and `after` (each predict's `predictions`), `kl` per position, and `tracked`. */
@@ -71,16 +87,25 @@ export function sweepJson(r: SweepResult): object {
 /** `ablate --sweep c2p|p2c|c2c|all [--position i]`: every head's term removed alone, heads ranked. */
 async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
   if (flags.has('ablate')) throw new LensError('--sweep and --ablate are two different runs: give one of them');
-  for (const f of ['positions', 'top']) if (flags.has(f)) throw new LensError(`--${f} does not apply to --sweep: name the one position followed with --position i`);
+  for (const f of ['positions', 'top'])
+    if (flags.has(f)) throw new LensError(`--${f} does not apply to --sweep: name the one position followed with --position i`);
   const input = inputFlags(flags);
   let position: number | undefined;
   if (flags.has('position')) {
     position = Number(flags.get('position'));
-    if (!Number.isInteger(position) || position < 0) throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
+    if (!Number.isInteger(position) || position < 0)
+      throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
   }
   const mode = flags.has('mean') ? 'mean' : 'zero';
   // Checked against the config before any graph is built or run.
-  const terms = await checkSweep(modelDir, flags.get('sweep')!.split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+  const terms = await checkSweep(
+    modelDir,
+    flags
+      .get('sweep')!
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
   const model = await openModel(modelDir, engine);
   const verbose = flags.has('verbose');
   let shown = -1;
@@ -122,7 +147,9 @@ export async function predictCommand(flags: Map<string, string>, engine: EngineO
   try {
     const result = await model.predict({ ...input, positions, top });
     if (!result.mlm_head && result.predictions.length === 0) {
-      process.stderr.write('deberta-lens: this checkpoint has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): only replaced-token detection is shown\n');
+      process.stderr.write(
+        'deberta-lens: this checkpoint has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): only replaced-token detection is shown\n',
+      );
     }
     process.stdout.write(`${JSON.stringify(predictJson(result), null, 1)}\n`);
   } finally {

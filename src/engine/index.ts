@@ -17,8 +17,27 @@
 //  10. index.ts                                 this file
 // src/shared is below all of them (the host and the webview share it); src/analysis sits above the engine.
 export type {
-  AblateInput, AblateResult, AblatedRunInput, AblationMode, EngineOptions, ExplainInput, LensModel, ModelSummary, OriginalToken, PositionPrediction,
-  PredictInput, PredictResult, PredictTimings, RtdScore, SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating, TopToken, TrackedToken,
+  AblateInput,
+  AblateResult,
+  AblatedRunInput,
+  AblationMode,
+  EngineOptions,
+  ExplainInput,
+  LensModel,
+  ModelSummary,
+  OriginalToken,
+  PositionPrediction,
+  PredictInput,
+  PredictResult,
+  PredictTimings,
+  RtdScore,
+  SweepCell,
+  SweepInput,
+  SweepProgress,
+  SweepResult,
+  TokenRating,
+  TopToken,
+  TrackedToken,
 } from './api';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model/open-model';
 export type { OpenModel } from './model/open-model';

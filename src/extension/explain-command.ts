@@ -133,9 +133,11 @@ export class ExplainCommand {
         status.busy('explaining');
         const t0 = performance.now();
         // The head the first heatmap shows comes with the forward pass: the panel opens without waiting for its layer.
-        const result = await model.explain({ text: sel.text, preview: panel.previewFor(model.info, args.view) }, controller.signal).catch((e: unknown) => {
-          throw explainError(e, s.maxTokens);
-        });
+        const result = await model
+          .explain({ text: sel.text, preview: panel.previewFor(model.info, args.view) }, controller.signal)
+          .catch((e: unknown) => {
+            throw explainError(e, s.maxTokens);
+          });
         // The engine may finish just as the user cancels: a cancelled run shows nothing.
         if (controller.signal.aborted) throw cancelled();
         return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };
@@ -152,6 +154,14 @@ export class ExplainCommand {
       { document: sel.editor.document, version: sel.version, base: sel.base, result, resultId: id },
       { layer: result.layers[0] ?? 0, head: 0, kind: result.has(s.defaultTerm) ? s.defaultTerm : 'probs' },
     );
-    return { ok: true, tokens: result.n, layers: result.layers.length, heads: result.heads, terms: result.terms, ms, executionProvider: ep };
+    return {
+      ok: true,
+      tokens: result.n,
+      layers: result.layers.length,
+      heads: result.heads,
+      terms: result.terms,
+      ms,
+      executionProvider: ep,
+    };
   }
 }

@@ -59,7 +59,15 @@ export function activate(context: vscode.ExtensionContext): void {
   // Compare with Another Model: its own panel and its own second model (freed with the window).
   const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);
   const otherModel = new ModelHost(openModel, defaultDir, log, bundledDirs);
-  const pickDeps = (): SelectModelDeps => ({ context, defaultDir, bundled, currentDir: () => models.modelDir(settings()), inspect: (dir) => inspectModel(dir), log, showError });
+  const pickDeps = (): SelectModelDeps => ({
+    context,
+    defaultDir,
+    bundled,
+    currentDir: () => models.modelDir(settings()),
+    inspect: (dir) => inspectModel(dir),
+    log,
+    showError,
+  });
 
   context.subscriptions.push(
     out,

@@ -55,7 +55,9 @@ export function encodeHalf(values: Float32Array): ArrayBuffer {
 
 /** binary16 bits (a buffer, or a typed view of one) → float32 values; the count must be `expectedLength`. */
 export function decodeHalf(buf: ArrayBuffer | ArrayBufferView, expectedLength: number): Float32Array {
-  const bits = ArrayBuffer.isView(buf) ? new Uint16Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)) : new Uint16Array(buf);
+  const bits = ArrayBuffer.isView(buf)
+    ? new Uint16Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength))
+    : new Uint16Array(buf);
   if (bits.length !== expectedLength) throw new RangeError(`payload has ${bits.length} halves, expected ${expectedLength}`);
   const t = halfTable();
   const out = new Float32Array(bits.length);

@@ -116,12 +116,24 @@ export function parseRunMessage(x: unknown): RunToHost | undefined {
   const m = x as Record<string, unknown>;
   switch (m.type) {
     case 'intervene':
-      return isInt(m.id) && isInt(m.resultId) && isEntries(m.entries) && isMode(m.mode) && isPosition(m.position) && isInt(m.top) && m.top >= 1 && m.top <= 50
+      return isInt(m.id) &&
+        isInt(m.resultId) &&
+        isEntries(m.entries) &&
+        isMode(m.mode) &&
+        isPosition(m.position) &&
+        isInt(m.top) &&
+        m.top >= 1 &&
+        m.top <= 50
         ? { type: 'intervene', id: m.id, resultId: m.resultId, entries: m.entries, mode: m.mode, position: m.position, top: m.top }
         : undefined;
     case 'sweep': {
       const terms = Array.isArray(m.terms) ? m.terms.filter((t): t is TermName => t === 'c2c' || t === 'c2p' || t === 'p2c') : [];
-      return isInt(m.id) && isInt(m.resultId) && terms.length > 0 && terms.length === (m.terms as unknown[]).length && isMode(m.mode) && isPosition(m.position)
+      return isInt(m.id) &&
+        isInt(m.resultId) &&
+        terms.length > 0 &&
+        terms.length === (m.terms as unknown[]).length &&
+        isMode(m.mode) &&
+        isPosition(m.position)
         ? { type: 'sweep', id: m.id, resultId: m.resultId, terms, mode: m.mode, position: m.position }
         : undefined;
     }
@@ -147,6 +159,8 @@ export function entryOf(layer: number, head: number | '*', term: TermName | 'all
 export function rankingCsv(r: RankingView): string {
   const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
   const lines = ['rank,layer,head,term,drop,logprob_after,rank_after,top1_after'];
-  r.ranking.forEach((c, k) => lines.push([k + 1, c.layer, c.head, c.term, c.drop, c.logprobAfter, c.rankAfter, quote(c.top1After)].join(',')));
+  r.ranking.forEach((c, k) =>
+    lines.push([k + 1, c.layer, c.head, c.term, c.drop, c.logprobAfter, c.rankAfter, quote(c.top1After)].join(',')),
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -56,7 +56,8 @@ export function isViewName(v: unknown): v is ViewName {
 export function openingView(shape: OpeningShape, defaults: OpeningDefaults, last?: LastView): OpeningView {
   const view = last && isViewName(last.view) ? last.view : defaults.view;
   const { layer, head, term } = last ?? {};
-  if (layer !== undefined && head !== undefined && term !== undefined && hasMatrix(shape, layer, head, term)) return { view, layer, head, term };
+  if (layer !== undefined && head !== undefined && term !== undefined && hasMatrix(shape, layer, head, term))
+    return { view, layer, head, term };
   return { view, layer: shape.layers[0] ?? 0, head: 0, term: shape.kinds.includes(defaults.term) ? defaults.term : 'probs' };
 }
 

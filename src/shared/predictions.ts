@@ -43,15 +43,12 @@ export type FillMask =
 
 /** "What would the model put here?" for one token of the result. */
 export type TokenPrediction = { position: number } & (
-  | { state: 'pending' }
-  | { state: 'ready'; prediction: PositionPredictions }
-  | { state: 'error'; message: string }
+  { state: 'pending' } | { state: 'ready'; prediction: PositionPredictions } | { state: 'error'; message: string }
 );
 
 /** Host → webview. */
 export type PredictionsToWebview =
-  | { type: 'fillMask'; resultId: number; fillMask: FillMask }
-  | { type: 'tokenPrediction'; resultId: number; prediction: TokenPrediction };
+  { type: 'fillMask'; resultId: number; fillMask: FillMask } | { type: 'tokenPrediction'; resultId: number; prediction: TokenPrediction };
 
 /** Webview → host: mask token `i` and predict it. */
 export interface PredictTokenMessage {
@@ -60,10 +57,11 @@ export interface PredictTokenMessage {
   i: number;
 }
 
-
 /** Validates a predictToken message from the webview (untrusted input for the host). */
 export function parsePredictToken(m: Record<string, unknown>): PredictTokenMessage | undefined {
-  return m.type === 'predictToken' && isInt(m.resultId) && isInt(m.i) && m.i >= 0 ? { type: 'predictToken', resultId: m.resultId, i: m.i } : undefined;
+  return m.type === 'predictToken' && isInt(m.resultId) && isInt(m.i) && m.i >= 0
+    ? { type: 'predictToken', resultId: m.resultId, i: m.i }
+    : undefined;
 }
 
 /** A probability as a percentage with the digits that matter: 45.1%, 5.5%, 0.36%, 2.1e-3%. */

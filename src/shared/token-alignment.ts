@@ -23,7 +23,8 @@ export interface AlignedGroup {
   special: boolean;
 }
 
-export type Alignment = { ok: true; groups: AlignedGroup[]; groupOfA: number[]; groupOfB: number[]; oneSided: number } | { ok: false; reason: string };
+export type Alignment =
+  { ok: true; groups: AlignedGroup[]; groupOfA: number[]; groupOfB: number[]; oneSided: number } | { ok: false; reason: string };
 
 export interface AlignNames {
   a: string;
@@ -64,7 +65,12 @@ function checkOffsets(text: string, tokens: readonly AlignToken[], name: string)
  * up in order ([CLS] with [CLS], [SEP] with [SEP]). Fails, with one line naming the side, when offsets do not
  * fit the text or when fewer than half of the non-space characters are covered by both sides.
  */
-export function alignTokens(text: string, a: readonly AlignToken[], b: readonly AlignToken[], names: AlignNames = { a: 'model A', b: 'model B' }): Alignment {
+export function alignTokens(
+  text: string,
+  a: readonly AlignToken[],
+  b: readonly AlignToken[],
+  names: AlignNames = { a: 'model A', b: 'model B' },
+): Alignment {
   const bad = checkOffsets(text, a, names.a) ?? checkOffsets(text, b, names.b);
   if (bad) return { ok: false, reason: `Cannot align the two tokenizations: ${bad}.` };
 
@@ -116,7 +122,10 @@ export function alignTokens(text: string, a: readonly AlignToken[], b: readonly 
   }
   if (total > 0 && shared * 2 < total) {
     const pct = Math.round((100 * (total - shared)) / total);
-    return { ok: false, reason: `Cannot align ${names.a}'s and ${names.b}'s tokens on this text: ${pct}% of its characters are covered by one tokenizer only.` };
+    return {
+      ok: false,
+      reason: `Cannot align ${names.a}'s and ${names.b}'s tokens on this text: ${pct}% of its characters are covered by one tokenizer only.`,
+    };
   }
 
   const groups = placeSpecials(content, a, b);
@@ -144,13 +153,25 @@ function placeSpecials(content: AlignedGroup[], a: readonly AlignToken[], b: rea
     const ia = specialsA[k];
     const ib = specialsB[k];
     // k < count: at least one side has a k-th special; A's places it when both do.
-    const at = ia !== undefined ? { side: 'a' as const, i: ia, tok: a[ia] } : ib !== undefined ? { side: 'b' as const, i: ib, tok: b[ib] } : undefined;
+    const at =
+      ia !== undefined
+        ? { side: 'a' as const, i: ia, tok: a[ia] }
+        : ib !== undefined
+          ? { side: 'b' as const, i: ib, tok: b[ib] }
+          : undefined;
     if (!at?.tok) continue;
     const { tok } = at;
     inserts.push({
       slot: slotOf(at.i, at.side),
       order: k,
-      group: { a: ia !== undefined ? [ia] : [], b: ib !== undefined ? [ib] : [], start: tok.start, end: tok.start, text: tok.text ?? '', special: true },
+      group: {
+        a: ia !== undefined ? [ia] : [],
+        b: ib !== undefined ? [ib] : [],
+        start: tok.start,
+        end: tok.start,
+        text: tok.text ?? '',
+        special: true,
+      },
     });
   }
   const out: AlignedGroup[] = [];
@@ -169,10 +190,13 @@ function placeSpecials(content: AlignedGroup[], a: readonly AlignToken[], b: rea
 
 /** Whether both sides are the same tokenization: same pieces at the same offsets (then cells compare 1:1). */
 export function sameTokenization(a: readonly AlignToken[], b: readonly AlignToken[]): boolean {
-  return a.length === b.length && a.every((t, i) => {
-    const u = b[i];
-    return u !== undefined && t.start === u.start && t.end === u.end && t.special === u.special && t.text === u.text;
-  });
+  return (
+    a.length === b.length &&
+    a.every((t, i) => {
+      const u = b[i];
+      return u !== undefined && t.start === u.start && t.end === u.end && t.special === u.special && t.text === u.text;
+    })
+  );
 }
 
 /**

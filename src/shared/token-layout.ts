@@ -2,9 +2,7 @@
 // special tokens ([CLS], [SEP]) appear as marked pieces. Pure: the DOM code only renders what this returns.
 import type { ProtocolToken } from './protocol/token';
 
-export type Segment =
-  | { kind: 'token'; i: number; text: string; special: boolean }
-  | { kind: 'gap'; text: string };
+export type Segment = { kind: 'token'; i: number; text: string; special: boolean } | { kind: 'gap'; text: string };
 
 /** One visual line of the strip. */
 export type Line = Segment[];

@@ -28,7 +28,8 @@ const split = CASE.expected.layer0_decomposition;
 function shareRef(head, term) {
   const n = split.c2c[head].length;
   let acc = 0;
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) acc += Math.abs(split[term][head][i][j]) / SPLIT.reduce((a, t) => a + Math.abs(split[t][head][i][j]), 0);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) acc += Math.abs(split[term][head][i][j]) / SPLIT.reduce((a, t) => a + Math.abs(split[t][head][i][j]), 0);
   return acc / (n * n);
 }
 function meanAtDelta(head, term, delta) {
@@ -51,8 +52,14 @@ for (const theme of ['light', 'dark']) {
     let lastFile;
 
     before(async () => {
-      lens = await startLens({ name: `bert-views-${theme}`, model: BERT, vsix, viewport: { width: 1400, height: 1000 },
-        settings: { 'workbench.colorTheme': THEMES[theme] }, files: FILES });
+      lens = await startLens({
+        name: `bert-views-${theme}`,
+        model: BERT,
+        vsix,
+        viewport: { width: 1400, height: 1000 },
+        settings: { 'workbench.colorTheme': THEMES[theme] },
+        files: FILES,
+      });
       ({ frame, page } = lens);
     });
     after(() => stopWithScreenshot(lens, `bert-views-${theme}`));
@@ -63,17 +70,29 @@ for (const theme of ['light', 'dark']) {
       lastFile = file;
       await openFile(page, file);
       await selectAll(page);
-      const before = await frame.locator('canvas#heatmap').getAttribute('data-n').catch(() => null);
+      const before = await frame
+        .locator('canvas#heatmap')
+        .getAttribute('data-n')
+        .catch(() => null);
       await runCommand(page, 'DeBERTa Lens: Explain Attention');
       await waitReady(frame, 120_000);
       await frame.locator('#view-heatmap').click();
-      await waitUntil(async () => {
-        const now = await frame.locator('canvas#heatmap').getAttribute('data-n').catch(() => null);
-        return now !== null && now !== before;
-      }, { timeout: 60_000, message: `heatmap for ${file}` });
+      await waitUntil(
+        async () => {
+          const now = await frame
+            .locator('canvas#heatmap')
+            .getAttribute('data-n')
+            .catch(() => null);
+          return now !== null && now !== before;
+        },
+        { timeout: 60_000, message: `heatmap for ${file}` },
+      );
       await waitHeatmapDrawn(frame);
       // The progress toast can outlive the run by a moment: let it go before a screenshot.
-      await waitUntil(async () => (await page.locator('.notification-toast', { hasText: 'explaining' }).count()) === 0, { timeout: 15_000, message: 'progress toast gone' }).catch(() => {});
+      await waitUntil(async () => (await page.locator('.notification-toast', { hasText: 'explaining' }).count()) === 0, {
+        timeout: 15_000,
+        message: 'progress toast gone',
+      }).catch(() => {});
       return Number(await frame.locator('canvas#heatmap').getAttribute('data-n'));
     }
 
@@ -88,14 +107,18 @@ for (const theme of ['light', 'dark']) {
 
     async function chartDrawn() {
       let stats;
-      await waitUntil(async () => {
-        stats = await canvasStats(frame.locator('canvas#distance-chart')).catch(() => null);
-        return stats && isDrawn(stats);
-      }, { timeout: 30_000, message: `distance chart drawn (last ${JSON.stringify(stats)})` });
+      await waitUntil(
+        async () => {
+          stats = await canvasStats(frame.locator('canvas#distance-chart')).catch(() => null);
+          return stats && isDrawn(stats);
+        },
+        { timeout: 30_000, message: `distance chart drawn (last ${JSON.stringify(stats)})` },
+      );
     }
 
     /** Whether the panel's page scrolls sideways (something wider than the panel). */
-    const pageOverflows = () => frame.locator('body').evaluate(() => document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth + 1);
+    const pageOverflows = () =>
+      frame.locator('body').evaluate(() => document.scrollingElement.scrollWidth > document.scrollingElement.clientWidth + 1);
 
     test(`Term shares, layer 0 head ${HEAD}: the five displayed shares equal HF's split (fixture text, 13 tokens)`, async () => {
       const n = await explain('fixture.txt');
@@ -128,7 +151,9 @@ for (const theme of ['light', 'dark']) {
         const k = delta + n - 1;
         await page.mouse.move(box.x + ((k + 0.5) / (2 * n - 1)) * box.width, box.y + box.height / 2);
         let text = '';
-        await waitUntil(async () => (text = (await frame.locator('#analysis-readout').textContent()) ?? '').startsWith(`δ = ${delta} `), { message: `readout at δ = ${delta}` });
+        await waitUntil(async () => (text = (await frame.locator('#analysis-readout').textContent()) ?? '').startsWith(`δ = ${delta} `), {
+          message: `readout at δ = ${delta}`,
+        });
         const shown = Object.fromEntries([...text.matchAll(/(c2c|c2p|p2c|p2p) mean (\S+) ±/g)].map((m) => [m[1], Number(m[2])]));
         assert.deepEqual(Object.keys(shown), ['c2c', 'c2p', 'p2c', 'p2p'], text);
         for (const [term, got] of Object.entries(shown)) {
@@ -140,7 +165,16 @@ for (const theme of ['light', 'dark']) {
 
     test('layer 1 says it has no split; Softmax ablation and Buckets say in one line why they do not apply', async () => {
       await openTab('distance', 1);
-      await waitUntil(async () => /no separable terms in layer 1/.test((await frame.locator('#distance-peaks').textContent().catch(() => '')) ?? ''), { message: 'layer 1 line' });
+      await waitUntil(
+        async () =>
+          /no separable terms in layer 1/.test(
+            (await frame
+              .locator('#distance-peaks')
+              .textContent()
+              .catch(() => '')) ?? '',
+          ),
+        { message: 'layer 1 line' },
+      );
       assert.equal(await frame.locator('canvas#distance-chart').count(), 0);
       await screenshot(page, `bert-views-${theme}-distance-layer1`);
       for (const view of ['ablation', 'buckets']) {
@@ -164,7 +198,9 @@ for (const theme of ['light', 'dark']) {
         await frame.locator('#bert-shares').waitFor({ timeout: 30_000 });
         assert.equal(await pageOverflows(), false, 'Term shares is wider than the panel');
         await frame.locator('#bert-shares tbody tr').nth(2).hover();
-        await waitUntil(async () => /^Layer 0, head 2: c2c /.test((await frame.locator('#analysis-readout').textContent()) ?? ''), { message: 'share readout' });
+        await waitUntil(async () => /^Layer 0, head 2: c2c /.test((await frame.locator('#analysis-readout').textContent()) ?? ''), {
+          message: 'share readout',
+        });
         await screenshot(page, `bert-views-${theme}-${n}-shares`);
       });
     }

@@ -34,7 +34,8 @@ const bertDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-compare-bert-'));
 writeBertCheckpoint(bertDir, path.join(FIXTURES, 'bert', 'bert_tiny'), Object.values(texts));
 
 const lens = await startLens({
-  name: 'compare-bench', model: 'default',
+  name: 'compare-bench',
+  model: 'default',
   files: Object.fromEntries(lengths.map((n) => [`len${n}.txt`, `${texts[n]}\n`])),
 });
 const { page } = lens;
@@ -48,7 +49,8 @@ try {
     await lensFrame(page, { timeout: 120_000 });
     for (const round of ['cold', 'warm']) {
       // Mark the panel's current page, so that only the new pair's paint counts.
-      for (const f of page.frames()) await f.evaluate(() => document.querySelectorAll('.cmp-side').forEach((s) => (s.dataset.old = '1'))).catch(() => {});
+      for (const f of page.frames())
+        await f.evaluate(() => document.querySelectorAll('.cmp-side').forEach((s) => (s.dataset.old = '1'))).catch(() => {});
       await runCommand(page, 'DeBERTa Lens: Compare with Another Model');
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'bench/bert-4x256-random' }).first();
       await row.waitFor({ timeout: 30_000 });
@@ -58,10 +60,13 @@ try {
       await page.keyboard.press('Enter');
       const frame = await frameWith(page, '#app.compare-app[data-state="ready"] .cmp-side:not([data-old])', { timeout: 300_000 });
       for (const side of ['a', 'b']) {
-        await waitUntil(async () => {
-          const s = await canvasStats(frame.locator(`#side-${side}:not([data-old]) canvas#heatmap-${side}`)).catch(() => null);
-          return s && isDrawn(s);
-        }, { timeout: 300_000, interval: 25, message: `side ${side} painted` });
+        await waitUntil(
+          async () => {
+            const s = await canvasStats(frame.locator(`#side-${side}:not([data-old]) canvas#heatmap-${side}`)).catch(() => null);
+            return s && isDrawn(s);
+          },
+          { timeout: 300_000, interval: 25, message: `side ${side} painted` },
+        );
       }
       const firstPaint = Date.now() - t0;
       const meta = await frame.locator('.cmp-title .meta').allTextContents();
@@ -84,7 +89,7 @@ const out = {
   bench: 'compare-first-paint',
   models: {
     a: 'models/default (bundled DeBERTa, 4 layers × 256 × 8 heads)',
-    b: 'random BERT, 4 layers × 256 × 8 heads, the bert_tiny fixture\'s WordPiece vocabulary + the text\'s words (the fixture itself reads 64 tokens at most)',
+    b: "random BERT, 4 layers × 256 × 8 heads, the bert_tiny fixture's WordPiece vocabulary + the text's words (the fixture itself reads 64 tokens at most)",
   },
   machine: { cpus: os.cpus().length, loadavg_1m: Number(os.loadavg()[0].toFixed(2)) },
   runs,

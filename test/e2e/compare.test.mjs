@@ -48,9 +48,14 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     // A keybinding is how a user (or a test) passes the command an argument: a folder whose model type the
     // engine does not read. The workbench reads keybindings.json as it starts: reload it.
     fs.mkdirSync(ROBERTA(lens), { recursive: true });
-    fs.writeFileSync(path.join(ROBERTA(lens), 'config.json'), JSON.stringify({ model_type: 'roberta', hidden_size: 768, num_hidden_layers: 12 }));
-    fs.writeFileSync(path.join(lens.server.dirs.userData, 'User', 'keybindings.json'),
-      JSON.stringify([{ key: 'ctrl+alt+shift+f9', command: 'debertaLens.compareModels', args: { modelPath: ROBERTA(lens) } }]));
+    fs.writeFileSync(
+      path.join(ROBERTA(lens), 'config.json'),
+      JSON.stringify({ model_type: 'roberta', hidden_size: 768, num_hidden_layers: 12 }),
+    );
+    fs.writeFileSync(
+      path.join(lens.server.dirs.userData, 'User', 'keybindings.json'),
+      JSON.stringify([{ key: 'ctrl+alt+shift+f9', command: 'debertaLens.compareModels', args: { modelPath: ROBERTA(lens) } }]),
+    );
     await page.reload({ waitUntil: 'domcontentloaded' });
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await page.waitForSelector('.explorer-folders-view', { timeout: 60_000 });
@@ -105,9 +110,17 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     const split = await frame.locator('#alignment .cmp-group.split').allTextContents();
     assert.ok(split.length >= 3, `spans split differently: ${split.join(' | ')}`);
     // "naïvely" is cut differently by SentencePiece and by the BERT fixture's WordPiece (lower-cased, accents stripped).
-    const texts = await groups.evaluateAll((gs) => gs.map((g) => [g.querySelector('.cmp-a').textContent, g.querySelector('.cmp-b').textContent]));
-    assert.ok(texts.some(([, b]) => b.includes('[UNK]')), 'the curly apostrophe is [UNK] on the BERT side');
-    assert.ok(texts.some(([a, b]) => a !== b && b.includes('##')), 'WordPiece continuation pieces on side B');
+    const texts = await groups.evaluateAll((gs) =>
+      gs.map((g) => [g.querySelector('.cmp-a').textContent, g.querySelector('.cmp-b').textContent]),
+    );
+    assert.ok(
+      texts.some(([, b]) => b.includes('[UNK]')),
+      'the curly apostrophe is [UNK] on the BERT side',
+    );
+    assert.ok(
+      texts.some(([a, b]) => a !== b && b.includes('##')),
+      'WordPiece continuation pieces on side B',
+    );
   });
 
   test('linked hover: a token of side A lights up its span and attended keys on both sides', async () => {
@@ -128,14 +141,21 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     await page.mouse.move(0, 0);
     const box = await frame.locator('canvas#heatmap-b').boundingBox();
     await frame.locator('canvas#heatmap-b').hover({ position: { x: box.width / 2, y: box.height / 2 } });
-    await waitUntil(async () => (await frame.locator('#side-a .cmp-strip .tok.query').count()) > 0, { message: 'side A follows a row of side B' });
+    await waitUntil(async () => (await frame.locator('#side-a .cmp-strip .tok.query').count()) > 0, {
+      message: 'side A follows a row of side B',
+    });
     // The cell's value on side B, and the same characters' value on side A.
-    await waitUntil(async () => /→ .*: probs \d/.test(await frame.locator('#side-b .cmp-readout').textContent()), { message: 'side B readout' });
-    assert.match(await frame.locator('#side-a .cmp-readout').textContent(), /^".+" → ".+": probs \d|no tokens here cover the same characters/);
+    await waitUntil(async () => /→ .*: probs \d/.test(await frame.locator('#side-b .cmp-readout').textContent()), {
+      message: 'side B readout',
+    });
+    assert.match(
+      await frame.locator('#side-a .cmp-readout').textContent(),
+      /^".+" → ".+": probs \d|no tokens here cover the same characters/,
+    );
     await screenshot(page, 'compare-cell');
   });
 
-  test('BERT side offers layer 0\'s c2c/c2p/p2c/p2p/rest; the p2p term paints in score units', async () => {
+  test("BERT side offers layer 0's c2c/c2p/p2c/p2p/rest; the p2p term paints in score units", async () => {
     const terms = await frame.locator('#term-b option').evaluateAll((os) => os.map((o) => o.value));
     assert.deepEqual(terms, ['c2c', 'c2p', 'p2c', 'p2p', 'rest', 'scores', 'probs']);
     const termsA = await frame.locator('#term-a option').evaluateAll((os) => os.map((o) => o.value));
@@ -174,9 +194,13 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     assert.equal(Number(await frame.locator('canvas#heatmap-diff').getAttribute('data-n')), spans);
     await screenshot(page, 'compare-diff');
     await frame.locator('#term-b').selectOption('scores');
-    await waitUntil(async () => /A shows probs and B shows scores: pick the same term on both sides/.test(await frame.locator('#diff-note').textContent()), {
-      message: 'the different-terms line',
-    });
+    await waitUntil(
+      async () =>
+        /A shows probs and B shows scores: pick the same term on both sides/.test(await frame.locator('#diff-note').textContent()),
+      {
+        message: 'the different-terms line',
+      },
+    );
     await frame.locator('#term-b').selectOption('probs');
     await frame.locator('#tab-sides').click();
   });
@@ -194,61 +218,81 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
 
   test('the same model on both sides: the difference is cell by cell', async () => {
     await runCompare(page, 'Default model');
-    frame = await frameWith(page, '#app.compare-app[data-state="ready"] #cmp-meta:has-text("same tokens on both sides")', { timeout: 120_000 });
+    frame = await frameWith(page, '#app.compare-app[data-state="ready"] #cmp-meta:has-text("same tokens on both sides")', {
+      timeout: 120_000,
+    });
     await frame.locator('#tab-diff').click();
-    await waitUntil(async () => (await frame.locator('#diff-view').getAttribute('data-state')) === 'cells', { timeout: 30_000, message: 'cell-by-cell difference' });
+    await waitUntil(async () => (await frame.locator('#diff-view').getAttribute('data-state')) === 'cells', {
+      timeout: 30_000,
+      message: 'cell-by-cell difference',
+    });
     assert.match(await frame.locator('#diff-note').textContent(), /cell by cell/);
   });
 
   test('the bundled BERT twin is listed under Embedded: same tokenizer, so the same tokens and a cell-by-cell difference', async () => {
     await focusTab(page, 'sample.txt');
     await runCompare(page, 'BERT twin of the default model');
-    frame = await frameWith(page, '#app.compare-app[data-state="ready"] #cmp-meta:has-text("same tokens on both sides")', { timeout: 120_000 });
+    frame = await frameWith(page, '#app.compare-app[data-state="ready"] #cmp-meta:has-text("same tokens on both sides")', {
+      timeout: 120_000,
+    });
     const titles = await frame.locator('.cmp-title').allTextContents();
     assert.match(titles[1], /bert-twin/);
     assert.match(await frame.locator('#side-b .cmp-arch').textContent(), /BERT: absolute positions/);
     await waitPainted(frame, 'b');
     await frame.locator('#tab-diff').click();
-    await waitUntil(async () => (await frame.locator('#diff-view').getAttribute('data-state')) === 'cells', { timeout: 30_000, message: 'cell-by-cell difference' });
+    await waitUntil(async () => (await frame.locator('#diff-view').getAttribute('data-state')) === 'cells', {
+      timeout: 30_000,
+      message: 'cell-by-cell difference',
+    });
     await screenshot(page, 'compare-twin');
   });
 });
 
 const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' };
-describe('Compare Models screenshots from the packaged VSIX (light and dark, ~30 and ~120 tokens)', { skip: skip ?? (process.env.E2E_COMPARE_SHOTS ? false : 'set E2E_COMPARE_SHOTS=1') }, () => {
-  let vsix;
-  // ~120 pieces: the bundled BERT twin reads at most 128 (its position table stops at its training length).
-  const LONG = cut(470);
-  before(() => {
-    vsix = packageVsix();
-  });
-  for (const theme of ['light', 'dark']) {
-    test(`${theme} theme`, async () => {
-      const lens = await startLens({
-        name: `compare-${theme}`, model: 'default', vsix, viewport: { width: 1500, height: 1000 },
-        settings: { 'workbench.colorTheme': THEMES[theme] },
-        files: { 'len30.txt': `${SAMPLE}\n`, 'len120.txt': `${LONG}\n` },
-      });
-      try {
-        installHubModel(lens.server, BERT, 'fixtures/bert_tiny');
-        // A pair with different tokenizers (the alignment), then the bundled pair (the same tokens).
-        for (const [len, other] of [[30, 'fixtures/bert_tiny'], [120, 'BERT twin of the default model']]) {
-          await explainLine(lens.page, `len${len}.txt`);
-          await runCompare(lens.page, other);
-          const f = await fullWidth(lens.page);
-          await waitPainted(f, 'a');
-          await waitPainted(f, 'b');
-          await f.locator('#side-a .cmp-strip .tok').nth(6).hover();
-          await lens.page.waitForTimeout(300);
-          await screenshot(lens.page, `compare-${theme}-${len}`);
-          await f.locator('#tab-diff').click();
-          await waitPainted(f, 'diff');
-          await screenshot(lens.page, `compare-${theme}-${len}-diff`);
-          await f.locator('#tab-sides').click();
-        }
-      } finally {
-        await stopWithScreenshot(lens, `compare-${theme}`);
-      }
+describe(
+  'Compare Models screenshots from the packaged VSIX (light and dark, ~30 and ~120 tokens)',
+  { skip: skip ?? (process.env.E2E_COMPARE_SHOTS ? false : 'set E2E_COMPARE_SHOTS=1') },
+  () => {
+    let vsix;
+    // ~120 pieces: the bundled BERT twin reads at most 128 (its position table stops at its training length).
+    const LONG = cut(470);
+    before(() => {
+      vsix = packageVsix();
     });
-  }
-});
+    for (const theme of ['light', 'dark']) {
+      test(`${theme} theme`, async () => {
+        const lens = await startLens({
+          name: `compare-${theme}`,
+          model: 'default',
+          vsix,
+          viewport: { width: 1500, height: 1000 },
+          settings: { 'workbench.colorTheme': THEMES[theme] },
+          files: { 'len30.txt': `${SAMPLE}\n`, 'len120.txt': `${LONG}\n` },
+        });
+        try {
+          installHubModel(lens.server, BERT, 'fixtures/bert_tiny');
+          // A pair with different tokenizers (the alignment), then the bundled pair (the same tokens).
+          for (const [len, other] of [
+            [30, 'fixtures/bert_tiny'],
+            [120, 'BERT twin of the default model'],
+          ]) {
+            await explainLine(lens.page, `len${len}.txt`);
+            await runCompare(lens.page, other);
+            const f = await fullWidth(lens.page);
+            await waitPainted(f, 'a');
+            await waitPainted(f, 'b');
+            await f.locator('#side-a .cmp-strip .tok').nth(6).hover();
+            await lens.page.waitForTimeout(300);
+            await screenshot(lens.page, `compare-${theme}-${len}`);
+            await f.locator('#tab-diff').click();
+            await waitPainted(f, 'diff');
+            await screenshot(lens.page, `compare-${theme}-${len}-diff`);
+            await f.locator('#tab-sides').click();
+          }
+        } finally {
+          await stopWithScreenshot(lens, `compare-${theme}`);
+        }
+      });
+    }
+  },
+);

@@ -20,17 +20,28 @@ const LONG_LINE = demoText.split('\n').findIndex((l) => l.startsWith('Call me Is
 const skip = extensionMissing();
 
 describe('npm run demo', { skip: skip ?? false }, () => {
-  let demo, output = '', exited, browser, page, port;
+  let demo,
+    output = '',
+    exited,
+    browser,
+    page,
+    port;
 
   before(async () => {
     port = await freePort();
     // Its own process group, as a terminal runs it, so the test can send Ctrl+C's SIGINT to the whole group.
     demo = spawn(process.execPath, [path.join(REPO_ROOT, 'tools', 'demo.mjs'), '--port', String(port)], {
-      cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: REPO_ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (process.env.E2E_PID_FILE) fs.appendFileSync(process.env.E2E_PID_FILE, `${demo.pid}\n`);
-    demo.stdout.on('data', (d) => { output += d; });
-    demo.stderr.on('data', (d) => { output += d; });
+    demo.stdout.on('data', (d) => {
+      output += d;
+    });
+    demo.stderr.on('data', (d) => {
+      output += d;
+    });
     exited = new Promise((resolve) => demo.once('exit', (code, signal) => resolve({ code, signal })));
   });
 
@@ -38,7 +49,11 @@ describe('npm run demo', { skip: skip ?? false }, () => {
     if (page) await screenshot(page, 'demo-last').catch(() => {});
     await browser?.close().catch(() => {});
     if (demo.exitCode === null && demo.signalCode === null) {
-      try { process.kill(-demo.pid, 'SIGINT'); } catch { /* gone */ }
+      try {
+        process.kill(-demo.pid, 'SIGINT');
+      } catch {
+        /* gone */
+      }
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
     }
   });
@@ -46,7 +61,9 @@ describe('npm run demo', { skip: skip ?? false }, () => {
   test('prints a URL on 127.0.0.1 that opens samples/ with demo.md and the extension loaded', async () => {
     let url;
     await waitUntil(() => (url = /DeBERTa Lens demo: (http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(output)?.[1]), {
-      timeout: 120_000, interval: 200, message: `the demo URL (output so far:\n${output})`,
+      timeout: 120_000,
+      interval: 200,
+      message: `the demo URL (output so far:\n${output})`,
     });
     assert.ok(url.startsWith(`http://127.0.0.1:${port}/`), `the asked port: ${url}`);
     browser = await launchBrowser();
@@ -59,8 +76,9 @@ describe('npm run demo', { skip: skip ?? false }, () => {
     // The file from the URL opens while the workbench is still restoring and can take focus back from a palette
     // opened in that moment (which then closes): focus the editor first, and give the palette a second chance.
     await focusEditor(page);
-    await waitForCommand(page, 'DeBERTa Lens: Select Model', { timeout: 30_000 })
-      .catch(() => focusEditor(page).then(() => waitForCommand(page, 'DeBERTa Lens: Select Model', { timeout: 30_000 })));
+    await waitForCommand(page, 'DeBERTa Lens: Select Model', { timeout: 30_000 }).catch(() =>
+      focusEditor(page).then(() => waitForCommand(page, 'DeBERTa Lens: Select Model', { timeout: 30_000 })),
+    );
   });
 
   test('Explain on the long paragraph draws the panel with the bundled model (README screenshot)', async () => {
@@ -91,7 +109,10 @@ describe('npm run demo', { skip: skip ?? false }, () => {
     assert.notEqual(r, 'timeout', `the demo exits within 20 s of Ctrl+C (output:\n${output})`);
     assert.deepEqual(r, { code: 0, signal: null }, output);
     assert.match(output, /\[demo\] stopped/);
-    const answered = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) }).then(() => true, () => false);
+    const answered = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
+      () => true,
+      () => false,
+    );
     assert.equal(answered, false, 'nothing listens on the demo port any more');
     assert.ok(fs.existsSync(path.join(REPO_ROOT, 'package.json')), 'the checkout the extension was linked from is intact');
   });

@@ -16,7 +16,12 @@ const require = createRequire(import.meta.url);
 const MODEL_JS = path.join(REPO_ROOT, 'out', 'src', 'engine', 'model.js');
 const REPORT_JS = path.join(REPO_ROOT, 'out', 'src', 'analysis', 'export', 'html-report.js');
 const MODEL_DIR = path.join(FIXTURES, 'deberta', 'v3_tiny');
-const skip = !fs.existsSync(MODEL_JS) || !fs.existsSync(REPORT_JS) ? 'out/ missing: run npm run compile' : !fs.existsSync(MODEL_DIR) ? `${MODEL_DIR} missing` : false;
+const skip =
+  !fs.existsSync(MODEL_JS) || !fs.existsSync(REPORT_JS)
+    ? 'out/ missing: run npm run compile'
+    : !fs.existsSync(MODEL_DIR)
+      ? `${MODEL_DIR} missing`
+      : false;
 
 describe('HTML report opened offline from file://', { skip }, () => {
   let browser, page, tmp, requests, consoleLines, result;
@@ -61,7 +66,10 @@ describe('HTML report opened offline from file://', { skip }, () => {
     assert.ok(stats.width >= result.n && stats.width % result.n === 0, `canvas width ${stats.width} is a multiple of n = ${result.n}`);
     assert.ok(stats.distinctColours > 5, `heatmap has ${stats.distinctColours} colours`);
     assert.match(await page.locator('#legend').textContent(), /probs \(max = [\d.]+\)/);
-    assert.deepEqual(consoleLines.filter((l) => l.startsWith('[pageerror]') || l.startsWith('[error]')), []);
+    assert.deepEqual(
+      consoleLines.filter((l) => l.startsWith('[pageerror]') || l.startsWith('[error]')),
+      [],
+    );
   });
 
   test('hovering a token and a cell shows numbers in the readout', async () => {
@@ -74,10 +82,13 @@ describe('HTML report opened offline from file://', { skip }, () => {
     assert.equal(shaded, result.n);
     const box = await page.locator('canvas#heat').boundingBox();
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.3);
-    const text = await waitUntil(async () => {
-      const t = (await page.locator('#readout').textContent()) ?? '';
-      return /→ key \d+/.test(t) && t;
-    }, { message: 'cell readout' });
+    const text = await waitUntil(
+      async () => {
+        const t = (await page.locator('#readout').textContent()) ?? '';
+        return /→ key \d+/.test(t) && t;
+      },
+      { message: 'cell readout' },
+    );
     const probs = /probs = (-?[\d.]+(?:e[-+]\d+)?)/.exec(text);
     assert.ok(probs, `readout has a probs number: ${text}`);
     const v = Number(probs[1]);

@@ -25,20 +25,28 @@ if (!fs.existsSync(suite)) fail(`${path.relative(REPO_ROOT, suite)} missing: com
 if (!fs.existsSync(main)) fail(`${path.relative(REPO_ROOT, main)} missing: build the extension first (npm run build)`);
 
 // Workbench chatter that shares the forwarded console (offline marketplace lookups, timing notes).
-const NOISE = /^\s+at |ENOTFOUND|^Creation of workbench contribution|^ChatSessionStore|Resolv(ing|ed) connection token|Creating a socket|builtin extensions cache|\[Service Worker\]/;
+const NOISE =
+  /^\s+at |ENOTFOUND|^Creation of workbench contribution|^ChatSessionStore|Resolv(ing|ed) connection token|Creating a socket|builtin extensions cache|\[Service Worker\]/;
 
-let server, browser, code = 2;
+let server,
+  browser,
+  code = 2;
 const t0 = Date.now();
 try {
   server = await startCodeServer({ name: 'integration', files: { 'README.txt': 'DeBERTa Lens integration workspace\n' } });
   browser = await launchBrowser();
   let exitWith;
-  const exited = new Promise((r) => { exitWith = r; });
+  const exited = new Promise((r) => {
+    exitWith = r;
+  });
   const { page } = await openWorkbench(browser, server, {
     name: 'integration',
     payload: { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: suite },
     // Must exist before the workbench loads: it calls this when the extension tests finish.
-    beforeGoto: (p) => p.exposeFunction('codeAutomationExit', (c) => { exitWith(Number(c)); }),
+    beforeGoto: (p) =>
+      p.exposeFunction('codeAutomationExit', (c) => {
+        exitWith(Number(c));
+      }),
   });
   // The extension host's console (mocha's reporter) is forwarded to the page console as
   // ('%c LEVEL', 'color: …', format, ...args); print it formatted, in order.

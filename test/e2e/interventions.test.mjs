@@ -21,7 +21,10 @@ const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
 /** `deberta-lens ablate --model default --text SENTENCE …` as JSON. */
 function cli(...args) {
-  const r = spawnSync(process.execPath, [CLI, 'ablate', '--model', 'default', '--text', SENTENCE, '--threads', '2', ...args], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [CLI, 'ablate', '--model', 'default', '--text', SENTENCE, '--threads', '2', ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -40,7 +43,7 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
 
   after(() => stopWithScreenshot(lens, 'interventions'));
 
-  test('Intervention: removing c2p of head 1 in layer 1 shows the CLI\'s before/after, log-prob, rank and KL', async () => {
+  test("Intervention: removing c2p of head 1 in layer 1 shows the CLI's before/after, log-prob, rank and KL", async () => {
     const want = cli('--ablate', '1.1:c2p', '--top', '5');
     await frame.locator('#view-interventions').click();
     await frame.locator('#app[data-view="interventions"]').waitFor({ state: 'attached', timeout: 15_000 });
@@ -56,11 +59,20 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     assert.equal(await row.getAttribute('data-position'), String(want.tracked[0].position));
     const lists = row.locator('ol.iv-top');
     const tokens = (k) => lists.nth(k).locator('.tok-text').allTextContents();
-    assert.deepEqual(await tokens(0), want.before[0].top.map((t) => pieceLabel(t.token)));
-    assert.deepEqual(await tokens(1), want.after[0].top.map((t) => pieceLabel(t.token)));
+    assert.deepEqual(
+      await tokens(0),
+      want.before[0].top.map((t) => pieceLabel(t.token)),
+    );
+    assert.deepEqual(
+      await tokens(1),
+      want.after[0].top.map((t) => pieceLabel(t.token)),
+    );
     const t = want.tracked[0];
     const minus = (x, digits) => x.toFixed(digits).replace('-', '−');
-    assert.equal((await row.locator('.iv-logprob').textContent()).trim(), `log p ${minus(t.before.logprob, 3)} → ${minus(t.after.logprob, 3)}`);
+    assert.equal(
+      (await row.locator('.iv-logprob').textContent()).trim(),
+      `log p ${minus(t.before.logprob, 3)} → ${minus(t.after.logprob, 3)}`,
+    );
     assert.equal((await row.locator('.iv-rank').textContent()).trim(), `rank ${t.before.rank} → ${t.after.rank}`);
     assert.equal((await row.locator('.iv-kl').textContent()).trim(), want.kl[0].kl.toFixed(4));
     assert.equal(await lists.nth(1).locator('.tok-text').first().textContent(), ',', 'the sample flips "him" to ","');
@@ -76,23 +88,37 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     await frame.locator('#head').selectOption('1');
     await frame.locator('#term').selectOption('probs');
     await waitHeatmapDrawn(frame, { selector: 'canvas#diff-matrix' });
-    assert.match(await frame.locator('#diff-summary').textContent(), /intervened − plain run, (\d+) of \1 tokens matched/, 'the same tokens on both sides');
+    assert.match(
+      await frame.locator('#diff-summary').textContent(),
+      /intervened − plain run, (\d+) of \1 tokens matched/,
+      'the same tokens on both sides',
+    );
     await screenshot(page, 'interventions-diff');
     await frame.locator('#run-back').click();
-    await waitUntil(async () => (await frame.locator('#run-banner').count()) === 0, { timeout: 30_000, message: 'the banner goes with the plain run' });
+    await waitUntil(async () => (await frame.locator('#run-banner').count()) === 0, {
+      timeout: 30_000,
+      message: 'the banner goes with the plain run',
+    });
   });
 
-  test('Head ranking: the grid and ranking equal the CLI\'s sweep; a cell opens its head', async () => {
+  test("Head ranking: the grid and ranking equal the CLI's sweep; a cell opens its head", async () => {
     const want = cli('--sweep', 'all');
     await frame.locator('#view-ranking').click();
     await frame.locator('#rk-run').click();
     await frame.locator('#rk-grid-c2p').waitFor({ timeout: 120_000 });
     for (const term of want.terms) {
       const cells = await frame.locator(`#rk-grid-${term} td.rk-cell`).allTextContents();
-      assert.deepEqual(cells, want.grid[term].flat().map((x) => x.toFixed(2).replace('-', '−')), `${term} grid`);
+      assert.deepEqual(
+        cells,
+        want.grid[term].flat().map((x) => x.toFixed(2).replace('-', '−')),
+        `${term} grid`,
+      );
     }
     const top = await frame.locator('#rk-list li button').evaluateAll((bs) => bs.slice(0, 3).map((b) => b.textContent));
-    assert.deepEqual(top, want.ranking.slice(0, 3).map((c) => `layer ${c.layer} head ${c.head} ${c.term}`));
+    assert.deepEqual(
+      top,
+      want.ranking.slice(0, 3).map((c) => `layer ${c.layer} head ${c.head} ${c.term}`),
+    );
     assert.match(await frame.locator('#rk-status').textContent(), /followed “him”/);
     await screenshot(page, 'interventions-ranking');
     const best = want.ranking[0];
@@ -108,7 +134,10 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     const target = path.join(lens.server.dirs.workspace, 'head-ranking.csv');
     await frame.locator('#rk-export-csv').click();
     const input = page.locator('.quick-input-widget input');
-    await waitUntil(async () => /head-ranking\.csv$/.test(await input.inputValue().catch(() => '')), { timeout: 15_000, message: 'the save dialog proposes head-ranking.csv' });
+    await waitUntil(async () => /head-ranking\.csv$/.test(await input.inputValue().catch(() => '')), {
+      timeout: 15_000,
+      message: 'the save dialog proposes head-ranking.csv',
+    });
     await page.keyboard.press('Enter');
     await waitUntil(() => fs.existsSync(target), { timeout: 15_000, message: `${target} written` });
     const lines = fs.readFileSync(target, 'utf8').trim().split('\n');
@@ -117,7 +146,10 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
 
     await frame.locator('#rk-run').click();
     await frame.locator('#rk-cancel').click();
-    await waitUntil(async () => /Cancelled\./.test((await frame.locator('#rk-status').textContent()) ?? ''), { timeout: 15_000, message: 'the sweep says Cancelled.' });
+    await waitUntil(async () => /Cancelled\./.test((await frame.locator('#rk-status').textContent()) ?? ''), {
+      timeout: 15_000,
+      message: 'the sweep says Cancelled.',
+    });
     assert.equal(await frame.locator('#rk-cancel').isHidden(), true);
     // The last finished ranking stays on screen.
     assert.equal(await frame.locator('#rk-grid-c2p td.rk-cell').count(), 32);

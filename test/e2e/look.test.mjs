@@ -92,9 +92,11 @@ async function readoutOverflow(frame) {
       const line = e.closest('.nbs')?.getBoundingClientRect();
       const cut = e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline';
       const shown = e.matches('dd, dt') || (line && !outside(r) && r.top < line.bottom - 0.5);
-      if (shown && (!inside(r) || cut)) out.push(`${e.tagName.toLowerCase()}${e.dataset.kind ? `[${e.dataset.kind}]` : ''} "${e.textContent.slice(0, 40)}"`);
+      if (shown && (!inside(r) || cut))
+        out.push(`${e.tagName.toLowerCase()}${e.dataset.kind ? `[${e.dataset.kind}]` : ''} "${e.textContent.slice(0, 40)}"`);
       // A neighbour on the line but cut off at its right end.
-      if (line && r.top < line.bottom - 0.5 && r.right > line.right + 0.5 && r.left < line.right) out.push(`span "${e.textContent.slice(0, 40)}" cut at the right`);
+      if (line && r.top < line.bottom - 0.5 && r.right > line.right + 0.5 && r.left < line.right)
+        out.push(`span "${e.textContent.slice(0, 40)}" cut at the right`);
     }
     return { width: b.width, height: b.height, out };
   });
@@ -106,9 +108,14 @@ for (const theme of ['light', 'dark']) {
     let lastFile = 'len30.txt';
 
     before(async () => {
-      lens = await startLens({ name: `look-${theme}`, model: 'default', viewport: { width: 1400, height: 1000 }, vsix,
+      lens = await startLens({
+        name: `look-${theme}`,
+        model: 'default',
+        viewport: { width: 1400, height: 1000 },
+        vsix,
         settings: { 'workbench.colorTheme': THEMES[theme] },
-        files: Object.fromEntries(Object.entries(LENGTHS).map(([n, t]) => [`len${n}.txt`, t])) });
+        files: Object.fromEntries(Object.entries(LENGTHS).map(([n, t]) => [`len${n}.txt`, t])),
+      });
       ({ frame, page } = lens);
     });
     after(() => stopWithScreenshot(lens, `look-${theme}`));
@@ -118,13 +125,22 @@ for (const theme of ['light', 'dark']) {
       lastFile = `len${n}.txt`;
       await openFile(page, lastFile);
       await selectAll(page);
-      const before = await frame.locator('canvas#heatmap').getAttribute('data-n').catch(() => null);
+      const before = await frame
+        .locator('canvas#heatmap')
+        .getAttribute('data-n')
+        .catch(() => null);
       await runCommand(page, 'DeBERTa Lens: Explain Attention');
       await waitReady(frame, 120_000);
-      await waitUntil(async () => {
-        const now = await frame.locator('canvas#heatmap').getAttribute('data-n').catch(() => null);
-        return now !== null && now !== before;
-      }, { timeout: 60_000, message: `heatmap for ${n} tokens` });
+      await waitUntil(
+        async () => {
+          const now = await frame
+            .locator('canvas#heatmap')
+            .getAttribute('data-n')
+            .catch(() => null);
+          return now !== null && now !== before;
+        },
+        { timeout: 60_000, message: `heatmap for ${n} tokens` },
+      );
       await waitHeatmapDrawn(frame);
       return Number(await frame.locator('canvas#heatmap').getAttribute('data-n'));
     }
@@ -132,11 +148,14 @@ for (const theme of ['light', 'dark']) {
     test('screenshots of every view at 30, 130 and 500 tokens; the 500-token default map has visible structure and labels', async () => {
       // Findings are collected, so one run still takes every screenshot; the test fails at the end with all of them.
       const problems = [];
-      const check = (ok, message) => { if (!ok) problems.push(message); };
+      const check = (ok, message) => {
+        if (!ok) problems.push(message);
+      };
       for (const target of [30, 130, 500]) {
         const n = await explain(target);
         assert.ok(Math.abs(n - target) <= target * 0.3, `${n} tokens for target ${target}`);
-        if (target === 30) assert.deepEqual(await themeShown(page, frame), { workbench: theme, webview: theme }, `the ${theme} theme is applied`);
+        if (target === 30)
+          assert.deepEqual(await themeShown(page, frame), { workbench: theme, webview: theme }, `the ${theme} theme is applied`);
         await frame.locator('#view-heatmap').click();
         await frame.locator('#term').selectOption('probs');
         await waitHeatmapDrawn(frame);
@@ -144,7 +163,10 @@ for (const theme of ['light', 'dark']) {
           const share = await distinguishableShare(frame);
           console.log(`[look] ${theme}, ${n} tokens, probs layer 0 head 0: ${(share * 100).toFixed(1)}% of cells distinguishable`);
           check(share >= MIN_SHARE, `only ${(share * 100).toFixed(2)}% of cells stand out from the background (need ${MIN_SHARE * 100}%)`);
-          check(share <= MAX_SHARE, `${(share * 100).toFixed(1)}% of cells stand out from the background: the ramp leaves the page colour too early (at most ${MAX_SHARE * 100}%)`);
+          check(
+            share <= MAX_SHARE,
+            `${(share * 100).toFixed(1)}% of cells stand out from the background: the ramp leaves the page colour too early (at most ${MAX_SHARE * 100}%)`,
+          );
           const labels = Number(await frame.locator('.heatmap-grid').getAttribute('data-labels'));
           check(labels >= 10, `axis labels drawn: ${labels}`);
           // The whole heatmap is on screen without scrolling the panel (1000-px window).
@@ -157,15 +179,21 @@ for (const theme of ['light', 'dark']) {
         await frame.locator('#tokens .tok.neighbour').first().waitFor({ state: 'attached' });
         await frame.locator('#readout dl.pair dd[data-kind]').first().waitFor({ state: 'attached' });
         const ro = await readoutOverflow(frame);
-        check(!ro.out.length, `${n} tokens: the readout (${Math.round(ro.width)}×${Math.round(ro.height)} px) cuts or spills ${ro.out.join(', ')}`);
+        check(
+          !ro.out.length,
+          `${n} tokens: the readout (${Math.round(ro.width)}×${Math.round(ro.height)} px) cuts or spills ${ro.out.join(', ')}`,
+        );
         await screenshot(page, `look-${theme}-${target}-heatmap`);
         if (target === 500) {
           // Zoom in until every row has its label (cells ≥ 12 px): a few clicks at 500 tokens.
-          await waitUntil(async () => {
-            if ((await frame.locator('.heatmap-grid').getAttribute('data-label-stride')) === '1') return true;
-            await frame.locator('#zoom-in').click();
-            return false;
-          }, { timeout: 20_000, interval: 50, message: 'every token labelled when zoomed in' });
+          await waitUntil(
+            async () => {
+              if ((await frame.locator('.heatmap-grid').getAttribute('data-label-stride')) === '1') return true;
+              await frame.locator('#zoom-in').click();
+              return false;
+            },
+            { timeout: 20_000, interval: 50, message: 'every token labelled when zoomed in' },
+          );
           await frame.locator('#minimap').waitFor({ state: 'visible' });
           await screenshot(page, `look-${theme}-500-zoomed`);
           await frame.locator('#zoom-fit').click();
@@ -173,7 +201,14 @@ for (const theme of ['light', 'dark']) {
         for (const view of ['heads', ...ANALYSIS]) {
           await frame.locator(`#view-${view}`).click();
           await frame.locator(`#app[data-view="${view}"]:not([data-busy])`).waitFor({ state: 'attached', timeout: 60_000 });
-          const drawn = view === 'heads' ? '#head-grid canvas.thumb' : view === 'diff' && target === 30 ? '#diff-empty' : FORMS.has(view) ? '#analysis-view' : `#${view}-view canvas, #${view}-view svg`;
+          const drawn =
+            view === 'heads'
+              ? '#head-grid canvas.thumb'
+              : view === 'diff' && target === 30
+                ? '#diff-empty'
+                : FORMS.has(view)
+                  ? '#analysis-view'
+                  : `#${view}-view canvas, #${view}-view svg`;
           await frame.locator(drawn).first().waitFor({ state: 'visible', timeout: 60_000 });
           await page.waitForTimeout(300);
           await screenshot(page, `look-${theme}-${target}-${view}`);
@@ -218,7 +253,9 @@ for (const theme of ['light', 'dark']) {
       for (const i of [5, 40, 200]) {
         await frame.locator(`#tokens .tok[data-i="${i}"]`).hover();
         const top = frame.locator('#readout .pos[data-rank="0"]');
-        await waitUntil(async () => (await top.getAttribute('data-query').catch(() => null)) === String(i), { message: `readout for query ${i}` });
+        await waitUntil(async () => (await top.getAttribute('data-query').catch(() => null)) === String(i), {
+          message: `readout for query ${i}`,
+        });
         const v = Number(await top.getAttribute('data-value'));
         assert.ok(v > 0, `strongest c2p neighbour of #${i} is positive, got ${v}`);
       }

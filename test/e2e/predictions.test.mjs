@@ -7,13 +7,13 @@
 // Light theme from the checkout, dark from the packaged VSIX (themes apply to an installed extension only).
 // Screenshots: test-results/e2e/predictions-{light,dark}-{30,500}*.png.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { extensionMissing, startLens, stopWithScreenshot, waitReady } from './lib/lens.mjs';
 import { REPO_ROOT } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
+import { cliAblate, cliPredict, cards, assertSame, rowOverlaps, hoverEditorText, explainFile } from './lib/predictions.mjs';
 import { focusTab, goToLine, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
 
 const SHORT = 'She opened the [MASK] and looked out into the dark night. He put his [MASK] in his pocket.';
@@ -26,97 +26,6 @@ const FLIP = 'He closed the door behind [MASK] and sat down.';
 const ITEM = 'What Would the Model Put Here?';
 const skip = extensionMissing();
 
-/** `deberta-lens predict` on the same text: the reference the panel must match. */
-function cliAblate(text, spec) {
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'ablate', '--model', 'default', '--text', text, '--ablate', spec, '--top', '5'], { encoding: 'utf8', timeout: 120_000 });
-  assert.equal(r.status, 0, `deberta-lens ablate failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-function cliPredict(text, positions) {
-  const args = [path.join(REPO_ROOT, 'dist', 'cli.js'), 'predict', '--model', 'default', '--text', text, '--top', '5'];
-  if (positions) args.push('--positions', positions.join(','));
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 120_000 });
-  assert.equal(r.status, 0, `deberta-lens predict failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-/** The cards of the Predictions section: position, source, rows (id, piece, probability) and the original. */
-async function cards(frame) {
-  return frame.locator('#predictions .pred-card:not(.pending)').evaluateAll((cs) =>
-    cs.map((c) => ({
-      position: Number(c.dataset.position),
-      source: c.dataset.source,
-      top: [...c.querySelectorAll('.pred-row')].map((r) => ({ id: Number(r.dataset.id), token: r.dataset.token, prob: Number(r.dataset.prob), shown: r.querySelector('.pred-tok').textContent })),
-      original: c.querySelector('.pred-original') ? { id: Number(c.querySelector('.pred-original').dataset.id), prob: Number(c.querySelector('.pred-original').dataset.prob), rank: Number(c.querySelector('.pred-original').dataset.rank) } : undefined,
-    })));
-}
-
-function assertSame(card, want, what) {
-  assert.equal(card.position, want.position, `${what}: position`);
-  assert.deepEqual(card.top.map((t) => t.id), want.top.map((t) => t.id), `${what}: ids`);
-  assert.deepEqual(card.top.map((t) => t.token), want.top.map((t) => t.token), `${what}: pieces`);
-  assert.deepEqual(card.top.map((t) => t.prob.toFixed(3)), want.top.map((t) => t.prob.toFixed(3)), `${what}: probabilities`);
-  if (want.original) {
-    assert.equal(card.original.id, want.original.id, `${what}: original id`);
-    assert.equal(card.original.rank, want.original.rank, `${what}: original rank`);
-    assert.equal(card.original.prob.toFixed(3), want.original.prob.toFixed(3), `${what}: original probability`);
-  }
-}
-
-/** Every row's token, bar and percentage sit side by side without overlapping, inside the card. */
-async function rowOverlaps(frame) {
-  return frame.locator('#predictions .pred-row').evaluateAll((rows) =>
-    rows.flatMap((r) => {
-      const [tok, bar, pct] = ['.pred-tok', '.pred-bar', '.pred-pct'].map((s) => r.querySelector(s).getBoundingClientRect());
-      const card = r.closest('.pred-card').getBoundingClientRect();
-      const bad = [];
-      if (tok.right > bar.left + 0.5) bad.push(`token ends at ${tok.right} after the bar starts at ${bar.left}`);
-      if (bar.right > pct.left + 0.5) bad.push(`bar ends at ${bar.right} after the percentage starts at ${pct.left}`);
-      if (pct.right > card.right + 0.5) bad.push('percentage runs out of its card');
-      if (tok.width < 10 || bar.width < 10) bad.push(`token ${tok.width}px, bar ${bar.width}px wide`);
-      return bad.map((b) => `row ${r.dataset.rank} of #${r.closest('.pred-card').dataset.position}: ${b}`);
-    }));
-}
-
-/** Hovers the text of `needle` (its k-th occurrence) in the active editor. */
-async function hoverEditorText(page, needle, k = 0) {
-  const box = await page.locator('.editor-group-container.active .monaco-editor .view-lines').evaluate((root, [s, nth]) => {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    let seen = 0;
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      let at = n.textContent.indexOf(s);
-      while (at >= 0) {
-        if (seen++ === nth) {
-          const r = document.createRange();
-          r.setStart(n, at + 1);
-          r.setEnd(n, at + s.length - 1);
-          const b = r.getBoundingClientRect();
-          return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-        }
-        at = n.textContent.indexOf(s, at + 1);
-      }
-    }
-    return null;
-  }, [needle, k]);
-  assert.ok(box, `"${needle}" is on screen in the editor`);
-  await page.mouse.move(box.x, box.y);
-}
-
-async function explainFile(page, frame, file) {
-  await openFile(page, file);
-  await selectAll(page);
-  const before = await frame.locator('canvas#heatmap').getAttribute('data-n', { timeout: 1_000 }).catch(() => null);
-  await runCommand(page, 'DeBERTa Lens: Explain Attention');
-  await waitReady(frame, 120_000);
-  await waitUntil(async () => {
-    const now = await frame.locator('canvas#heatmap').getAttribute('data-n', { timeout: 1_000 }).catch(() => null);
-    return now !== null && now !== before;
-  }, { timeout: 60_000, message: `a new result for ${file}` });
-  await frame.locator('#predictions[data-state="ready"]').waitFor({ state: 'attached', timeout: 60_000 });
-  await waitHeatmapDrawn(frame);
-}
-
 // E2E_THEMES=light runs one theme (while working on the layout); both by default.
 for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(Boolean)) {
   describe(`Predictions in the panel and the editor, ${theme} theme`, { skip: skip ?? false }, () => {
@@ -126,7 +35,10 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       // Dark: from the packaged VSIX, the only way the workbench applies another theme to the webview.
       if (theme === 'dark') vsix = packageVsix();
       lens = await startLens({
-        name: `predictions-${theme}`, model: 'default', viewport: VIEWPORT, vsix,
+        name: `predictions-${theme}`,
+        model: 'default',
+        viewport: VIEWPORT,
+        vsix,
         settings: { 'workbench.colorTheme': theme === 'dark' ? 'Default Dark Modern' : 'Default Light Modern' },
         files: { 'fill.txt': SHORT, 'long.txt': LONG, 'flip.txt': FLIP },
       });
@@ -149,8 +61,13 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       assert.deepEqual(await rowOverlaps(frame), []);
       assert.match(await frame.locator('#predictions-summary').textContent(), /2 \[MASK\] · top 5: #\d+ → door \d+\.\d%/);
       // The strip is first, then the section, then the heatmap.
-      const [strip, section, map] = await Promise.all(['#tokens', '#predictions', 'canvas#heatmap'].map((s) => frame.locator(s).boundingBox()));
-      assert.ok(strip.y + strip.height <= section.y + 1 && section.y + section.height <= map.y, 'strip, predictions, heatmap from top to bottom');
+      const [strip, section, map] = await Promise.all(
+        ['#tokens', '#predictions', 'canvas#heatmap'].map((s) => frame.locator(s).boundingBox()),
+      );
+      assert.ok(
+        strip.y + strip.height <= section.y + 1 && section.y + section.height <= map.y,
+        'strip, predictions, heatmap from top to bottom',
+      );
       await screenshot(page, `predictions-${theme}-30`);
     });
 
@@ -158,12 +75,18 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       const p = 2; // "opened"
       await frame.locator(`#tokens .tok[data-i="${p}"]`).hover();
       const ask = frame.locator('#predict-token');
-      await waitUntil(async () => (await ask.getAttribute('data-target')) === String(p), { message: 'the button targets the hovered token' });
+      await waitUntil(async () => (await ask.getAttribute('data-target')) === String(p), {
+        message: 'the button targets the hovered token',
+      });
       await ask.click();
       const card = frame.locator(`#predictions .pred-card[data-source="masked"][data-position="${p}"]`);
       await card.waitFor({ state: 'attached', timeout: 60_000 });
       const want = cliPredict(SHORT, [p]).predictions.find((q) => q.position === p);
-      assertSame((await cards(frame)).find((c) => c.position === p), want, `masked #${p}`);
+      assertSame(
+        (await cards(frame)).find((c) => c.position === p),
+        want,
+        `masked #${p}`,
+      );
       assert.match(await card.locator('.pred-original').textContent(), /^was “opened” \d+(\.\d+)?%, rank \d+$/);
       assert.deepEqual(await rowOverlaps(frame), []);
       await screenshot(page, `predictions-${theme}-30-masked`);
@@ -177,14 +100,25 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       await item.click();
       // A menu can ignore a click that lands just after it opened (see editorContextMenu): then Enter runs the item.
       const menu = page.locator('.monaco-menu').first();
-      if (!(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false))) {
+      if (
+        !(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         await item.hover();
         await page.keyboard.press('Enter');
         await menu.waitFor({ state: 'hidden', timeout: 10_000 });
       }
-      await frame.locator(`#predictions .pred-card[data-source="masked"][data-position="${p}"]`).waitFor({ state: 'attached', timeout: 60_000 });
+      await frame
+        .locator(`#predictions .pred-card[data-source="masked"][data-position="${p}"]`)
+        .waitFor({ state: 'attached', timeout: 60_000 });
       const want = cliPredict(SHORT, [p]).predictions.find((q) => q.position === p);
-      assertSame((await cards(frame)).find((c) => c.position === p), want, `masked #${p} from the menu`);
+      assertSame(
+        (await cards(frame)).find((c) => c.position === p),
+        want,
+        `masked #${p} from the menu`,
+      );
     });
 
     test('the command on the editor’s cursor asks about the token under it; the hover on a [MASK] lists its top tokens', async () => {
@@ -193,9 +127,15 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       await runCommand(page, `DeBERTa Lens: ${ITEM}`);
       const tokens = cliPredict(SHORT).tokens;
       const p = tokens.findIndex((t) => t.token === '▁looked');
-      await frame.locator(`#predictions .pred-card[data-source="masked"][data-position="${p}"]`).waitFor({ state: 'attached', timeout: 60_000 });
+      await frame
+        .locator(`#predictions .pred-card[data-source="masked"][data-position="${p}"]`)
+        .waitFor({ state: 'attached', timeout: 60_000 });
       const want = cliPredict(SHORT, [p]).predictions.find((q) => q.position === p);
-      assertSame((await cards(frame)).find((c) => c.position === p), want, `masked #${p} from the editor`);
+      assertSame(
+        (await cards(frame)).find((c) => c.position === p),
+        want,
+        `masked #${p} from the editor`,
+      );
 
       // Back to the line's start, so the first [MASK] is on screen (the cursor move scrolled the line).
       await goToLine(page, 1, 1);
@@ -236,70 +176,101 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       await frame.locator('#predictions-toggle').click();
     });
 
-    test('an intervened run shown in the panel: the predictions after the intervention (as `deberta-lens ablate`), then back', { skip: theme !== 'light' }, async () => {
-      await focusTab(page, 'long.txt').catch(() => {});
-      await explainFile(page, frame, 'flip.txt');
-      const want = cliAblate(FLIP, '1.1:c2p');
-      assert.equal(want.after[0].top[0].token, ',', 'the sample flips the first choice');
-      await frame.locator('#view-interventions').click();
-      await frame.locator('#iv-term').selectOption('c2p');
-      await frame.locator('#iv-head').selectOption('1');
-      await frame.locator('#iv-layer').selectOption('1');
-      await frame.locator('#iv-add').click();
-      await frame.locator('#iv-run').click();
-      await frame.locator('#iv-table tbody tr').first().waitFor({ timeout: 60_000 });
-      await frame.locator('#iv-show').click();
-      await frame.locator('#run-banner').waitFor({ timeout: 60_000 });
-      const summary = frame.locator('#predictions-summary');
-      await waitUntil(async () => (await summary.textContent()).startsWith('after the intervention'), { timeout: 30_000, message: 'the section follows the intervened run' });
-      const after = (await cards(frame)).filter((c) => c.source === 'input');
-      assertSame(after[0], want.after[0], 'after the intervention');
-      assert.equal(await frame.locator('#predict-token').isDisabled(), true, 'tokens are asked of the plain run');
-      await screenshot(page, `predictions-${theme}-intervened`);
-      await frame.locator('#run-back').click();
-      await waitUntil(async () => !(await summary.textContent()).startsWith('after the intervention'), { timeout: 30_000, message: 'back to the plain run' });
-      assertSame((await cards(frame)).filter((c) => c.source === 'input')[0], want.before[0], 'the plain run again');
-      await frame.locator('#view-heatmap').click();
-    });
+    test(
+      'an intervened run shown in the panel: the predictions after the intervention (as `deberta-lens ablate`), then back',
+      { skip: theme !== 'light' },
+      async () => {
+        await focusTab(page, 'long.txt').catch(() => {});
+        await explainFile(page, frame, 'flip.txt');
+        const want = cliAblate(FLIP, '1.1:c2p');
+        assert.equal(want.after[0].top[0].token, ',', 'the sample flips the first choice');
+        await frame.locator('#view-interventions').click();
+        await frame.locator('#iv-term').selectOption('c2p');
+        await frame.locator('#iv-head').selectOption('1');
+        await frame.locator('#iv-layer').selectOption('1');
+        await frame.locator('#iv-add').click();
+        await frame.locator('#iv-run').click();
+        await frame.locator('#iv-table tbody tr').first().waitFor({ timeout: 60_000 });
+        await frame.locator('#iv-show').click();
+        await frame.locator('#run-banner').waitFor({ timeout: 60_000 });
+        const summary = frame.locator('#predictions-summary');
+        await waitUntil(async () => (await summary.textContent()).startsWith('after the intervention'), {
+          timeout: 30_000,
+          message: 'the section follows the intervened run',
+        });
+        const after = (await cards(frame)).filter((c) => c.source === 'input');
+        assertSame(after[0], want.after[0], 'after the intervention');
+        assert.equal(await frame.locator('#predict-token').isDisabled(), true, 'tokens are asked of the plain run');
+        await screenshot(page, `predictions-${theme}-intervened`);
+        await frame.locator('#run-back').click();
+        await waitUntil(async () => !(await summary.textContent()).startsWith('after the intervention'), {
+          timeout: 30_000,
+          message: 'back to the plain run',
+        });
+        assertSame((await cards(frame)).filter((c) => c.source === 'input')[0], want.before[0], 'the plain run again');
+        await frame.locator('#view-heatmap').click();
+      },
+    );
   });
 }
 
 // The test fixtures' heads (test/data/fixtures/deberta): a v3 discriminator with only its replaced-token-detection
 // head gets the band and no fill-mask; a bare encoder gets one line saying why there is nothing to show.
 for (const [name, check] of [
-  ['v3_tiny_rtd', async (frame) => {
-    const band = frame.locator('canvas#rtd-band');
-    await band.waitFor({ state: 'visible', timeout: 10_000 });
-    assert.equal(Number(await band.evaluate((c) => c.width)), Number(await frame.locator('canvas#heatmap').getAttribute('data-n')), 'one cell per token');
-    assert.match(await frame.locator('#predictions-summary').textContent(), /replaced\? highest \d.*no masked-LM head/);
-    const box = await band.boundingBox();
-    await band.hover({ position: { x: box.width * 0.5, y: box.height / 2 } });
-    assert.match(await frame.locator('#rtd-readout').textContent(), /^#\d+ “.*”: P\(replaced\) = \d/);
-    assert.equal(await frame.locator('#predict-token').isHidden(), true, 'nothing to ask without a masked-LM head');
-  }],
-  ['v2_tiny', async (frame) => {
-    assert.equal(await frame.locator('#predictions').getAttribute('data-state'), 'none');
-    assert.equal(await frame.locator('#predictions').getAttribute('data-open'), 'false');
-    assert.match(await frame.locator('#predictions-summary').textContent(), /^v2_tiny has no prediction head \(no cls\.predictions\.\*.*\): it was saved as a bare encoder/);
-    assert.equal(await frame.locator('#predictions-toggle').isDisabled(), true);
-  }],
+  [
+    'v3_tiny_rtd',
+    async (frame) => {
+      const band = frame.locator('canvas#rtd-band');
+      await band.waitFor({ state: 'visible', timeout: 10_000 });
+      assert.equal(
+        Number(await band.evaluate((c) => c.width)),
+        Number(await frame.locator('canvas#heatmap').getAttribute('data-n')),
+        'one cell per token',
+      );
+      assert.match(await frame.locator('#predictions-summary').textContent(), /replaced\? highest \d.*no masked-LM head/);
+      const box = await band.boundingBox();
+      await band.hover({ position: { x: box.width * 0.5, y: box.height / 2 } });
+      assert.match(await frame.locator('#rtd-readout').textContent(), /^#\d+ “.*”: P\(replaced\) = \d/);
+      assert.equal(await frame.locator('#predict-token').isHidden(), true, 'nothing to ask without a masked-LM head');
+    },
+  ],
+  [
+    'v2_tiny',
+    async (frame) => {
+      assert.equal(await frame.locator('#predictions').getAttribute('data-state'), 'none');
+      assert.equal(await frame.locator('#predictions').getAttribute('data-open'), 'false');
+      assert.match(
+        await frame.locator('#predictions-summary').textContent(),
+        /^v2_tiny has no prediction head \(no cls\.predictions\.\*.*\): it was saved as a bare encoder/,
+      );
+      assert.equal(await frame.locator('#predictions-toggle').isDisabled(), true);
+    },
+  ],
 ]) {
   describe(`Predictions with the ${name} fixture`, { skip: skip ?? false }, () => {
     let lens;
     before(async () => {
-      lens = await startLens({ name: `predictions-${name}`, model: path.join(REPO_ROOT, 'test', 'data', 'fixtures', 'deberta', name), viewport: VIEWPORT, files: { 'tiny.txt': 'a tiny [MASK] for a tiny random model' } });
+      lens = await startLens({
+        name: `predictions-${name}`,
+        model: path.join(REPO_ROOT, 'test', 'data', 'fixtures', 'deberta', name),
+        viewport: VIEWPORT,
+        files: { 'tiny.txt': 'a tiny [MASK] for a tiny random model' },
+      });
     });
     after(() => stopWithScreenshot(lens, `predictions-${name}`));
 
-    test(name === 'v2_tiny' ? 'one line says why there is nothing to show' : 'a “replaced?” band, one cell per token, and no fill-mask', async () => {
-      const { page, frame } = lens;
-      await openFile(page, 'tiny.txt');
-      await selectAll(page);
-      await runCommand(page, 'DeBERTa Lens: Explain Attention');
-      await waitReady(frame, 120_000);
-      await frame.locator('#predictions:not([data-state="pending"])').waitFor({ state: 'attached', timeout: 60_000 });
-      await check(frame);
-      await screenshot(page, `predictions-${name}`);
-    });
+    test(
+      name === 'v2_tiny' ? 'one line says why there is nothing to show' : 'a “replaced?” band, one cell per token, and no fill-mask',
+      async () => {
+        const { page, frame } = lens;
+        await openFile(page, 'tiny.txt');
+        await selectAll(page);
+        await runCommand(page, 'DeBERTa Lens: Explain Attention');
+        await waitReady(frame, 120_000);
+        await frame.locator('#predictions:not([data-state="pending"])').waitFor({ state: 'attached', timeout: 60_000 });
+        await check(frame);
+        await screenshot(page, `predictions-${name}`);
+      },
+    );
   });
 }

@@ -32,7 +32,7 @@ test('open a file, select a line, run a palette command on it', async () => {
   await openFile(page, 'smoke.txt');
   await selectLines(page, 2, 2);
   await runCommand(page, 'Transform to Uppercase');
-  const text = await editorText(page).then(async (t) => t.includes('SHOUT') ? t : (await page.waitForTimeout(500), editorText(page)));
+  const text = await editorText(page).then(async (t) => (t.includes('SHOUT') ? t : (await page.waitForTimeout(500), editorText(page))));
   assert.match(text, /^first line stays\nSHOUT THIS LINE\nlast line stays/);
 });
 

@@ -46,12 +46,21 @@ if (model && /^v3-/.test(model)) {
   geometryDir = fs.mkdtempSync(path.join(os.tmpdir(), `lens-ui-${model}-`));
   progress(`writing ${model} checkpoint`);
   writeV3Checkpoint(geometryDir, V3_GEOMETRIES[model]);
-  for (const f of fs.readdirSync('models/default')) if (!/^(config\.json|model\.safetensors|.*\.(md|png))$/.test(f)) fs.copyFileSync(path.join('models/default', f), path.join(geometryDir, f));
+  for (const f of fs.readdirSync('models/default'))
+    if (!/^(config\.json|model\.safetensors|.*\.(md|png))$/.test(f))
+      fs.copyFileSync(path.join('models/default', f), path.join(geometryDir, f));
   model = geometryDir;
 }
 const WORDS = 'the model reads every token and attends to its neighbours by content and by relative position so that'.split(' ');
-const textOfChars = (chars) => { let s = ''; for (let i = 0; s.length < chars; i++) s += WORDS[i % WORDS.length] + ' '; return s.trim(); };
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const textOfChars = (chars) => {
+  let s = '';
+  for (let i = 0; s.length < chars; i++) s += WORDS[i % WORDS.length] + ' ';
+  return s.trim();
+};
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
 const explainsArg = process.argv.indexOf('--explains');
 const explains = explainsArg > 0 ? Number(process.argv[explainsArg + 1]) : 0;
 const memoryOnly = process.argv.includes('--memory-only');
@@ -61,8 +70,15 @@ async function step(name, work, ms = 60_000) {
   progress(name);
   let timer;
   try {
-    return await Promise.race([work(), new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`ui-bench: ${name}: no answer in ${ms / 1000} s`)), ms); })]);
-  } finally { clearTimeout(timer); }
+    return await Promise.race([
+      work(),
+      new Promise((_, rej) => {
+        timer = setTimeout(() => rej(new Error(`ui-bench: ${name}: no answer in ${ms / 1000} s`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Resident MB of the extension host and of the runtime process (both in code-server's process group). */
@@ -76,7 +92,9 @@ function processMemory(pgid) {
       const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
       if (cmd.includes('runtime-worker')) out.runtime_mb += Math.round(rss);
       else if (cmd.includes('extensionHost')) out.extension_host_mb += Math.round(rss);
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return out;
 }
@@ -88,11 +106,18 @@ const installWatch = () => {
   window.__lensInits = 0;
   window.addEventListener('message', (e) => {
     const m = e.data;
-    if (m?.type === 'init') { window.__lensInitMs = m.init.ms; window.__lensInitAt = Date.now(); window.__lensInits++; }
+    if (m?.type === 'init') {
+      window.__lensInitMs = m.init.ms;
+      window.__lensInitAt = Date.now();
+      window.__lensInits++;
+    }
   });
   // The next animation frame after the heatmap takes a new size (the picture is on screen), on the machine's time line.
   new MutationObserver((records) => {
-    if (records.some((r) => r.target.id === 'heatmap')) requestAnimationFrame(() => { window.__lensPresentedAt = performance.timeOrigin + performance.now(); });
+    if (records.some((r) => r.target.id === 'heatmap'))
+      requestAnimationFrame(() => {
+        window.__lensPresentedAt = performance.timeOrigin + performance.now();
+      });
   }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-n'] });
 };
 
@@ -112,13 +137,20 @@ const installCounter = () => {
   window.__lensMessages = 0;
   if (!window.__lensCounter) {
     window.__lensCounter = true;
-    window.addEventListener('message', (e) => { window.__lensBytes += size(e.data); window.__lensMessages++; });
+    window.addEventListener('message', (e) => {
+      window.__lensBytes += size(e.data);
+      window.__lensMessages++;
+    });
   }
 };
 
 progress('starting code-server');
-const lens = await startLens({ name: 'ui-bench', ...(model ? { model } : {}), settings: { 'debertaLens.maxTokens': 8192 },
-  files: Object.fromEntries([['calibrate.txt', textOfChars(400)]]) });
+const lens = await startLens({
+  name: 'ui-bench',
+  ...(model ? { model } : {}),
+  settings: { 'debertaLens.maxTokens': 8192 },
+  files: Object.fromEntries([['calibrate.txt', textOfChars(400)]]),
+});
 const { page, frame, server } = lens;
 const body = frame.locator('body');
 const tokenCount = async () => frame.locator('#tokens .tok').count();
@@ -152,20 +184,25 @@ try {
     // Polls the cheap size mark and takes the time when it moves; the pixel check (a full-canvas read, ~100 ms at
     // 500 tokens) runs only then, so its cost is not part of the figure.
     let t1 = 0;
-    await waitUntil(async () => {
-      const now = await frame.locator('canvas#heatmap').evaluate((c) => c.dataset.n ?? '');
-      if (now === before) return false;
-      t1 ||= Date.now();
-      return isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
-    }, { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` });
+    await waitUntil(
+      async () => {
+        const now = await frame.locator('canvas#heatmap').evaluate((c) => c.dataset.n ?? '');
+        if (now === before) return false;
+        t1 ||= Date.now();
+        return isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
+      },
+      { timeout: 120_000, interval: 10, message: `heatmap for ${n} tokens` },
+    );
     r.command_to_heatmap_ms = t1 - t0;
     // Where that time goes: until the result reaches the page (host: command, explain, first layer, message),
     // and from there to the picture (the page: shell, strip, paint).
     r.command_to_init_ms = (await body.evaluate(() => window.__lensInitAt)) - t0;
-    r.command_to_painted_ms = Math.round((await body.evaluate(() => {
-      const init = performance.getEntriesByName('lens-init').at(-1)?.startTime ?? 0;
-      return performance.timeOrigin + (performance.getEntriesByName('lens-painted').find((e) => e.startTime >= init)?.startTime ?? NaN);
-    })) - t0);
+    r.command_to_painted_ms = Math.round(
+      (await body.evaluate(() => {
+        const init = performance.getEntriesByName('lens-init').at(-1)?.startTime ?? 0;
+        return performance.timeOrigin + (performance.getEntriesByName('lens-painted').find((e) => e.startTime >= init)?.startTime ?? NaN);
+      })) - t0,
+    );
     // The page's part, from its own marks: init → shell and strip built → first heatmap painted.
     progress(`first heatmap ${n} tokens in ${r.command_to_heatmap_ms} ms`);
     r.page_ms = await body.evaluate(() => {
@@ -189,20 +226,26 @@ try {
     // reader steps through layers (1 s on each before the next) and back to back (each switch right after the
     // last paint, while the background computation of the next layer may still run).
     const layers = await frame.locator('#layer option').count();
-    const switchTo = (layer) => body.evaluate(async (_b, layer) => {
-      const sel = document.querySelector('#layer');
-      const c = document.querySelector('canvas#heatmap');
-      const before = c.dataset.painted;
-      const t0 = performance.now();
-      sel.value = String(layer);
-      sel.dispatchEvent(new Event('change', { bubbles: true }));
-      // The heatmap's paint counter, not a slice's arrival: the view may hold the layer already (its own prefetch).
-      await new Promise((res, rej) => {
-        const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : performance.now() - t0 > 60_000 ? rej(new Error(`layer ${layer}: no repaint in 60 s`)) : requestAnimationFrame(f));
-        f();
-      });
-      return performance.now() - t0;
-    }, layer);
+    const switchTo = (layer) =>
+      body.evaluate(async (_b, layer) => {
+        const sel = document.querySelector('#layer');
+        const c = document.querySelector('canvas#heatmap');
+        const before = c.dataset.painted;
+        const t0 = performance.now();
+        sel.value = String(layer);
+        sel.dispatchEvent(new Event('change', { bubbles: true }));
+        // The heatmap's paint counter, not a slice's arrival: the view may hold the layer already (its own prefetch).
+        await new Promise((res, rej) => {
+          const f = () =>
+            c.dataset.painted !== before
+              ? requestAnimationFrame(() => res())
+              : performance.now() - t0 > 60_000
+                ? rej(new Error(`layer ${layer}: no repaint in 60 s`))
+                : requestAnimationFrame(f);
+          f();
+        });
+        return performance.now() - t0;
+      }, layer);
     const summary = (xs) => ({ median: +median(xs).toFixed(1), min: +Math.min(...xs).toFixed(1), runs: xs.length });
     // First half of the other layers as a reader (1 s on each), the rest back to back: every switch goes to a layer
     // not shown before. The view opens on the layer the last result was left on (its saved state), not always 0.
@@ -228,7 +271,8 @@ try {
     const plan = [];
     for (const t of ['c2c', 'c2p', 'p2c', 'scores', 'probs']) plan.push(['term', '#term', t]);
     for (const l of await frame.locator('#layer option').evaluateAll((os) => os.map((o) => o.value))) plan.push(['layer', '#layer', l]);
-    for (const h of await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v)))) plan.push(['head', '#head', h]);
+    for (const h of await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v))))
+      plan.push(['head', '#head', h]);
     // Cold jumps: c2c heads three apart on the last layer, never shown and never prefetched (the view prefetches
     // the neighbouring heads, the next term and the next layer), so each one is a full host round trip.
     const headValues = await frame.locator('#head option').evaluateAll((os) => os.map((o) => o.value).filter((v) => /^\d+$/.test(v)));
@@ -236,43 +280,71 @@ try {
     for (let k = 1; k <= 6; k++) jumps.push(['cold', '#head', headValues[(3 * k) % headValues.length]]);
     switchTimes.cold = [];
     for (const [what, sel, value] of [...plan, ...jumps]) {
-      const ms = await step(`${what} switch ${sel} = ${value}`, () => body.evaluate(async (_b, [sel, value]) => {
-        const s = document.querySelector(sel);
-        if (s.value === value) return null;
-        const c = document.querySelector('canvas#heatmap');
-        const before = c.dataset.painted;
-        const t0 = performance.now();
-        s.value = value;
-        s.dispatchEvent(new Event('change'));
-        await new Promise((res, rej) => {
-          const f = () => (c.dataset.painted !== before ? requestAnimationFrame(() => res()) : performance.now() - t0 > 60_000 ? rej(new Error(`${sel} = ${value}: no repaint in 60 s`)) : requestAnimationFrame(f));
-          f();
-        });
-        return performance.now() - t0;
-      }, [sel, value]));
+      const ms = await step(`${what} switch ${sel} = ${value}`, () =>
+        body.evaluate(
+          async (_b, [sel, value]) => {
+            const s = document.querySelector(sel);
+            if (s.value === value) return null;
+            const c = document.querySelector('canvas#heatmap');
+            const before = c.dataset.painted;
+            const t0 = performance.now();
+            s.value = value;
+            s.dispatchEvent(new Event('change'));
+            await new Promise((res, rej) => {
+              const f = () =>
+                c.dataset.painted !== before
+                  ? requestAnimationFrame(() => res())
+                  : performance.now() - t0 > 60_000
+                    ? rej(new Error(`${sel} = ${value}: no repaint in 60 s`))
+                    : requestAnimationFrame(f);
+              f();
+            });
+            return performance.now() - t0;
+          },
+          [sel, value],
+        ),
+      );
       if (ms !== null) switchTimes[what].push(ms);
     }
-    r.switch_to_repaint_ms = Object.fromEntries(Object.entries(switchTimes).map(([k, xs]) => [k, { median: +median(xs).toFixed(1), max: +Math.max(...xs).toFixed(1), runs: xs.length }]));
+    r.switch_to_repaint_ms = Object.fromEntries(
+      Object.entries(switchTimes).map(([k, xs]) => [
+        k,
+        { median: +median(xs).toFixed(1), max: +Math.max(...xs).toFixed(1), runs: xs.length },
+      ]),
+    );
     r.switch_to_repaint_ms.all = { median: +median(Object.values(switchTimes).flat()).toFixed(1) };
 
     // Hover latency, in the page's own clock: synthetic mouseover on a token → highlight classes present.
     const lat = [];
     for (let k = 0; k < 9; k++) {
       const i = 1 + Math.floor(((k + 1) * (r.tokens - 2)) / 10);
-      lat.push(await step(`hover token ${i}`, () => body.evaluate(async (_body, i) => {
-        const strip = document.querySelector('#tokens');
-        strip.dispatchEvent(new MouseEvent('mouseleave'));
-        // A raw term's row lights what raises the score (.neighbour) and what lowers it (.negative); a row with no
-        // positive entry (common with random weights) lights only the latter.
-        const lit = '#tokens .tok.neighbour, #tokens .tok.negative';
-        await new Promise((res) => { const f = () => (document.querySelector(lit) ? requestAnimationFrame(f) : res()); f(); });
-        const tok = document.querySelector(`#tokens .tok[data-i="${i}"]`);
-        if (!tok) return `no token ${i}: ${[...document.querySelectorAll("#tokens .tok")].map((t) => t.dataset.i).join(",")}`;
-        const t0 = performance.now();
-        tok.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
-        await new Promise((res) => { const f = () => (document.querySelector(`#tokens .tok.query[data-i="${i}"]`) && document.querySelector(lit) ? res() : requestAnimationFrame(f)); f(); });
-        return performance.now() - t0;
-      }, i)));
+      lat.push(
+        await step(`hover token ${i}`, () =>
+          body.evaluate(async (_body, i) => {
+            const strip = document.querySelector('#tokens');
+            strip.dispatchEvent(new MouseEvent('mouseleave'));
+            // A raw term's row lights what raises the score (.neighbour) and what lowers it (.negative); a row with no
+            // positive entry (common with random weights) lights only the latter.
+            const lit = '#tokens .tok.neighbour, #tokens .tok.negative';
+            await new Promise((res) => {
+              const f = () => (document.querySelector(lit) ? requestAnimationFrame(f) : res());
+              f();
+            });
+            const tok = document.querySelector(`#tokens .tok[data-i="${i}"]`);
+            if (!tok) return `no token ${i}: ${[...document.querySelectorAll('#tokens .tok')].map((t) => t.dataset.i).join(',')}`;
+            const t0 = performance.now();
+            tok.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+            await new Promise((res) => {
+              const f = () =>
+                document.querySelector(`#tokens .tok.query[data-i="${i}"]`) && document.querySelector(lit)
+                  ? res()
+                  : requestAnimationFrame(f);
+              f();
+            });
+            return performance.now() - t0;
+          }, i),
+        ),
+      );
       if (typeof lat.at(-1) === 'string') throw new Error(lat.at(-1));
     }
     r.hover_to_highlight_ms = { median: +median(lat).toFixed(1), min: +Math.min(...lat).toFixed(1), runs: lat.length };
@@ -300,8 +372,16 @@ try {
     for (let k = 1; k <= explains; k++) {
       const inits = await body.evaluate(() => window.__lensInits);
       await runCommand(page, 'DeBERTa Lens: Explain Attention');
-      await waitUntil(async () => (await body.evaluate(() => window.__lensInits)) > inits, { timeout: 120_000, interval: 20, message: `explain ${k}` });
-      await waitUntil(async () => isDrawn(await canvasStats(frame.locator('canvas#heatmap'))), { timeout: 60_000, interval: 20, message: `heatmap ${k}` });
+      await waitUntil(async () => (await body.evaluate(() => window.__lensInits)) > inits, {
+        timeout: 120_000,
+        interval: 20,
+        message: `explain ${k}`,
+      });
+      await waitUntil(async () => isDrawn(await canvasStats(frame.locator('canvas#heatmap'))), {
+        timeout: 60_000,
+        interval: 20,
+        message: `heatmap ${k}`,
+      });
       if (k === 1 || k === Math.ceil(explains / 2) || k === explains) memory[k] = processMemory(server.pid);
     }
     results.memory_over_explains = { tokens: lengths.at(-1), ...memory };

@@ -5,8 +5,17 @@ import * as assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { cellPosition, extensionMissing, readoutValues, selectValues, startLens, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
 import {
-  canvasStats, editorContextMenu, editorDecorationClasses, focusTab, goToLine, isDrawn, openFile, runCommand, screenshot,
-  selectLines, waitUntil,
+  canvasStats,
+  editorContextMenu,
+  editorDecorationClasses,
+  focusTab,
+  goToLine,
+  isDrawn,
+  openFile,
+  runCommand,
+  screenshot,
+  selectLines,
+  waitUntil,
 } from './lib/workbench.mjs';
 
 const SAMPLE = [
@@ -53,8 +62,10 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     for (const t of TERMS) {
       await frame.locator('#term').selectOption(t);
       // The view asks the host for the slice lazily; wait for it, then for the pixels.
-      await waitUntil(async () => (await frame.locator('#legend-label').textContent())?.includes(t) ||
-        (await frame.locator('#term').inputValue()) === t, { message: `term ${t} selected` });
+      await waitUntil(
+        async () => (await frame.locator('#legend-label').textContent())?.includes(t) || (await frame.locator('#term').inputValue()) === t,
+        { message: `term ${t} selected` },
+      );
       const stats = await waitHeatmapDrawn(frame);
       assert.ok(isDrawn(stats), `${t} heatmap drawn: ${JSON.stringify(stats)}`);
       assert.ok(stats.distinctColours >= 3, `${t} heatmap has a range of colours: ${JSON.stringify(stats)}`);
@@ -68,18 +79,21 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     await frame.locator('#term').selectOption('probs');
     await waitHeatmapDrawn(frame);
     // Pixels of the whole canvas hashed in the page: two layers' probs never paint the same picture.
-    const fingerprint = () => frame.locator('canvas#heatmap').evaluate((c) => {
-      const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
-      let h = 0;
-      for (let k = 0; k < data.length; k++) h = (Math.imul(h, 31) + data[k]) | 0;
-      return h;
-    });
+    const fingerprint = () =>
+      frame.locator('canvas#heatmap').evaluate((c) => {
+        const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+        let h = 0;
+        for (let k = 0; k < data.length; k++) h = (Math.imul(h, 31) + data[k]) | 0;
+        return h;
+      });
     const seen = new Map();
     for (const l of [...layers.slice(1), layers[0]]) {
       const painted = await frame.locator('canvas#heatmap').getAttribute('data-painted');
       await frame.locator('#layer').selectOption(l);
-      await waitUntil(async () => (await frame.locator('canvas#heatmap').getAttribute('data-painted')) !== painted,
-        { timeout: 30_000, message: `layer ${l} painted` });
+      await waitUntil(async () => (await frame.locator('canvas#heatmap').getAttribute('data-painted')) !== painted, {
+        timeout: 30_000,
+        message: `layer ${l} painted`,
+      });
       assert.ok(isDrawn(await waitHeatmapDrawn(frame)), `layer ${l} heatmap drawn`);
       seen.set(l, await fingerprint());
     }
@@ -105,10 +119,13 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     const pos = await cellPosition(frame, Math.floor(n / 2), Math.floor(n / 3), n);
     await frame.locator('canvas#heatmap').hover({ position: pos });
     let last;
-    const values = await waitUntil(async () => {
-      last = await readoutValues(frame);
-      return TERMS.every((t) => Number.isFinite(num(last[t]))) ? last : null;
-    }, { message: 'readout numbers for c2c, c2p, p2c' }).catch(async (e) => {
+    const values = await waitUntil(
+      async () => {
+        last = await readoutValues(frame);
+        return TERMS.every((t) => Number.isFinite(num(last[t]))) ? last : null;
+      },
+      { message: 'readout numbers for c2c, c2p, p2c' },
+    ).catch(async (e) => {
       throw new Error(`${e.message}; readout has ${JSON.stringify(last)}: "${await frame.locator('#readout').textContent()}"`);
     });
     assert.ok(num(values.probs) >= 0 && num(values.probs) <= 1, `probs in [0,1]: ${JSON.stringify(values)}`);
@@ -126,8 +143,13 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     await waitUntil(async () => (await cells.count()) === heads, { message: `${heads} head cells` });
     for (let h = 0; h < heads; h++) {
       const canvas = frame.locator(`#head-grid .head-cell[data-head="${h}"] canvas`).first();
-      const stats = await waitUntil(async () => { const s = await canvasStats(canvas); return isDrawn(s) ? s : null; },
-        { message: `head ${h} canvas drawn` });
+      const stats = await waitUntil(
+        async () => {
+          const s = await canvasStats(canvas);
+          return isDrawn(s) ? s : null;
+        },
+        { message: `head ${h} canvas drawn` },
+      );
       assert.ok(isDrawn(stats));
     }
     await screenshot(page, 'ui-compare-heads');
@@ -139,10 +161,13 @@ describe('DeBERTa Lens in VS Code', { skip: skip ?? false }, () => {
     await page.waitForTimeout(300);
     const before = await editorDecorationClasses(page);
     await goToLine(page, 1, 6); // inside "quick"
-    const afterClasses = await waitUntil(async () => {
-      const c = await editorDecorationClasses(page);
-      return c.filter((x) => x.startsWith('ced-') && !before.includes(x)).length > 0 ? c : null;
-    }, { message: 'new editor decorations on the explained line' });
+    const afterClasses = await waitUntil(
+      async () => {
+        const c = await editorDecorationClasses(page);
+        return c.filter((x) => x.startsWith('ced-') && !before.includes(x)).length > 0 ? c : null;
+      },
+      { message: 'new editor decorations on the explained line' },
+    );
     assert.ok(afterClasses.some((c) => c.startsWith('ced-')));
     await screenshot(page, 'ui-editor-decorations');
   });

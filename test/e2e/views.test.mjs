@@ -33,10 +33,13 @@ describe('DeBERTa Lens analysis views', { skip: skip ?? false }, () => {
       await frame.locator(`#app[data-view="${v.view}"]`).waitFor({ state: 'attached', timeout: 15_000 });
       const canvas = frame.locator(v.canvas);
       let stats;
-      await waitUntil(async () => {
-        stats = await canvasStats(canvas).catch(() => null);
-        return stats && isDrawn(stats);
-      }, { timeout: 30_000, message: `${v.canvas} drawn (last ${JSON.stringify(stats)})` });
+      await waitUntil(
+        async () => {
+          stats = await canvasStats(canvas).catch(() => null);
+          return stats && isDrawn(stats);
+        },
+        { timeout: 30_000, message: `${v.canvas} drawn (last ${JSON.stringify(stats)})` },
+      );
       assert.ok((await frame.locator('#analysis-caption').textContent()).length > 40);
       const box = await canvas.boundingBox();
       assert.ok(box, `${v.canvas} is visible`);
@@ -53,10 +56,14 @@ describe('DeBERTa Lens analysis views', { skip: skip ?? false }, () => {
     await frame.locator('#view-heatmap').click();
     await frame.locator('#term').selectOption('probs');
     await frame.locator('#head').selectOption('mean');
-    await waitUntil(async () => /mean over heads/.test((await frame.locator('#legend-label').textContent()) ?? ''), { message: 'mean legend' });
+    await waitUntil(async () => /mean over heads/.test((await frame.locator('#legend-label').textContent()) ?? ''), {
+      message: 'mean legend',
+    });
     assert.ok(isDrawn(await waitHeatmapDrawn(frame)));
     await frame.locator('#discount-special').check();
-    await waitUntil(async () => /specials discounted/.test((await frame.locator('#legend-label').textContent()) ?? ''), { message: 'discount legend' });
+    await waitUntil(async () => /specials discounted/.test((await frame.locator('#legend-label').textContent()) ?? ''), {
+      message: 'discount legend',
+    });
     await screenshot(page, 'views-mean-discounted');
   });
 });

@@ -26,9 +26,18 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
   test('Diff before a second explain says how to get one', async () => {
     await frame.locator('#view-diff').click();
     await frame.locator('#app[data-view="diff"]').waitFor({ state: 'attached', timeout: 15_000 });
-    await waitUntil(async () => /Explain twice/.test((await frame.locator('#diff-empty').textContent().catch(() => '')) ?? ''), {
-      message: '#diff-empty hint',
-    });
+    await waitUntil(
+      async () =>
+        /Explain twice/.test(
+          (await frame
+            .locator('#diff-empty')
+            .textContent()
+            .catch(() => '')) ?? '',
+        ),
+      {
+        message: '#diff-empty hint',
+      },
+    );
     assert.equal(await frame.locator('canvas#diff-matrix').count(), 0);
   });
 
@@ -42,7 +51,10 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     await page.keyboard.type('very ');
     await selectLines(page, 1, 1);
     await runCommand(page, 'DeBERTa Lens: Explain Attention');
-    await waitUntil(async () => (await tokenCount(frame)) > before, { timeout: 60_000, message: `more tokens than ${before} after the edit` });
+    await waitUntil(async () => (await tokenCount(frame)) > before, {
+      timeout: 60_000,
+      message: `more tokens than ${before} after the edit`,
+    });
     await frame.locator('#view-diff').click();
     const canvas = frame.locator('canvas#diff-matrix');
     const stats = await waitHeatmapDrawn(frame, { selector: 'canvas#diff-matrix' });
@@ -72,12 +84,15 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     assert.equal(pieces, await tokenCount(frame));
     await frame.locator('#merge-words').check();
     let rows;
-    await waitUntil(async () => {
-      rows = await side();
-      return rows < pieces && isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
-    }, { timeout: 30_000, message: `merged heatmap with fewer than ${pieces} rows (last ${rows})` });
+    await waitUntil(
+      async () => {
+        rows = await side();
+        return rows < pieces && isDrawn(await canvasStats(frame.locator('canvas#heatmap')));
+      },
+      { timeout: 30_000, message: `merged heatmap with fewer than ${pieces} rows (last ${rows})` },
+    );
     assert.equal(await tokenCount(frame), rows, 'one strip item per word row');
-    assert.ok(await frame.locator('#tokens .tok.word', { hasText: 'riverbank' }).count() >= 1, 'a multi-piece word is one strip item');
+    assert.ok((await frame.locator('#tokens .tok.word', { hasText: 'riverbank' }).count()) >= 1, 'a multi-piece word is one strip item');
     assert.match(await frame.locator('#merge-caption').textContent(), /each row is the mean .* each column the sum/);
     await screenshot(page, 'views2-merged');
     await frame.locator('#merge-words').uncheck();

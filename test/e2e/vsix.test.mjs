@@ -16,22 +16,38 @@ describe('the VSIX', { skip: skip ?? false }, () => {
     vsix = packageVsix();
     entries = await vsixEntries(vsix);
   });
-  after(() => { if (vsix) fs.rmSync(path.dirname(vsix), { recursive: true, force: true }); });
+  after(() => {
+    if (vsix) fs.rmSync(path.dirname(vsix), { recursive: true, force: true });
+  });
 
   test('holds the bundles and the Linux x64 onnxruntime binding', () => {
     const names = entries.map((e) => e.name);
-    for (const f of ['extension/dist/extension.js', 'extension/dist/runtime-worker.js', 'extension/dist/tokenizer-thread.js', 'extension/dist/webview.js', 'extension/package.json']) {
+    for (const f of [
+      'extension/dist/extension.js',
+      'extension/dist/runtime-worker.js',
+      'extension/dist/tokenizer-thread.js',
+      'extension/dist/webview.js',
+      'extension/package.json',
+    ]) {
       assert.ok(names.includes(f), `${f} is in the VSIX`);
     }
-    assert.ok(names.some((n) => /^extension\/node_modules\/onnxruntime-node\/bin\/napi-v\d+\/linux\/x64\/.*\.node$/.test(n)),
-      'onnxruntime-node linux/x64 binding is in the VSIX');
+    assert.ok(
+      names.some((n) => /^extension\/node_modules\/onnxruntime-node\/bin\/napi-v\d+\/linux\/x64\/.*\.node$/.test(n)),
+      'onnxruntime-node linux/x64 binding is in the VSIX',
+    );
   });
 
-  test('leaves out other platforms\' binaries, sources and tests (.vscodeignore)', () => {
+  test("leaves out other platforms' binaries, sources and tests (.vscodeignore)", () => {
     const names = entries.map((e) => e.name);
-    const stray = names.filter((n) => /onnxruntime-node\/bin\/napi-v\d+\/(darwin|win32)\//.test(n) || /^extension\/(src|test|out)\//.test(n));
+    const stray = names.filter(
+      (n) => /onnxruntime-node\/bin\/napi-v\d+\/(darwin|win32)\//.test(n) || /^extension\/(src|test|out)\//.test(n),
+    );
     const mb = fs.statSync(vsix).size / 2 ** 20;
-    assert.deepEqual(stray.slice(0, 5), [], `${stray.length} files that belong out of the VSIX (${mb.toFixed(1)} MB); add them to .vscodeignore`);
+    assert.deepEqual(
+      stray.slice(0, 5),
+      [],
+      `${stray.length} files that belong out of the VSIX (${mb.toFixed(1)} MB); add them to .vscodeignore`,
+    );
     assert.ok(mb < 60, `VSIX is ${mb.toFixed(1)} MB`);
   });
 

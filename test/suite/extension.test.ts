@@ -53,7 +53,8 @@ suite('DeBERTa Lens', () => {
 
   test('commands are registered', async () => {
     const all = await vscode.commands.getCommands(true);
-    for (const c of ['debertaLens.explain', 'debertaLens.selectModel', 'debertaLens.compareHeads', 'debertaLens.predictToken']) assert.ok(all.includes(c), c);
+    for (const c of ['debertaLens.explain', 'debertaLens.selectModel', 'debertaLens.compareHeads', 'debertaLens.predictToken'])
+      assert.ok(all.includes(c), c);
   });
 
   test('Explain on a selection returns a result and opens the panel', async () => {
@@ -96,14 +97,23 @@ suite('DeBERTa Lens', () => {
     ed.selection = new vscode.Selection(0, 0, 0, 17);
     const r = await explain();
     assert.ok(r.ok);
-    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', ed.document.uri, new vscode.Position(0, 7));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      ed.document.uri,
+      new vscode.Position(0, 7),
+    );
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     assert.match(text, /DeBERTa Lens/);
     for (const k of ['c2c', 'c2p', 'p2c', 'scores', 'probs']) assert.match(text, new RegExp(k));
   });
 
   test('What Would the Model Put Here? masks a token (by index or under the cursor); the hover on a [MASK] lists the top tokens', async () => {
-    type Predicted = { ok: true; prediction: { position: number; state: string; prediction?: { source: string; top: unknown[]; original?: { rank: number } } } } | { ok: false; error: string };
+    type Predicted =
+      | {
+          ok: true;
+          prediction: { position: number; state: string; prediction?: { source: string; top: unknown[]; original?: { rank: number } } };
+        }
+      | { ok: false; error: string };
     const text = 'a tiny [MASK] for a tiny random model';
     const ed = await editorWith(text);
     ed.selection = new vscode.Selection(0, 0, 0, text.length);
@@ -117,7 +127,11 @@ suite('DeBERTa Lens', () => {
     ed.selection = new vscode.Selection(0, text.indexOf('random') + 2, 0, text.indexOf('random') + 2);
     const byCursor = await vscode.commands.executeCommand<Predicted>('debertaLens.predictToken');
     assert.ok(byCursor.ok && byCursor.prediction.position > 1, 'the token under the cursor');
-    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', ed.document.uri, new vscode.Position(0, text.indexOf('[MASK]') + 2));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      ed.document.uri,
+      new vscode.Position(0, text.indexOf('[MASK]') + 2),
+    );
     const md = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
     assert.match(md, /what the model puts at \\\[MASK\\\] #\d+/);
   });

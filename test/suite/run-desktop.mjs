@@ -33,9 +33,11 @@ if (executable) {
     // A 20 s idle timeout: offline, the download fails with one line here instead of hanging.
     executable = await downloadAndUnzipVSCode({ version, cachePath: path.join(ROOT, '.vscode-test'), timeout: 20_000 });
   } catch (e) {
-    fail(`cannot download VS Code ${version} (${reason(e)}). test:vscode needs the internet once (VS Code is kept in ` +
-      '.vscode-test/), or VSCODE_EXECUTABLE=/path/to/code. Without either, run the same suite in code-server: ' +
-      'node test/e2e/integration.mjs (after tools/e2e-setup.sh), as CI does.');
+    fail(
+      `cannot download VS Code ${version} (${reason(e)}). test:vscode needs the internet once (VS Code is kept in ` +
+        '.vscode-test/), or VSCODE_EXECUTABLE=/path/to/code. Without either, run the same suite in code-server: ' +
+        'node test/e2e/integration.mjs (after tools/e2e-setup.sh), as CI does.',
+    );
   }
 }
 if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
@@ -49,8 +51,15 @@ try {
     vscodeExecutablePath: executable,
     extensionDevelopmentPath: ROOT,
     extensionTestsPath: SUITE,
-    launchArgs: [path.join(ROOT, 'samples'), '--disable-extensions', '--disable-workspace-trust',
-      '--user-data-dir', path.join(tmp, 'user-data'), '--extensions-dir', path.join(tmp, 'extensions')],
+    launchArgs: [
+      path.join(ROOT, 'samples'),
+      '--disable-extensions',
+      '--disable-workspace-trust',
+      '--user-data-dir',
+      path.join(tmp, 'user-data'),
+      '--extensions-dir',
+      path.join(tmp, 'extensions'),
+    ],
   });
   process.exitCode = code;
 } catch (e) {

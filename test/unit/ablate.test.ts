@@ -15,8 +15,17 @@ import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { assertClose, assertOneLineError, klFromLogits, logSoftmax } from './head-asserts';
 import { FIXTURES, REPO_ROOT, at } from './helpers';
 
-interface Mlm { position: number; top5_ids: number[]; top5_logits: number[]; logits: number[] }
-interface CaseText { name: string; mlm: Mlm[]; last_hidden_state: number[][] }
+interface Mlm {
+  position: number;
+  top5_ids: number[];
+  top5_logits: number[];
+  logits: number[];
+}
+interface CaseText {
+  name: string;
+  mlm: Mlm[];
+  last_hidden_state: number[][];
+}
 interface Cases {
   texts: { name: string; input_ids: number[]; mask_positions: number[] }[];
   cases: { ablate: string; mode: 'zero' | 'mean'; texts: CaseText[] }[];
@@ -32,7 +41,11 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 async function forwardStates(model: OpenModel, ids: number[], layer: number) {
   const spec = model.checkpoint.spec;
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
-  const run = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), [layerInputOutput(layer), LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])]);
+  const run = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), [
+    layerInputOutput(layer),
+    LAST_HIDDEN,
+    ...(relative ? [REL_OUTPUT] : []),
+  ]);
   try {
     return {
       state: run.outputs.read(layerInputOutput(layer)),
@@ -47,7 +60,10 @@ async function forwardStates(model: OpenModel, ids: number[], layer: number) {
 
 describe('ablate: every HF intervention case on v3_tiny_mlm_cls', () => {
   const data: Cases = JSON.parse(fs.readFileSync(path.join(fixture('v3_tiny_mlm_cls'), 'ablation_cases.json'), 'utf8'));
-  const pristine = JSON.parse(fs.readFileSync(path.join(fixture('v3_tiny_mlm_cls'), 'expected_outputs.json'), 'utf8')).cases as { input_ids: number[]; expected: { mlm: Mlm[] } }[];
+  const pristine = JSON.parse(fs.readFileSync(path.join(fixture('v3_tiny_mlm_cls'), 'expected_outputs.json'), 'utf8')).cases as {
+    input_ids: number[];
+    expected: { mlm: Mlm[] };
+  }[];
   it(`${data.cases.length} cases × ${data.texts.length} texts: last hidden state and logits ≤ 1e-4 relative, ids exact, KL and log-prob/rank from HF's full rows`, async () => {
     const model = await open(fixture('v3_tiny_mlm_cls'));
     try {
@@ -64,14 +80,33 @@ describe('ablate: every HF intervention case on v3_tiny_mlm_cls', () => {
           const r = await model.ablate({ ids: text.input_ids, ablate: c.ablate, mode: c.mode });
           assert.equal(r.ablation.first_layer, plan.firstLayer);
           const before = pristine.find((p) => JSON.stringify(p.input_ids) === JSON.stringify(text.input_ids))!.expected.mlm;
-          assert.deepEqual(r.after.map((p) => p.position), text.mask_positions, what);
+          assert.deepEqual(
+            r.after.map((p) => p.position),
+            text.mask_positions,
+            what,
+          );
           want.mlm.forEach((m, k) => {
             const hf = at(before, k);
-            assert.deepEqual(at(r.before, k).top.map((x) => x.id), hf.top5_ids, `${what} @${m.position}: ids before`);
-            assert.deepEqual(at(r.after, k).top.map((x) => x.id), m.top5_ids, `${what} @${m.position}: ids after`);
-            assertClose(at(r.after, k).top.map((x) => x.logit), m.top5_logits, `${what} @${m.position}: logits after`);
+            assert.deepEqual(
+              at(r.before, k).top.map((x) => x.id),
+              hf.top5_ids,
+              `${what} @${m.position}: ids before`,
+            );
+            assert.deepEqual(
+              at(r.after, k).top.map((x) => x.id),
+              m.top5_ids,
+              `${what} @${m.position}: ids after`,
+            );
+            assertClose(
+              at(r.after, k).top.map((x) => x.logit),
+              m.top5_logits,
+              `${what} @${m.position}: logits after`,
+            );
             const kl = at(r.kl, k).kl;
-            assert.ok(Math.abs(kl - klFromLogits(hf.logits, m.logits)) <= 1e-5, `${what} @${m.position}: KL ${kl} vs ${klFromLogits(hf.logits, m.logits)}`);
+            assert.ok(
+              Math.abs(kl - klFromLogits(hf.logits, m.logits)) <= 1e-5,
+              `${what} @${m.position}: KL ${kl} vs ${klFromLogits(hf.logits, m.logits)}`,
+            );
             const tracked = at(r.tracked, k);
             assert.equal(tracked.which, 'top1_before');
             assert.equal(tracked.id, hf.top5_ids[0]);
@@ -88,9 +123,18 @@ describe('ablate: every HF intervention case on v3_tiny_mlm_cls', () => {
 });
 
 describe('ablate: the c2p flip on the bundled model (samples/ablation.md)', () => {
-  interface Side { top5_ids: number[]; top5_logits: number[]; top5_probs: number[] }
-  const flip: { text: string; input_ids: number[]; mask_position: number; before: Side; cases: { ablate: string; mode: 'zero'; after: Side & { kl: number; before_top1_logprob: number; before_top1_rank: number } }[] } =
-    JSON.parse(fs.readFileSync(path.join(FIXTURES, 'default-model', 'c2p_flip.json'), 'utf8'));
+  interface Side {
+    top5_ids: number[];
+    top5_logits: number[];
+    top5_probs: number[];
+  }
+  const flip: {
+    text: string;
+    input_ids: number[];
+    mask_position: number;
+    before: Side;
+    cases: { ablate: string; mode: 'zero'; after: Side & { kl: number; before_top1_logprob: number; before_top1_rank: number } }[];
+  } = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'default-model', 'c2p_flip.json'), 'utf8'));
   it('each case flips "him" to ","; logits ≤ 1e-4 relative, probabilities and KL ≤ 1e-5, log-prob and rank of "him" after', async () => {
     const model = await open(path.join(REPO_ROOT, 'models', 'default'));
     try {
@@ -99,10 +143,24 @@ describe('ablate: the c2p flip on the bundled model (samples/ablation.md)', () =
         assert.deepEqual(r.input_ids, flip.input_ids);
         const [b, a] = [at(r.before, 0), at(r.after, 0)];
         assert.equal(a.position, flip.mask_position);
-        assert.deepEqual(b.top.map((t) => t.id), flip.before.top5_ids);
-        assertClose(b.top.map((t) => t.logit), flip.before.top5_logits, `${c.ablate}: logits before`);
-        assert.deepEqual(a.top.map((t) => t.id), c.after.top5_ids);
-        assertClose(a.top.map((t) => t.logit), c.after.top5_logits, `${c.ablate}: logits after`);
+        assert.deepEqual(
+          b.top.map((t) => t.id),
+          flip.before.top5_ids,
+        );
+        assertClose(
+          b.top.map((t) => t.logit),
+          flip.before.top5_logits,
+          `${c.ablate}: logits before`,
+        );
+        assert.deepEqual(
+          a.top.map((t) => t.id),
+          c.after.top5_ids,
+        );
+        assertClose(
+          a.top.map((t) => t.logit),
+          c.after.top5_logits,
+          `${c.ablate}: logits after`,
+        );
         a.top.forEach((t, k) => assert.ok(Math.abs(t.prob - at(c.after.top5_probs, k)) <= 1e-5, `${c.ablate}: prob ${k}`));
         const kl = at(r.kl, 0).kl;
         assert.ok(Math.abs(kl - c.after.kl) <= 1e-5, `${c.ablate}: KL ${kl} vs ${c.after.kl}`);
@@ -142,7 +200,11 @@ describe('deberta-lens ablate', () => {
   const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
   const cliCache = path.join(tmp, 'cli-cache');
   const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, 'ablate', '--threads', '2', ...args], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cliCache }, timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI, 'ablate', '--threads', '2', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, XDG_CACHE_HOME: cliCache },
+      timeout: 60_000,
+    });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
@@ -152,17 +214,38 @@ describe('deberta-lens ablate', () => {
     const config = JSON.parse(fs.readFileSync(path.join(c2pOnly, 'config.json'), 'utf8'));
     fs.writeFileSync(path.join(c2pOnly, 'config.json'), JSON.stringify({ ...config, pos_att_type: 'c2p' }));
     const text = ['--text', 'attention to [MASK] terms'];
-    assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '2.0:c2p'), /"2\.0:c2p": layer 2 does not exist; this model has layers 0…1/);
-    assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '1.0:c2p,1.4:all'), /"1\.4:all": head 4 does not exist; this model has heads 0…3/);
-    assertOneLineError(cli('--model', c2pOnly, ...text, '--ablate', '0.1:p2c'), /"0\.1:p2c": this model has no p2c term \(its terms: c2c, c2p\)/);
+    assertOneLineError(
+      cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '2.0:c2p'),
+      /"2\.0:c2p": layer 2 does not exist; this model has layers 0…1/,
+    );
+    assertOneLineError(
+      cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '1.0:c2p,1.4:all'),
+      /"1\.4:all": head 4 does not exist; this model has heads 0…3/,
+    );
+    assertOneLineError(
+      cli('--model', c2pOnly, ...text, '--ablate', '0.1:p2c'),
+      /"0\.1:p2c": this model has no p2c term \(its terms: c2c, c2p\)/,
+    );
     assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text, '--ablate', '1:c2p'), /"1:c2p" is not LAYER\.HEAD:TERM/);
     assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), ...text), /--ablate is required/);
     assertOneLineError(cli('--model', fixture('v3_tiny_rtd'), ...text, '--ablate', '0.0:c2p'), /no masked-LM head/);
     assert.equal(fs.existsSync(path.join(cliCache, 'deberta-lens')), false, 'no graph was built');
   });
 
-  it('prints before/after predictions in predict\'s shape, KL per position and the followed token; --positions follows the original', () => {
-    const r = cli('--model', fixture('v3_tiny_mlm_cls'), '--text', 'attention to [MASK] and [MASK] terms', '--ablate', '0.*:c2p,1.1:all', '--mean', '--positions', '2', '--top', '3');
+  it("prints before/after predictions in predict's shape, KL per position and the followed token; --positions follows the original", () => {
+    const r = cli(
+      '--model',
+      fixture('v3_tiny_mlm_cls'),
+      '--text',
+      'attention to [MASK] and [MASK] terms',
+      '--ablate',
+      '0.*:c2p,1.1:all',
+      '--mean',
+      '--positions',
+      '2',
+      '--top',
+      '3',
+    );
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.deepEqual(out.ablation, { entries: ['0.*:c2p', '1.1:all'], mode: 'mean', first_layer: 0, layers_rerun: 2, layers: 2 });
@@ -181,7 +264,10 @@ describe('deberta-lens ablate', () => {
     assert.equal(out.tracked[0].id, out.tokens[2].id);
     assert.equal(out.tracked[0].before.rank, out.before[0].original.rank);
     assert.equal(out.tracked[0].after.rank, out.after[0].original.rank);
-    assert.deepEqual(out.tracked.slice(1).map((t: { which: string }) => t.which), ['top1_before', 'top1_before']);
+    assert.deepEqual(
+      out.tracked.slice(1).map((t: { which: string }) => t.which),
+      ['top1_before', 'top1_before'],
+    );
     assert.ok(out.kl.every((k: { kl: number }) => k.kl >= -1e-6 && Number.isFinite(k.kl)));
   });
 });

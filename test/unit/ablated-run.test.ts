@@ -15,7 +15,7 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const dir = path.join(FIXTURES, 'deberta', 'v3_tiny_mlm_cls');
 
 describe('explainAblated: the intervened run as a result', () => {
-  it('every case × text: the last layer\'s probs ≤ 1e-4 relative to HF; untouched earlier layers equal the plain run', async () => {
+  it("every case × text: the last layer's probs ≤ 1e-4 relative to HF; untouched earlier layers equal the plain run", async () => {
     const data = JSON.parse(fs.readFileSync(path.join(dir, 'ablation_cases.json'), 'utf8')) as {
       texts: { name: string; input_ids: number[] }[];
       cases: { ablate: string; mode: 'zero' | 'mean'; texts: { name: string; last_layer_probs: number[][][] }[] }[];
@@ -43,7 +43,7 @@ describe('explainAblated: the intervened run as a result', () => {
     }
   });
 
-  it('the intervened layer: head 0 of layer 1 has c2p = 0 and HF\'s probabilities; the other heads are the plain run\'s', async () => {
+  it("the intervened layer: head 0 of layer 1 has c2p = 0 and HF's probabilities; the other heads are the plain run's", async () => {
     const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected_outputs.json'), 'utf8')) as {
       cases: { input_ids: number[]; ablation: { layer1_head0_probs: number[][] } }[];
     };
@@ -54,7 +54,10 @@ describe('explainAblated: the intervened run as a result', () => {
         const plain = await model.explain({ ids: c.input_ids });
         await Promise.all([r.load(1), plain.load(1)]);
         assertClose(r.slice(1, 0, 'probs'), c.ablation.layer1_head0_probs.flat(), 'layer 1 head 0 probs');
-        assert.ok(r.slice(1, 0, 'c2p').every((x) => x === 0), 'the removed term is shown as the run used it');
+        assert.ok(
+          r.slice(1, 0, 'c2p').every((x) => x === 0),
+          'the removed term is shown as the run used it',
+        );
         assert.deepEqual(r.slice(1, 1, 'probs'), plain.slice(1, 1, 'probs'));
         assert.deepEqual(r.slice(1, 0, 'c2c'), plain.slice(1, 0, 'c2c'));
       }

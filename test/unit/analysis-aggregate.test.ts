@@ -101,7 +101,10 @@ const codeTokens = [
 
 test('identifiers mode keeps camelCase and snake_case whole', async () => {
   const g = groupWords(codeTokens, code, 'identifiers');
-  assert.deepEqual(g.map((w) => w.text), ['let', 'getUser_name', '=', 'fooBar', '(', 'x', ');']);
+  assert.deepEqual(
+    g.map((w) => w.text),
+    ['let', 'getUser_name', '=', 'fooBar', '(', 'x', ');'],
+  );
   const word = at(g, 1);
   assert.deepEqual(word.pieces, [1, 2, 3, 4]);
   assert.equal(code.slice(word.start, word.end), 'getUser_name');
@@ -109,11 +112,20 @@ test('identifiers mode keeps camelCase and snake_case whole', async () => {
 
 test('words mode splits camelCase humps and underscores', async () => {
   const g = groupWords(codeTokens, code, 'words');
-  assert.deepEqual(g.map((w) => w.text), ['let', 'get', 'User', '_', 'name', '=', 'foo', 'Bar', '(', 'x', ');']);
+  assert.deepEqual(
+    g.map((w) => w.text),
+    ['let', 'get', 'User', '_', 'name', '=', 'foo', 'Bar', '(', 'x', ');'],
+  );
   // without source text the piece texts are used
-  assert.deepEqual(groupWords(codeTokens, undefined, 'identifiers').map((w) => w.text), ['let', 'getUser_name', '=', 'fooBar', '(', 'x', ');']);
+  assert.deepEqual(
+    groupWords(codeTokens, undefined, 'identifiers').map((w) => w.text),
+    ['let', 'getUser_name', '=', 'fooBar', '(', 'x', ');'],
+  );
   const acronym = [piece('HTTP', 0, 4), piece('Server', 4, 10)];
-  assert.deepEqual(groupWords(acronym, 'HTTPServer', 'words').map((w) => w.text), ['HTTP', 'Server']);
+  assert.deepEqual(
+    groupWords(acronym, 'HTTPServer', 'words').map((w) => w.text),
+    ['HTTP', 'Server'],
+  );
 });
 
 test('pooling: rows mean over pieces, columns sum over pieces', async () => {

@@ -47,7 +47,10 @@ test('fixture: the lens rows equal HF position_index for v3_tiny (long40 runs pa
     const n = c.input_ids.length;
     const lens = bucketLens(n, V3_SPEC);
     assert.deepEqual(Array.from(lens.rowOf), c.expected.position_index.flat());
-    assert.equal(lens.groups.reduce((a, g) => a + g.pairs, 0), n * n);
+    assert.equal(
+      lens.groups.reduce((a, g) => a + g.pairs, 0),
+      n * n,
+    );
   }
   assert.equal(fixtureResult('text0').n, 35);
 });

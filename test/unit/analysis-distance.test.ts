@@ -45,7 +45,10 @@ test('row profile pools distances sharing a table row (no buckets, S = 1: clamp)
   // ι = clamp(δ + 1, 0, 1): δ ∈ {−2, −1} → row 0 (3, 2, 6); δ ∈ {0, 1, 2} → row 1 (1,5,9,4,8,7)
   const p = rowProfile(m, 3, { positionBuckets: 0, maxRelativePositions: 1, attSpan: 1 });
   assert.deepEqual(Array.from(p.rows), [0, 1]);
-  assert.deepEqual(p.deltas, [[-2, -1], [0, 1, 2]]);
+  assert.deepEqual(p.deltas, [
+    [-2, -1],
+    [0, 1, 2],
+  ]);
   assert.deepEqual(Array.from(p.count), [3, 6]);
   assert.ok(Math.abs(at(p.mean, 0) - 11 / 3) < 1e-12);
   assert.ok(Math.abs(at(p.mean, 1) - 34 / 6) < 1e-12);
@@ -64,7 +67,12 @@ test('table row scores: q · PK[r] for every row', () => {
 test('δ range per table row', () => {
   // S = 2, no buckets: ι = clamp(δ + 2, 0, 3) over δ ∈ [−3, 3]
   const r = rowDeltaRanges({ positionBuckets: 0, maxRelativePositions: 2, attSpan: 2 }, 3);
-  assert.deepEqual(r, [{ min: -3, max: -2 }, { min: -1, max: -1 }, { min: 0, max: 0 }, { min: 1, max: 3 }]);
+  assert.deepEqual(r, [
+    { min: -3, max: -2 },
+    { min: -1, max: -1 },
+    { min: 0, max: 0 },
+    { min: 1, max: 3 },
+  ]);
 });
 
 test('fixture: c2p row profile agrees with the δ profile inside the exact zone', () => {
@@ -80,7 +88,10 @@ test('fixture: c2p row profile agrees with the δ profile inside the exact zone'
   }
   // c2p depends on the query and the row only, so within one query row cells of the same row are equal.
   const q = distanceProfile(c2p, r.n, { head: 1, query: 20 });
-  assert.equal(q.count.reduce((a, b) => a + b, 0), r.n);
+  assert.equal(
+    q.count.reduce((a, b) => a + b, 0),
+    r.n,
+  );
 });
 
 test('the peak ignores far distances backed by a handful of pairs', () => {

@@ -40,7 +40,10 @@ test('npy: header layout and round trip', async () => {
 });
 
 test('zip: stored entries round trip; a flipped byte is caught by the CRC', async () => {
-  const z = writeZip([{ name: 'a.txt', data: bytes('hello') }, { name: 'dir/b.bin', data: Uint8Array.from([0, 255, 7]) }]);
+  const z = writeZip([
+    { name: 'a.txt', data: bytes('hello') },
+    { name: 'dir/b.bin', data: Uint8Array.from([0, 255, 7]) },
+  ]);
   // local header signature, then the end record at the very end
   assert.deepEqual(Array.from(z.subarray(0, 4)), [0x50, 0x4b, 0x03, 0x04]);
   assert.deepEqual(Array.from(z.subarray(z.length - 22, z.length - 18)), [0x50, 0x4b, 0x05, 0x06]);
@@ -49,7 +52,10 @@ test('zip: stored entries round trip; a flipped byte is caught by the CRC', asyn
   assert.equal(new TextDecoder().decode(m.get('a.txt')), 'hello');
   const bad = Uint8Array.from(z);
   bad[30 + 5] = at(bad, 30 + 5) ^ 1; // first byte of a.txt's data
-  assert.throws(() => readZip(bad, 'x.npz'), (e: unknown) => isLensError(e) && /x\.npz.*CRC/.test((e as Error).message));
+  assert.throws(
+    () => readZip(bad, 'x.npz'),
+    (e: unknown) => isLensError(e) && /x\.npz.*CRC/.test((e as Error).message),
+  );
   assert.throws(() => readZip(bytes('not a zip at all, no end record here')), isLensError);
 });
 
@@ -73,7 +79,12 @@ test('npz round trip equals the in-memory result', async () => {
   const r = fixtureResult('text0');
   const z = await toNpz(r);
   const names = [...readZip(z).keys()];
-  assert.ok(names.includes('input_ids.npy') && names.includes('meta.json') && names.includes('layer1_p2c.npy') && names.includes('layer0_probs.npy'));
+  assert.ok(
+    names.includes('input_ids.npy') &&
+      names.includes('meta.json') &&
+      names.includes('layer1_p2c.npy') &&
+      names.includes('layer0_probs.npy'),
+  );
   const back = readNpz(z);
   assert.deepEqual(back.inputIds, r.inputIds);
   assert.deepEqual(back.tokens, r.tokens);
@@ -88,7 +99,13 @@ test('npz round trip equals the in-memory result', async () => {
 
 test('npz of a model without p2c has no p2c arrays and reads back', async () => {
   const r = fixtureResult('short5');
-  const noP2c = new ExplainResult({ ...r.model, terms: ['c2c', 'c2p'] }, r.inputIds, r.tokens, r.scale, r.layers.map((layer) => ({ layer, c2c: r.tensor(layer, 'c2c'), c2p: r.tensor(layer, 'c2p'), probs: r.tensor(layer, 'probs') })));
+  const noP2c = new ExplainResult(
+    { ...r.model, terms: ['c2c', 'c2p'] },
+    r.inputIds,
+    r.tokens,
+    r.scale,
+    r.layers.map((layer) => ({ layer, c2c: r.tensor(layer, 'c2c'), c2p: r.tensor(layer, 'c2p'), probs: r.tensor(layer, 'probs') })),
+  );
   const z = await toNpz(noP2c);
   assert.ok(![...readZip(z).keys()].some((n) => n.includes('p2c')));
   assert.equal(readNpz(z).has('p2c'), false);
@@ -99,9 +116,25 @@ test('JSON matches DESIGN §4 and the text form parses to the same object', asyn
   assert.equal(float32ForJson(Math.fround(1 / 3)), 0.33333334);
   assert.equal(float32ForJson(NaN), null);
   const r = fixtureResult('short5');
-  const j = await toJson(r) as { model: Record<string, unknown>; input_ids: number[]; tokens: unknown[]; scale: number; layers: Record<string, unknown>[] };
+  const j = (await toJson(r)) as {
+    model: Record<string, unknown>;
+    input_ids: number[];
+    tokens: unknown[];
+    scale: number;
+    layers: Record<string, unknown>[];
+  };
   assert.deepEqual(Object.keys(j), ['model', 'input_ids', 'tokens', 'scale', 'layers']);
-  assert.deepEqual(Object.keys(j.model), ['path', 'name', 'type', 'layers', 'heads', 'head_dim', 'terms', 'execution_provider', 'checkpoint_hash']);
+  assert.deepEqual(Object.keys(j.model), [
+    'path',
+    'name',
+    'type',
+    'layers',
+    'heads',
+    'head_dim',
+    'terms',
+    'execution_provider',
+    'checkpoint_hash',
+  ]);
   assert.deepEqual(Object.keys(at(j.layers, 0)), ['layer', 'c2c', 'c2p', 'p2c', 'probs']);
   const p2c = at(j.layers, 1).p2c as number[][][];
   assert.equal(p2c.length, r.heads);
@@ -137,7 +170,20 @@ test('HTML report is self-contained: no network references, data decodes to the 
 
 test('HTML report escapes token text and enforces the size limit', async () => {
   const r = fixtureResult('short5');
-  const evil = new ExplainResult(r.model, r.inputIds, r.tokens.map((t, i) => (i === 1 ? { ...t, text: '</script><img src=x>' } : t)), r.scale, r.layers.map((layer) => ({ layer, c2c: r.tensor(layer, 'c2c'), c2p: r.tensor(layer, 'c2p'), p2c: r.tensor(layer, 'p2c'), probs: r.tensor(layer, 'probs') })), '<b>&</b>');
+  const evil = new ExplainResult(
+    r.model,
+    r.inputIds,
+    r.tokens.map((t, i) => (i === 1 ? { ...t, text: '</script><img src=x>' } : t)),
+    r.scale,
+    r.layers.map((layer) => ({
+      layer,
+      c2c: r.tensor(layer, 'c2c'),
+      c2p: r.tensor(layer, 'c2p'),
+      p2c: r.tensor(layer, 'p2c'),
+      probs: r.tensor(layer, 'probs'),
+    })),
+    '<b>&</b>',
+  );
   const html = await toHtmlReport(evil, { layers: [1], kinds: ['probs'], title: 'a <title>' });
   assert.equal(html.match(/<\/script>/g)!.length, 2);
   assert.ok(!html.includes('<img'));
@@ -160,11 +206,21 @@ test('HTML report script runs against a minimal DOM and shows a readout on hover
       width: 0,
       height: 0,
       classList: { toggle() {} },
-      appendChild(c: El) { e.children.push(c); return c; },
-      addEventListener(name: string, f: (ev: unknown) => void) { e.listeners[name] = f; },
+      appendChild(c: El) {
+        e.children.push(c);
+        return c;
+      },
+      addEventListener(name: string, f: (ev: unknown) => void) {
+        e.listeners[name] = f;
+      },
       getBoundingClientRect: () => ({ left: 0, top: 0, width: e.width as number, height: e.height as number }),
       // The report paints as the panel does: one ImageData per matrix (and one for the legend's ramp).
-      getContext: () => ({ fillRect() {}, fillStyle: '', createImageData: (w: number, h: number) => ({ data: new Uint8ClampedArray(w * h * 4) }), putImageData() {} }),
+      getContext: () => ({
+        fillRect() {},
+        fillStyle: '',
+        createImageData: (w: number, h: number) => ({ data: new Uint8ClampedArray(w * h * 4) }),
+        putImageData() {},
+      }),
     };
     return e;
   };
@@ -193,7 +249,10 @@ test('reportPlan checks the panel’s choice of layers and kinds before anything
   const plan = reportPlan(r, { layers: [first], kinds: ['probs'] });
   assert.deepEqual(plan, { layers: [first], kinds: ['probs'] });
   assert.throws(() => reportPlan(r, { layers: [], kinds: ['probs'] }), /pick at least one layer/);
-  assert.throws(() => reportPlan(r, { maxDataBytes: 16 }), (e: Error) => isLensError(e) && /choose fewer layers or kinds/.test(e.message) && !/--format/.test(e.message));
+  assert.throws(
+    () => reportPlan(r, { maxDataBytes: 16 }),
+    (e: Error) => isLensError(e) && /choose fewer layers or kinds/.test(e.message) && !/--format/.test(e.message),
+  );
   assert.equal(reportDataBytes(2, 3, 4, 10), 2 * 3 * 4 * 100 * 4);
   assert.equal(formatBytes(64 * 2 ** 20), '64 MiB');
   const m = parseWebviewMessage({ type: 'export', format: 'html', layers: [0, 2], kinds: ['probs', 'c2p', 'bogus'] });

@@ -45,6 +45,8 @@ test('fixture: rows sum to 1; ablation "all" equals the real rollout; content-on
 
 test('a result with a layer gap is refused', async () => {
   const r = fixtureResult('short5');
-  const gap = new ExplainResult(r.model, r.inputIds, r.tokens, r.scale, [{ layer: 1, c2c: r.tensor(1, 'c2c'), probs: r.tensor(1, 'probs') }]);
+  const gap = new ExplainResult(r.model, r.inputIds, r.tokens, r.scale, [
+    { layer: 1, c2c: r.tensor(1, 'c2c'), probs: r.tensor(1, 'probs') },
+  ]);
   await assert.rejects(async () => rolloutResult(gap), isLensError);
 });

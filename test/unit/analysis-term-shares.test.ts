@@ -78,9 +78,15 @@ test('layer × head grid on the v3_tiny fixture', async () => {
   assert.notDeepEqual(Array.from(pw.content), Array.from(g.content));
 });
 
-test('BERT\'s five-term split: p2p and rest enter the sum like the others', async () => {
+test("BERT's five-term split: p2p and rest enter the sum like the others", async () => {
   // One cell: |1|, |−1|, |2|, |0|, |−4| → 1/8, 1/8, 2/8, 0, 4/8.
-  const s = cellShares({ c2c: Float32Array.of(1), c2p: Float32Array.of(-1), p2c: Float32Array.of(2), p2p: Float32Array.of(0), rest: Float32Array.of(-4) });
+  const s = cellShares({
+    c2c: Float32Array.of(1),
+    c2p: Float32Array.of(-1),
+    p2c: Float32Array.of(2),
+    p2p: Float32Array.of(0),
+    rest: Float32Array.of(-4),
+  });
   close(s.c2c, [1 / 8]);
   close(s.c2p!, [1 / 8]);
   close(s.p2c!, [2 / 8]);

@@ -7,7 +7,12 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { loadCheckpoint, requireWeight } from '../../src/engine/checkpoint';
-import { buildDecompositionGraph, DECOMPOSITION_TERMS, DecompositionInput, embeddingParts } from '../../src/engine/graph/bert-decomposition';
+import {
+  buildDecompositionGraph,
+  DECOMPOSITION_TERMS,
+  DecompositionInput,
+  embeddingParts,
+} from '../../src/engine/graph/bert-decomposition';
 import { OPSET } from '../../src/engine/graph/deberta-graph';
 import { GraphBuilder } from '../../src/engine/graph/graph-builder';
 import { encodeModel, OnnxType } from '../../src/engine/graph/onnx-proto';
@@ -15,8 +20,16 @@ import { toFloat32 } from '../../src/engine/graph/float32';
 import { FIXTURES, at, field } from './helpers';
 
 const DIR = path.join(FIXTURES, 'bert', 'bert_tiny');
-interface Case { name: string; input_ids: number[]; token_type_ids: number[]; expected: {
-  layers: Array<{ scores: number[][][] }>; hidden_states: number[][][]; layer0_decomposition: Record<string, number[][][]> } }
+interface Case {
+  name: string;
+  input_ids: number[];
+  token_type_ids: number[];
+  expected: {
+    layers: Array<{ scores: number[][][] }>;
+    hidden_states: number[][][];
+    layer0_decomposition: Record<string, number[][][]>;
+  };
+}
 const cases = (): Case[] => JSON.parse(fs.readFileSync(path.join(DIR, 'expected_outputs.json'), 'utf8')).cases;
 
 async function session(build: (g: GraphBuilder) => void): Promise<ort.InferenceSession> {
@@ -36,7 +49,9 @@ function maxRelErr(got: Float32Array, want: number[][][]): number {
   const flat = want.flat(2);
   const scale = Math.max(...flat.map(Math.abs));
   let worst = 0;
-  flat.forEach((w, k) => { worst = Math.max(worst, Math.abs(at(got, k) - w) / Math.max(Math.abs(w), 1e-3 * scale)); });
+  flat.forEach((w, k) => {
+    worst = Math.max(worst, Math.abs(at(got, k) - w) / Math.max(Math.abs(w), 1e-3 * scale));
+  });
   return worst;
 }
 
@@ -50,7 +65,15 @@ test('bert_tiny layer 0: embedding parts sum to HF embeddings; c2c/c2p/p2c/p2p/r
   const type = W('embeddings.token_type_embeddings.weight', [s.typeVocabSize, D]);
   const parts = await session((g) => {
     const inp = (name: string, dims: (number | string)[]) => g.input(name, OnnxType.FLOAT, dims);
-    const p = embeddingParts(g, inp('w', ['n', D]), inp('p', ['n', D]), inp('y', ['n', D]), inp('gamma', [D]), inp('beta', [D]), s.layerNormEps);
+    const p = embeddingParts(
+      g,
+      inp('w', ['n', D]),
+      inp('p', ['n', D]),
+      inp('y', ['n', D]),
+      inp('gamma', [D]),
+      inp('beta', [D]),
+      s.layerNormEps,
+    );
     for (const [k, v] of Object.entries(p)) g.output(v, k, OnnxType.FLOAT, ['n', D]);
   });
   const decomposition = await session((g) => buildDecompositionGraph(g, s));
@@ -58,7 +81,14 @@ test('bert_tiny layer 0: embedding parts sum to HF embeddings; c2c/c2p/p2c/p2p/r
     const n = c.input_ids.length;
     const e = await parts.run({
       w: f32(rows(word, D, c.input_ids), [n, D]),
-      p: f32(rows(pos, D, c.input_ids.map((_, i) => i)), [n, D]),
+      p: f32(
+        rows(
+          pos,
+          D,
+          c.input_ids.map((_, i) => i),
+        ),
+        [n, D],
+      ),
       y: f32(rows(type, D, c.token_type_ids), [n, D]),
       gamma: f32(W('embeddings.LayerNorm.weight', [D]), [D]),
       beta: f32(W('embeddings.LayerNorm.bias', [D]), [D]),
@@ -81,7 +111,9 @@ test('bert_tiny layer 0: embedding parts sum to HF embeddings; c2c/c2p/p2c/p2p/r
       const got = field(out, t).data as Float32Array;
       const err = maxRelErr(got, field(c.expected.layer0_decomposition, t));
       assert.ok(err <= 1e-4, `${c.name} ${t}: max rel error ${err}`);
-      got.forEach((v, k) => { total[k] = at(total, k) + v; });
+      got.forEach((v, k) => {
+        total[k] = at(total, k) + v;
+      });
     }
     // The sum carries five float32 roundings of terms larger than it: compared absolutely, at 1e-4 of the largest score.
     const want = at(c.expected.layers, 0).scores.flat(2);

@@ -15,14 +15,23 @@ import { FIXTURES, REPO_ROOT, at, compareNested as compare, field } from './help
 const DIR = path.join(FIXTURES, 'bert', 'bert_tiny');
 type M3 = number[][][];
 interface Case {
-  name: string; text: string; text_pair?: string; tokens: string[]; input_ids: number[]; token_type_ids: number[];
+  name: string;
+  text: string;
+  text_pair?: string;
+  tokens: string[];
+  input_ids: number[];
+  token_type_ids: number[];
   offsets: Array<[number, number] | null>;
-  expected: { scale: number; layers: Array<{ scores: M3; probs: M3 }>; last_hidden_state: number[][]; layer0_decomposition: Record<string, M3> };
+  expected: {
+    scale: number;
+    layers: Array<{ scores: M3; probs: M3 }>;
+    last_hidden_state: number[][];
+    layer0_decomposition: Record<string, M3>;
+  };
 }
 const cases: Case[] = JSON.parse(fs.readFileSync(path.join(DIR, 'expected_outputs.json'), 'utf8')).cases;
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-bert-parity-'));
 after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
-
 
 describe('HF parity: bert_tiny', () => {
   let model: OpenModel;
@@ -36,8 +45,14 @@ describe('HF parity: bert_tiny', () => {
       const result = await model.explain({ text: c.text, pair: c.text_pair });
       assert.equal(result.model.architecture, 'bert');
       assert.deepEqual(result.inputIds, c.input_ids);
-      assert.deepEqual(result.tokens.map((x) => x.text), c.tokens);
-      assert.deepEqual(result.tokens.map((x) => (x.special ? null : [x.start, x.end])), c.offsets);
+      assert.deepEqual(
+        result.tokens.map((x) => x.text),
+        c.tokens,
+      );
+      assert.deepEqual(
+        result.tokens.map((x) => (x.special ? null : [x.start, x.end])),
+        c.offsets,
+      );
       assert.deepEqual(result.tokenTypeIds ?? c.input_ids.map(() => 0), c.token_type_ids);
       assert.ok(Math.abs(result.scale - c.expected.scale) < 1e-6);
       const figures: string[] = [];
@@ -80,8 +95,24 @@ describe('HF parity: bert_tiny', () => {
 describe('deberta-lens explain on BERT', () => {
   it('JSON adds "architecture": "bert" and "layer0_decomposition"; layers carry scores and probs', () => {
     const c = at(cases, 2);
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'explain', '--model', DIR, '--text', c.text, '--pair', c.text_pair!,
-      '--ep', 'cpu', '--cache-dir', cacheDir], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'dist', 'cli.js'),
+        'explain',
+        '--model',
+        DIR,
+        '--text',
+        c.text,
+        '--pair',
+        c.text_pair!,
+        '--ep',
+        'cpu',
+        '--cache-dir',
+        cacheDir,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout);
     assert.equal(j.architecture, 'bert');

@@ -15,9 +15,18 @@ const DIR = path.join(REPO_ROOT, 'models', 'bert-twin');
 const BUDGET_BYTES = 25 * 1024 * 1024;
 type M3 = number[][][];
 interface Case {
-  name: string; text: string; text_pair: string | null; input_ids: number[]; token_type_ids: number[]; tokens: string[];
+  name: string;
+  text: string;
+  text_pair: string | null;
+  input_ids: number[];
+  token_type_ids: number[];
+  tokens: string[];
   rows: number[] | null;
-  expected: { layers: Record<string, { scores: M3; probs: M3 }>; last_hidden_state?: number[][]; mlm_top5: Record<string, { ids: number[]; logits: number[] }> };
+  expected: {
+    layers: Record<string, { scores: M3; probs: M3 }>;
+    last_hidden_state?: number[][];
+    mlm_top5: Record<string, { ids: number[]; logits: number[] }>;
+  };
 }
 const cases: Case[] = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'bert-twin', 'expected_outputs.json'), 'utf8')).cases;
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-twin-'));
@@ -25,17 +34,22 @@ after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 
 /** Max |got − want| and max |want| over the query rows listed (all rows when `rows` is null); got is [H][n][n]. */
 function compareRows(got: Float32Array, want: M3, n: number, rows: number[] | null): { maxDiff: number; maxAbs: number } {
-  let maxDiff = 0, maxAbs = 0;
-  want.forEach((head, h) => head.forEach((row, r) => row.forEach((w, j) => {
-    const i = rows ? at(rows, r) : r;
-    maxAbs = Math.max(maxAbs, Math.abs(w));
-    maxDiff = Math.max(maxDiff, Math.abs(w - at(got, (h * n + i) * n + j)));
-  })));
+  let maxDiff = 0,
+    maxAbs = 0;
+  want.forEach((head, h) =>
+    head.forEach((row, r) =>
+      row.forEach((w, j) => {
+        const i = rows ? at(rows, r) : r;
+        maxAbs = Math.max(maxAbs, Math.abs(w));
+        maxDiff = Math.max(maxDiff, Math.abs(w - at(got, (h * n + i) * n + j)));
+      }),
+    ),
+  );
   return { maxDiff, maxAbs };
 }
 
 describe('the bundled BERT twin', () => {
-  it('is what --model bert-twin resolves to: BERT, the default model\'s spm.model, 128 positions', async () => {
+  it("is what --model bert-twin resolves to: BERT, the default model's spm.model, 128 positions", async () => {
     assert.equal(resolveModelDir('bert-twin'), DIR);
     const s = await inspectModel('bert-twin');
     assert.equal(s.type, 'bert');
@@ -94,7 +108,11 @@ describe('the bundled BERT twin', () => {
           for (const [pos, want] of masks) {
             const got = pred.predictions.find((p) => p.position === Number(pos));
             assert.ok(got, `a prediction at ${pos}`);
-            assert.deepEqual(got.top.map((x) => x.id), want.ids, `top-5 ids at ${pos}`);
+            assert.deepEqual(
+              got.top.map((x) => x.id),
+              want.ids,
+              `top-5 ids at ${pos}`,
+            );
             got.top.forEach((x, k) => {
               const logit = at(want.logits, k);
               assert.ok(Math.abs(x.logit - logit) <= 1e-4 * Math.max(1, Math.abs(logit)), `logit ${k} at ${pos}`);

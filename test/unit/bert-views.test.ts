@@ -13,8 +13,16 @@ import { FIXTURES, at } from './helpers';
 
 const BERT = path.join(FIXTURES, 'bert', 'bert_tiny');
 const SPLIT = ['c2c', 'c2p', 'p2c', 'p2p', 'rest'] as const;
-interface Case { name: string; text?: string; input_ids: number[]; expected: { layer0_decomposition: Record<(typeof SPLIT)[number], number[][][]> } }
-const cases = (): Case[] => (JSON.parse(fs.readFileSync(path.join(BERT, 'expected_outputs.json'), 'utf8')).cases as Case[]).filter((c) => c.text && !c.name.includes('pair'));
+interface Case {
+  name: string;
+  text?: string;
+  input_ids: number[];
+  expected: { layer0_decomposition: Record<(typeof SPLIT)[number], number[][][]> };
+}
+const cases = (): Case[] =>
+  (JSON.parse(fs.readFileSync(path.join(BERT, 'expected_outputs.json'), 'utf8')).cases as Case[]).filter(
+    (c) => c.text && !c.name.includes('pair'),
+  );
 
 /** Reference: mean of m[i][j] over the cells with i − j = δ, indexed δ + n − 1 (rows `rows` only). */
 function meanByDelta(m: number[][], rows: number[]): number[] {
@@ -63,7 +71,7 @@ async function explained(c: Case, use: (r: ExplainResult) => Promise<void>): Pro
   }
 }
 
-test('BERT Distance, layer 0: c2c, c2p, p2c, p2p by δ equal the means of HF\'s split (all rows and one query row)', async () => {
+test("BERT Distance, layer 0: c2c, c2p, p2c, p2p by δ equal the means of HF's split (all rows and one query row)", async () => {
   for (const c of cases()) {
     await explained(c, async (r) => {
       const n = r.n;
@@ -79,7 +87,11 @@ test('BERT Distance, layer 0: c2c, c2p, p2c, p2p by δ equal the means of HF\'s 
             const want = meanByDelta(at(split[t], head), query === null ? [...Array(n).keys()] : [query]);
             want.forEach((w, k) => {
               if (Number.isNaN(w)) assert.ok(Number.isNaN(mean[k]), `${c.name} h${head} ${t} δ=${k - n + 1}: no cell, got ${mean[k]}`);
-              else assert.ok(Math.abs(at(mean, k) - w) <= 1e-4 * scale, `${c.name} h${head} q${query} ${t} δ=${k - n + 1}: ${mean[k]} vs HF ${w}`);
+              else
+                assert.ok(
+                  Math.abs(at(mean, k) - w) <= 1e-4 * scale,
+                  `${c.name} h${head} q${query} ${t} δ=${k - n + 1}: ${mean[k]} vs HF ${w}`,
+                );
             });
           }
         }
@@ -88,7 +100,7 @@ test('BERT Distance, layer 0: c2c, c2p, p2c, p2p by δ equal the means of HF\'s 
   }
 });
 
-test('BERT Distance, layer 1: no split (probs only, said so); DeBERTa\'s c2p/p2c series never appear for BERT', async () => {
+test("BERT Distance, layer 1: no split (probs only, said so); DeBERTa's c2p/p2c series never appear for BERT", async () => {
   await explained(at(cases(), 0), async (r) => {
     const got = await distance(r, 1, 0, null);
     assert.equal(got.split, 'bert-none');
@@ -96,7 +108,7 @@ test('BERT Distance, layer 1: no split (probs only, said so); DeBERTa\'s c2p/p2c
   });
 });
 
-test('BERT Term shares: layer 0 per head, five shares by the DeBERTa rule, equal to HF\'s split; they sum to 1', async () => {
+test("BERT Term shares: layer 0 per head, five shares by the DeBERTa rule, equal to HF's split; they sum to 1", async () => {
   for (const c of cases()) {
     await explained(c, async (r) => {
       const got = await shares(r, 'uniform');

@@ -77,7 +77,11 @@ test('relative span: max_relative_positions, position_buckets (v2 only)', () => 
   assert.deepEqual([plain.maxRelativePositions, plain.positionBuckets, plain.attSpan], [128, 0, 128]);
   const old = v1({ relative_attention: true, max_relative_positions: 0, position_buckets: 256, max_position_embeddings: 40 });
   assert.deepEqual([old.maxRelativePositions, old.positionBuckets, old.attSpan], [40, 0, 40]);
-  expectError({ model_type: 'deberta-v2', relative_attention: true, max_relative_positions: 8, position_buckets: 16 }, 'invalid-input', 'position_buckets');
+  expectError(
+    { model_type: 'deberta-v2', relative_attention: true, max_relative_positions: 8, position_buckets: 16 },
+    'invalid-input',
+    'position_buckets',
+  );
 });
 
 test('attention_head_size overrides d in v2 only; D % H is still required', () => {
@@ -85,7 +89,12 @@ test('attention_head_size overrides d in v2 only; D % H is still required', () =
   assert.deepEqual([s.headDim, s.allHeadSize], [32, 384]);
   const o = v1({ hidden_size: 768, num_attention_heads: 12, attention_head_size: 32 });
   assert.deepEqual([o.headDim, o.allHeadSize], [64, 768]);
-  expectError({ model_type: 'deberta-v2', hidden_size: 100, num_attention_heads: 12, attention_head_size: 64 }, 'invalid-input', 'hidden_size', 'num_attention_heads');
+  expectError(
+    { model_type: 'deberta-v2', hidden_size: 100, num_attention_heads: 12, attention_head_size: 64 },
+    'invalid-input',
+    'hidden_size',
+    'num_attention_heads',
+  );
 });
 
 test('v2-only fields are ignored by v1; embedding_size defaults to hidden_size', () => {
@@ -99,7 +108,7 @@ test('v2-only fields are ignored by v1; embedding_size defaults to hidden_size',
   expectError({ model_type: 'deberta-v2', conv_kernel_size: 3, conv_groups: 5 }, 'invalid-input', 'conv_groups');
 });
 
-test('activations: HF aliases map to the graph\'s functions; unknown ones are refused', () => {
+test("activations: HF aliases map to the graph's functions; unknown ones are refused", () => {
   assert.equal(v2({ hidden_act: 'swish' }).hiddenAct, 'silu');
   assert.equal(v2({ hidden_act: 'gelu_pytorch_tanh' }).hiddenAct, 'gelu_new');
   assert.equal(v2({ hidden_act: 'gelu_new' }).hiddenAct, 'gelu_new');

@@ -7,7 +7,14 @@ import { readTorchBin } from '../../src/engine/checkpoint/torch-bin';
 import { readSafetensors } from '../../src/engine/checkpoint/safetensors';
 import { isLensError } from '../../src/engine/errors';
 import { fromArray, writeSafetensors } from '../../tools/fixtures/write-safetensors';
-import { PickleWriter, writeMaliciousTorchBin, writeTorchBin, writeZip, type TorchTensor, type WriteTorchBinOptions } from '../../tools/fixtures/write-torch-bin';
+import {
+  PickleWriter,
+  writeMaliciousTorchBin,
+  writeTorchBin,
+  writeZip,
+  type TorchTensor,
+  type WriteTorchBinOptions,
+} from '../../tools/fixtures/write-torch-bin';
 import { TINY, copyFixture, f32, rejectsLens, tempDir } from './checkpoint-test-utils';
 import { DATA, field } from './helpers';
 
@@ -75,10 +82,16 @@ test('.bin variants: one shared storage with offsets, strided views, deflate, zi
 
 test('a checkpoint saved by real torch 1.13: views, offsets, f16, bf16, Parameter, int64 buffer', () => {
   const file = path.join(REAL, 'state_dict.bin');
-  const expected = JSON.parse(fs.readFileSync(path.join(REAL, 'expected.json'), 'utf8')).tensors as Record<string, { dtype: string; shape: number[]; values: number[] }>;
+  const expected = JSON.parse(fs.readFileSync(path.join(REAL, 'expected.json'), 'utf8')).tensors as Record<
+    string,
+    { dtype: string; shape: number[]; values: number[] }
+  >;
   const { tensors, skipped } = readTorchBin(file);
   assert.deepEqual(tensors.map((t) => t.name).sort(), ['bf', 'c.bias', 'deberta.a.weight', 'deberta.b.weight', 'h', 'p']);
-  assert.deepEqual(skipped.map((s) => [s.name, s.dtype, s.shape]), [['embeddings.position_ids', 'int64', [1, 6]]]);
+  assert.deepEqual(
+    skipped.map((s) => [s.name, s.dtype, s.shape]),
+    [['embeddings.position_ids', 'int64', [1, 6]]],
+  );
   for (const t of tensors) {
     const e = field(expected, t.name);
     assert.deepEqual(t.shape, e.shape, t.name);
@@ -89,7 +102,7 @@ test('a checkpoint saved by real torch 1.13: views, offsets, f16, bf16, Paramete
         ? Array.from(new Float32Array(bytes.slice().buffer))
         : t.dtype === 'bfloat16'
           ? Array.from(new Float32Array(Uint32Array.from(u16, (x) => x << 16).buffer))
-          : Array.from(u16, (x) => ((x & 0x8000 ? -1 : 1) * (1 + (x & 1023) / 1024) * 2 ** (((x >> 10) & 31) - 15)));
+          : Array.from(u16, (x) => (x & 0x8000 ? -1 : 1) * (1 + (x & 1023) / 1024) * 2 ** (((x >> 10) & 31) - 15));
     assert.deepEqual(values, e.values, t.name); // f16 values here are normal numbers, so the simple decode is exact
   }
   assert.equal(tensors.find((t) => t.name === 'deberta.b.weight')!.file, undefined); // transposed view

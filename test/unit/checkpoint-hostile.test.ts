@@ -62,7 +62,10 @@ test('trailing bytes and gaps between safetensors tensors are refused', () => {
   assert.equal(readSafetensors(file).tensors.length, 2);
   fs.appendFileSync(file, Buffer.alloc(4));
   assert.throws(() => readSafetensors(file), /tensors cover 16 bytes but the data section .* is 20/);
-  const header = JSON.stringify({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] }, b: { dtype: 'F32', shape: [1], data_offsets: [8, 12] } });
+  const header = JSON.stringify({
+    a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] },
+    b: { dtype: 'F32', shape: [1], data_offsets: [8, 12] },
+  });
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(header.length));
   fs.writeFileSync(file, Buffer.concat([len, Buffer.from(header), Buffer.alloc(12)]));
@@ -70,10 +73,19 @@ test('trailing bytes and gaps between safetensors tensors are refused', () => {
 });
 
 test('NaN and ±Inf weights: found while hashing, named by requireWeight (f32, f16, bf16)', async () => {
-  for (const [dtype, value, shown] of [['F32', NaN, 'NaN'], ['F16', Infinity, 'Infinity'], ['BF16', -Infinity, '-Infinity']] as const) {
-    const tensors = await v3Tensors((name, d) => { if (name === QUERY) d[77] = value; });
+  for (const [dtype, value, shown] of [
+    ['F32', NaN, 'NaN'],
+    ['F16', Infinity, 'Infinity'],
+    ['BF16', -Infinity, '-Infinity'],
+  ] as const) {
+    const tensors = await v3Tensors((name, d) => {
+      if (name === QUERY) d[77] = value;
+    });
     const dir = copyFixture('v3', `nan-${dtype}`, false);
-    writeSafetensors(path.join(dir, 'model.safetensors'), tensors.map((t) => fromArray(t.full, t.shape, t.data, dtype)));
+    writeSafetensors(
+      path.join(dir, 'model.safetensors'),
+      tensors.map((t) => fromArray(t.full, t.shape, t.data, dtype)),
+    );
     const ck = await loadCheckpoint(dir);
     assert.deepEqual([...ck.nonFinite!.keys()], [QUERY]);
     const t = ck.weights.get(QUERY)!;
@@ -83,9 +95,14 @@ test('NaN and ±Inf weights: found while hashing, named by requireWeight (f32, f
 });
 
 test('NaN findings are remembered with the file hash: a new process neither re-reads nor re-scans an unchanged file', async () => {
-  const tensors = await v3Tensors((name, d) => { if (name === QUERY) d[3] = NaN; });
+  const tensors = await v3Tensors((name, d) => {
+    if (name === QUERY) d[3] = NaN;
+  });
   const dir = copyFixture('v3', 'nan-remembered', false);
-  writeSafetensors(path.join(dir, 'model.safetensors'), tensors.map((t) => fromArray(t.full, t.shape, t.data)));
+  writeSafetensors(
+    path.join(dir, 'model.safetensors'),
+    tensors.map((t) => fromArray(t.full, t.shape, t.data)),
+  );
   const settled = new Date('2024-01-02T03:04:05Z'); // hash records are kept only for files whose mtime has settled
   for (const f of fs.readdirSync(dir)) fs.utimesSync(path.join(dir, f), settled, settled);
   const store = tempDir('nan-store');
@@ -103,9 +120,13 @@ test('NaN findings are remembered with the file hash: a new process neither re-r
 });
 
 test('NaN in a weight that is read (a deflated .bin storage) fails on read, naming the tensor', async () => {
-  const tensors = await v3Tensors((name, d) => { if (name === QUERY) d[5] = NaN; });
+  const tensors = await v3Tensors((name, d) => {
+    if (name === QUERY) d[5] = NaN;
+  });
   const dir = copyFixture('v3', 'nan-bin', false);
-  writeTorchBin(path.join(dir, 'pytorch_model.bin'), new Map(tensors.map((t) => [t.full, { shape: t.shape, data: t.data }])), { deflate: true });
+  writeTorchBin(path.join(dir, 'pytorch_model.bin'), new Map(tensors.map((t) => [t.full, { shape: t.shape, data: t.data }])), {
+    deflate: true,
+  });
   const ck = await loadCheckpoint(dir);
   await rejectsLens(() => ck.weights.get(QUERY)!.read(), 'corrupt', 'pytorch_model.bin', QUERY, 'NaN (element 5)');
   assert.equal(ck.weights.get('encoder.layer.0.attention.self.query_proj.weight')!.read().length > 0, true);
@@ -123,20 +144,40 @@ test('the streaming NaN scan gives the same answer for any chunking, unaligned o
   const code = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' } as const;
   for (const p of parts) {
     const enc = encode(Float32Array.from(p.values), code[p.dtype]);
-    tensors.push({ name: p.name, dtype: p.dtype, shape: [p.values.length], byteLength: enc.length, file: 'f', offset: bytes.length, read: () => enc });
+    tensors.push({
+      name: p.name,
+      dtype: p.dtype,
+      shape: [p.values.length],
+      byteLength: enc.length,
+      file: 'f',
+      offset: bytes.length,
+      read: () => enc,
+    });
     bytes.push(...enc);
   }
   // A view of d's storage starting at its second element (as torch views share a storage).
-  tensors.push({ name: 'd_view', dtype: 'float32', shape: [4], byteLength: 16, file: 'f', offset: at(tensors, 3).offset! + 4, read: () => new Uint8Array(0) });
+  tensors.push({
+    name: 'd_view',
+    dtype: 'float32',
+    shape: [4],
+    byteLength: 16,
+    file: 'f',
+    offset: at(tensors, 3).offset! + 4,
+    read: () => new Uint8Array(0),
+  });
   const buf = Uint8Array.from(bytes);
   for (const size of [1, 2, 3, 5, 7, 64]) {
     const scan = new NonFiniteScan(['f'], tensors);
     for (let at = 0; at < buf.length; at += size) scan.feed(0, buf.subarray(at, at + size), at);
-    assert.deepEqual(Object.fromEntries(scan.found), {
-      b: { index: 1, value: 'Infinity' },
-      d: { index: 3, value: '-Infinity' },
-      d_view: { index: 2, value: '-Infinity' },
-    }, `chunk size ${size}`);
+    assert.deepEqual(
+      Object.fromEntries(scan.found),
+      {
+        b: { index: 1, value: 'Infinity' },
+        d: { index: 3, value: '-Infinity' },
+        d_view: { index: 2, value: '-Infinity' },
+      },
+      `chunk size ${size}`,
+    );
   }
   assert.equal(firstNonFinite(encode(Float32Array.of(1, 2, NaN), 'F32'), 'float32'), 2);
   assert.equal(firstNonFinite(encode(Float32Array.of(65504, -65504), 'F16'), 'float16'), -1);
@@ -149,10 +190,13 @@ test('a zip bomb: data.pkl declared at 1 GiB from a small archive is refused bef
   writeZip(file, [{ name: 'archive/data.pkl', data: new Uint8Array(96 * 2 ** 20), deflate: true }], false);
   assert.ok(fs.statSync(file).size < 200_000);
   const before = process.memoryUsage().rss;
-  assert.throws(() => readTorchBin(file), (e: Error) => {
-    assert.match(e.message, /entry archive\/data\.pkl claims to inflate from \d+ to 100663296 bytes, over the limit of \d+/);
-    return true;
-  });
+  assert.throws(
+    () => readTorchBin(file),
+    (e: Error) => {
+      assert.match(e.message, /entry archive\/data\.pkl claims to inflate from \d+ to 100663296 bytes, over the limit of \d+/);
+      return true;
+    },
+  );
   assert.ok(process.memoryUsage().rss - before < 50 * 2 ** 20, 'nothing the size of the declared entry was allocated');
 });
 
@@ -175,10 +219,14 @@ function writeView(file: string, numel: number, shape: number[], stride: number[
   p.rebuildTensor(storageClass, '0', numel, 0, shape, stride);
   p.op(0x73); // SETITEM
   p.op(0x2e);
-  writeZip(file, [
-    { name: 'archive/data.pkl', data: p.bytes() },
-    { name: 'archive/data/0', data: new Uint8Array(Float32Array.from({ length: numel }, (_, i) => i).buffer) },
-  ], false);
+  writeZip(
+    file,
+    [
+      { name: 'archive/data.pkl', data: p.bytes() },
+      { name: 'archive/data/0', data: new Uint8Array(Float32Array.from({ length: numel }, (_, i) => i).buffer) },
+    ],
+    false,
+  );
 }
 
 test('stride-0 and overlapping views with more elements than their storage are refused with the numbers', () => {
@@ -186,10 +234,16 @@ test('stride-0 and overlapping views with more elements than their storage are r
   const file = path.join(dir, 'pytorch_model.bin');
   writeView(file, 32, [10_000_000, 32], [0, 1]);
   assert.ok(fs.statSync(file).size < 10_000);
-  assert.throws(() => readTorchBin(file), (e: Error) => {
-    assert.match(e.message, /tensor 'embeddings\.word_embeddings\.weight' has shape \[10000000, 32\] \(320000000 elements\) but its storage holds only 32/);
-    return true;
-  });
+  assert.throws(
+    () => readTorchBin(file),
+    (e: Error) => {
+      assert.match(
+        e.message,
+        /tensor 'embeddings\.word_embeddings\.weight' has shape \[10000000, 32\] \(320000000 elements\) but its storage holds only 32/,
+      );
+      return true;
+    },
+  );
   writeView(file, 64, [10, 32], [1, 1]); // overlapping rows: 320 elements over 64 stored
   assert.throws(() => readTorchBin(file), /320 elements\) but its storage holds only 64/);
   writeView(file, 64, [2, 32], [32, 1]); // a plain view is fine
@@ -211,7 +265,14 @@ test('a pickle APPENDS of 300k items does not overflow the stack', () => {
   const ops: number[] = [0x80, 2, 0x5d, 0x28];
   for (let k = 0; k < 300_000; k++) ops.push(0x4b, k & 0xff);
   ops.push(0x65, 0x2e);
-  const hooks = { findClass: () => { throw new Error('no'); }, reduce: () => null, persistentLoad: () => null, build: () => undefined };
+  const hooks = {
+    findClass: () => {
+      throw new Error('no');
+    },
+    reduce: () => null,
+    persistentLoad: () => null,
+    build: () => undefined,
+  };
   const list = unpickle(Uint8Array.from(ops), 'x.pkl', hooks) as number[];
   assert.equal(list.length, 300_000);
   assert.equal(list[299_999], 299_999 & 0xff);
@@ -265,21 +326,39 @@ test('a 10,000-dimension shape and a JSON error quoting newlines give one short 
 });
 
 test('finite weights that overflow float32 in the run are refused, never returned as attention', async () => {
-  const tensors = await v3Tensors((name, d) => { if (name === 'encoder.layer.0.attention.self.query_proj.weight') d.fill(3e38); });
+  const tensors = await v3Tensors((name, d) => {
+    if (name === 'encoder.layer.0.attention.self.query_proj.weight') d.fill(3e38);
+  });
   const dir = copyFixture('v3', 'overflow', false);
-  for (const f of ['spm.model', 'special_tokens_map.json', 'tokenizer_config.json']) fs.copyFileSync(path.join(TINY('v3'), f), path.join(dir, f));
-  writeSafetensors(path.join(dir, 'model.safetensors'), tensors.map((t) => fromArray(t.full, t.shape, t.data)));
+  for (const f of ['spm.model', 'special_tokens_map.json', 'tokenizer_config.json'])
+    fs.copyFileSync(path.join(TINY('v3'), f), path.join(dir, f));
+  writeSafetensors(
+    path.join(dir, 'model.safetensors'),
+    tensors.map((t) => fromArray(t.full, t.shape, t.data)),
+  );
   const model = await openModel(dir, { cacheDir: tempDir('overflow-cache'), executionProvider: 'cpu', threads: 1 });
   try {
     // Refused by explain, from the forward pass's outputs, before any layer's matrices are computed.
-    await rejectsLens(() => model.explain({ text: 'hello world' }), 'corrupt', dir, 'the output of layer 0 (the input of layer 1) holds NaN or Infinity');
-    await rejectsLens(() => model.explain({ text: 'hello world', layers: [1] }), 'corrupt', 'the embeddings or layer 0 (the input of layer 1)');
+    await rejectsLens(
+      () => model.explain({ text: 'hello world' }),
+      'corrupt',
+      dir,
+      'the output of layer 0 (the input of layer 1) holds NaN or Infinity',
+    );
+    await rejectsLens(
+      () => model.explain({ text: 'hello world', layers: [1] }),
+      'corrupt',
+      'the embeddings or layer 0 (the input of layer 1)',
+    );
     await rejectsLens(() => model.explain({ text: 'hello world', layers: [0] }), 'corrupt', 'the output of layer 0 holds NaN or Infinity');
   } finally {
     await model.dispose();
   }
   // A layer computed on demand is checked too.
   const probs = new Float32Array([0.5, 0.5, NaN, 1]);
-  assert.throws(() => assertFiniteLayer(dir, { layer: 3, c2c: probs, probs }), (e: unknown) => isLensError(e) && e.code === 'corrupt' && /the attention of layer 3 holds NaN or Infinity/.test(e.message));
+  assert.throws(
+    () => assertFiniteLayer(dir, { layer: 3, c2c: probs, probs }),
+    (e: unknown) => isLensError(e) && e.code === 'corrupt' && /the attention of layer 3 holds NaN or Infinity/.test(e.message),
+  );
   assert.doesNotThrow(() => assertFiniteLayer(dir, { layer: 3, c2c: probs, probs: new Float32Array([0.5, 0.5, 0, 1]) }));
 });

@@ -15,7 +15,6 @@ import { FIXTURES } from './helpers';
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
 const FILES = ['config.json', 'model.safetensors', 'spm.model', 'special_tokens_map.json', 'tokenizer_config.json'];
 
-
 const made: string[] = [];
 after(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
@@ -42,10 +41,14 @@ const OTHER_FS = ['/dev/shm', '/run/user', os.homedir()].find((d) => {
 
 /** Every file under `dir` (symlinks not followed) with its size, mtime and mode: what must not change. */
 function snapshotTree(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: false }).map(String).sort().map((rel) => {
-    const st = fs.lstatSync(path.join(dir, rel));
-    return `${rel} ${st.size} ${st.mtimeMs} ${st.mode.toString(8)}`;
-  });
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: false })
+    .map(String)
+    .sort()
+    .map((rel) => {
+      const st = fs.lstatSync(path.join(dir, rel));
+      return `${rel} ${st.size} ${st.mtimeMs} ${st.mode.toString(8)}`;
+    });
 }
 
 /** The fixture's files copied into `dir` (created). */
@@ -72,7 +75,11 @@ describe('real layouts build and run end to end', () => {
     const cacheDir = path.join(root, 'deberta-lens'); // beside the hub folder, as ~/.cache/{huggingface,deberta-lens}
     assert.equal((await explainsLikeHf(snap, cacheDir)).cached, false);
     assert.equal((await explainsLikeHf(snap, cacheDir)).cached, true, 'the second open reuses the graph');
-    assert.equal((await explainsLikeHf(path.dirname(path.dirname(snap)), cacheDir)).cached, true, 'the repo folder resolves to the same snapshot');
+    assert.equal(
+      (await explainsLikeHf(path.dirname(path.dirname(snap)), cacheDir)).cached,
+      true,
+      'the repo folder resolves to the same snapshot',
+    );
   });
 
   it('hub snapshot, graph cache on another file system', { skip: OTHER_FS ? false : 'no second writable file system here' }, async () => {
@@ -117,7 +124,10 @@ describe('real layouts build and run end to end', () => {
     parts.forEach((part, k) => {
       const file = `model-0000${k + 1}-of-00003.safetensors`;
       const blob = `shard${k}${'e'.repeat(34)}`;
-      writeSafetensors(path.join(blobs, blob), part.map((n) => fromArray(`deberta.${n}`, single.weights.get(n)!.shape, f32(single.weights.get(n)!))));
+      writeSafetensors(
+        path.join(blobs, blob),
+        part.map((n) => fromArray(`deberta.${n}`, single.weights.get(n)!.shape, f32(single.weights.get(n)!))),
+      );
       fs.symlinkSync(path.join('..', '..', 'blobs', blob), path.join(snap, file));
       for (const n of part) weightMap[`deberta.${n}`] = file;
     });

@@ -14,7 +14,10 @@ test('v3_tiny: spec per deberta-spec §2, prefix stripped, extras kept, lazy fil
   assert.equal(ck.name, 'v3_tiny');
   const s = ck.spec;
   assert.equal(s.modelType, 'deberta-v2');
-  assert.deepEqual([s.hiddenSize, s.numHeads, s.headDim, s.allHeadSize, s.numLayers, s.intermediateSize, s.vocabSize], [32, 4, 8, 32, 2, 64, 160]);
+  assert.deepEqual(
+    [s.hiddenSize, s.numHeads, s.headDim, s.allHeadSize, s.numLayers, s.intermediateSize, s.vocabSize],
+    [32, 4, 8, 32, 2, 64, 160],
+  );
   assert.deepEqual([s.maxRelativePositions, s.positionBuckets, s.attSpan], [32, 16, 16]); // M = -1 → P = 32
   assert.deepEqual([...s.posAttType].sort(), ['c2p', 'p2c']);
   assert.equal(s.scaleFactor, 3);
@@ -41,7 +44,10 @@ test('v2_tiny and v1_tiny: specs per deberta-spec §2', async () => {
   const v2 = await loadCheckpoint(TINY('v2'));
   const a = v2.spec;
   assert.deepEqual([a.hiddenSize, a.numHeads, a.headDim, a.maxRelativePositions, a.positionBuckets, a.attSpan], [48, 4, 12, 12, 0, 12]);
-  assert.deepEqual([a.convKernelSize, a.convAct, a.convGroups, a.shareAttKey, a.normRelEbd, a.typeVocabSize], [3, 'gelu', 1, false, false, 2]);
+  assert.deepEqual(
+    [a.convKernelSize, a.convAct, a.convGroups, a.shareAttKey, a.normRelEbd, a.typeVocabSize],
+    [3, 'gelu', 1, false, false, 2],
+  );
   assert.equal(a.scaleFactor, 3);
   assert.ok(v2.weights.has('encoder.conv.conv.weight'));
   requireWeight(v2, 'encoder.rel_embeddings.weight', [24, 48]);
@@ -59,13 +65,19 @@ test('v2_tiny and v1_tiny: specs per deberta-spec §2', async () => {
 
 test('hash is sha256 of `sha256sum config.json model.safetensors`, stable, and changes with the weights', async () => {
   const dir = copyFixture('v2');
-  const sum = (f: string) => createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex');
+  const sum = (f: string) =>
+    createHash('sha256')
+      .update(fs.readFileSync(path.join(dir, f)))
+      .digest('hex');
   // What `cd DIR && sha256sum config.json model.safetensors | sha256sum` prints.
   const listing = ['config.json', 'model.safetensors'].map((f) => `${sum(f)}  ${f}\n`).join('');
   const expect = createHash('sha256').update(listing).digest('hex');
   const a = await loadCheckpoint(dir);
   assert.equal(a.hash, expect);
-  assert.deepEqual(a.hashed.map((h) => h.sha256), [sum('config.json'), sum('model.safetensors')]);
+  assert.deepEqual(
+    a.hashed.map((h) => h.sha256),
+    [sum('config.json'), sum('model.safetensors')],
+  );
   assert.equal((await loadCheckpoint(dir)).hash, expect);
   const shapeOnly = await loadCheckpoint(dir, { hash: false }); // what `info` and Select Model need: no byte read
   assert.deepEqual([shapeOnly.hash, shapeOnly.hashed.length, shapeOnly.weights.size], ['', 0, a.weights.size]);
@@ -82,9 +94,22 @@ test('hash is sha256 of `sha256sum config.json model.safetensors`, stable, and c
 test('requireWeight: missing tensor and shape mismatch name the file, the tensor and both shapes', async () => {
   const ck = await loadCheckpoint(TINY('v3'));
   const file = path.join(ck.dir, 'model.safetensors');
-  await rejectsLens(() => requireWeight(ck, 'encoder.rel_embeddings.weight', [64, 32]), 'invalid-input', file, "'encoder.rel_embeddings.weight'", '[32, 32]', '[64, 32]');
+  await rejectsLens(
+    () => requireWeight(ck, 'encoder.rel_embeddings.weight', [64, 32]),
+    'invalid-input',
+    file,
+    "'encoder.rel_embeddings.weight'",
+    '[32, 32]',
+    '[64, 32]',
+  );
   await rejectsLens(() => requireWeight(ck, 'encoder.layer.0.attention.self.query_proj.bias', [32, 1]), 'invalid-input', '[32]', '[32, 1]');
-  await rejectsLens(() => requireWeight(ck, 'encoder.layer.5.output.dense.weight', [32, 64]), 'invalid-input', file, 'encoder.layer.5.output.dense.weight', 'missing');
+  await rejectsLens(
+    () => requireWeight(ck, 'encoder.layer.5.output.dense.weight', [32, 64]),
+    'invalid-input',
+    file,
+    'encoder.layer.5.output.dense.weight',
+    'missing',
+  );
 });
 
 test('Hugging Face cache layout: name is org/name; the repo folder resolves through refs/main', async () => {

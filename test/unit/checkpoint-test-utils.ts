@@ -71,7 +71,10 @@ export function hubSnapshot(root: string, files: string[], rev = '0123abcd'): st
   return snap;
 }
 
-interface ExpectedCase { input_ids: number[]; expected: { layers: { probs: number[][][] }[] } }
+interface ExpectedCase {
+  input_ids: number[];
+  expected: { layers: { probs: number[][][] }[] };
+}
 let v3Case: ExpectedCase | undefined;
 
 /**
@@ -79,7 +82,10 @@ let v3Case: ExpectedCase | undefined;
  * |p − HF's p| over every layer's probabilities, the checkpoint hash and whether the graph came from the cache.
  * When the folder has tokenizer files, the case's text must tokenize to Hugging Face's ids too (`tokenized`).
  */
-export async function explainV3Case(dir: string, cacheDir: string): Promise<{ diff: number; hash: string; cached: boolean; tokenized: boolean }> {
+export async function explainV3Case(
+  dir: string,
+  cacheDir: string,
+): Promise<{ diff: number; hash: string; cached: boolean; tokenized: boolean }> {
   v3Case ??= JSON.parse(fs.readFileSync(path.join(TINY('v3'), 'expected_outputs.json'), 'utf8')).cases[0] as ExpectedCase;
   const c = v3Case;
   const model = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 1 });
@@ -95,8 +101,14 @@ export async function explainV3Case(dir: string, cacheDir: string): Promise<{ di
     r.release();
     if (model.tokenizer) {
       // The tokenizer files load from the same layout and give Hugging Face's ids.
-      const tk = JSON.parse(fs.readFileSync(path.join(TINY('v3'), 'expected_tokens.json'), 'utf8')).cases[0] as { text: string; input_ids: number[] };
-      assert.deepEqual((await model.explain({ text: tk.text, layers: [0] })).tokens.map((t) => t.id), tk.input_ids);
+      const tk = JSON.parse(fs.readFileSync(path.join(TINY('v3'), 'expected_tokens.json'), 'utf8')).cases[0] as {
+        text: string;
+        input_ids: number[];
+      };
+      assert.deepEqual(
+        (await model.explain({ text: tk.text, layers: [0] })).tokens.map((t) => t.id),
+        tk.input_ids,
+      );
     }
     return { diff, hash: model.info.checkpoint_hash, cached: model.loadTimings.graph_cached, tokenized: model.tokenizer !== undefined };
   } finally {

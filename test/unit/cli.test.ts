@@ -55,7 +55,9 @@ describe('deberta-lens explain', () => {
       assert.equal(out.layers[0][kind][0][0].length, n);
     }
     // The identity the contract promises: probs = softmax((c2c + c2p + p2c) / scale).
-    const L = out.layers[1], h = 2, i = 3;
+    const L = out.layers[1],
+      h = 2,
+      i = 3;
     const s = L.c2c[h][i].map((c: number, j: number) => (c + L.c2p[h][i][j] + L.p2c[h][i][j]) / out.scale);
     const z = s.reduce((a: number, x: number) => a + Math.exp(x), 0);
     s.forEach((x: number, j: number) => assert.ok(Math.abs(Math.exp(x) / z - L.probs[h][i][j]) < 1e-5));
@@ -66,7 +68,10 @@ describe('deberta-lens explain', () => {
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.deepEqual(out.input_ids, [1, 9, 17, 33, 2]);
-    assert.deepEqual(out.layers.map((l: { layer: number }) => l.layer), [1]);
+    assert.deepEqual(
+      out.layers.map((l: { layer: number }) => l.layer),
+      [1],
+    );
     const file = path.join(tmp, 'in.txt');
     fs.writeFileSync(file, 'over the lazy dog');
     const f = JSON.parse(cli('explain', '--model', V3, '--file', file, '--layers', '0').stdout);
@@ -118,7 +123,10 @@ describe('deberta-lens bench', () => {
     const b = JSON.parse(r.stdout);
     assert.ok(b.load_ms.cold > 0 && b.load_ms.warm > 0);
     assert.ok(b.matmul_gflops > 0);
-    assert.deepEqual(b.lengths.map((l: { tokens: number }) => l.tokens), [8, 24]);
+    assert.deepEqual(
+      b.lengths.map((l: { tokens: number }) => l.tokens),
+      [8, 24],
+    );
     for (const l of b.lengths) {
       assert.ok(l.explain_ms_median >= l.explain_run_ms_median, 'explain includes its run');
       assert.ok(l.forward_ms_median > 0 && l.first_layer_ms_median > 0 && l.all_layers_ms > 0 && l.explain_over_forward > 0);
@@ -145,24 +153,39 @@ describe('deberta-lens cache', () => {
     assert.ok(at(lines, 2).endsWith(`v3_tiny  ${V3}`), lines[2]);
     assert.match(at(lines, 3), /v1_tiny/);
     const json = JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout);
-    assert.deepEqual(json.graphs.map((g: { model: string }) => g.model), ['v3_tiny', 'v1_tiny']);
+    assert.deepEqual(
+      json.graphs.map((g: { model: string }) => g.model),
+      ['v3_tiny', 'v1_tiny'],
+    );
     assert.ok(json.graphs.every((g: { bytes: number; in_use_by: number[] }) => g.bytes > 0 && g.in_use_by.length === 0));
     // A limit of 0 through the environment: building v2 removes both older graphs.
-    const r = spawnSync(process.execPath, [CLI, 'explain', '--model', path.join(FIXTURES, 'deberta', 'v2_tiny'), '--ids', '1,5,2', '--cache-dir', cacheDir, '--verbose'], {
-      encoding: 'utf8', env: { ...env, DEBERTA_LENS_CACHE_MAX_GB: '0' },
-    });
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'explain', '--model', path.join(FIXTURES, 'deberta', 'v2_tiny'), '--ids', '1,5,2', '--cache-dir', cacheDir, '--verbose'],
+      {
+        encoding: 'utf8',
+        env: { ...env, DEBERTA_LENS_CACHE_MAX_GB: '0' },
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /graph cache over 0 GB: removed v1_tiny/);
-    assert.deepEqual(JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout).graphs.map((g: { model: string }) => g.model), ['v2_tiny']);
+    assert.deepEqual(
+      JSON.parse(cli('cache', 'list', '--json', '--cache-dir', cacheDir).stdout).graphs.map((g: { model: string }) => g.model),
+      ['v2_tiny'],
+    );
     const clear = cli('cache', 'clear', '--cache-dir', cacheDir);
     assert.match(clear.stdout, /^removed 1 graph \([\d.]+ kB\) from /);
     assert.match(cli('cache', 'list', '--cache-dir', cacheDir).stdout, /: 0 graphs, 0\.0 kB on disk/);
   });
-  it('bad --cache-max-gb', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1', '--cache-max-gb', 'lots'), /--cache-max-gb takes a size in GB/));
+  it('bad --cache-max-gb', () =>
+    assertCleanError(cli('explain', '--model', V3, '--ids', '1', '--cache-max-gb', 'lots'), /--cache-max-gb takes a size in GB/));
   it('a cache folder that cannot be one', () => {
     const file = path.join(tmp, 'a-file');
     fs.writeFileSync(file, '');
-    assertCleanError(cli('explain', '--model', V3, '--ids', '1,5,2', '--cache-dir', path.join(file, 'cache')), /cannot write the graph cache in .*a-file.*ENOTDIR.*--cache-dir/);
+    assertCleanError(
+      cli('explain', '--model', V3, '--ids', '1,5,2', '--cache-dir', path.join(file, 'cache')),
+      /cannot write the graph cache in .*a-file.*ENOTDIR.*--cache-dir/,
+    );
   });
   it('unknown cache subcommand', () => assertCleanError(cli('cache', 'purge'), /unknown command "cache purge"/));
 });
@@ -176,11 +199,15 @@ describe('deberta-lens errors: one clear line, non-zero exit, no stack trace', (
   it('ids out of vocabulary', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1,99999,2'), /99999.*vocabulary/));
   it('malformed ids', () => assertCleanError(cli('explain', '--model', V3, '--ids', '1,x'), /--ids takes comma-separated integers/));
   it('empty text', () => assertCleanError(cli('explain', '--model', V3, '--text', '   '), /empty/));
-  it('text beyond the token limit', () => assertCleanError(cli('explain', '--model', V3, '--text', 'word '.repeat(5000)), /over the limit/));
+  it('text beyond the token limit', () =>
+    assertCleanError(cli('explain', '--model', V3, '--text', 'word '.repeat(5000)), /over the limit/));
   it('a length the free memory cannot hold: the length, the estimate and the flag, before any run', () => {
     // 32768 tokens under a raised limit: one layer's attention alone would need ~170 GB, more than any machine frees.
     const ids = ['1', ...new Array<string>(32766).fill('5'), '2'].join(',');
-    assertCleanError(cli('explain', '--model', V3, '--ids', ids, '--max-tokens', '32768'), /32768 tokens: explaining it needs about [\d.]+ GB of memory and [\d.]+ (GB|MB) is free.*--max-tokens/);
+    assertCleanError(
+      cli('explain', '--model', V3, '--ids', ids, '--max-tokens', '32768'),
+      /32768 tokens: explaining it needs about [\d.]+ GB of memory and [\d.]+ (GB|MB) is free.*--max-tokens/,
+    );
   });
   it('layer out of range', () => assertCleanError(cli('explain', '--model', V3, '--text', 'a b', '--layers', '7'), /layer 7/));
   it('missing --file', () => assertCleanError(cli('explain', '--model', V3, '--file', path.join(tmp, 'missing.txt')), /missing\.txt/));

@@ -12,7 +12,10 @@ import { FIXTURES, REPO_ROOT, at, field } from './helpers';
 
 const DEBERTA = path.join(REPO_ROOT, 'models', 'default');
 const BERT = path.join(FIXTURES, 'bert', 'bert_tiny');
-interface Case { text: string; expected: { layers: Array<{ scores: number[][][] }>; layer0_decomposition: Record<string, number[][][]> } }
+interface Case {
+  text: string;
+  expected: { layers: Array<{ scores: number[][][] }>; layer0_decomposition: Record<string, number[][][]> };
+}
 const fixtureCase = (): Case => JSON.parse(fs.readFileSync(path.join(BERT, 'expected_outputs.json'), 'utf8')).cases[0];
 
 let deberta: LensModel;
@@ -69,7 +72,7 @@ test('init: both sides, the terms each offers, and the alignment of SentencePiec
   }
 });
 
-test('BERT side: layer 0 c2c/c2p/p2c/p2p/rest and scores equal Hugging Face\'s (fixture, ≤1e-4 rel); DeBERTa probs rows sum to 1', async () => {
+test("BERT side: layer 0 c2c/c2p/p2c/p2p/rest and scores equal Hugging Face's (fixture, ≤1e-4 rel); DeBERTa probs rows sum to 1", async () => {
   const c = fixtureCase();
   const b = await bert.explain({ text: c.text });
   const a = await deberta.explain({ text: c.text });
@@ -104,9 +107,16 @@ test('one-line errors for a term, layer or head a side does not have', async () 
   const a: ExplainResult = await deberta.explain({ text });
   const b: ExplainResult = await bert.explain({ text });
   try {
-    await assert.rejects(answerCompareSlice(b, { layer: 1, head: 0, kind: 'c2p' }), { message: "BERT's c2p is layer 0's split of the score: pick layer 0 to see it" });
-    await assert.rejects(answerCompareSlice(a, { layer: 0, head: 0, kind: 'p2p' }), /has no p2p term \(it has c2c, c2p, p2c, scores, probs\)$/);
-    await assert.rejects(answerCompareSlice(a, { layer: 9, head: 0, kind: 'probs' }), { message: 'layer 9 is not in this result (it has 0, 1, 2, 3)' });
+    await assert.rejects(answerCompareSlice(b, { layer: 1, head: 0, kind: 'c2p' }), {
+      message: "BERT's c2p is layer 0's split of the score: pick layer 0 to see it",
+    });
+    await assert.rejects(
+      answerCompareSlice(a, { layer: 0, head: 0, kind: 'p2p' }),
+      /has no p2p term \(it has c2c, c2p, p2c, scores, probs\)$/,
+    );
+    await assert.rejects(answerCompareSlice(a, { layer: 9, head: 0, kind: 'probs' }), {
+      message: 'layer 9 is not in this result (it has 0, 1, 2, 3)',
+    });
     await assert.rejects(answerCompareSlice(b, { layer: 0, head: 4, kind: 'probs' }), { message: 'head 4 is out of range (0–3)' });
   } finally {
     a.release();
@@ -137,9 +147,15 @@ test('messages from the compare view are validated', () => {
     side: 'b',
     body: { layer: 0, head: 1, kind: 'p2p' },
   });
-  assert.equal(parseCompareMessage({ type: 'request', id: 3, pairId: 1, side: 'c', body: { layer: 0, head: 1, kind: 'probs' } }), undefined);
+  assert.equal(
+    parseCompareMessage({ type: 'request', id: 3, pairId: 1, side: 'c', body: { layer: 0, head: 1, kind: 'probs' } }),
+    undefined,
+  );
   assert.equal(parseCompareMessage({ type: 'request', id: 3, pairId: 1, side: 'a', body: { layer: 0, head: 1, kind: 'p2q' } }), undefined);
-  assert.equal(parseCompareMessage({ type: 'request', id: 1.5, pairId: 1, side: 'a', body: { layer: 0, head: 1, kind: 'probs' } }), undefined);
+  assert.equal(
+    parseCompareMessage({ type: 'request', id: 1.5, pairId: 1, side: 'a', body: { layer: 0, head: 1, kind: 'probs' } }),
+    undefined,
+  );
   assert.deepEqual(parseCompareMessage({ type: 'ready', version: 1 }), { type: 'ready', version: 1 });
   assert.equal(parseCompareMessage(null), undefined);
 });

@@ -7,14 +7,26 @@ import type { CompareInit, CompareSide } from '../../src/shared/protocol/compare
 import type { ProtocolToken } from '../../src/shared/protocol/lens';
 import { alignTokens } from '../../src/shared/token-alignment';
 
-const skip = (process.features as { require_module?: boolean }).require_module ? false : 'this Node cannot load the store (an ES module) from CommonJS tests';
+const skip = (process.features as { require_module?: boolean }).require_module
+  ? false
+  : 'this Node cannot load the store (an ES module) from CommonJS tests';
 
 const tok = (i: number, text: string, start: number, end: number, special = false): ProtocolToken => ({ i, text, start, end, special });
 const text = 'ab c';
 const A = [tok(0, '[CLS]', 0, 0, true), tok(1, '▁ab', 0, 2), tok(2, '▁c', 2, 4)];
 const B = [tok(0, '[CLS]', 0, 0, true), tok(1, 'a', 0, 1), tok(2, '##b', 1, 2), tok(3, 'c', 3, 4)];
 const sideInfo = (over: Partial<CompareSide>): CompareSide => ({
-  name: 'm', path: '/m', type: 'deberta-v2', architecture: 'deberta', layers: [0, 1, 2], heads: 4, terms: ['c2c', 'c2p', 'p2c'], decomposition: false, tokens: A, ms: 1, ...over,
+  name: 'm',
+  path: '/m',
+  type: 'deberta-v2',
+  architecture: 'deberta',
+  layers: [0, 1, 2],
+  heads: 4,
+  terms: ['c2c', 'c2p', 'p2c'],
+  decomposition: false,
+  tokens: A,
+  ms: 1,
+  ...over,
 });
 const pair = (pairId = 7): CompareInit => ({
   pairId,
@@ -37,19 +49,27 @@ async function load() {
   return { store, actions, selectors };
 }
 
-test('a pair starts at the first layer, head 0, probs; the pickers saved for that pair come back where the side has them', { skip }, async () => {
-  const { store, actions } = await load();
-  actions.openPair(pair(), undefined, VP);
-  assert.deepEqual(store.$picks.get(), { a: { layer: 0, head: 0, kind: 'probs' }, b: { layer: 0, head: 0, kind: 'probs' } });
-  assert.equal(store.$view.get(), 'sides');
-  actions.openPair(pair(), { pairId: 7, view: 'diff', a: { layer: 2, head: 9, kind: 'c2p' }, b: { layer: 1, head: 1, kind: 'p2p' } }, VP);
-  // Head 9 does not exist on A; BERT's p2p exists in layer 0 only.
-  assert.deepEqual(store.$picks.get(), { a: { layer: 2, head: 0, kind: 'c2p' }, b: { layer: 1, head: 1, kind: 'probs' } });
-  assert.equal(store.$view.get(), 'diff');
-  actions.openPair(pair(8), { pairId: 7, view: 'diff', a: { layer: 2, head: 1, kind: 'c2p' }, b: { layer: 1, head: 1, kind: 'scores' } }, VP);
-  assert.deepEqual(store.$picks.get()?.a, { layer: 0, head: 0, kind: 'probs' }, 'another pair’s choices are not applied');
-  assert.equal(store.$view.get(), 'sides');
-});
+test(
+  'a pair starts at the first layer, head 0, probs; the pickers saved for that pair come back where the side has them',
+  { skip },
+  async () => {
+    const { store, actions } = await load();
+    actions.openPair(pair(), undefined, VP);
+    assert.deepEqual(store.$picks.get(), { a: { layer: 0, head: 0, kind: 'probs' }, b: { layer: 0, head: 0, kind: 'probs' } });
+    assert.equal(store.$view.get(), 'sides');
+    actions.openPair(pair(), { pairId: 7, view: 'diff', a: { layer: 2, head: 9, kind: 'c2p' }, b: { layer: 1, head: 1, kind: 'p2p' } }, VP);
+    // Head 9 does not exist on A; BERT's p2p exists in layer 0 only.
+    assert.deepEqual(store.$picks.get(), { a: { layer: 2, head: 0, kind: 'c2p' }, b: { layer: 1, head: 1, kind: 'probs' } });
+    assert.equal(store.$view.get(), 'diff');
+    actions.openPair(
+      pair(8),
+      { pairId: 7, view: 'diff', a: { layer: 2, head: 1, kind: 'c2p' }, b: { layer: 1, head: 1, kind: 'scores' } },
+      VP,
+    );
+    assert.deepEqual(store.$picks.get()?.a, { layer: 0, head: 0, kind: 'probs' }, 'another pair’s choices are not applied');
+    assert.equal(store.$view.get(), 'sides');
+  },
+);
 
 test('a side’s pickers: a new layer keeps the term only where it offers it; the other side is left alone', { skip }, async () => {
   const { store, actions } = await load();
@@ -78,8 +98,14 @@ test('linked hover: a token of A lights up its span on B, and each side’s stro
   assert.equal(f.sides.b.row, 1, 'the span’s first token on the other side');
   assert.equal(f.group, 1);
   // A row 1: 0.6 (key 1) > 0.3 (key 2) > 0.1 (key 0). B rows 1–2 averaged: 0.1, 0.15, 0.4, 0.35.
-  assert.deepEqual(f.sides.a.keys.map((k) => k.j), [1, 2, 0]);
-  assert.deepEqual(f.sides.b.keys.map((k) => k.j), [2, 3, 1, 0]);
+  assert.deepEqual(
+    f.sides.a.keys.map((k) => k.j),
+    [1, 2, 0],
+  );
+  assert.deepEqual(
+    f.sides.b.keys.map((k) => k.j),
+    [2, 3, 1, 0],
+  );
   assert.deepEqual(f.keyGroups.a, [1, 2, 0]);
   assert.deepEqual(f.keyGroups.b, [1, 2, 1, 0]);
   // A pin holds the hover while the pointer moves on; Escape (unpin) lets it go.

@@ -44,7 +44,8 @@ describe('the bundled default model', () => {
       assert.equal(at(r.tokens, 0).special, true);
       assert.equal(r.tokens.at(-1)!.special, true);
       assert.equal(r.layers.length, model.info.layers);
-      const n = r.n, H = model.info.heads;
+      const n = r.n,
+        H = model.info.heads;
       for (const l of r.layers) {
         await r.load(l);
         for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) {

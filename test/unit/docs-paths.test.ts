@@ -9,7 +9,10 @@ import { REPO_ROOT } from './helpers';
 
 /** The docs checked: the ones a contributor reads for where things are (not CHANGELOG.md, which is history). */
 function docFiles(): string[] {
-  const docs = fs.readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const docs = fs
+    .readdirSync(path.join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
   const toolReadmes = walk(path.join(REPO_ROOT, 'tools'))
     .filter((f) => path.basename(f) === 'README.md')
     .map((f) => path.relative(REPO_ROOT, f).split(path.sep).join('/'));
@@ -30,7 +33,7 @@ const NOT_REPO_PATHS: { name: string | RegExp; why: string }[] = [
   { name: 'test-results/e2e/compare-bench.json', why: 'written by the E2E compare benchmark (git-ignored output)' },
   { name: /^(positions|layer)\.onnx$/, why: 'a graph the engine writes into its cache folder' },
   { name: /^(pytorch_model\.bin|tokenizer\.json)$/, why: 'a checkpoint file name the engine reads, not a file here' },
-  { name: /^tools\/train-default-model\/work\//, why: 'the training run\'s git-ignored working folder' },
+  { name: /^tools\/train-default-model\/work\//, why: "the training run's git-ignored working folder" },
 ];
 
 function allowed(name: string): boolean {
@@ -38,10 +41,43 @@ function allowed(name: string): boolean {
 }
 
 /** Extensions that make a name without a slash a file name. */
-const EXTENSIONS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs', 'json', 'md', 'py', 'sh', 'css', 'html', 'png', 'svg', 'onnx', 'bin', 'safetensors', 'model', 'txt', 'yml', 'yaml', 'vsix'];
+const EXTENSIONS = [
+  'ts',
+  'mts',
+  'cts',
+  'js',
+  'mjs',
+  'cjs',
+  'json',
+  'md',
+  'py',
+  'sh',
+  'css',
+  'html',
+  'png',
+  'svg',
+  'onnx',
+  'bin',
+  'safetensors',
+  'model',
+  'txt',
+  'yml',
+  'yaml',
+  'vsix',
+];
 const HAS_EXTENSION = new RegExp(`\\.(${EXTENSIONS.join('|')})$`);
 /** Folders never searched for files: dependencies, build output, downloaded test browsers. */
-const SKIP_DIRS = new Set(['.git', 'node_modules', 'out', 'dist', 'test-results', 'bench-results', '.vscode-test', '.cache', 'code-server']);
+const SKIP_DIRS = new Set([
+  '.git',
+  'node_modules',
+  'out',
+  'dist',
+  'test-results',
+  'bench-results',
+  '.vscode-test',
+  '.cache',
+  'code-server',
+]);
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -117,7 +153,8 @@ function layouts(doc: string, text: string): Named[] {
       const stack: { indent: number; dir: string }[] = [];
       for (let j = start; j < end; j++) {
         const m = /^( *)(\S+)( {2,}.*)?$/.exec(lines[j] ?? '');
-        const indent = m?.[1]?.length ?? 0, token = m?.[2] ?? '';
+        const indent = m?.[1]?.length ?? 0,
+          token = m?.[2] ?? '';
         if (!m || indent > 12 || pathOf(token) === undefined) continue;
         while (stack.length > 0 && (stack[stack.length - 1]?.indent ?? 0) >= indent) stack.pop();
         const name = `${stack[stack.length - 1]?.dir ?? ''}${token}`;
@@ -160,11 +197,8 @@ function readings(n: Named): string[] {
 }
 
 function missing(named: readonly Named[], files: readonly string[]): string[] {
-  return named
-    .filter((n) => !readings(n).some((name) => allowed(name) || exists(name, files)))
-    .map((n) => `${n.doc}:${n.line}: ${n.name}`);
+  return named.filter((n) => !readings(n).some((name) => allowed(name) || exists(name, files))).map((n) => `${n.doc}:${n.line}: ${n.name}`);
 }
-
 
 function repoFiles(): string[] {
   return walk(REPO_ROOT).map((f) => `/${path.relative(REPO_ROOT, f).split(path.sep).join('/')}`);
@@ -188,10 +222,25 @@ test('the path extraction finds what a doc names and leaves commands, placeholde
     '```',
   ].join('\n');
   const named = namedPaths('DOC.md', doc);
-  assert.deepEqual(named.map((n) => n.name), [
-    'test/unit/helpers.test.ts', 'test/unit/gone.sh', 'test/unit/helpers.ts', 'helpers.ts', 'nowhere-at-all.ts', 'unit/helpers.ts', 'test/unit/', 'test/nope/',
-    'test/', 'test/unit/', 'test/unit/helpers.ts', 'test/unit/missing.ts', 'test/suite/', 'tools/',
-  ]);
+  assert.deepEqual(
+    named.map((n) => n.name),
+    [
+      'test/unit/helpers.test.ts',
+      'test/unit/gone.sh',
+      'test/unit/helpers.ts',
+      'helpers.ts',
+      'nowhere-at-all.ts',
+      'unit/helpers.ts',
+      'test/unit/',
+      'test/nope/',
+      'test/',
+      'test/unit/',
+      'test/unit/helpers.ts',
+      'test/unit/missing.ts',
+      'test/suite/',
+      'tools/',
+    ],
+  );
   const files = ['/test/unit/helpers.ts', '/test/unit/helpers.test.ts', '/test/suite/index.ts', '/tools/demo.mjs'];
   assert.deepEqual(missing(named, files), [
     'DOC.md:1: test/unit/gone.sh',
@@ -204,7 +253,7 @@ test('the path extraction finds what a doc names and leaves commands, placeholde
 test('every repository path named in README, CONTRIBUTING, docs/ and tools READMEs exists', () => {
   const files = repoFiles();
   const problems = docFiles().flatMap((doc) => missing(namedPaths(doc, fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8')), files));
-  assert.deepEqual(problems, [], "named in the docs but not in the repository");
+  assert.deepEqual(problems, [], 'named in the docs but not in the repository');
 });
 
 test('each allow-list entry is still needed: a doc names it, and not a file of the repository', () => {
@@ -212,7 +261,8 @@ test('each allow-list entry is still needed: a doc names it, and not a file of t
   const named = docFiles().flatMap((doc) => namedPaths(doc, fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8')).flatMap(readings));
   const covers = (a: (typeof NOT_REPO_PATHS)[number], name: string) => (typeof a.name === 'string' ? a.name === name : a.name.test(name));
   const unused = NOT_REPO_PATHS.filter((a) => !named.some((name) => covers(a, name) && !exists(name, files)));
-  assert.deepEqual(unused.map((a) => String(a.name)), []);
+  assert.deepEqual(
+    unused.map((a) => String(a.name)),
+    [],
+  );
 });
-
-

@@ -8,7 +8,13 @@ import { forwardOnly } from '../../src/engine/run/input';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { FIXTURES, at, compareNested as compare } from './helpers';
 
-interface ExpectedLayer { c2c: number[][][]; c2p?: number[][][]; p2c?: number[][][]; probs: number[][][]; scores: number[][][] }
+interface ExpectedLayer {
+  c2c: number[][][];
+  c2p?: number[][][];
+  p2c?: number[][][];
+  probs: number[][][];
+  scores: number[][][];
+}
 interface ExpectedCase {
   name: string;
   text?: string;
@@ -17,7 +23,6 @@ interface ExpectedCase {
 }
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-parity-'));
-
 
 for (const name of ['v1_tiny', 'v2_tiny', 'v3_tiny']) {
   describe(`HF parity: ${name}`, () => {

@@ -168,7 +168,7 @@ describe('runs', () => {
     }
   });
 
-  it('keeps no output file: a run\'s outputs are read at once, results own no files, however many are dropped', async () => {
+  it("keeps no output file: a run's outputs are read at once, results own no files, however many are dropped", async () => {
     const mine = () => fs.readdirSync(SPILL_DIR).filter((f) => f.startsWith(`deberta-lens-${process.pid}-`)).length;
     const model = await openModel(V3, { cacheDir });
     try {
@@ -254,11 +254,20 @@ describe('memory: a length that would not fit is refused before anything runs', 
       const need = estimateMemory(model.checkpoint.spec, 3000).total;
       assert.throws(
         () => checkLength(model, 3000, need - 1),
-        (e: unknown) => isLensError(e) && e.code === 'too-long' && /3000 tokens.*needs about .*(MB|GB).*free.*debertaLens\.maxTokens/.test(e.message),
+        (e: unknown) =>
+          isLensError(e) && e.code === 'too-long' && /3000 tokens.*needs about .*(MB|GB).*free.*debertaLens\.maxTokens/.test(e.message),
       );
       assert.doesNotThrow(() => checkLength(model, 3000, need + 1));
       // v3-large at 2048 tokens: the forward pass dominates, a few GB, not the 25 GB of keeping every layer.
-      const large = { ...model.checkpoint.spec, numLayers: 24, numHeads: 16, hiddenSize: 1024, intermediateSize: 4096, allHeadSize: 1024, headDim: 64 };
+      const large = {
+        ...model.checkpoint.spec,
+        numLayers: 24,
+        numHeads: 16,
+        hiddenSize: 1024,
+        intermediateSize: 4096,
+        allHeadSize: 1024,
+        headDim: 64,
+      };
       const est = estimateMemory(large, 2048);
       assert.ok(est.total < 4 * 2 ** 30 && est.states === 24 * 2048 * 1024 * 4, `${est.total}`);
     } finally {

@@ -18,10 +18,23 @@ function writeExample(dir: string): void {
   fs.writeFileSync(
     path.join(dir, 'config.json'),
     JSON.stringify({
-      model_type: 'deberta-v2', vocab_size: 2, hidden_size: 2, num_hidden_layers: 1, num_attention_heads: 1,
-      intermediate_size: 2, hidden_act: 'gelu', max_position_embeddings: 8, type_vocab_size: 0, layer_norm_eps: 1e-7,
-      relative_attention: true, max_relative_positions: 2, position_buckets: -1, norm_rel_ebd: 'none',
-      share_att_key: false, pos_att_type: 'p2c|c2p', position_biased_input: false,
+      model_type: 'deberta-v2',
+      vocab_size: 2,
+      hidden_size: 2,
+      num_hidden_layers: 1,
+      num_attention_heads: 1,
+      intermediate_size: 2,
+      hidden_act: 'gelu',
+      max_position_embeddings: 8,
+      type_vocab_size: 0,
+      layer_norm_eps: 1e-7,
+      relative_attention: true,
+      max_relative_positions: 2,
+      position_buckets: -1,
+      norm_rel_ebd: 'none',
+      share_att_key: false,
+      pos_att_type: 'p2c|c2p',
+      position_biased_input: false,
     }),
   );
   // ι(i, j) = (i − j) + S with S = 2: the pair (A → B) = (0, 1) reads row 1.

@@ -22,7 +22,8 @@ const KINDS = ['c2c', 'c2p', 'p2c', 'scores', 'probs'] as const;
 /** Largest |a − b| over the largest |b|, for two matrices of one head. */
 function relativeDiff(a: Float32Array, b: Float32Array): number {
   assert.equal(a.length, b.length, 'shape');
-  let diff = 0, big = 0;
+  let diff = 0,
+    big = 0;
   for (let k = 0; k < a.length; k++) {
     const [x, y] = [at(a, k), at(b, k)];
     diff = Math.max(diff, Math.abs(x - y));
@@ -73,7 +74,11 @@ describe('explain with a preview', () => {
     }
     const last = await model.explain({ text: TEXT, preview: { layer: 0, head: 3, heads: 2 } });
     assert.deepEqual(last.previewAt, { layer: 0, head: 3, heads: 1 });
-    await rejectsWith(model.explain({ text: TEXT, preview: { layer: 0, head: 0, heads: 0 } }), 'invalid-input', /head count 0 is not a whole number ≥ 1/);
+    await rejectsWith(
+      model.explain({ text: TEXT, preview: { layer: 0, head: 0, heads: 0 } }),
+      'invalid-input',
+      /head count 0 is not a whole number ≥ 1/,
+    );
   });
 
   it("answers the view's slices and rows of the preview's heads without computing the layer, as the layer would", async () => {
@@ -105,8 +110,16 @@ describe('explain with a preview', () => {
   });
 
   it('refuses a preview of a layer not explained or of a head the model lacks, with one line', async () => {
-    await rejectsWith(model.explain({ text: TEXT, layers: [0], preview: { layer: 1, head: 0 } }), 'invalid-input', /preview's layer 1 is not among the layers explained \(0\)/);
-    await rejectsWith(model.explain({ text: TEXT, preview: { layer: 0, head: 4 } }), 'invalid-input', /preview's head 4 does not exist: this model has heads 0…3/);
+    await rejectsWith(
+      model.explain({ text: TEXT, layers: [0], preview: { layer: 1, head: 0 } }),
+      'invalid-input',
+      /preview's layer 1 is not among the layers explained \(0\)/,
+    );
+    await rejectsWith(
+      model.explain({ text: TEXT, preview: { layer: 0, head: 4 } }),
+      'invalid-input',
+      /preview's head 4 does not exist: this model has heads 0…3/,
+    );
   });
 
   it('is cancelled with its explain, and the next explain (with a preview) works', async () => {
@@ -133,10 +146,13 @@ describe('explain with a preview', () => {
     const other = await firstSlice(r, { layer: 0, head: 1, kind: 'c2p' }, defaults);
     assert.deepEqual([other?.layer, other?.head, other?.kind], [0, 1, 'c2p']);
     assert.equal(r.isLoaded(0), true);
-    assert.equal(firstViewAt({ type: model.info.type, layers: [0, 1], heads: 4, terms: model.info.terms }, at, { ...defaults, view: 'heads' }), undefined);
+    assert.equal(
+      firstViewAt({ type: model.info.type, layers: [0, 1], heads: 4, terms: model.info.terms }, at, { ...defaults, view: 'heads' }),
+      undefined,
+    );
   });
 
-  it('guesses only matrices the view offers: BERT\'s pickers have scores and probs, so a c2c or c2p view falls back', () => {
+  it("guesses only matrices the view offers: BERT's pickers have scores and probs, so a c2c or c2p view falls back", () => {
     const defaults = { term: 'c2p' as const, view: 'heatmap' as const, colorScale: 'diverging' as const };
     const bert = { type: 'bert', layers: [0, 1], heads: 4, terms: [] };
     assert.deepEqual(viewKinds(bert), ['scores', 'probs']);

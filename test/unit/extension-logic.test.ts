@@ -12,14 +12,41 @@ import { paragraphAround } from '../../src/extension/common/text-range';
 import { FIXTURES, at, field } from './helpers';
 
 test('readSettings sanitises every value and falls back to defaults', () => {
-  assert.deepEqual(readSettings(() => undefined), DEFAULTS);
+  assert.deepEqual(
+    readSettings(() => undefined),
+    DEFAULTS,
+  );
   const raw: Record<string, unknown> = {
-    modelPath: '  /models/x  ', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5, predictionTopK: 8,
+    modelPath: '  /models/x  ',
+    executionProvider: 'cuda',
+    maxTokens: 128,
+    defaultTerm: 'c2p',
+    defaultView: 'heads',
+    colorScale: 'viridis',
+    cacheMaxGB: 0.5,
+    predictionTopK: 8,
   };
-  assert.deepEqual(readSettings((k) => raw[k]), {
-    modelPath: '/models/x', executionProvider: 'cuda', maxTokens: 128, defaultTerm: 'c2p', defaultView: 'heads', colorScale: 'viridis', cacheMaxGB: 0.5, predictionTopK: 8,
-  });
-  const bad: Record<string, unknown> = { executionProvider: 'tpu', maxTokens: 1.5, defaultTerm: 'qk', modelPath: 3, cacheMaxGB: -1, predictionTopK: 0 };
+  assert.deepEqual(
+    readSettings((k) => raw[k]),
+    {
+      modelPath: '/models/x',
+      executionProvider: 'cuda',
+      maxTokens: 128,
+      defaultTerm: 'c2p',
+      defaultView: 'heads',
+      colorScale: 'viridis',
+      cacheMaxGB: 0.5,
+      predictionTopK: 8,
+    },
+  );
+  const bad: Record<string, unknown> = {
+    executionProvider: 'tpu',
+    maxTokens: 1.5,
+    defaultTerm: 'qk',
+    modelPath: 3,
+    cacheMaxGB: -1,
+    predictionTopK: 0,
+  };
   const s = readSettings((k) => bad[k]);
   assert.equal(s.executionProvider, 'auto');
   assert.equal(s.maxTokens, 4096);
@@ -27,13 +54,22 @@ test('readSettings sanitises every value and falls back to defaults', () => {
   assert.equal(s.modelPath, '');
   assert.equal(s.cacheMaxGB, 4);
   assert.equal(s.predictionTopK, 5);
-  assert.equal(readSettings((k) => (k === 'predictionTopK' ? MAX_PREDICTION_TOP_K + 1 : undefined)).predictionTopK, 5, 'over the largest top-k');
+  assert.equal(
+    readSettings((k) => (k === 'predictionTopK' ? MAX_PREDICTION_TOP_K + 1 : undefined)).predictionTopK,
+    5,
+    'over the largest top-k',
+  );
 });
 
 test('package.json declares exactly the settings settings.ts reads, with the same defaults', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
   const props = pkg.contributes.configuration.properties as Record<string, { default: unknown; markdownDescription?: string }>;
-  assert.deepEqual(Object.keys(props).sort(), Object.keys(DEFAULTS).map((k) => `debertaLens.${k}`).sort());
+  assert.deepEqual(
+    Object.keys(props).sort(),
+    Object.keys(DEFAULTS)
+      .map((k) => `debertaLens.${k}`)
+      .sort(),
+  );
   for (const [k, v] of Object.entries(DEFAULTS)) {
     const prop = field(props, `debertaLens.${k}`);
     assert.deepEqual(prop.default, v, k);
@@ -57,7 +93,11 @@ test('listHfCacheModels finds DeBERTa and BERT snapshots only, and tolerates jun
       if (config !== undefined) fs.writeFileSync(path.join(d, 'config.json'), config);
       return d;
     };
-    const v3 = snap('models--microsoft--deberta-v3-base', 'abc123', fs.readFileSync(path.join(FIXTURES, 'deberta', 'v3_tiny', 'config.json'), 'utf8'));
+    const v3 = snap(
+      'models--microsoft--deberta-v3-base',
+      'abc123',
+      fs.readFileSync(path.join(FIXTURES, 'deberta', 'v3_tiny', 'config.json'), 'utf8'),
+    );
     const v1 = snap('models--microsoft--deberta-base', 'def456', '{"model_type":"deberta"}');
     snap('models--bert-base-uncased', 'x1', '{"model_type":"bert"}');
     snap('models--roberta-base', 'x4', '{"model_type":"roberta"}');
@@ -155,7 +195,11 @@ test('engine errors gain the name of the setting to change', async () => {
 test('error notifications offer only the actions that can fix the error', async () => {
   const { LensError } = await import('../../src/engine/errors');
   const { errorActions, explainError, modelOpenError } = await import('../../src/extension/common/messages');
-  assert.deepEqual(errorActions(modelOpenError(new LensError('/m: not found', 'not-found'), '/m')), ['Select Model…', 'Open Model Setting', 'Show Log']);
+  assert.deepEqual(errorActions(modelOpenError(new LensError('/m: not found', 'not-found'), '/m')), [
+    'Select Model…',
+    'Open Model Setting',
+    'Show Log',
+  ]);
   assert.deepEqual(errorActions(explainError(new LensError('162 tokens, over 16', 'too-long'), 16)), ['Open Max Tokens Setting']);
   assert.deepEqual(errorActions(new LensError('Nothing to explain: select some text.')), []);
   assert.deepEqual(errorActions(new LensError('runtime process exited', 'runtime')), ['Show Log']);
@@ -163,7 +207,14 @@ test('error notifications offer only the actions that can fix the error', async 
 });
 
 test('ModelHost: an empty model path is the bundled default, a bundled name its folder, anything else a folder', () => {
-  const host = new ModelHost(async () => { throw new Error('not opened'); }, '/ext/models/default', () => {}, new Map([['bert-twin', '/ext/models/bert-twin']]));
+  const host = new ModelHost(
+    async () => {
+      throw new Error('not opened');
+    },
+    '/ext/models/default',
+    () => {},
+    new Map([['bert-twin', '/ext/models/bert-twin']]),
+  );
   assert.equal(host.modelDir({ ...DEFAULTS, modelPath: '' }), '/ext/models/default');
   assert.equal(host.modelDir({ ...DEFAULTS, modelPath: 'bert-twin' }), '/ext/models/bert-twin');
   assert.equal(host.modelDir({ ...DEFAULTS, modelPath: '/data/bert-base-uncased' }), '/data/bert-base-uncased');

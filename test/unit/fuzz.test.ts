@@ -21,7 +21,12 @@ const JOBS = Number(process.env.FUZZ_JOBS ?? 2);
 const LIMITS = { ms: 30_000, rssBytes: 1.5 * 2 ** 30 };
 const OUTCOMES: Outcome[] = ['clear error', 'correct result', 'wrong', 'hang', 'crash', 'over memory'];
 
-interface Row { kind: Kind; index: number; what: string; result: CaseResult }
+interface Row {
+  kind: Kind;
+  index: number;
+  what: string;
+  result: CaseResult;
+}
 
 test(`fuzz: ${CASES} mutated model folders through the CLI end in a clear line or a correct result`, { timeout: 3_600_000 }, async (t) => {
   const cli = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -44,7 +49,12 @@ test(`fuzz: ${CASES} mutated model folders through the CLI end in a clear line o
           throw new Error(`making case ${i} (${kind}) failed: ${(e as Error).stack}`, { cause: e });
         }
         const text = textFor(kind);
-        const result = await runCase(cli, ['explain', '--model', dir, '--text', text, '--cache-dir', cache, '--threads', '1'], text, LIMITS);
+        const result = await runCase(
+          cli,
+          ['explain', '--model', dir, '--text', text, '--cache-dir', cache, '--threads', '1'],
+          text,
+          LIMITS,
+        );
         rows.push({ kind, index: i, what, result });
         // A long run can be read while it goes: one line per case.
         if (process.env.FUZZ_REPORT) fs.appendFileSync(`${process.env.FUZZ_REPORT}.jsonl`, `${JSON.stringify(rows[rows.length - 1])}\n`);
@@ -64,14 +74,18 @@ test(`fuzz: ${CASES} mutated model folders through the CLI end in a clear line o
     return { kind, cases: mine.length, ...counts, worst_peak_rss_mb: Math.round(worstRss / 2 ** 20), worst_ms: Math.round(worstMs) };
   });
   for (const s of summary) t.diagnostic(JSON.stringify(s));
-  if (process.env.FUZZ_REPORT) fs.writeFileSync(process.env.FUZZ_REPORT, JSON.stringify({ seed: SEED, cases: CASES, limits: LIMITS, summary }, null, 2));
+  if (process.env.FUZZ_REPORT)
+    fs.writeFileSync(process.env.FUZZ_REPORT, JSON.stringify({ seed: SEED, cases: CASES, limits: LIMITS, summary }, null, 2));
 
   const bad = rows.filter((r) => r.result.outcome !== 'clear error' && r.result.outcome !== 'correct result');
-  const report = bad.slice(0, 20).map((r) => `case ${r.index} (${r.kind}, seed ${SEED + r.index}) ${r.what} → ${r.result.outcome}: ${r.result.detail}`);
+  const report = bad
+    .slice(0, 20)
+    .map((r) => `case ${r.index} (${r.kind}, seed ${SEED + r.index}) ${r.what} → ${r.result.outcome}: ${r.result.detail}`);
   if (bad.length === 0) fs.rmSync(root, { recursive: true, force: true });
   assert.equal(bad.length, 0, `${bad.length} cases failed (folders kept in ${root}):\n${report.join('\n')}`);
   // Both outcomes must occur for every kind, or the mutations are not reaching the code they aim at.
   if (CASES >= 60) {
-    for (const s of summary) assert.ok(((s as unknown as Record<string, number>)['clear error'] ?? 0) > 0, `${s.kind}: no case was refused`);
+    for (const s of summary)
+      assert.ok(((s as unknown as Record<string, number>)['clear error'] ?? 0) > 0, `${s.kind}: no case was refused`);
   }
 });

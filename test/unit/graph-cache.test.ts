@@ -99,7 +99,16 @@ describe('stale numbers', () => {
     // What a new process (a CLI run, a restarted extension host) reads for this file.
     const HASH = path.join(REPO_ROOT, 'out', 'src', 'engine', 'checkpoint', 'hash.js');
     const fresh = () =>
-      spawnSync(process.execPath, ['-e', `require(${JSON.stringify(HASH)}).hashFiles([process.argv[1]], process.argv[2]).then((h) => process.stdout.write(h.files[0].sha256))`, file, store], { encoding: 'utf8' }).stdout;
+      spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `require(${JSON.stringify(HASH)}).hashFiles([process.argv[1]], process.argv[2]).then((h) => process.stdout.write(h.files[0].sha256))`,
+          file,
+          store,
+        ],
+        { encoding: 'utf8' },
+      ).stdout;
     assert.equal(fresh(), truth.sha256);
     // Tampered with, the record is believed while the file's state is the one recorded (so it is what is read)…
     const fake = 'f'.repeat(64);
@@ -138,7 +147,7 @@ describe('stale numbers', () => {
 });
 
 describe('processes building one entry at once', () => {
-  it('all open it: none fails on another\'s folder (a stale or just-published entry)', async () => {
+  it("all open it: none fails on another's folder (a stale or just-published entry)", async () => {
     const dir = modelDir('race');
     const cacheDir = path.join(tmp, 'cache-race');
     const engine = (m: string) => JSON.stringify(path.join(REPO_ROOT, 'out', 'src', 'engine', ...m.split('/')));
@@ -150,12 +159,16 @@ describe('processes building one entry at once', () => {
     const failures: string[] = [];
     for (let round = 0; round < 10; round++) {
       fs.rmSync(path.join(cacheDir, 'graphs'), { recursive: true, force: true });
-      const runs = Array.from({ length: 5 }, () => new Promise<void>((resolve) => {
-        const p = spawn(process.execPath, ['-e', child, dir, cacheDir], { stdio: ['ignore', 'ignore', 'pipe'] });
-        let err = '';
-        p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-        p.on('exit', (code) => (code === 0 || failures.push(err), resolve()));
-      }));
+      const runs = Array.from(
+        { length: 5 },
+        () =>
+          new Promise<void>((resolve) => {
+            const p = spawn(process.execPath, ['-e', child, dir, cacheDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+            let err = '';
+            p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+            p.on('exit', (code) => (code === 0 || failures.push(err), resolve()));
+          }),
+      );
       await Promise.all(runs);
     }
     assert.deepEqual(failures, []);
@@ -186,11 +199,17 @@ describe('a check fed the same bytes as the hash', () => {
     const first = counter();
     const withCheck = await hashFiles(files, store, first.observer);
     assert.equal(withCheck.hash, plain.hash);
-    assert.deepEqual(first.fed, files.map((f) => fs.statSync(f).size));
+    assert.deepEqual(
+      first.fed,
+      files.map((f) => fs.statSync(f).size),
+    );
     const again = counter();
     await hashFiles(files, store, again.observer);
     assert.deepEqual(again.fed, [0, 0], 'nothing read');
-    assert.deepEqual(again.recalled, first.fed.map((bytes) => ({ bytes })));
+    assert.deepEqual(
+      again.recalled,
+      first.fed.map((bytes) => ({ bytes })),
+    );
   });
 });
 
@@ -211,11 +230,17 @@ describe('size bound', () => {
       const before = byName();
       assert.deepEqual([...before.keys()], ['lru-m1', 'lru-m0', 'lru-m2'], 'most recently used first');
       assert.deepEqual(before.get('lru-m1')!.users, [process.pid]);
-      assert.ok([...before.values()].every((e) => e.linkedBytes >= 107472), 'the weights are linked, not copied');
+      assert.ok(
+        [...before.values()].every((e) => e.linkedBytes >= 107472),
+        'the weights are linked, not copied',
+      );
       // Room for two: m2 (least recently used, not in use) goes; m1 stays although older than m0 was.
       const one = Math.max(...[...before.values()].map((e) => e.bytes));
       const gone = evict(cacheDir, 2 * one);
-      assert.deepEqual(gone.map((e) => path.basename(e.model!.dir)), ['lru-m2']);
+      assert.deepEqual(
+        gone.map((e) => path.basename(e.model!.dir)),
+        ['lru-m2'],
+      );
       assert.deepEqual([...byName().keys()], ['lru-m1', 'lru-m0']);
       // A limit of 0 through openModel: everything not in use goes, the new graph and the held one stay.
       const m3 = await openModel(at(dirs, 3), { cacheDir, threads: 1, cacheMaxGB: 0 });
@@ -224,7 +249,11 @@ describe('size bound', () => {
     } finally {
       await held.dispose();
     }
-    assert.deepEqual(listEntries(cacheDir).map((e) => e.users.length), [0, 0], 'released on dispose');
+    assert.deepEqual(
+      listEntries(cacheDir).map((e) => e.users.length),
+      [0, 0],
+      'released on dispose',
+    );
   });
 
   it('markers of dead processes and leftovers of interrupted builds do not hold space', async () => {
@@ -237,8 +266,14 @@ describe('size bound', () => {
     const leftover = path.join(cacheDir, 'graphs', `${entry.key}.tmp-${dead}-1`);
     fs.mkdirSync(leftover);
     fs.writeFileSync(path.join(leftover, 'model.onnx'), Buffer.alloc(1 << 20));
-    assert.deepEqual(listEntries(cacheDir).map((e) => e.users), [[]]);
+    assert.deepEqual(
+      listEntries(cacheDir).map((e) => e.users),
+      [[]],
+    );
     assert.equal(fs.existsSync(marker) || fs.existsSync(leftover), false);
-    assert.deepEqual(evict(cacheDir, 0).map((e) => e.key), [entry.key]);
+    assert.deepEqual(
+      evict(cacheDir, 0).map((e) => e.key),
+      [entry.key],
+    );
   });
 });

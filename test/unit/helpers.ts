@@ -26,7 +26,8 @@ export function field<T>(rec: Readonly<Record<string, T>>, key: string): T {
 export function compareNested(got: Float32Array, want: unknown[]): { maxDiff: number; maxAbs: number } {
   const flat = want.flat(2) as number[];
   assert.equal(got.length, flat.length, 'shape');
-  let maxDiff = 0, maxAbs = 0;
+  let maxDiff = 0,
+    maxAbs = 0;
   flat.forEach((w, k) => {
     maxAbs = Math.max(maxAbs, Math.abs(w));
     maxDiff = Math.max(maxDiff, Math.abs(w - at(got, k)));

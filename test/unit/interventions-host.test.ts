@@ -18,7 +18,11 @@ const TEXT = 'He closed the door behind [MASK] and sat down.';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-runs-'));
 let model: OpenModel;
 before(async () => {
-  model = await openModel(path.join(REPO_ROOT, 'models', 'default'), { cacheDir: path.join(tmp, 'cache'), executionProvider: 'cpu', threads: 2 });
+  model = await openModel(path.join(REPO_ROOT, 'models', 'default'), {
+    cacheDir: path.join(tmp, 'cache'),
+    executionProvider: 'cpu',
+    threads: 2,
+  });
 });
 after(async () => {
   await model?.dispose();
@@ -30,7 +34,12 @@ async function fakePanel() {
   const plain = await model.explain({ text: TEXT });
   const posted: RunToWebview[] = [];
   const shown: { result: ExplainResult; run?: RunLabel; previous: ExplainResult }[] = [];
-  let current: { id: number; text: string; result: ExplainResult; model?: typeof model; run?: RunLabel } = { id: 7, text: TEXT, result: plain, model };
+  let current: { id: number; text: string; result: ExplainResult; model?: typeof model; run?: RunLabel } = {
+    id: 7,
+    text: TEXT,
+    result: plain,
+    model,
+  };
   const panel: RunPanel = {
     current: () => current,
     plain: () => plain,
@@ -50,11 +59,32 @@ async function fakePanel() {
 
 describe('run messages from the view', () => {
   it('are validated: known shapes pass, anything else is dropped; they are also WebviewToHost for the type checker', () => {
-    assert.deepEqual(parseRunMessage({ type: 'intervene', id: 1, resultId: 2, entries: '1.1:c2p', mode: 'zero', position: null, top: 5 }), { type: 'intervene', id: 1, resultId: 2, entries: '1.1:c2p', mode: 'zero', position: null, top: 5 });
-    assert.equal(parseRunMessage({ type: 'intervene', id: 1, resultId: 2, entries: 'rm -rf /', mode: 'zero', position: null, top: 5 }), undefined);
-    assert.equal(parseRunMessage({ type: 'intervene', id: 1, resultId: 2, entries: '1.1:c2p', mode: 'half', position: null, top: 5 }), undefined);
+    assert.deepEqual(parseRunMessage({ type: 'intervene', id: 1, resultId: 2, entries: '1.1:c2p', mode: 'zero', position: null, top: 5 }), {
+      type: 'intervene',
+      id: 1,
+      resultId: 2,
+      entries: '1.1:c2p',
+      mode: 'zero',
+      position: null,
+      top: 5,
+    });
+    assert.equal(
+      parseRunMessage({ type: 'intervene', id: 1, resultId: 2, entries: 'rm -rf /', mode: 'zero', position: null, top: 5 }),
+      undefined,
+    );
+    assert.equal(
+      parseRunMessage({ type: 'intervene', id: 1, resultId: 2, entries: '1.1:c2p', mode: 'half', position: null, top: 5 }),
+      undefined,
+    );
     assert.equal(parseRunMessage({ type: 'sweep', id: 1, resultId: 2, terms: ['c2p', 'x2y'], mode: 'zero', position: 3 }), undefined);
-    assert.deepEqual(parseRunMessage({ type: 'sweep', id: 1, resultId: 2, terms: ['c2p'], mode: 'mean', position: 3 }), { type: 'sweep', id: 1, resultId: 2, terms: ['c2p'], mode: 'mean', position: 3 });
+    assert.deepEqual(parseRunMessage({ type: 'sweep', id: 1, resultId: 2, terms: ['c2p'], mode: 'mean', position: 3 }), {
+      type: 'sweep',
+      id: 1,
+      resultId: 2,
+      terms: ['c2p'],
+      mode: 'mean',
+      position: 3,
+    });
     assert.deepEqual(parseRunMessage({ type: 'cancelRun', id: 4 }), { type: 'cancelRun', id: 4 });
     assert.equal(parseRunMessage({ type: 'exportRanking', format: 'xlsx' }), undefined);
     assert.equal(parseRunMessage({ type: 'request', id: 1 }), undefined);
@@ -77,19 +107,33 @@ describe('RunHost on the bundled model', () => {
     const row = at(iv.rows, 0);
     assert.equal(row.position, 6);
     assert.equal(row.token, '[MASK]');
-    assert.deepEqual(row.before.map((t) => t.token), at(want.before, 0).top.map((t) => t.token));
-    assert.deepEqual(row.after.map((t) => t.token), at(want.after, 0).top.map((t) => t.token));
+    assert.deepEqual(
+      row.before.map((t) => t.token),
+      at(want.before, 0).top.map((t) => t.token),
+    );
+    assert.deepEqual(
+      row.after.map((t) => t.token),
+      at(want.after, 0).top.map((t) => t.token),
+    );
     assert.equal(at(row.after, 0).token, ',');
     assert.equal(row.kl, at(want.kl, 0).kl);
     const tracked = at(want.tracked, 0);
-    assert.deepEqual(row.followed, { token: '▁him', which: 'top1_before', before: { logprob: tracked.before.logprob, rank: 1 }, after: { logprob: tracked.after.logprob, rank: 2 } });
+    assert.deepEqual(row.followed, {
+      token: '▁him',
+      which: 'top1_before',
+      before: { logprob: tracked.before.logprob, rank: 1 },
+      after: { logprob: tracked.after.logprob, rank: 2 },
+    });
   });
 
   it('a bad spec or a replaced result: one clear error back, nothing thrown', async () => {
     const { host, posted } = await fakePanel();
     await host.handle({ type: 'intervene', id: 2, resultId: 7, entries: '9.0:c2p', mode: 'zero', position: null, top: 5 });
     await host.handle({ type: 'intervene', id: 3, resultId: 99, entries: '1.1:c2p', mode: 'zero', position: null, top: 5 });
-    assert.deepEqual(posted.map((m) => m.type === 'runResult' && !m.ok && m.error), ['--ablate entry "9.0:c2p": layer 9 does not exist; this model has layers 0…3', 'this result has been replaced: run it again']);
+    assert.deepEqual(
+      posted.map((m) => m.type === 'runResult' && !m.ok && m.error),
+      ['--ablate entry "9.0:c2p": layer 9 does not exist; this model has layers 0…3', 'this result has been replaced: run it again'],
+    );
   });
 
   it('sweep: progress after every cell, the ranking of the engine, CSV and JSON export of it', async () => {
@@ -100,10 +144,14 @@ describe('RunHost on the bundled model', () => {
     const last = at(posted, posted.length - 1);
     assert.ok(last.type === 'runResult' && last.ok && last.ranking);
     const want = await model.sweep({ text: TEXT, terms: ['c2p', 'p2c'] });
-    assert.deepEqual(last.ranking.ranking.map((c) => `${c.layer}.${c.head}:${c.term}`), want.ranking.map((c) => `${c.layer}.${c.head}:${c.term}`));
+    assert.deepEqual(
+      last.ranking.ranking.map((c) => `${c.layer}.${c.head}:${c.term}`),
+      want.ranking.map((c) => `${c.layer}.${c.head}:${c.term}`),
+    );
     assert.deepEqual(last.ranking.grid, want.grid);
     assert.equal(last.ranking.followed.token, '▁him');
-    const csv = path.join(tmp, 'r.csv'), json = path.join(tmp, 'r.json');
+    const csv = path.join(tmp, 'r.csv'),
+      json = path.join(tmp, 'r.json');
     assert.equal(await host.exportRanking('csv', csv), csv);
     const lines = fs.readFileSync(csv, 'utf8').trim().split('\n');
     assert.equal(lines[0], 'rank,layer,head,term,drop,logprob_after,rank_after,top1_after');
@@ -133,7 +181,10 @@ describe('RunHost on the bundled model', () => {
     assert.deepEqual(ablated.run, { entries: ['1.1:c2p'], mode: 'zero' });
     assert.equal(ablated.previous, plain);
     await ablated.result.load(1);
-    assert.ok(ablated.result.slice(1, 1, 'c2p').every((x) => x === 0), 'head 1 of layer 1 has its c2p removed');
+    assert.ok(
+      ablated.result.slice(1, 1, 'c2p').every((x) => x === 0),
+      'head 1 of layer 1 has its c2p removed',
+    );
     await host.handle({ type: 'showRun', resultId: 8, run: 'plain', entries: '1.1:c2p', mode: 'zero' });
     assert.equal(shown.length, 2);
     const back = at(shown, 1);

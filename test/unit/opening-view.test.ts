@@ -28,7 +28,12 @@ test('with nothing saved: the first layer, head 0, the default term and view', (
 });
 
 test('a last matrix the result has is kept whole, with the last view', () => {
-  assert.deepEqual(openingView(V3, defaults, { view: 'ablation', layer: 1, head: 3, term: 'p2c' }), { view: 'ablation', layer: 1, head: 3, term: 'p2c' });
+  assert.deepEqual(openingView(V3, defaults, { view: 'ablation', layer: 1, head: 3, term: 'p2c' }), {
+    view: 'ablation',
+    layer: 1,
+    head: 3,
+    term: 'p2c',
+  });
   // The host knows the matrix but not the view: the default view.
   assert.deepEqual(openingView(V3, defaults, { layer: 1, head: 3, term: 'probs' }), { view: 'heatmap', layer: 1, head: 3, term: 'probs' });
 });
@@ -48,7 +53,12 @@ test('BERT: raw terms are not offered, so a c2c matrix falls back and a c2p defa
   const bert = openingShape({ type: 'bert', layers: [0, 1], heads: 4, terms: [] });
   assert.deepEqual(openingView(bert, defaults, { layer: 1, head: 2, term: 'c2c' }), { view: 'heatmap', layer: 0, head: 0, term: 'probs' });
   assert.deepEqual(openingView(bert, { term: 'scores', view: 'heatmap' }), { view: 'heatmap', layer: 0, head: 0, term: 'scores' });
-  assert.deepEqual(openingView(bert, defaults, { layer: 1, head: 2, term: 'scores' }), { view: 'heatmap', layer: 1, head: 2, term: 'scores' });
+  assert.deepEqual(openingView(bert, defaults, { layer: 1, head: 2, term: 'scores' }), {
+    view: 'heatmap',
+    layer: 1,
+    head: 2,
+    term: 'scores',
+  });
 });
 
 test('a saved view that is no view gives the default view', () => {
@@ -62,7 +72,12 @@ test('a saved view that is no view gives the default view', () => {
 
 test("the host's first matrix and the webview's restored state agree", () => {
   const full = { ...defaults, colorScale: 'diverging' as const };
-  const lasts = [undefined, { layer: 1, head: 3, kind: 'p2c' as const }, { layer: 1, head: 7, kind: 'probs' as const }, { layer: 9, head: 0, kind: 'c2c' as const }];
+  const lasts = [
+    undefined,
+    { layer: 1, head: 3, kind: 'p2c' as const },
+    { layer: 1, head: 7, kind: 'probs' as const },
+    { layer: 9, head: 0, kind: 'c2c' as const },
+  ];
   for (const at of lasts) {
     const host = firstViewAt(v3, at, full);
     const saved = at && { version: PROTOCOL_VERSION, view: 'heatmap' as const, layer: at.layer, head: at.head, term: at.kind };

@@ -39,13 +39,33 @@ test('each target selects its own binaries, none of another platform, and everyt
     const own = `${BIN}${TARGETS[target].dir}/`;
     const bins = files.filter((f) => f.startsWith(BIN));
     assert.deepEqual(bins, TARGETS[target].binaries.map((b) => own + b).sort(), target);
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/extension.js', 'dist/cli.js',
-      'dist/runtime-worker.js', 'dist/tokenizer-thread.js', 'dist/webview.js', 'dist/compare.js', 'media/lens.css', 'media/compare.css', 'media/icon.png', 'models/default/config.json',
-      'models/default/model.safetensors', 'models/default/spm.model', 'models/bert-twin/config.json',
-      'models/bert-twin/model.safetensors', 'models/bert-twin/spm.model', 'node_modules/onnxruntime-node/package.json',
-      'node_modules/onnxruntime-node/dist/index.js', 'node_modules/onnxruntime-node/dist/binding.js',
-      'node_modules/onnxruntime-common/package.json', 'node_modules/onnxruntime-common/dist/cjs/index.js',
-      'node_modules/onnxruntime-common/dist/cjs/package.json']) {
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      'dist/extension.js',
+      'dist/cli.js',
+      'dist/runtime-worker.js',
+      'dist/tokenizer-thread.js',
+      'dist/webview.js',
+      'dist/compare.js',
+      'media/lens.css',
+      'media/compare.css',
+      'media/icon.png',
+      'models/default/config.json',
+      'models/default/model.safetensors',
+      'models/default/spm.model',
+      'models/bert-twin/config.json',
+      'models/bert-twin/model.safetensors',
+      'models/bert-twin/spm.model',
+      'node_modules/onnxruntime-node/package.json',
+      'node_modules/onnxruntime-node/dist/index.js',
+      'node_modules/onnxruntime-node/dist/binding.js',
+      'node_modules/onnxruntime-common/package.json',
+      'node_modules/onnxruntime-common/dist/cjs/index.js',
+      'node_modules/onnxruntime-common/dist/cjs/package.json',
+    ]) {
       assert.ok(files.includes(needed), `${target} lacks ${needed}`);
     }
     // every file the bundled models' folders hold goes in (the tokenizer files differ per model)
@@ -57,12 +77,14 @@ test('each target selects its own binaries, none of another platform, and everyt
 
 test('sources, tests, tools, build output, maps and install-only dependencies stay out', () => {
   const files = filesForTarget('linux-x64', REPO_ROOT, BASE_IGNORE);
-  const bad = files.filter((f) =>
-    /^(src|test|tools|out|bench-results|test-results|webview|samples|\.ci|\.git)\//.test(f) ||
-    /\.(map|ts)$/.test(f) ||
-    /^node_modules\/(?!onnxruntime-(node|common)\/)/.test(f) ||
-    /^node_modules\/onnxruntime-node\/(script|lib)\//.test(f) ||
-    ['package-lock.json', 'tsconfig.json', 'esbuild.mjs', '.vscodeignore', '.gitignore'].includes(f));
+  const bad = files.filter(
+    (f) =>
+      /^(src|test|tools|out|bench-results|test-results|webview|samples|\.ci|\.git)\//.test(f) ||
+      /\.(map|ts)$/.test(f) ||
+      /^node_modules\/(?!onnxruntime-(node|common)\/)/.test(f) ||
+      /^node_modules\/onnxruntime-node\/(script|lib)\//.test(f) ||
+      ['package-lock.json', 'tsconfig.json', 'esbuild.mjs', '.vscodeignore', '.gitignore'].includes(f),
+  );
   assert.deepEqual(bad, []);
   // and the darwin VSIX ships one copy of the 44 MB dylib, the one the binding loads
   const darwin = filesForTarget('darwin-arm64', REPO_ROOT, BASE_IGNORE);
@@ -103,7 +125,10 @@ test('glob matching follows minimatch (dot: true) for the patterns vsce ignore f
   // vsce's folder expansion: a bare name also drops everything below it
   assert.ok(!isIncluded('samples/x.md', parseIgnore('samples')));
   assert.ok(isIncluded('samplesx/x.md', parseIgnore('samples')));
-  assert.throws(() => globToRegExp('{a,b}/**'), (e: unknown) => isLensError(e) && /uses glob syntax/.test((e as Error).message));
+  assert.throws(
+    () => globToRegExp('{a,b}/**'),
+    (e: unknown) => isLensError(e) && /uses glob syntax/.test((e as Error).message),
+  );
 });
 
 test('vsce renames README, CHANGELOG and LICENSE inside the VSIX', () => {
@@ -114,16 +139,23 @@ test('vsce renames README, CHANGELOG and LICENSE inside the VSIX', () => {
 });
 
 test('bad targets and missing files are one-line LensErrors naming what to do', () => {
-  assert.throws(() => parseTarget('darwin-x64'), (e: unknown) => isLensError(e) && /--target/.test((e as Error).message));
+  assert.throws(
+    () => parseTarget('darwin-x64'),
+    (e: unknown) => isLensError(e) && /--target/.test((e as Error).message),
+  );
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-pkg-'));
   try {
     fs.writeFileSync(path.join(tmp, 'package.json'), JSON.stringify({ dependencies: { 'onnxruntime-node': '1.30.0' } }));
-    assert.throws(() => filesForTarget('linux-x64', tmp, BASE_IGNORE),
-      (e: unknown) => isLensError(e) && /onnxruntime-node is not installed.*npm ci/.test((e as Error).message));
+    assert.throws(
+      () => filesForTarget('linux-x64', tmp, BASE_IGNORE),
+      (e: unknown) => isLensError(e) && /onnxruntime-node is not installed.*npm ci/.test((e as Error).message),
+    );
     fs.mkdirSync(path.join(tmp, 'node_modules/onnxruntime-node'), { recursive: true });
     fs.writeFileSync(path.join(tmp, 'node_modules/onnxruntime-node/package.json'), '{"version":"9.9.9"}');
-    assert.throws(() => filesForTarget('linux-x64', tmp, BASE_IGNORE),
-      (e: unknown) => isLensError(e) && /libonnxruntime\.so\.1.*missing for target linux-x64/.test((e as Error).message));
+    assert.throws(
+      () => filesForTarget('linux-x64', tmp, BASE_IGNORE),
+      (e: unknown) => isLensError(e) && /libonnxruntime\.so\.1.*missing for target linux-x64/.test((e as Error).message),
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
@@ -133,14 +165,29 @@ test('the zip reader lists and unpacks stored and deflated entries, and refuses 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-zip-'));
   try {
     const file = path.join(tmp, 'a.zip');
-    fs.writeFileSync(file, makeZip([['extension/a.txt', 'hello', 0], ['extension/dist/b.js', 'x'.repeat(1000), 8]]));
-    assert.deepEqual(listZip(fs.readFileSync(file)).map((e) => e.name), ['extension/a.txt', 'extension/dist/b.js']);
+    fs.writeFileSync(
+      file,
+      makeZip([
+        ['extension/a.txt', 'hello', 0],
+        ['extension/dist/b.js', 'x'.repeat(1000), 8],
+      ]),
+    );
+    assert.deepEqual(
+      listZip(fs.readFileSync(file)).map((e) => e.name),
+      ['extension/a.txt', 'extension/dist/b.js'],
+    );
     extractZip(file, path.join(tmp, 'out'));
     assert.equal(fs.readFileSync(path.join(tmp, 'out/extension/a.txt'), 'utf8'), 'hello');
     assert.equal(fs.readFileSync(path.join(tmp, 'out/extension/dist/b.js'), 'utf8'), 'x'.repeat(1000));
     fs.writeFileSync(file, makeZip([['../evil.txt', 'no', 0]]));
-    assert.throws(() => extractZip(file, path.join(tmp, 'out2')), (e: unknown) => isLensError(e) && /outside/.test((e as Error).message));
-    assert.throws(() => listZip(Buffer.from('not a zip at all, just some bytes')), (e: unknown) => isLensError(e));
+    assert.throws(
+      () => extractZip(file, path.join(tmp, 'out2')),
+      (e: unknown) => isLensError(e) && /outside/.test((e as Error).message),
+    );
+    assert.throws(
+      () => listZip(Buffer.from('not a zip at all, just some bytes')),
+      (e: unknown) => isLensError(e),
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -12,7 +12,11 @@ import { parseWebviewMessage } from '../../src/shared/protocol/lens';
 import { type FillMask, formatProb, type PredictionsToWebview, topLine } from '../../src/shared/predictions';
 import { FIXTURES, at } from './helpers';
 
-interface MlmExpected { position: number; top5_ids: number[]; logits: number[] }
+interface MlmExpected {
+  position: number;
+  top5_ids: number[];
+  logits: number[];
+}
 interface FixtureCase {
   name: string;
   text: string;
@@ -24,7 +28,8 @@ interface FixtureCase {
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-panel-predictions-'));
 after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 const fixture = (name: string) => path.join(FIXTURES, 'deberta', name);
-const casesOf = (name: string): FixtureCase[] => JSON.parse(fs.readFileSync(path.join(fixture(name), 'expected_outputs.json'), 'utf8')).cases;
+const casesOf = (name: string): FixtureCase[] =>
+  JSON.parse(fs.readFileSync(path.join(fixture(name), 'expected_outputs.json'), 'utf8')).cases;
 const open = (dir: string) => openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2 });
 
 /** Softmax probability and 1-based rank of `id` in a full logits row, in float64 (from HF's numbers). */
@@ -39,7 +44,11 @@ function probAndRank(logits: number[], id: number): { prob: number; rank: number
 function host(topK: number | (() => number) = 5) {
   const posted: PredictionsToWebview[] = [];
   const log: string[] = [];
-  const panel = new PanelPredictions({ post: (m) => posted.push(m), topK: typeof topK === 'number' ? () => topK : topK, log: (l) => log.push(l) });
+  const panel = new PanelPredictions({
+    post: (m) => posted.push(m),
+    topK: typeof topK === 'number' ? () => topK : topK,
+    log: (l) => log.push(l),
+  });
   return { panel, posted, log };
 }
 
@@ -64,14 +73,26 @@ describe('panel fill-mask against Hugging Face (v3_tiny_mlm_cls)', () => {
         if (fm.state !== 'ready') return;
         assert.equal(fm.mlmHead, 'cls.predictions');
         assert.equal(fm.rtd, undefined);
-        assert.deepEqual(fm.masks.map((m) => m.position), c.mask_positions);
+        assert.deepEqual(
+          fm.masks.map((m) => m.position),
+          c.mask_positions,
+        );
         fm.masks.forEach((m, r) => {
           const want = at(c.expected.mlm!, r);
           assert.equal(m.source, 'input');
-          assert.deepEqual(m.top.map((t) => t.id), want.top5_ids, `${c.name} @${m.position}: ids`);
-          for (const t of m.top) assert.ok(Math.abs(t.prob - probAndRank(want.logits, t.id).prob) <= 1e-5, `${c.name} @${m.position}: prob of ${t.id}`);
+          assert.deepEqual(
+            m.top.map((t) => t.id),
+            want.top5_ids,
+            `${c.name} @${m.position}: ids`,
+          );
+          for (const t of m.top)
+            assert.ok(Math.abs(t.prob - probAndRank(want.logits, t.id).prob) <= 1e-5, `${c.name} @${m.position}: prob of ${t.id}`);
         });
-        assert.deepEqual(posted.map((p) => (p.type === 'fillMask' ? p.fillMask.state : p.type)), ['pending', 'ready'], 'pending first, then the answer');
+        assert.deepEqual(
+          posted.map((p) => (p.type === 'fillMask' ? p.fillMask.state : p.type)),
+          ['pending', 'ready'],
+          'pending first, then the answer',
+        );
         assert.ok(posted.every((p) => p.resultId === 7));
         assert.match(log.join('\n'), /heads on the explain’s hidden state/, 'no second encoder run for the [MASK]s');
         result.release();
@@ -96,13 +117,18 @@ describe('panel fill-mask against Hugging Face (v3_tiny_mlm_cls)', () => {
       if (tp.state !== 'ready') return;
       const want = at(c.expected.mlm!, 0);
       assert.equal(tp.prediction.source, 'masked');
-      assert.deepEqual(tp.prediction.top.map((t) => t.id), want.top5_ids);
+      assert.deepEqual(
+        tp.prediction.top.map((t) => t.id),
+        want.top5_ids,
+      );
       const o = tp.prediction.original!;
       const ref = probAndRank(want.logits, originalId);
       assert.equal(o.id, originalId);
       assert.equal(o.rank, ref.rank, 'rank of the original token');
       assert.ok(Math.abs(o.prob - ref.prob) <= 1e-5, `prob of the original ${o.prob} vs ${ref.prob}`);
-      const states = posted.filter((m) => m.type === 'tokenPrediction').map((m) => (m.type === 'tokenPrediction' ? m.prediction.state : ''));
+      const states = posted
+        .filter((m) => m.type === 'tokenPrediction')
+        .map((m) => (m.type === 'tokenPrediction' ? m.prediction.state : ''));
       assert.deepEqual(states, ['pending', 'ready']);
       // Asked again: the answer is known, no second run.
       assert.deepEqual(await panel.predictToken(1, p), tp);
@@ -125,7 +151,11 @@ describe('predictExplained: the explain’s hidden state, or a forward pass when
       assert.equal(a.timings.forward_reused, true);
       assert.equal(a.timings.forward_ms, 0);
       assert.equal(b.timings.forward_reused, false);
-      for (const r of [a, b]) assert.deepEqual(r.predictions.map((p) => p.top.map((t) => t.id)), c.expected.mlm!.map((m) => m.top5_ids));
+      for (const r of [a, b])
+        assert.deepEqual(
+          r.predictions.map((p) => p.top.map((t) => t.id)),
+          c.expected.mlm!.map((m) => m.top5_ids),
+        );
       full.release();
       assert.equal(full.lastHidden, undefined, 'released with the result');
       await assert.rejects(model.predictExplained(full, {}), /released/);
@@ -186,14 +216,23 @@ describe('panel fill-mask on the bundled model', () => {
       assert.equal(fm.k, 3);
       const masks = result.tokens.flatMap((t, i) => (t.text === '[MASK]' ? [i] : []));
       assert.equal(masks.length, 2);
-      assert.deepEqual(fm.masks.map((m) => m.position), masks);
+      assert.deepEqual(
+        fm.masks.map((m) => m.position),
+        masks,
+      );
       // The heads on the explain's kept state against the encoder run again on the same text.
       const fresh = await model.predict({ text, top: 3 });
       fm.masks.forEach((m, r) => {
         const again = at(fresh.predictions, r);
-        assert.deepEqual(m.top.map((t) => t.id), again.top.map((t) => t.id));
+        assert.deepEqual(
+          m.top.map((t) => t.id),
+          again.top.map((t) => t.id),
+        );
         m.top.forEach((t, k) => assert.ok(Math.abs(t.prob - at(again.top, k).prob) <= 1e-6));
-        assert.ok(m.top.every((t, k) => k === 0 || t.prob <= at(m.top, k - 1).prob), 'sorted');
+        assert.ok(
+          m.top.every((t, k) => k === 0 || t.prob <= at(m.top, k - 1).prob),
+          'sorted',
+        );
       });
       assert.match(topLine(at(fm.masks, 0)), /^door \d+\.\d%, /, 'the first [MASK] reads “door”');
       result.release();
@@ -222,7 +261,10 @@ describe('panel fill-mask on the bundled model', () => {
 
       posted.length = 0;
       panel.resend(5);
-      assert.deepEqual(posted.map((m) => m.type), ['fillMask', 'tokenPrediction', 'tokenPrediction', 'tokenPrediction', 'tokenPrediction']);
+      assert.deepEqual(
+        posted.map((m) => m.type),
+        ['fillMask', 'tokenPrediction', 'tokenPrediction', 'tokenPrediction', 'tokenPrediction'],
+      );
       panel.resend(4);
       assert.equal(posted.length, 5, 'another result id gets nothing');
 
@@ -231,7 +273,10 @@ describe('panel fill-mask on the bundled model', () => {
       const stale = await panel.predictToken(5, 2);
       assert.equal(stale.state, 'error');
       assert.equal(await panel.at(5, mask), undefined);
-      const hover = await panel.at(6, next.tokens.findIndex((t) => t.text === '[MASK]'));
+      const hover = await panel.at(
+        6,
+        next.tokens.findIndex((t) => t.text === '[MASK]'),
+      );
       assert.ok(hover);
       const md = predictionMarkdown(hover, '[MASK]');
       assert.match(md, /what the model puts at \\\[MASK\\\] #\d+/);
@@ -266,8 +311,15 @@ describe('panel fill-mask follows an intervened run of the same text (bundled mo
       assert.equal(before.intervened, undefined);
       const [shownBefore, shownAfter] = [at(before.masks, 0).top, at(after.masks, 0).top];
       const [wantBefore, wantAfter] = [at(want.before, 0).top, at(want.after, 0).top];
-      assert.deepEqual(shownBefore.map((t) => t.id), wantBefore.map((t) => t.id));
-      assert.deepEqual(shownAfter.map((t) => t.id), wantAfter.map((t) => t.id), 'the intervention flips the first choice');
+      assert.deepEqual(
+        shownBefore.map((t) => t.id),
+        wantBefore.map((t) => t.id),
+      );
+      assert.deepEqual(
+        shownAfter.map((t) => t.id),
+        wantAfter.map((t) => t.id),
+        'the intervention flips the first choice',
+      );
       shownAfter.forEach((t, k) => assert.ok(Math.abs(t.prob - at(wantAfter, k).prob) <= 1e-5));
       assert.notEqual(at(shownAfter, 0).id, at(shownBefore, 0).id);
       const asked = await panel.predictToken(2, 2);

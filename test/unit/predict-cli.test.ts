@@ -27,7 +27,10 @@ function json(r: ReturnType<typeof cli>) {
 describe('deberta-lens predict', () => {
   it('prints predictions for every [MASK] in the documented shape', () => {
     const out = json(cli('--model', fixture('v3_tiny_mlm_cls'), '--text', 'attention to [MASK] and [MASK] terms', '--top', '3'));
-    assert.deepEqual(out.predictions.map((p: { position: number }) => p.position), [6, 9]);
+    assert.deepEqual(
+      out.predictions.map((p: { position: number }) => p.position),
+      [6, 9],
+    );
     for (const p of out.predictions) {
       assert.equal(p.top.length, 3);
       for (const t of p.top) assert.deepEqual(Object.keys(t).sort(), ['id', 'logit', 'prob', 'token']);
@@ -39,7 +42,13 @@ describe('deberta-lens predict', () => {
 
   it('--positions masks the token first and reports how the model rates the original', () => {
     const out = json(cli('--model', fixture('v3_tiny_mlm_cls'), '--ids', '1,4,29,6,10,2', '--positions', '3,1'));
-    assert.deepEqual(out.predictions.map((p: { position: number; source: string }) => [p.position, p.source]), [[1, 'masked'], [3, 'masked']]);
+    assert.deepEqual(
+      out.predictions.map((p: { position: number; source: string }) => [p.position, p.source]),
+      [
+        [1, 'masked'],
+        [3, 'masked'],
+      ],
+    );
     assert.equal(out.predictions[1].original.id, 6);
     assert.equal(out.predictions[1].top.length, 5);
   });
@@ -47,12 +56,18 @@ describe('deberta-lens predict', () => {
   it('with an RTD head, "rtd" has a logit for every token', () => {
     const out = json(cli('--model', fixture('v3_tiny_rtd'), '--text', 'a tiny random model'));
     assert.deepEqual(out.predictions, []);
-    assert.deepEqual(out.rtd.map((s: { position: number }) => s.position), out.tokens.map((_: unknown, i: number) => i));
+    assert.deepEqual(
+      out.rtd.map((s: { position: number }) => s.position),
+      out.tokens.map((_: unknown, i: number) => i),
+    );
     assert.ok(out.rtd.every((s: { logit: number }) => Number.isFinite(s.logit)));
   });
 
   it('one clear line each: no [MASK] and no --positions, no head, a bad --top', () => {
-    assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), '--text', 'a tiny model'), /nothing to predict: the input has no \[MASK\] token and no positions were given/);
+    assertOneLineError(
+      cli('--model', fixture('v3_tiny_mlm_cls'), '--text', 'a tiny model'),
+      /nothing to predict: the input has no \[MASK\] token and no positions were given/,
+    );
     assertOneLineError(cli('--model', fixture('v2_tiny'), '--ids', '1,5,2'), /has no prediction head/);
     assertOneLineError(cli('--model', fixture('v3_tiny_mlm_cls'), '--text', 'a [MASK]', '--top', 'x'), /--top takes a positive integer/);
   });
@@ -72,23 +87,39 @@ describe('deberta-lens info names the prediction heads', () => {
 describe('fill-mask on the bundled model', () => {
   // The model card's fill-mask table, computed by the training code (PyTorch), not by this engine.
   const card: [string, string[], number[]][] = [
-    ['The old man walked slowly down the [MASK] to the village.', ['road', 'way', 'street', 'steps', 'village'], [0.18, 0.08, 0.06, 0.04, 0.03]],
-    ['She opened the [MASK] and looked out into the dark night.', ['door', 'room', 'window', 'garden', 'house'], [0.45, 0.06, 0.04, 0.02, 0.01]],
+    [
+      'The old man walked slowly down the [MASK] to the village.',
+      ['road', 'way', 'street', 'steps', 'village'],
+      [0.18, 0.08, 0.06, 0.04, 0.03],
+    ],
+    [
+      'She opened the [MASK] and looked out into the dark night.',
+      ['door', 'room', 'window', 'garden', 'house'],
+      [0.45, 0.06, 0.04, 0.02, 0.01],
+    ],
     ['The function returns a [MASK] of strings.', ['list', 'tuple', 'sequence', 'pair', 'couple'], [0.29, 0.15, 0.12, 0.07, 0.04]],
   ];
   for (const [text, words, probs] of card) {
     it(`"${text}" → ${words[0]}, as the model card says`, () => {
       const out = json(cli('--model', 'default', '--text', text));
       const [p] = out.predictions;
-      assert.deepEqual(p.top.map((t: { token: string }) => t.token.replace(/^▁/, '')), words);
+      assert.deepEqual(
+        p.top.map((t: { token: string }) => t.token.replace(/^▁/, '')),
+        words,
+      );
       // The card rounds twice (3 decimals in the evaluation JSON, then 2): 0.0547 → 0.055 → 0.06.
       const round3 = (x: number) => Math.round(x * 1000) / 1000;
-      p.top.forEach((t: { prob: number }, k: number) => assert.ok(Math.abs(round3(t.prob) - at(probs, k)) <= 0.005 + 1e-9, `${words[k]}: ${t.prob} vs ${probs[k]}`));
+      p.top.forEach((t: { prob: number }, k: number) =>
+        assert.ok(Math.abs(round3(t.prob) - at(probs, k)) <= 0.005 + 1e-9, `${words[k]}: ${t.prob} vs ${probs[k]}`),
+      );
     });
   }
 
   it('the fill-mask sample predicts each [MASK]', () => {
     const out = json(cli('--model', 'default', '--file', path.join(REPO_ROOT, 'samples', 'fill-mask.md'), '--top', '1'));
-    assert.deepEqual(out.predictions.map((p: { top: { token: string }[] }) => at(p.top, 0).token), ['▁door', '▁hand', '▁list']);
+    assert.deepEqual(
+      out.predictions.map((p: { top: { token: string }[] }) => at(p.top, 0).token),
+      ['▁door', '▁hand', '▁list'],
+    );
   });
 });

@@ -15,7 +15,12 @@ import { f32, tempDir } from './checkpoint-test-utils';
 import { assertClose, klFromLogits } from './head-asserts';
 import { FIXTURES, REPO_ROOT, at } from './helpers';
 
-interface MlmExpected { position: number; top5_ids: number[]; top5_logits: number[]; logits: number[] }
+interface MlmExpected {
+  position: number;
+  top5_ids: number[];
+  top5_logits: number[];
+  logits: number[];
+}
 interface FixtureCase {
   name: string;
   text: string;
@@ -28,7 +33,8 @@ interface FixtureCase {
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-heads-'));
 const fixture = (name: string) => path.join(FIXTURES, 'deberta', name);
-const casesOf = (name: string): FixtureCase[] => JSON.parse(fs.readFileSync(path.join(fixture(name), 'expected_outputs.json'), 'utf8')).cases;
+const casesOf = (name: string): FixtureCase[] =>
+  JSON.parse(fs.readFileSync(path.join(fixture(name), 'expected_outputs.json'), 'utf8')).cases;
 const open = (dir: string) => openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2 });
 after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 
@@ -42,12 +48,25 @@ function probAndRank(logits: number[], id: number): { prob: number; rank: number
 
 function checkMlm(r: PredictResult, c: FixtureCase): void {
   const want = c.expected.mlm!;
-  assert.deepEqual(r.predictions.map((p) => p.position), want.map((m) => m.position));
+  assert.deepEqual(
+    r.predictions.map((p) => p.position),
+    want.map((m) => m.position),
+  );
   r.predictions.forEach((p, k) => {
     const m = at(want, k);
-    assert.deepEqual(p.top.map((t) => t.id), m.top5_ids, `${c.name} @${m.position}: top-5 ids`);
-    assertClose(p.top.map((t) => t.logit), m.top5_logits, `${c.name} @${m.position}: top-5 logits`);
-    p.top.forEach((t) => assert.ok(Math.abs(t.prob - probAndRank(m.logits, t.id).prob) <= 1e-5, `${c.name} @${m.position}: prob of ${t.id}`));
+    assert.deepEqual(
+      p.top.map((t) => t.id),
+      m.top5_ids,
+      `${c.name} @${m.position}: top-5 ids`,
+    );
+    assertClose(
+      p.top.map((t) => t.logit),
+      m.top5_logits,
+      `${c.name} @${m.position}: top-5 logits`,
+    );
+    p.top.forEach((t) =>
+      assert.ok(Math.abs(t.prob - probAndRank(m.logits, t.id).prob) <= 1e-5, `${c.name} @${m.position}: prob of ${t.id}`),
+    );
   });
 }
 
@@ -64,12 +83,15 @@ describe('prediction heads: the head graph on HF last hidden states', () => {
           const out = await model.heads.run(hidden, n, positions, targets, 5, true);
           if (c.expected.mlm) {
             const ids = new Int32Array(out.read(HeadOutput.topIds).buffer);
-            const logits = out.read(HeadOutput.topLogits), lse = out.read(HeadOutput.logSumExp);
-            const tLogits = out.read(HeadOutput.targetLogits), tRanks = new Int32Array(out.read(HeadOutput.targetRanks).buffer);
+            const logits = out.read(HeadOutput.topLogits),
+              lse = out.read(HeadOutput.logSumExp);
+            const tLogits = out.read(HeadOutput.targetLogits),
+              tRanks = new Int32Array(out.read(HeadOutput.targetRanks).buffer);
             c.expected.mlm.forEach((m, r) => {
               assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids);
               assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, `${c.name} top-5`);
-              const target = at(targets, r), tLogit = at(tLogits, r);
+              const target = at(targets, r),
+                tLogit = at(tLogits, r);
               const { prob, rank } = probAndRank(m.logits, target);
               assert.ok(Math.abs(tLogit - at(m.logits, target)) <= 1e-4 * Math.max(...m.logits.map(Math.abs)), 'target logit');
               assert.equal(at(tRanks, r) + 1, rank, 'target rank');
@@ -94,8 +116,19 @@ describe('prediction heads: the compare graph on HF states before and after the 
         const before = Float32Array.from(c.expected.last_hidden_state.flat());
         const after = Float32Array.from(c.ablation!.last_hidden_state.flat());
         const positions = c.mask_positions!;
-        const out = await model.heads.run(after, c.input_ids.length, positions, positions.map(() => 0), 5, false, undefined, before);
-        const ids = new Int32Array(out.read(HeadOutput.topIds).buffer), logits = out.read(HeadOutput.topLogits), kl = out.read(HeadOutput.kl);
+        const out = await model.heads.run(
+          after,
+          c.input_ids.length,
+          positions,
+          positions.map(() => 0),
+          5,
+          false,
+          undefined,
+          before,
+        );
+        const ids = new Int32Array(out.read(HeadOutput.topIds).buffer),
+          logits = out.read(HeadOutput.topLogits),
+          kl = out.read(HeadOutput.kl);
         c.ablation!.mlm.forEach((m, r) => {
           assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids, `${c.name} @${m.position}: ids after`);
           assertClose(logits.subarray(r * 5, r * 5 + 5), m.top5_logits, `${c.name} @${m.position}: logits after`);
@@ -121,8 +154,19 @@ describe('prediction heads: the compare graph on HF states before and after the 
       for (const ab of file.cases) {
         for (const t of ab.texts) {
           const c = before.get(t.name)!;
-          const out = await model.heads.run(Float32Array.from(t.last_hidden_state.flat()), c.input_ids.length, c.mask_positions!, c.mask_positions!.map(() => 0), 5, false, undefined, Float32Array.from(c.expected.last_hidden_state.flat()));
-          const ids = new Int32Array(out.read(HeadOutput.topIds).buffer), logits = out.read(HeadOutput.topLogits), kl = out.read(HeadOutput.kl);
+          const out = await model.heads.run(
+            Float32Array.from(t.last_hidden_state.flat()),
+            c.input_ids.length,
+            c.mask_positions!,
+            c.mask_positions!.map(() => 0),
+            5,
+            false,
+            undefined,
+            Float32Array.from(c.expected.last_hidden_state.flat()),
+          );
+          const ids = new Int32Array(out.read(HeadOutput.topIds).buffer),
+            logits = out.read(HeadOutput.topLogits),
+            kl = out.read(HeadOutput.kl);
           t.mlm.forEach((m, r) => {
             const what = `${ab.ablate} (${ab.mode}) ${t.name} @${m.position}`;
             assert.deepEqual([...ids.subarray(r * 5, r * 5 + 5)], m.top5_ids, what);
@@ -147,7 +191,11 @@ describe('prediction heads: end to end from the text', () => {
         results[name] = [];
         for (const c of casesOf(name)) {
           const r = await model.predict({ text: c.text });
-          assert.deepEqual(r.tokens.map((t) => t.text), c.tokens, `${c.name}: tokens`);
+          assert.deepEqual(
+            r.tokens.map((t) => t.text),
+            c.tokens,
+            `${c.name}: tokens`,
+          );
           assert.deepEqual(r.input_ids, c.input_ids);
           const maskAt = c.text.indexOf('[MASK]');
           const mask = at(r.tokens, at(c.mask_positions!, 0));
@@ -177,8 +225,15 @@ describe('prediction heads: end to end from the text', () => {
         const r = await model.predict({ text: c.text });
         assert.equal(r.mlm_head, null);
         assert.deepEqual(r.predictions, []);
-        assert.deepEqual(r.rtd!.map((s) => s.position), c.input_ids.map((_, i) => i));
-        assertClose(r.rtd!.map((s) => s.logit), c.expected.rtd_logits!, `${c.name} rtd`);
+        assert.deepEqual(
+          r.rtd!.map((s) => s.position),
+          c.input_ids.map((_, i) => i),
+        );
+        assertClose(
+          r.rtd!.map((s) => s.logit),
+          c.expected.rtd_logits!,
+          `${c.name} rtd`,
+        );
         r.rtd!.forEach((s) => assert.ok(Math.abs(s.prob - 1 / (1 + Math.exp(-s.logit))) < 1e-12));
       }
     } finally {
@@ -197,7 +252,13 @@ describe('prediction heads: positions masked on request, and bad input', () => {
     const unmasked = c.input_ids.slice();
     unmasked[6] = 27; // any other token where the fixture's [MASK] stands
     const r = await model.predict({ ids: unmasked, positions: [6, 9], top: 5 });
-    assert.deepEqual(r.predictions.map((p) => [p.position, p.source]), [[6, 'masked'], [9, 'masked']]);
+    assert.deepEqual(
+      r.predictions.map((p) => [p.position, p.source]),
+      [
+        [6, 'masked'],
+        [9, 'masked'],
+      ],
+    );
     checkMlm({ ...r, predictions: [at(r.predictions, 0)] }, c);
     const orig = at(r.predictions, 1).original!;
     assert.equal(orig.id, unmasked[9]);
@@ -209,7 +270,10 @@ describe('prediction heads: positions masked on request, and bad input', () => {
   });
 
   it('one clear message each: no [MASK] and no positions, a position past the end, a bad top', async () => {
-    await assert.rejects(model.predict({ text: 'a tiny model' }), /nothing to predict: the input has no \[MASK\] token and no positions were given/);
+    await assert.rejects(
+      model.predict({ text: 'a tiny model' }),
+      /nothing to predict: the input has no \[MASK\] token and no positions were given/,
+    );
     await assert.rejects(model.predict({ text: 'a tiny [MASK]', positions: [40] }), /position 40 does not exist: the input has tokens 0…7/);
     await assert.rejects(model.predict({ text: 'a tiny [MASK]', top: 0 }), /top must be an integer from 1 to the vocabulary size 160/);
   });
@@ -218,7 +282,10 @@ describe('prediction heads: positions masked on request, and bad input', () => {
     const bare = await open(fixture('v2_tiny'));
     try {
       assert.deepEqual(findHeads(bare.checkpoint), {});
-      await assert.rejects(bare.predict({ ids: [1, 5, 2] }), /has no prediction head \(no cls\.predictions\.\*, lm_predictions\.lm_head\.\* or mask_predictions\.\* tensors in model\.safetensors\)/);
+      await assert.rejects(
+        bare.predict({ ids: [1, 5, 2] }),
+        /has no prediction head \(no cls\.predictions\.\*, lm_predictions\.lm_head\.\* or mask_predictions\.\* tensors in model\.safetensors\)/,
+      );
     } finally {
       await bare.dispose();
     }
@@ -239,9 +306,12 @@ describe('prediction heads: a checkpoint with both heads (as the v3 discriminato
     // The RTD fixture's tensors plus the MLM head of the lm layout: the same encoder under both.
     const dir = path.join(tempDir('both'), 'v3_tiny_both');
     fs.mkdirSync(dir);
-    for (const f of ['config.json', 'spm.model', 'tokenizer_config.json', 'special_tokens_map.json']) fs.copyFileSync(path.join(fixture('v3_tiny_rtd'), f), path.join(dir, f));
+    for (const f of ['config.json', 'spm.model', 'tokenizer_config.json', 'special_tokens_map.json'])
+      fs.copyFileSync(path.join(fixture('v3_tiny_rtd'), f), path.join(dir, f));
     const [rtdCk, lmCk] = await Promise.all([loadCheckpoint(fixture('v3_tiny_rtd')), loadCheckpoint(fixture('v3_tiny_mlm_lm'))]);
-    const tensors = [...rtdCk.weights.values()].map((t) => fromArray(t.name.startsWith('mask_predictions') ? t.name : `deberta.${t.name}`, t.shape, f32(t)));
+    const tensors = [...rtdCk.weights.values()].map((t) =>
+      fromArray(t.name.startsWith('mask_predictions') ? t.name : `deberta.${t.name}`, t.shape, f32(t)),
+    );
     for (const t of lmCk.weights.values()) if (t.name.startsWith('lm_predictions.')) tensors.push(fromArray(t.name, t.shape, f32(t)));
     writeSafetensors(path.join(dir, 'model.safetensors'), tensors);
     const model = await open(dir);
@@ -252,7 +322,11 @@ describe('prediction heads: a checkpoint with both heads (as the v3 discriminato
       assert.equal(plain.rtd!.length, plain.input_ids.length);
       const r = await model.predict({ text: rtdCase.text });
       assert.equal(r.mlm_head, 'lm_predictions.lm_head');
-      assertClose(r.rtd!.map((x) => x.logit), rtdCase.expected.rtd_logits!, 'rtd with both heads');
+      assertClose(
+        r.rtd!.map((x) => x.logit),
+        rtdCase.expected.rtd_logits!,
+        'rtd with both heads',
+      );
       checkMlm(r, at(casesOf('v3_tiny_mlm_lm'), 0));
     } finally {
       await model.dispose();
@@ -260,8 +334,13 @@ describe('prediction heads: a checkpoint with both heads (as the v3 discriminato
   });
 });
 
-describe('the bundled model on samples/ablation.md, against HF\'s code', () => {
-  interface Side { top5_ids: number[]; top5_logits: number[]; top5_probs: number[]; last_hidden_state: number[][] }
+describe("the bundled model on samples/ablation.md, against HF's code", () => {
+  interface Side {
+    top5_ids: number[];
+    top5_logits: number[];
+    top5_probs: number[];
+    last_hidden_state: number[][];
+  }
   const ref = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'default-model', 'c2p_flip.json'), 'utf8')) as {
     text: string;
     input_ids: number[];
@@ -273,22 +352,42 @@ describe('the bundled model on samples/ablation.md, against HF\'s code', () => {
   before(async () => (model = await open('default')));
   after(() => model.dispose());
 
-  it('fill-mask equals HF\'s DebertaV2ForMaskedLM: ids exact, logits ≤ 1e-4 relative, probabilities ≤ 1e-5', async () => {
+  it("fill-mask equals HF's DebertaV2ForMaskedLM: ids exact, logits ≤ 1e-4 relative, probabilities ≤ 1e-5", async () => {
     // The sample's first line is the sentence; the rest shows the intervention on it.
     const text = fs.readFileSync(path.join(REPO_ROOT, 'samples', 'ablation.md'), 'utf8').split('\n')[0];
     const r = await model.predict({ text });
     assert.deepEqual(r.input_ids, ref.input_ids);
     const p = at(r.predictions, 0);
     assert.equal(p.position, ref.mask_position);
-    assert.deepEqual(p.top.map((t) => t.id), ref.before.top5_ids);
-    assertClose(p.top.map((t) => t.logit), ref.before.top5_logits, 'logits');
-    p.top.forEach((t, k) => assert.ok(Math.abs(t.prob - at(ref.before.top5_probs, k)) <= 1e-5, `prob ${t.prob} vs ${ref.before.top5_probs[k]}`));
+    assert.deepEqual(
+      p.top.map((t) => t.id),
+      ref.before.top5_ids,
+    );
+    assertClose(
+      p.top.map((t) => t.logit),
+      ref.before.top5_logits,
+      'logits',
+    );
+    p.top.forEach((t, k) =>
+      assert.ok(Math.abs(t.prob - at(ref.before.top5_probs, k)) <= 1e-5, `prob ${t.prob} vs ${ref.before.top5_probs[k]}`),
+    );
   });
 
-  it('HF\'s states after zeroing c2p of head 1 in layer 1 or 2 flip the top-1; the compare graph gives HF\'s top-5, KL and rank', async () => {
-    const n = ref.input_ids.length, pos = ref.mask_position, top1 = at(ref.before.top5_ids, 0);
+  it("HF's states after zeroing c2p of head 1 in layer 1 or 2 flip the top-1; the compare graph gives HF's top-5, KL and rank", async () => {
+    const n = ref.input_ids.length,
+      pos = ref.mask_position,
+      top1 = at(ref.before.top5_ids, 0);
     for (const c of ref.cases) {
-      const out = await model.heads.run(Float32Array.from(c.after.last_hidden_state.flat()), n, [pos], [top1], 5, false, undefined, Float32Array.from(ref.before.last_hidden_state.flat()));
+      const out = await model.heads.run(
+        Float32Array.from(c.after.last_hidden_state.flat()),
+        n,
+        [pos],
+        [top1],
+        5,
+        false,
+        undefined,
+        Float32Array.from(ref.before.last_hidden_state.flat()),
+      );
       assert.deepEqual([...new Int32Array(out.read(HeadOutput.topIds).buffer)], c.after.top5_ids, c.ablate);
       assert.notEqual(c.after.top5_ids[0], top1, 'the sample flips the prediction');
       assert.ok(Math.abs(at(out.read(HeadOutput.kl), 0) - c.after.kl) <= 1e-5, `${c.ablate}: KL`);

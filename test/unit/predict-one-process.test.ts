@@ -22,15 +22,27 @@ const dir = path.join(FIXTURES, 'deberta', 'v3_tiny_mlm_cls');
 const c = at((JSON.parse(fs.readFileSync(path.join(dir, 'expected_outputs.json'), 'utf8')) as { cases: FixtureCase[] }).cases, 0);
 
 function checkAgainstHf(r: PredictResult, what: string): void {
-  assert.deepEqual(r.predictions.map((p) => p.position), c.expected.mlm.map((m) => m.position), `${what}: positions`);
+  assert.deepEqual(
+    r.predictions.map((p) => p.position),
+    c.expected.mlm.map((m) => m.position),
+    `${what}: positions`,
+  );
   r.predictions.forEach((p, k) => {
     const want = at(c.expected.mlm, k);
-    assert.deepEqual(p.top.map((t) => t.id), want.top5_ids, `${what}: top-5 ids`);
-    assertClose(p.top.map((t) => t.logit), want.top5_logits, `${what}: top-5 logits`);
+    assert.deepEqual(
+      p.top.map((t) => t.id),
+      want.top5_ids,
+      `${what}: top-5 ids`,
+    );
+    assertClose(
+      p.top.map((t) => t.logit),
+      want.top5_logits,
+      `${what}: top-5 logits`,
+    );
   });
 }
 
-describe('prediction heads in the encoder\'s process', () => {
+describe("prediction heads in the encoder's process", () => {
   it('no second process; after the process is killed, predict and predictExplained start a fresh one and match HF', async () => {
     const model = await openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2 });
     try {

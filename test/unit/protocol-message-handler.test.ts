@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageHandler } from '../../src/shared/messaging/message-handler';
-import { imageAsking, lensAnswering, lensAsking, toBuffer, type HostToWebview, type RequestBody, type ResponseBody, type WebviewToHost } from '../../src/shared/protocol/lens';
+import {
+  imageAsking,
+  lensAnswering,
+  lensAsking,
+  toBuffer,
+  type HostToWebview,
+  type RequestBody,
+  type ResponseBody,
+  type WebviewToHost,
+} from '../../src/shared/protocol/lens';
 import { compareAnswering, compareAsking, type CompareToHost, type CompareToWebview } from '../../src/shared/protocol/compare';
 import { runAsking, type RunToHost } from '../../src/shared/interventions';
 
@@ -84,7 +93,9 @@ test('runs: progress reaches the caller, a cancelled run rejects with cancelled 
   const sent: RunToHost[] = [];
   const runs = new MessageHandler({ post: (m: RunToHost) => void sent.push(m), asks: runAsking });
   const steps: number[] = [];
-  const sweep = runs.start({ type: 'sweep', resultId: 2, terms: ['c2p'], mode: 'zero', position: null }, undefined, (p) => steps.push(p.done));
+  const sweep = runs.start({ type: 'sweep', resultId: 2, terms: ['c2p'], mode: 'zero', position: null }, undefined, (p) =>
+    steps.push(p.done),
+  );
   assert.deepEqual(sent[0], { type: 'sweep', resultId: 2, terms: ['c2p'], mode: 'zero', position: null, id: sweep.id });
   runs.receive({ type: 'runProgress', id: sweep.id, done: 1, total: 4, layer: 0 });
   runs.receive({ type: 'runProgress', id: sweep.id, done: 2, total: 4, layer: 0 });
@@ -96,7 +107,7 @@ test('runs: progress reaches the caller, a cancelled run rejects with cancelled 
   assert.deepEqual(await iv.reply, { intervention: undefined, ranking: undefined });
 });
 
-test('image: a request given up on no longer matches its late reply (the view\'s own Export button handles it)', async () => {
+test("image: a request given up on no longer matches its late reply (the view's own Export button handles it)", async () => {
   const sent: HostToWebview[] = [];
   const images = new MessageHandler({ post: (m: HostToWebview) => void sent.push(m), asks: imageAsking });
   const first = images.start({ format: 'png' }, undefined);

@@ -39,8 +39,15 @@ function makeResult(withP2c = true): ExplainResult {
     return { layer, c2c, c2p, p2c, probs };
   });
   const model: ModelInfo = {
-    path: '/m', name: 'tiny', type: 'deberta-v2', layers: 2, heads: H, head_dim: 4,
-    terms: withP2c ? ['c2c', 'c2p', 'p2c'] : ['c2c', 'c2p'], execution_provider: 'cpu', checkpoint_hash: 'x',
+    path: '/m',
+    name: 'tiny',
+    type: 'deberta-v2',
+    layers: 2,
+    heads: H,
+    head_dim: 4,
+    terms: withP2c ? ['c2c', 'c2p', 'p2c'] : ['c2c', 'c2p'],
+    execution_provider: 'cpu',
+    checkpoint_hash: 'x',
   };
   const tokens: Token[] = [
     { id: 1, text: '[CLS]', start: 0, end: 0, special: true },
@@ -49,7 +56,14 @@ function makeResult(withP2c = true): ExplainResult {
     { id: 12, text: '▁world', start: 10, end: 15, special: false },
     { id: 2, text: '[SEP]', start: 15, end: 15, special: true },
   ];
-  return new ExplainResult(model, tokens.map((t) => t.id), tokens, 2, layers, 'Hello big world');
+  return new ExplainResult(
+    model,
+    tokens.map((t) => t.id),
+    tokens,
+    2,
+    layers,
+    'Hello big world',
+  );
 }
 
 test('toBuffer copies exactly the view, not the whole backing tensor', async () => {
@@ -64,7 +78,7 @@ test('toBuffer copies exactly the view, not the whole backing tensor', async () 
 
 test('a slice survives structured cloning (the webview transport) bit for bit', async () => {
   const r = makeResult();
-  const res = await answerRequest(r, { type: 'slice', layer: 1, head: 1, kind: 'c2p' }) as SliceResponse;
+  const res = (await answerRequest(r, { type: 'slice', layer: 1, head: 1, kind: 'c2p' })) as SliceResponse;
   const msg: HostToWebview = { type: 'response', id: 7, resultId: 3, ok: true, body: res };
   const cloned = structuredClone(msg);
   assert.equal(cloned.type, 'response');
@@ -81,7 +95,7 @@ test('fromBuffer rejects a payload whose size does not match its header', async 
 
 test('scores slice equals (c2c + c2p + p2c) / scale', async () => {
   const r = makeResult();
-  const s = await answerRequest(r, { type: 'slice', layer: 0, head: 0, kind: 'scores' }) as SliceResponse;
+  const s = (await answerRequest(r, { type: 'slice', layer: 0, head: 0, kind: 'scores' })) as SliceResponse;
   const v = fromBuffer(s.data, 25);
   const c2c = r.slice(0, 0, 'c2c');
   const c2p = r.slice(0, 0, 'c2p');
@@ -91,7 +105,7 @@ test('scores slice equals (c2c + c2p + p2c) / scale', async () => {
 
 test('row request returns every kind the model has for one query', async () => {
   const r = makeResult(false);
-  const res = await answerRequest(r, { type: 'row', layer: 1, head: 0, i: 2 }) as RowResponse;
+  const res = (await answerRequest(r, { type: 'row', layer: 1, head: 0, i: 2 })) as RowResponse;
   assert.deepEqual(Object.keys(res.rows).sort(), ['c2c', 'c2p', 'probs', 'scores']);
   assert.deepEqual(fromBuffer(res.rows.probs!, 5), r.slice(1, 0, 'probs').subarray(10, 15));
   assert.deepEqual(availableKinds(r), ['c2c', 'c2p', 'scores', 'probs']);
@@ -107,14 +121,14 @@ test('requests the result cannot answer give one-line errors', async () => {
 
 test('heads request block-averages each head to maxSize', async () => {
   const r = makeResult();
-  const res = await answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 2 }) as HeadsResponse;
+  const res = (await answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 2 })) as HeadsResponse;
   assert.equal(res.size, 2);
   const all = fromBuffer(res.data, 2 * 2 * 2);
   const s = r.slice(0, 1, 'c2c'); // head 1, blocks: rows/cols [0,2) and [2,5)
   let sum = 0;
   for (let i = 2; i < 5; i++) for (let j = 0; j < 2; j++) sum += at(s, i * 5 + j);
   assert.ok(Math.abs(at(all, 4 + 2) - sum / 6) < 1e-6);
-  const full = await answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 64 }) as HeadsResponse;
+  const full = (await answerRequest(r, { type: 'heads', layer: 0, kind: 'c2c', maxSize: 64 })) as HeadsResponse;
   assert.equal(full.size, 5, 'never upsamples');
   assert.deepEqual(fromBuffer(full.data, 50).subarray(25), r.slice(0, 1, 'c2c'));
 });
@@ -128,14 +142,14 @@ test('downsampleInto preserves the mean of a matrix when blocks are equal', asyn
 
 test('overview: entropy for probs, mean |value| for terms', async () => {
   const r = makeResult();
-  const ov = await answerRequest(r, { type: 'overview', kind: 'probs' }) as OverviewResponse;
+  const ov = (await answerRequest(r, { type: 'overview', kind: 'probs' })) as OverviewResponse;
   assert.equal(ov.metric, 'entropy');
   const v = fromBuffer(ov.data, 4);
   assert.ok(Math.abs(at(v, 1 * 2 + 1) - meanRowEntropy(r.slice(1, 1, 'probs'), 5)) < 1e-6);
   assert.ok(v.every((x) => x > 0 && x <= Math.log(5) + 1e-6));
   const uniform = new Float32Array(9).fill(1 / 3);
   assert.ok(Math.abs(meanRowEntropy(uniform, 3) - Math.log(3)) < 1e-6);
-  const ov2 = await answerRequest(r, { type: 'overview', kind: 'c2c' }) as OverviewResponse;
+  const ov2 = (await answerRequest(r, { type: 'overview', kind: 'c2c' })) as OverviewResponse;
   assert.equal(ov2.metric, 'mean-abs');
 });
 
@@ -143,7 +157,10 @@ test('parseWebviewMessage accepts well-formed messages and rejects malformed one
   assert.deepEqual(parseWebviewMessage({ type: 'ready', version: 1 }), { type: 'ready', version: 1 });
   const req = { type: 'request', id: 4, resultId: 2, body: { type: 'slice', layer: 0, head: 1, kind: 'c2p' } };
   assert.deepEqual(parseWebviewMessage(structuredClone(req)), req);
-  assert.equal(parseWebviewMessage({ type: 'request', id: 4, resultId: 2, body: { type: 'slice', layer: 0, head: 1, kind: 'bogus' } }), undefined);
+  assert.equal(
+    parseWebviewMessage({ type: 'request', id: 4, resultId: 2, body: { type: 'slice', layer: 0, head: 1, kind: 'bogus' } }),
+    undefined,
+  );
   assert.equal(parseWebviewMessage({ type: 'request', id: '4', resultId: 2, body: req.body }), undefined);
   assert.equal(parseWebviewMessage({ type: 'evil' }), undefined);
   assert.equal(parseWebviewMessage(null), undefined);
@@ -193,14 +210,14 @@ test('answers requests from a real explain of the v3_tiny fixture', async () => 
     const r = await model.explain({ text });
     const toks = protocolTokens(r);
     for (const t of toks) assert.ok(t.start >= 0 && t.end <= text.length && t.start <= t.end, `token ${t.i} offsets in range`);
-    const probs = await answerRequest(r, { type: 'slice', layer: 1, head: 3, kind: 'probs' }) as SliceResponse;
+    const probs = (await answerRequest(r, { type: 'slice', layer: 1, head: 3, kind: 'probs' })) as SliceResponse;
     const p = fromBuffer(structuredClone(probs).data, r.n * r.n);
     for (let i = 0; i < r.n; i++) {
       let s = 0;
       for (let j = 0; j < r.n; j++) s += at(p, i * r.n + j);
       assert.ok(Math.abs(s - 1) < 1e-4, `row ${i} of probs sums to 1 (${s})`);
     }
-    const row = await answerRequest(r, { type: 'row', layer: 0, head: 0, i: 2 }) as RowResponse;
+    const row = (await answerRequest(r, { type: 'row', layer: 0, head: 0, i: 2 })) as RowResponse;
     assert.deepEqual(Object.keys(row.rows).sort(), ['c2c', 'c2p', 'p2c', 'probs', 'scores']);
     assert.equal(fromBuffer(row.rows.c2p!, r.n)[4], r.value(0, 0, 'c2p', 2, 4));
     // A request for layer 0 of a fresh result computes layer 0 only; prefetching then computes layer 1.

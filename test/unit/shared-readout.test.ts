@@ -10,7 +10,10 @@ test('the readout names δ, the table row and the keys that share a log bucket',
   rowOf.set([9, 9, 10, 11], 12);
   zoneOf.set([1, 1, 0, 0], 12);
   const b = { n, rowOf, zoneOf, zones: ['exact', 'log', 'clamped'] };
-  assert.equal(distanceText(3, 0, b), 'δ = i − j = 3: relative-position row 9 (log bucket); shares it with 1 other key (#0–#1): their c2p/p2c position part is identical');
+  assert.equal(
+    distanceText(3, 0, b),
+    'δ = i − j = 3: relative-position row 9 (log bucket); shares it with 1 other key (#0–#1): their c2p/p2c position part is identical',
+  );
   assert.equal(distanceText(3, 2, b), 'δ = i − j = 1: relative-position row 10 (exact distance)');
   assert.equal(distanceText(3, 2, undefined), 'δ = i − j = 1');
 });

@@ -74,7 +74,13 @@ test('tokenAtOffset maps an editor offset to the token under it, skipping specia
 test('a [MASK] written in the text shows once, where it was written, and the editor finds it', () => {
   // Offsets as the bundled tokenizer gives them for "the [MASK] and" (the [MASK] is special but covers its text).
   const text = 'the [MASK] and';
-  const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, '▁the', 0, 3), tok(2, '[MASK]', 4, 10, true), tok(3, '▁and', 10, 14), tok(4, '[SEP]', 14, 14, true)];
+  const tokens = [
+    tok(0, '[CLS]', 0, 0, true),
+    tok(1, '▁the', 0, 3),
+    tok(2, '[MASK]', 4, 10, true),
+    tok(3, '▁and', 10, 14),
+    tok(4, '[SEP]', 14, 14, true),
+  ];
   const lines = layoutTokens(text, tokens);
   assert.equal(render(lines), '[CLS]the [MASK] and[SEP]');
   assert.deepEqual(at(lines, 0)[3], { kind: 'token', i: 2, text: '[MASK]', special: true });
@@ -85,11 +91,21 @@ test('a [MASK] written in the text shows once, where it was written, and the edi
 test('a whitespace token that covers a line break (SPM ▁ on \\n) keeps the break', () => {
   // Offsets as the engine's spm tokenizer produces them for "Hello big\nworld" (v3_tiny fixture).
   const text = 'Hello\nworld';
-  const tokens = [tok(0, '[CLS]', 0, 0, true), tok(1, '▁', 0, 0), tok(2, 'Hello', 0, 5), tok(3, '▁', 5, 6), tok(4, 'world', 6, 11), tok(5, '[SEP]', 11, 11, true)];
+  const tokens = [
+    tok(0, '[CLS]', 0, 0, true),
+    tok(1, '▁', 0, 0),
+    tok(2, 'Hello', 0, 5),
+    tok(3, '▁', 5, 6),
+    tok(4, 'world', 6, 11),
+    tok(5, '[SEP]', 11, 11, true),
+  ];
   const lines = layoutTokens(text, tokens);
   assert.equal(lines.length, 2);
   assert.equal(render(lines), '[CLS]␣Hello↵\nworld[SEP]');
-  assert.ok(at(lines, 0).some((s) => s.kind === 'token' && s.i === 3), 'the break token is still hoverable');
+  assert.ok(
+    at(lines, 0).some((s) => s.kind === 'token' && s.i === 3),
+    'the break token is still hoverable',
+  );
 });
 
 test('visibleSpan trims the spaces and line breaks of a token’s span; a whitespace-only span has nothing to show', () => {

@@ -10,7 +10,9 @@ const MEDIA = path.join(REPO_ROOT, 'media');
 
 /** Where each top-level block ends, or the line of the first block left open / closed twice. */
 function unbalanced(css: string): string | undefined {
-  const text = css.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' ')).replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, (s) => ' '.repeat(s.length));
+  const text = css
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
+    .replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, (s) => ' '.repeat(s.length));
   const open: number[] = [];
   let line = 1;
   for (const ch of text) {

@@ -13,8 +13,25 @@ import { sweepTerms } from '../../src/engine/run/sweep';
 import { assertOneLineError } from './head-asserts';
 import { FIXTURES, REPO_ROOT, at } from './helpers';
 
-interface Cell { layer: number; head: number; term: string; logprob_after: number; rank_after: number; top1_after: number; kl: number }
-interface SweepCase { name?: string; input_ids: number[]; position: number; mode: 'zero' | 'mean'; target: number; logprob_before: number; rank_before: number; cells: Cell[] }
+interface Cell {
+  layer: number;
+  head: number;
+  term: string;
+  logprob_after: number;
+  rank_after: number;
+  top1_after: number;
+  kl: number;
+}
+interface SweepCase {
+  name?: string;
+  input_ids: number[];
+  position: number;
+  mode: 'zero' | 'mean';
+  target: number;
+  logprob_before: number;
+  rank_before: number;
+  cells: Cell[];
+}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-sweep-'));
 const cacheDir = path.join(tmp, 'cache');
@@ -26,25 +43,34 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function assertSweep(r: SweepResult, want: SweepCase, what: string): void {
   assert.equal(r.position, want.position, `${what}: position`);
   assert.equal(r.followed.id, want.target, `${what}: followed token`);
-  assert.ok(Math.abs(r.followed.before.logprob - want.logprob_before) <= 1e-4, `${what}: log-prob before ${r.followed.before.logprob} vs ${want.logprob_before}`);
+  assert.ok(
+    Math.abs(r.followed.before.logprob - want.logprob_before) <= 1e-4,
+    `${what}: log-prob before ${r.followed.before.logprob} vs ${want.logprob_before}`,
+  );
   assert.equal(r.followed.before.rank, want.rank_before, `${what}: rank before`);
   assert.equal(r.ranking.length, want.cells.length, `${what}: one cell per layer × head × term`);
   for (const c of want.cells) {
     const got = r.ranking.find((x) => x.layer === c.layer && x.head === c.head && x.term === c.term);
     const cell = `${what} ${c.layer}.${c.head}:${c.term}`;
     assert.ok(got, `${cell}: missing`);
-    assert.ok(Math.abs(got.logprob_after - c.logprob_after) <= 1e-4, `${cell}: log-prob after ${got.logprob_after} vs HF ${c.logprob_after}`);
+    assert.ok(
+      Math.abs(got.logprob_after - c.logprob_after) <= 1e-4,
+      `${cell}: log-prob after ${got.logprob_after} vs HF ${c.logprob_after}`,
+    );
     assert.ok(Math.abs(got.drop - (want.logprob_before - c.logprob_after)) <= 2e-4, `${cell}: drop`);
     assert.equal(got.rank_after, c.rank_after, `${cell}: rank after`);
     assert.equal(got.top1_after.id, c.top1_after, `${cell}: first choice after`);
     assert.ok(Math.abs(at(at(r.grid[got.term]!, c.layer), c.head) - got.drop) < 1e-12, `${cell}: grid = ranking`);
   }
-  for (let k = 1; k < r.ranking.length; k++) assert.ok(at(r.ranking, k - 1).drop >= at(r.ranking, k).drop, `${what}: ranking sorted by drop`);
+  for (let k = 1; k < r.ranking.length; k++)
+    assert.ok(at(r.ranking, k - 1).drop >= at(r.ranking, k).drop, `${what}: ranking sorted by drop`);
 }
 
 describe('sweep: every cell against HF', () => {
   it('bundled model, samples/ablation.md, all 96 cells (zero): "him" loses most without 2.1:c2p, 1.1:p2c, 1.1:c2p', async () => {
-    const want: SweepCase & { text: string } = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'default-model', 'sweep_ablation.json'), 'utf8'));
+    const want: SweepCase & { text: string } = JSON.parse(
+      fs.readFileSync(path.join(FIXTURES, 'default-model', 'sweep_ablation.json'), 'utf8'),
+    );
     const model = await open(path.join(REPO_ROOT, 'models', 'default'));
     try {
       const seen: number[] = [];
@@ -53,8 +79,15 @@ describe('sweep: every cell against HF', () => {
       assert.equal(r.followed.token, '▁him');
       assert.equal(r.source, 'input');
       assertSweep(r, want, 'bundled');
-      assert.deepEqual(r.ranking.slice(0, 3).map((c) => `${c.layer}.${c.head}:${c.term}`), ['2.1:c2p', '1.1:p2c', '1.1:c2p']);
-      assert.deepEqual(seen, Array.from({ length: 97 }, (_, k) => k), 'progress after every cell, from 0');
+      assert.deepEqual(
+        r.ranking.slice(0, 3).map((c) => `${c.layer}.${c.head}:${c.term}`),
+        ['2.1:c2p', '1.1:p2c', '1.1:c2p'],
+      );
+      assert.deepEqual(
+        seen,
+        Array.from({ length: 97 }, (_, k) => k),
+        'progress after every cell, from 0',
+      );
     } finally {
       await model.dispose();
     }
@@ -64,7 +97,10 @@ describe('sweep: every cell against HF', () => {
     const data: { cases: SweepCase[] } = JSON.parse(fs.readFileSync(path.join(fixture('v3_tiny_mlm_cls'), 'sweep_cases.json'), 'utf8'));
     const model = await open(fixture('v3_tiny_mlm_cls'));
     try {
-      for (const c of data.cases.flatMap((x) => [{ ...x, batch: true }, { ...x, batch: false }])) {
+      for (const c of data.cases.flatMap((x) => [
+        { ...x, batch: true },
+        { ...x, batch: false },
+      ])) {
         const r = await model.sweep({ ids: c.input_ids, terms: ['c2p', 'p2c', 'c2c'], position: c.position, mode: c.mode, batch: c.batch });
         assert.equal(r.mode, c.mode);
         assert.equal(r.source, c.mode === 'mean' ? 'masked' : 'input');
@@ -78,7 +114,7 @@ describe('sweep: every cell against HF', () => {
 });
 
 describe('sweep: terms, cancel', () => {
-  it('sweepTerms: all = the model\'s terms; a term the model lacks or an unknown one is refused in one line', () => {
+  it("sweepTerms: all = the model's terms; a term the model lacks or an unknown one is refused in one line", () => {
     assert.deepEqual(sweepTerms(['all'], ['c2c', 'c2p', 'p2c']), ['c2c', 'c2p', 'p2c']);
     assert.deepEqual(sweepTerms(['p2c', 'c2p', 'p2c'], ['c2c', 'c2p', 'p2c']), ['p2c', 'c2p']);
     assert.throws(() => sweepTerms(['p2c'], ['c2c', 'c2p']), /--sweep p2c: this model has no p2c term \(its terms: c2c, c2p\)/);
@@ -90,7 +126,10 @@ describe('sweep: terms, cancel', () => {
     try {
       const controller = new AbortController();
       const ids = [1, 17, 21, 16, 57, 23, 60, 4, 22, 60, 26, 18, 27, 5, 2];
-      const run = model.sweep({ ids, terms: ['all'], onProgress: ({ done }) => void (done === 3 && setTimeout(() => controller.abort(), 0)) }, controller.signal);
+      const run = model.sweep(
+        { ids, terms: ['all'], onProgress: ({ done }) => void (done === 3 && setTimeout(() => controller.abort(), 0)) },
+        controller.signal,
+      );
       await assert.rejects(run, /cancelled/);
       const r = await model.sweep({ ids, terms: ['c2p'] });
       assert.equal(r.ranking.length, 8);
@@ -104,7 +143,11 @@ describe('deberta-lens ablate --sweep', () => {
   const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
   const cliCache = path.join(tmp, 'cli-cache');
   const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, 'ablate', '--threads', '2', ...args], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cliCache }, timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI, 'ablate', '--threads', '2', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, XDG_CACHE_HOME: cliCache },
+      timeout: 60_000,
+    });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
@@ -114,17 +157,39 @@ describe('deberta-lens ablate --sweep', () => {
     const config = JSON.parse(fs.readFileSync(path.join(c2pOnly, 'config.json'), 'utf8'));
     fs.writeFileSync(path.join(c2pOnly, 'config.json'), JSON.stringify({ ...config, pos_att_type: 'c2p' }));
     const tiny = ['--model', fixture('v3_tiny_mlm_cls')];
-    assertOneLineError(cli('--model', c2pOnly, '--text', 'attention to [MASK] terms', '--sweep', 'p2c'), /--sweep p2c: this model has no p2c term \(its terms: c2c, c2p\)/);
-    assertOneLineError(cli('--model', fixture('v3_tiny_rtd'), '--text', 'attention to [MASK] terms', '--sweep', 'c2p'), /no masked-LM head/);
-    assertOneLineError(cli(...tiny, '--text', 'attention to [MASK] terms', '--sweep', 'c2p', '--ablate', '0.0:c2p'), /--sweep and --ablate are two different runs/);
-    assertOneLineError(cli(...tiny, '--text', 'attention to [MASK] terms', '--sweep', 'c2p', '--positions', '2'), /--positions does not apply to --sweep/);
+    assertOneLineError(
+      cli('--model', c2pOnly, '--text', 'attention to [MASK] terms', '--sweep', 'p2c'),
+      /--sweep p2c: this model has no p2c term \(its terms: c2c, c2p\)/,
+    );
+    assertOneLineError(
+      cli('--model', fixture('v3_tiny_rtd'), '--text', 'attention to [MASK] terms', '--sweep', 'c2p'),
+      /no masked-LM head/,
+    );
+    assertOneLineError(
+      cli(...tiny, '--text', 'attention to [MASK] terms', '--sweep', 'c2p', '--ablate', '0.0:c2p'),
+      /--sweep and --ablate are two different runs/,
+    );
+    assertOneLineError(
+      cli(...tiny, '--text', 'attention to [MASK] terms', '--sweep', 'c2p', '--positions', '2'),
+      /--positions does not apply to --sweep/,
+    );
     assert.equal(fs.existsSync(path.join(cliCache, 'deberta-lens')), false, 'no graph was built');
     assertOneLineError(cli(...tiny, '--text', 'attention to terms', '--sweep', 'all'), /no \[MASK\] token and no position was given/);
     assertOneLineError(cli(...tiny, '--text', 'attention to terms', '--sweep', 'all', '--position', '40'), /position 40 does not exist/);
   });
 
   it('prints grid per term ([layers][heads]) and the ranking; --position masks that token and follows the original', () => {
-    const r = cli('--model', fixture('v3_tiny_mlm_cls'), '--ids', '1,17,4,29,6,10,60,37,13,17,4,29,6,10,40,22,38,4,27,8,43,15,2', '--sweep', 'c2p,p2c', '--position', '3', '--mean');
+    const r = cli(
+      '--model',
+      fixture('v3_tiny_mlm_cls'),
+      '--ids',
+      '1,17,4,29,6,10,60,37,13,17,4,29,6,10,40,22,38,4,27,8,43,15,2',
+      '--sweep',
+      'c2p,p2c',
+      '--position',
+      '3',
+      '--mean',
+    );
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.position, 3);

@@ -6,7 +6,15 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { buildModelInput, loadTokenizer } from '../../src/engine/tokenizer';
 import type { Token } from '../../src/engine/types';
-import { alignTokens, poolToGroups, sameTokenization, subtract, topKeys, type AlignedGroup, type AlignToken } from '../../src/shared/token-alignment';
+import {
+  alignTokens,
+  poolToGroups,
+  sameTokenization,
+  subtract,
+  topKeys,
+  type AlignedGroup,
+  type AlignToken,
+} from '../../src/shared/token-alignment';
 import { FIXTURES, REPO_ROOT, at } from './helpers';
 
 const DEBERTA = path.join(REPO_ROOT, 'models', 'default');
@@ -28,15 +36,20 @@ function assertPartition(groups: AlignedGroup[], a: Token[], b: Token[], groupOf
     ['b', b, groupOfB],
   ] as const) {
     const seen = groups.flatMap((g) => g[side]).sort((x, y) => x - y);
-    assert.deepEqual(seen, toks.map((_, i) => i), `side ${side}: every token once`);
+    assert.deepEqual(
+      seen,
+      toks.map((_, i) => i),
+      `side ${side}: every token once`,
+    );
     toks.forEach((_, i) => assert.ok(at(groups, at(of, i))[side].includes(i)));
   }
   const content = groups.filter((g) => !g.special);
-  for (let k = 1; k < content.length; k++) assert.ok(at(content, k).start >= at(content, k - 1).end, 'content groups do not overlap and follow the text');
+  for (let k = 1; k < content.length; k++)
+    assert.ok(at(content, k).start >= at(content, k - 1).end, 'content groups do not overlap and follow the text');
 }
 
 test('SentencePiece vs WordPiece on accented text, punctuation, [UNK] and whitespace runs', async () => {
-  const text = 'Café  naïve résumé, don\'t—stop! 😀 ☃ xyzzy   end.';
+  const text = "Café  naïve résumé, don't—stop! 😀 ☃ xyzzy   end.";
   const a = await tokens(DEBERTA, text);
   const b = await tokens(BERT, text);
   const r = alignTokens(text, a, b, { a: 'default', b: 'bert_tiny' });
@@ -152,10 +165,16 @@ test('tokenizations that cannot be aligned: one line naming the side', () => {
   const outside: AlignToken[] = [{ start: 6, end: 40, special: false, text: 'world' }];
   const r1 = alignTokens(text, a, outside, { a: 'deberta-v3-base', b: 'bert-base-uncased' });
   assert.ok(!r1.ok);
-  assert.equal(r1.reason, 'Cannot align the two tokenizations: bert-base-uncased\'s token 0 "world" has character offsets 6–40 outside the text (11 characters).');
+  assert.equal(
+    r1.reason,
+    'Cannot align the two tokenizations: bert-base-uncased\'s token 0 "world" has character offsets 6–40 outside the text (11 characters).',
+  );
   assert.ok(!r1.reason.includes('\n'));
   // Side B covers only "hello" of "hello world" with tokens that cover the rest on side A alone.
-  const r2 = alignTokens('hello wonderful world', [{ start: 0, end: 21, special: false }], [{ start: 0, end: 5, special: false }], { a: 'A', b: 'B' });
+  const r2 = alignTokens('hello wonderful world', [{ start: 0, end: 21, special: false }], [{ start: 0, end: 5, special: false }], {
+    a: 'A',
+    b: 'B',
+  });
   assert.ok(r2.ok, 'one A token over the whole text still overlaps B');
   const r3 = alignTokens(
     'hello wonderful world',
@@ -171,7 +190,7 @@ test('tokenizations that cannot be aligned: one line naming the side', () => {
   assert.equal(r3.reason, "Cannot align A's and B's tokens on this text: 74% of its characters are covered by one tokenizer only.");
 });
 
-test('pooling onto aligned groups: the mean over both groups\' tokens, NaN where a side has no token', () => {
+test("pooling onto aligned groups: the mean over both groups' tokens, NaN where a side has no token", () => {
   const groups: AlignedGroup[] = [
     { a: [0], b: [0], start: 0, end: 0, text: '[CLS]', special: true },
     { a: [1, 2], b: [1], start: 0, end: 3, text: 'abc', special: false },
@@ -183,7 +202,10 @@ test('pooling onto aligned groups: the mean over both groups\' tokens, NaN where
   assert.deepEqual(Array.from(pooled), [0, 1.5, 3, 15, 16.5, 18, 30, 31.5, 33]);
   const b2 = Float32Array.from([1, 2, 3, 4]);
   const pb = poolToGroups(b2, 2, groups, 'b');
-  assert.deepEqual(Array.from(pb).map((v) => (Number.isNaN(v) ? 'NaN' : v)), [1, 2, 'NaN', 3, 4, 'NaN', 'NaN', 'NaN', 'NaN']);
+  assert.deepEqual(
+    Array.from(pb).map((v) => (Number.isNaN(v) ? 'NaN' : v)),
+    [1, 2, 'NaN', 3, 4, 'NaN', 'NaN', 'NaN', 'NaN'],
+  );
   const d = subtract(pooled, pb);
   assert.equal(d[0], -1);
   assert.equal(d[4], 12.5);

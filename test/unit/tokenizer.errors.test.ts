@@ -46,8 +46,12 @@ test('truncated spm.model: cut mid-field and cut on a field boundary', async () 
     let len = 0;
     let shift = 0;
     let p = pos + 1;
-    for (;;) { const b = at(spmBytes, p++);
- len |= (b & 0x7f) << shift; shift += 7; if (!(b & 0x80)) break; }
+    for (;;) {
+      const b = at(spmBytes, p++);
+      len |= (b & 0x7f) << shift;
+      shift += 7;
+      if (!(b & 0x80)) break;
+    }
     pos = p + len;
   }
   await rejectsWith(dirWith('trunc2', { 'spm.model': spmBytes.subarray(0, pos) }), /spm\.model.*looks truncated/);
@@ -58,13 +62,21 @@ test('truncated spm.model: cut mid-field and cut on a field boundary', async () 
 test('vocab.json without merges.txt, broken merges, broken vocab, missing specials', async () => {
   await rejectsWith(dirWith('nomerges', { 'vocab.json': v1('vocab.json') }), /merges\.txt not found/);
   await rejectsWith(dirWith('novocab', { 'merges.txt': v1('merges.txt') }), /vocab\.json not found/);
-  await rejectsWith(dirWith('badmerges', { 'vocab.json': v1('vocab.json'), 'merges.txt': '#version: 0.2\nt h\nthree parts here\n' }),
-    /merges\.txt line 3 is not "left right"/);
+  await rejectsWith(
+    dirWith('badmerges', { 'vocab.json': v1('vocab.json'), 'merges.txt': '#version: 0.2\nt h\nthree parts here\n' }),
+    /merges\.txt line 3 is not "left right"/,
+  );
   await rejectsWith(dirWith('badvocab', { 'vocab.json': '{"a": 1,', 'merges.txt': v1('merges.txt') }), /vocab\.json .*is not valid JSON/);
-  await rejectsWith(dirWith('badids', { 'vocab.json': '{"a": "one"}', 'merges.txt': v1('merges.txt') }), /vocab\.json: piece "a" has id "one"/);
+  await rejectsWith(
+    dirWith('badids', { 'vocab.json': '{"a": "one"}', 'merges.txt': v1('merges.txt') }),
+    /vocab\.json: piece "a" has id "one"/,
+  );
   await rejectsWith(dirWith('nospecial', { 'vocab.json': '{"a": 0, "b": 1}', 'merges.txt': '' }), /vocab\.json has no \[PAD\] token/);
 });
 
 test('a broken tokenizer_config.json next to a good model is named', async () => {
-  await rejectsWith(dirWith('badcfg', { 'spm.model': spmBytes, 'tokenizer_config.json': '{oops' }), /tokenizer_config\.json .*not valid JSON/);
+  await rejectsWith(
+    dirWith('badcfg', { 'spm.model': spmBytes, 'tokenizer_config.json': '{oops' }),
+    /tokenizer_config\.json .*not valid JSON/,
+  );
 });

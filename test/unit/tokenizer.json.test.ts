@@ -14,15 +14,25 @@ import { FIXTURES, at, field } from './helpers';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-tokjson-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const added = (content: string, id: number) =>
-  ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+const added = (content: string, id: number) => ({
+  id,
+  content,
+  single_word: false,
+  lstrip: false,
+  rstrip: false,
+  normalized: false,
+  special: true,
+});
 
 const unigramJson = () => unigramTokenizerJson(path.join(FIXTURES, 'tokenizer', 'spm.model'));
 
 function bpeJson(): object {
   const dir = path.join(FIXTURES, 'deberta', 'v1_tiny');
   const vocab = JSON.parse(fs.readFileSync(path.join(dir, 'vocab.json'), 'utf8')) as Record<string, number>;
-  const merges = fs.readFileSync(path.join(dir, 'merges.txt'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#version'));
+  const merges = fs
+    .readFileSync(path.join(dir, 'merges.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#version'));
   return {
     version: '1.0',
     added_tokens: ['[PAD]', '[CLS]', '[SEP]', '[UNK]', '[MASK]'].map((c) => added(c, field(vocab, c))),
@@ -30,8 +40,17 @@ function bpeJson(): object {
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: null,
     decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-    model: { type: 'BPE', dropout: null, unk_token: '[UNK]', continuing_subword_prefix: null, end_of_word_suffix: null,
-      fuse_unk: false, byte_fallback: false, vocab, merges },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: '[UNK]',
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab,
+      merges,
+    },
   };
 }
 
@@ -42,8 +61,9 @@ function writeDir(name: string, json: object): string {
   return dir;
 }
 
-const texts: string[] = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'tokenizer', 'expected_tokens.json'), 'utf8'))
-  .cases.map((c: { text: string }) => c.text);
+const texts: string[] = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'tokenizer', 'expected_tokens.json'), 'utf8')).cases.map(
+  (c: { text: string }) => c.text,
+);
 // tokenizers.js approximates Precompiled with NFKC and maps U+2000–U+200F (ZWJ included) to spaces; the real
 // charsmap does not, so texts with those characters are not a fair comparison.
 const hfJsComparable = (t: string) => !/[\u2000-\u200F\u2028\u2029\u202F\u205F\u3000\uFEFF\uFFFD\u1680\u00A0]/.test(t);
@@ -57,7 +77,11 @@ test('tokenizer.json Unigram: ids equal @huggingface/tokenizers on the fixture t
   const comparable = texts.filter(hfJsComparable);
   assert.ok(comparable.length >= 160, `only ${comparable.length} comparable texts`);
   for (const text of comparable) {
-    assert.deepEqual(tok.encode(text).map((t) => t.id), hf.encode(text, { add_special_tokens: false }).ids, JSON.stringify(text.slice(0, 60)));
+    assert.deepEqual(
+      tok.encode(text).map((t) => t.id),
+      hf.encode(text, { add_special_tokens: false }).ids,
+      JSON.stringify(text.slice(0, 60)),
+    );
   }
 });
 
@@ -67,7 +91,11 @@ test('tokenizer.json Unigram: same ids and offsets as spm.model on text without 
   let compared = 0;
   for (const text of texts) {
     if (/\[(CLS|SEP|MASK|PAD|UNK)\]/.test(text)) continue; // HF splits these out; the spm library does not
-    assert.deepEqual(tok.encode(text).map((t) => t.id), spm.encode(text).map((t) => t.id), JSON.stringify(text.slice(0, 60)));
+    assert.deepEqual(
+      tok.encode(text).map((t) => t.id),
+      spm.encode(text).map((t) => t.id),
+      JSON.stringify(text.slice(0, 60)),
+    );
     compared++;
   }
   assert.ok(compared >= 160);
@@ -96,22 +124,36 @@ test('tokenizer.json BPE (byte-level): ids equal @huggingface/tokenizers and the
   const v1 = await loadTokenizer(path.join(FIXTURES, 'deberta', 'v1_tiny'));
   const hf = new HfTokenizer(json, {});
   assert.deepEqual(tok.special, v1.special);
-  const samples = ['the other in, theer.', 'there in the thin inn.', 'Hello  world\n\ncafé [MASK] ok', 'x 😀 y', "it's the end",
-    '  leading and trailing  ', ...texts.slice(0, 40)];
+  const samples = [
+    'the other in, theer.',
+    'there in the thin inn.',
+    'Hello  world\n\ncafé [MASK] ok',
+    'x 😀 y',
+    "it's the end",
+    '  leading and trailing  ',
+    ...texts.slice(0, 40),
+  ];
   for (const text of samples) {
     const ids = tok.encode(text).map((t) => t.id);
     assert.deepEqual(ids, hf.encode(text, { add_special_tokens: false }).ids, JSON.stringify(text.slice(0, 60)));
-    assert.deepEqual(tok.encode(text).map((t) => [t.id, t.start, t.end]), v1.encode(text).map((t) => [t.id, t.start, t.end]));
+    assert.deepEqual(
+      tok.encode(text).map((t) => [t.id, t.start, t.end]),
+      v1.encode(text).map((t) => [t.id, t.start, t.end]),
+    );
   }
 });
 
 test('tokenizer.json: unsupported model types and broken files are clear LensErrors', async () => {
-  await assert.rejects(loadTokenizer(writeDir('wordpiece', { model: { type: 'WordPiece', vocab: {} } })),
-    (e: Error) => e.name === 'LensError' && /tokenizer\.json.*WordPiece/.test(e.message));
+  await assert.rejects(
+    loadTokenizer(writeDir('wordpiece', { model: { type: 'WordPiece', vocab: {} } })),
+    (e: Error) => e.name === 'LensError' && /tokenizer\.json.*WordPiece/.test(e.message),
+  );
   const broken = path.join(tmp, 'broken');
   fs.mkdirSync(broken);
   fs.writeFileSync(path.join(broken, 'tokenizer.json'), '{"model": {"type": "Unigram", "vocab": [');
   await assert.rejects(loadTokenizer(broken), (e: Error) => e.name === 'LensError' && /tokenizer\.json is not valid JSON/.test(e.message));
-  await assert.rejects(loadTokenizer(writeDir('badnorm', { normalizer: { type: 'Nmt' }, model: { type: 'Unigram', unk_id: 0, vocab: [['[UNK]', 0]] } })),
-    (e: Error) => e.name === 'LensError' && /Nmt/.test(e.message));
+  await assert.rejects(
+    loadTokenizer(writeDir('badnorm', { normalizer: { type: 'Nmt' }, model: { type: 'Unigram', unk_id: 0, vocab: [['[UNK]', 0]] } })),
+    (e: Error) => e.name === 'LensError' && /Nmt/.test(e.message),
+  );
 });

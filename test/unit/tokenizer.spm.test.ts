@@ -6,8 +6,20 @@ import { test } from 'node:test';
 import { loadTokenizer } from '../../src/engine/tokenizer';
 import { FIXTURES, at } from './helpers';
 
-interface LibToken { id: number; piece: string; start: number; end: number; start_utf16?: number; end_utf16?: number }
-interface LibCase { text: string; ids?: number[]; tokens: LibToken[]; input_ids?: number[] }
+interface LibToken {
+  id: number;
+  piece: string;
+  start: number;
+  end: number;
+  start_utf16?: number;
+  end_utf16?: number;
+}
+interface LibCase {
+  text: string;
+  ids?: number[];
+  tokens: LibToken[];
+  input_ids?: number[];
+}
 
 const TOK_DIR = path.join(FIXTURES, 'tokenizer');
 const readCases = (file: string): LibCase[] => JSON.parse(fs.readFileSync(file, 'utf8')).cases;
@@ -30,7 +42,11 @@ test('spm: all 170 library cases match exactly (ids, pieces, UTF-16 offsets)', a
       c.tokens.map((t) => [t.id, t.piece, t.start_utf16, t.end_utf16, false]),
       `text ${JSON.stringify(c.text.slice(0, 60))}`,
     );
-    if (c.ids) assert.deepEqual(got.map((t) => t.id), c.ids);
+    if (c.ids)
+      assert.deepEqual(
+        got.map((t) => t.id),
+        c.ids,
+      );
     // Offsets index the original text: non-empty, in order, within bounds.
     for (const t of got) assert.ok(0 <= t.start && t.start <= t.end && t.end <= c.text.length);
     matched++;

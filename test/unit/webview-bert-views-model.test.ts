@@ -24,7 +24,7 @@ test('tabs that cannot apply to BERT say so in one line naming BERT', () => {
   }
 });
 
-test('layers after 0: a plain statement, and the table\'s line for the other layers', () => {
+test("layers after 0: a plain statement, and the table's line for the other layers", () => {
   assert.match(bertNoSplitText(3, 'distance'), /^BERT has no separable terms in layer 3:/);
   assert.equal(bertOtherLayersText([0, 1]), 'Layer 1: no term shares — BERT’s score has no separable terms after layer 0.');
   assert.match(bertOtherLayersText([0, 1, 2, 11]), /^Layers 1–11:/);
@@ -32,7 +32,10 @@ test('layers after 0: a plain statement, and the table\'s line for the other lay
 });
 
 test('a share row reads as percentages and adds up the position terms', () => {
-  assert.deepEqual(BERT_SHARE_COLUMNS.map((c) => c.term), ['c2c', 'c2p', 'p2c', 'p2p', 'rest']);
+  assert.deepEqual(
+    BERT_SHARE_COLUMNS.map((c) => c.term),
+    ['c2c', 'c2p', 'p2c', 'p2p', 'rest'],
+  );
   assert.equal(sharePercent(0.1234), '12.3%');
   assert.equal(sharePercent(NaN), '–');
   assert.equal(

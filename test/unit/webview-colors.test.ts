@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { colorOf, describeRange, lutIndex, LUT_SIZE, makeLut, normaliseRows, paintMatrix, robustRange, valueRange } from '../../webview/common/colors';
+import {
+  colorOf,
+  describeRange,
+  lutIndex,
+  LUT_SIZE,
+  makeLut,
+  normaliseRows,
+  paintMatrix,
+  robustRange,
+  valueRange,
+} from '../../webview/common/colors';
 import { formatValue } from '../../src/shared/format';
 import { isSignedKind } from '../../src/shared/kinds';
 
@@ -86,13 +96,16 @@ test('robust limits: the 99th percentile sets the end colour, so one outlier can
   assert.match(describeRange(r, 'probs'), /99th percentile.*data 0 … 1/);
   // Under 0-to-max the bulk would sit in the first 1% of the ramp; under p99 its median is mid-ramp.
   assert.ok(lutIndex(0.005, r) > 100 && lutIndex(0.005, valueRange(values, false)) < 3);
-  const signed = robustRange(Float32Array.from(values, (v, k) => (k % 2 ? -v : v)), true);
+  const signed = robustRange(
+    Float32Array.from(values, (v, k) => (k % 2 ? -v : v)),
+    true,
+  );
   assert.equal(signed.min, -signed.max);
   assert.match(describeRange(signed, 'c2p'), /centred at 0.*percentile of \|value\|/);
 });
 
 test('log scale spans four decades below the 99.9th percentile; zeros take the low end', () => {
-  const values = Float32Array.from({ length: 1000 }, (_, k) => (k === 0 ? 0 : 10 ** (-(k % 7))));
+  const values = Float32Array.from({ length: 1000 }, (_, k) => (k === 0 ? 0 : 10 ** -(k % 7)));
   const r = robustRange(values, false, 'log');
   assert.ok(r.log);
   assert.ok(Math.abs(r.max - 1) < 1e-6 && Math.abs(r.min - 1e-4) < 1e-9, JSON.stringify(r));
@@ -137,15 +150,23 @@ test('the dark probs ramp leaves a dark page as slowly as the light ramp leaves 
   const pages = { dark: [31, 31, 31], light: [255, 255, 255] } as const;
   const curve = (theme: 'dark' | 'light') => {
     const lut = makeLut('diverging', false, theme);
-    return Array.from({ length: LUT_SIZE }, (_, k) => deltaE([lut[4 * k] ?? NaN, lut[4 * k + 1] ?? NaN, lut[4 * k + 2] ?? NaN], pages[theme]));
+    return Array.from({ length: LUT_SIZE }, (_, k) =>
+      deltaE([lut[4 * k] ?? NaN, lut[4 * k + 1] ?? NaN, lut[4 * k + 2] ?? NaN], pages[theme]),
+    );
   };
   const dark = curve('dark');
   const light = curve('light');
   for (const t of [0.02, 0.05, 0.1, 0.15, 0.2]) {
     const k = Math.round(t * (LUT_SIZE - 1));
-    assert.ok(Math.abs((dark[k] ?? NaN) - (light[k] ?? NaN)) <= 5, `at ${t}: ΔE to the page ${(dark[k] ?? NaN).toFixed(1)} (dark) vs ${(light[k] ?? NaN).toFixed(1)} (light)`);
+    assert.ok(
+      Math.abs((dark[k] ?? NaN) - (light[k] ?? NaN)) <= 5,
+      `at ${t}: ΔE to the page ${(dark[k] ?? NaN).toFixed(1)} (dark) vs ${(light[k] ?? NaN).toFixed(1)} (light)`,
+    );
   }
   const firstVisible = (c: number[]) => c.findIndex((d) => d >= 10) / (LUT_SIZE - 1);
-  assert.ok(Math.abs(firstVisible(dark) - firstVisible(light)) <= 0.04, `ΔE 10 reached at ${firstVisible(dark)} (dark), ${firstVisible(light)} (light)`);
+  assert.ok(
+    Math.abs(firstVisible(dark) - firstVisible(light)) <= 0.04,
+    `ΔE 10 reached at ${firstVisible(dark)} (dark), ${firstVisible(light)} (light)`,
+  );
   assert.ok((dark[LUT_SIZE - 1] ?? NaN) > 80 && (light[LUT_SIZE - 1] ?? NaN) > 80, 'both ramps end far from the page');
 });

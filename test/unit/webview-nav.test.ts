@@ -5,7 +5,16 @@ import { applyAction, keyToAction, reconcileState, step, toggleCompare, type Vie
 import { LruCache } from '../../webview/common/cache';
 
 const kinds = ['c2c', 'c2p', 'p2c', 'scores', 'probs'] as const;
-const base: ViewState = { version: PROTOCOL_VERSION, view: 'heatmap', term: 'probs', layer: 0, head: 0, pinned: null, compare: [], colorScale: 'diverging' };
+const base: ViewState = {
+  version: PROTOCOL_VERSION,
+  view: 'heatmap',
+  term: 'probs',
+  layer: 0,
+  head: 0,
+  pinned: null,
+  compare: [],
+  colorScale: 'diverging',
+};
 
 test('[ ] step layers and , . step heads, wrapping around', () => {
   const layers = [0, 1, 2];

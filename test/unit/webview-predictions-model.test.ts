@@ -6,8 +6,18 @@ import type { ProtocolToken, WordGroupInfo } from '../../src/shared/protocol/len
 import type { FillMask, PositionPredictions, TokenPrediction } from '../../src/shared/predictions';
 import { pieceOfRow, rowOfPiece, stripContext, summaryLine, tokenName } from '../../webview/lens/components/predictions-model';
 
-const tokens: ProtocolToken[] = ['[CLS]', '▁She', '▁opened', '▁the', '[MASK]', '[SEP]'].map((text, i) => ({ i, text, start: 0, end: 0, special: text.startsWith('[') }));
-const at = (position: number, source: 'input' | 'masked', token: string, prob: number): PositionPredictions => ({ position, source, top: [{ id: 9, token, logit: 1, prob }] });
+const tokens: ProtocolToken[] = ['[CLS]', '▁She', '▁opened', '▁the', '[MASK]', '[SEP]'].map((text, i) => ({
+  i,
+  text,
+  start: 0,
+  end: 0,
+  special: text.startsWith('['),
+}));
+const at = (position: number, source: 'input' | 'masked', token: string, prob: number): PositionPredictions => ({
+  position,
+  source,
+  top: [{ id: 9, token, logit: 1, prob }],
+});
 const groups: WordGroupInfo[] = [
   { pieces: [0], start: 0, end: 0, text: '[CLS]', special: true },
   { pieces: [1, 2], start: 0, end: 9, text: 'Sheopened', special: false },
@@ -29,7 +39,10 @@ test('summary: no [MASK], RTD only, no head, pending', () => {
   assert.match(summaryLine({ state: 'ready', k: 5, mlmHead: 'cls.predictions', masks: [] }, [], tokens), /^no \[MASK\] in the selection/);
   // [CLS] scores highest but is the model's own token: the most "replaced" text token is named.
   const rtd: FillMask = { state: 'ready', k: 5, mlmHead: null, masks: [], rtd: [0.99, 0.2, 0.7, 0.1, 0.3, 0.95] };
-  assert.equal(summaryLine(rtd, [], tokens), 'replaced? highest 70.0% at #2 “opened” · no masked-LM head in this checkpoint, so no fill-mask');
+  assert.equal(
+    summaryLine(rtd, [], tokens),
+    'replaced? highest 70.0% at #2 “opened” · no masked-LM head in this checkpoint, so no fill-mask',
+  );
   assert.equal(summaryLine({ state: 'none', message: 'no head here' }, [], tokens), 'no head here');
   assert.equal(summaryLine({ state: 'pending' }, [], tokens), 'computing…');
   const after: FillMask = { state: 'ready', k: 5, mlmHead: 'cls.predictions', masks: [at(4, 'input', ',', 0.4452)], intervened: true };
@@ -40,7 +53,11 @@ test('token names, and the strip context menu offers the question on single piec
   assert.equal(tokenName(tokens, 2), '#2 “opened”');
   assert.equal(tokenName(tokens, 4), '#4 “[MASK]”');
   assert.equal(tokenName(tokens, 9), '#9');
-  assert.deepEqual(JSON.parse(stripContext(3, undefined)), { webviewSection: 'token', tokenIndex: 3, preventDefaultContextMenuItems: true });
+  assert.deepEqual(JSON.parse(stripContext(3, undefined)), {
+    webviewSection: 'token',
+    tokenIndex: 3,
+    preventDefaultContextMenuItems: true,
+  });
   assert.deepEqual(JSON.parse(stripContext(2, groups)), { webviewSection: 'token', tokenIndex: 3, preventDefaultContextMenuItems: true });
   assert.deepEqual(JSON.parse(stripContext(1, groups)), { webviewSection: 'word' }, 'a word of two pieces');
 });

@@ -36,7 +36,10 @@ test('a half-precision slice is half the bytes and within 2^-11 relative of the 
     }
   }
   assert.equal(parseRequestBody({ type: 'slice', layer: 0, head: 0, kind: 'c2c', precision: 'bogus' })?.type, 'slice');
-  assert.equal((parseRequestBody({ type: 'slice', layer: 0, head: 0, kind: 'c2c', precision: 'bogus' }) as { precision?: string }).precision, undefined);
+  assert.equal(
+    (parseRequestBody({ type: 'slice', layer: 0, head: 0, kind: 'c2c', precision: 'bogus' }) as { precision?: string }).precision,
+    undefined,
+  );
 });
 
 test('the first slice is where the view was, falls back to the defaults, and is skipped for other views', async () => {
@@ -47,18 +50,26 @@ test('the first slice is where the view was, falls back to the defaults, and is 
   assert.deepEqual([fallback?.layer, fallback?.head, fallback?.kind], [result.layers[0], 0, 'c2p']);
   assert.equal(await firstSlice(result, undefined, { ...defaults, view: 'heads' }), undefined);
   // The view's cache key for the same matrix is the paint request's: the seeded slice is a cache hit.
-  assert.deepEqual(JSON.stringify(paintRequest(at!.layer, at!.head, at!.kind)), JSON.stringify({ type: 'slice', layer: 1, head: 3, kind: 'probs', precision: 'half' }));
+  assert.deepEqual(
+    JSON.stringify(paintRequest(at!.layer, at!.head, at!.kind)),
+    JSON.stringify({ type: 'slice', layer: 1, head: 3, kind: 'probs', precision: 'half' }),
+  );
 });
 
 test('fetching ahead: one more step the way the reader moved comes first, then the neighbours, no duplicates', () => {
   const kinds = ['c2c', 'c2p', 'p2c', 'scores', 'probs'] as const;
   const layers = [0, 1, 2, 3];
   const key = (r: { layer: number; head: number; kind: string }) => `${r.layer}/${r.head}/${r.kind}`;
-  const plan = (at: { layer: number; head: number; term: (typeof kinds)[number] }, prev?: typeof at) => prefetchPlan(at, prev, kinds, layers, 8).map(key);
+  const plan = (at: { layer: number; head: number; term: (typeof kinds)[number] }, prev?: typeof at) =>
+    prefetchPlan(at, prev, kinds, layers, 8).map(key);
   assert.deepEqual(plan({ layer: 1, head: 3, term: 'c2p' }), ['1/4/c2p', '1/3/p2c', '1/2/c2p', '2/3/c2p']);
   assert.deepEqual(plan({ layer: 1, head: 3, term: 'c2p' }, { layer: 1, head: 4, term: 'c2p' })[0], '1/2/c2p', 'stepping down the heads');
   assert.deepEqual(plan({ layer: 1, head: 0, term: 'c2p' }, { layer: 1, head: 7, term: 'c2p' })[0], '1/1/c2p', 'wrapping forward');
-  assert.deepEqual(plan({ layer: 2, head: 0, term: 'probs' }, { layer: 3, head: 0, term: 'probs' })[0], '1/0/probs', 'stepping down the layers');
+  assert.deepEqual(
+    plan({ layer: 2, head: 0, term: 'probs' }, { layer: 3, head: 0, term: 'probs' })[0],
+    '1/0/probs',
+    'stepping down the layers',
+  );
   assert.deepEqual(plan({ layer: 0, head: 0, term: 'p2c' }, { layer: 0, head: 0, term: 'c2p' })[0], '0/0/scores', 'stepping through terms');
   const p = plan({ layer: 0, head: 0, term: 'c2c' }, { layer: 0, head: 7, term: 'c2c' });
   assert.equal(new Set(p).size, p.length, 'no duplicates');
@@ -67,7 +78,10 @@ test('fetching ahead: one more step the way the reader moved comes first, then t
 });
 
 test('the legend states the float32 extremes: a half slice carries them, and they replace those of the half values', async () => {
-  for (const [kind, signed] of [['probs', false], ['c2p', true]] as const) {
+  for (const [kind, signed] of [
+    ['probs', false],
+    ['c2p', true],
+  ] as const) {
     const want = result.slice(0, 1, kind);
     const r = await ask(paintRequest(0, 1, kind));
     const lo = want.reduce((a, v) => Math.min(a, v), Infinity);
@@ -80,6 +94,10 @@ test('the legend states the float32 extremes: a half slice carries them, and the
       if (!range.percentile && !range.log) assert.equal(range.max, m, 'limits that are the extremes are the float32 ones');
       if (range.percentile) assert.match(describeRange(range, kind), new RegExp(formatValue(m).replace('.', '\\.')));
     }
-    assert.equal(withExactExtent(robustRange(sliceValues(r), signed, 'row'), r.extent).exact, undefined, 'per-row scaling states no data range');
+    assert.equal(
+      withExactExtent(robustRange(sliceValues(r), signed, 'row'), r.extent).exact,
+      undefined,
+      'per-row scaling states no data range',
+    );
   }
 });

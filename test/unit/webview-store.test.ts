@@ -5,9 +5,20 @@ import assert from 'node:assert/strict';
 import { PROTOCOL_VERSION, type ViewInit } from '../../src/shared/protocol/lens';
 import type { ViewState } from '../../webview/lens/state/nav';
 
-const skip = (process.features as { require_module?: boolean }).require_module ? false : 'this Node cannot load the store (an ES module) from CommonJS tests';
+const skip = (process.features as { require_module?: boolean }).require_module
+  ? false
+  : 'this Node cannot load the store (an ES module) from CommonJS tests';
 
-const state: ViewState = { version: PROTOCOL_VERSION, view: 'heatmap', term: 'probs', layer: 0, head: 0, pinned: null, compare: [], colorScale: 'diverging' };
+const state: ViewState = {
+  version: PROTOCOL_VERSION,
+  view: 'heatmap',
+  term: 'probs',
+  layer: 0,
+  head: 0,
+  pinned: null,
+  compare: [],
+  colorScale: 'diverging',
+};
 const init = {
   resultId: 1,
   text: 'the cat',
@@ -18,7 +29,16 @@ const init = {
     { i: 3, text: 't', start: 6, end: 7, special: false },
     { i: 4, text: '[SEP]', start: 7, end: 7, special: true },
   ],
-  model: { name: 'm', type: 'deberta-v2', layers: [0, 1, 2], heads: 4, headDim: 8, terms: ['c2c', 'c2p'], executionProvider: 'cpu', scale: 1 },
+  model: {
+    name: 'm',
+    type: 'deberta-v2',
+    layers: [0, 1, 2],
+    heads: 4,
+    headDim: 8,
+    terms: ['c2c', 'c2p'],
+    executionProvider: 'cpu',
+    scale: 1,
+  },
   defaults: { term: 'probs', view: 'heatmap', colorScale: 'diverging' },
   ms: 1,
 } satisfies ViewInit;

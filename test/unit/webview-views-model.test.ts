@@ -22,12 +22,21 @@ test('share colours: content green end, position purple end, pale in the middle'
   const m = shareColor(0.5);
   assert.ok(c[1] > c[0] && c[1] > c[2], `content is green, got ${c.join(',')}`);
   assert.ok(p[2] > p[1], `position is purple/blue, got ${p.join(',')}`);
-  assert.ok(m.every((x) => x > 220), `midpoint is pale, got ${m.join(',')}`);
+  assert.ok(
+    m.every((x) => x > 220),
+    `midpoint is pale, got ${m.join(',')}`,
+  );
   assert.deepEqual(shareColor(2), c, 'clamped');
   const dark = shareColor(0.5, 'dark');
-  assert.ok(dark.every((x) => x < 80), `on a dark page the midpoint is dark, got ${dark.join(',')}`);
+  assert.ok(
+    dark.every((x) => x < 80),
+    `on a dark page the midpoint is dark, got ${dark.join(',')}`,
+  );
   assert.deepEqual(shareColor(1, 'dark'), c, 'the ends are the same hues in both themes');
-  assert.match(shareText(2, 1, 0.25, 'positional', 0.5, 0.25), /Layer 2, head 1: positional — content \(c2c\) 25\.0%, c2p 50\.0%, p2c 25\.0%; position share 75\.0%/);
+  assert.match(
+    shareText(2, 1, 0.25, 'positional', 0.5, 0.25),
+    /Layer 2, head 1: positional — content \(c2c\) 25\.0%, c2p 50\.0%, p2c 25\.0%; position share 75\.0%/,
+  );
 });
 
 test('every analysis view has a one-line caption', () => {
@@ -67,7 +76,12 @@ test('bucket summary counts pairs per zone and names a pooled bucket', () => {
 test('SVG heatmap: one rect per colour run, colours from the LUT, labels escaped', () => {
   const lut = makeLut('diverging', false);
   const values = Float32Array.from([0, 0, 1, 1]);
-  const svg = heatmapSvg(values, 2, 2, { min: 0, max: 1, signed: false }, lut, { cell: 10, title: 'a<b', rowLabels: ['x&y', 'z'], colLabels: ['p', 'q'] });
+  const svg = heatmapSvg(values, 2, 2, { min: 0, max: 1, signed: false }, lut, {
+    cell: 10,
+    title: 'a<b',
+    rowLabels: ['x&y', 'z'],
+    colLabels: ['p', 'q'],
+  });
   assert.ok(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
   assert.ok(svg.trimEnd().endsWith('</svg>'));
   const rects = svg.match(/<rect /g) ?? [];

@@ -2,7 +2,15 @@
 // outputs), through the same parse → answer → structured-clone path the panel uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ablateLayer, aggregate, bucketLens, discountSpecialColumns, distanceProfile, rolloutResult, termShareGrid } from '../../src/analysis';
+import {
+  ablateLayer,
+  aggregate,
+  bucketLens,
+  discountSpecialColumns,
+  distanceProfile,
+  rolloutResult,
+  termShareGrid,
+} from '../../src/analysis';
 import { answerRequest } from '../../src/extension/lens/request-dispatch';
 import { memo } from '../../src/extension/lens/result-memo';
 import { positionSpecOf } from '../../src/extension/common/result-shape';
@@ -34,7 +42,7 @@ async function ask<T>(body: RequestBody): Promise<T> {
 test('aggregate: mean and max over heads match the analysis functions, specials discounted on request', async () => {
   for (const op of ['mean', 'max'] as const) {
     const r = await ask<AggregateResponse>({ type: 'aggregate', layer: 1, head: op, kind: 'probs', discountSpecial: false });
-    assert.deepEqual([...fromBuffer(r.data, n * n)], [...await aggregate(result, 'probs', op, { layers: [1] })]);
+    assert.deepEqual([...fromBuffer(r.data, n * n)], [...(await aggregate(result, 'probs', op, { layers: [1] }))]);
   }
   const special = result.tokens.map((t) => t.special);
   assert.ok(special.some(Boolean), 'the fixture has [CLS]/[SEP]');
@@ -45,14 +53,20 @@ test('aggregate: mean and max over heads match the analysis functions, specials 
   const row0 = got.subarray(0, n).reduce((a, b) => a + b, 0);
   assert.ok(Math.abs(row0 - 1) < 1e-5, `rows renormalised, got ${row0}`);
   const all = await ask<AggregateResponse>({ type: 'aggregate', layer: 'all', head: 'max', kind: 'c2c', discountSpecial: false });
-  assert.deepEqual([...fromBuffer(all.data, n * n)], [...await aggregate(result, 'c2c', 'max')]);
+  assert.deepEqual([...fromBuffer(all.data, n * n)], [...(await aggregate(result, 'c2c', 'max'))]);
   const one = await ask<AggregateResponse>({ type: 'aggregate', layer: 1, head: 2, kind: 'probs', discountSpecial: false });
   assert.deepEqual([...fromBuffer(one.data, n * n)], [...result.slice(1, 2, 'probs')]);
 });
 
 test('aggregate refuses discounting a raw term and an unknown layer with one line', async () => {
-  await assert.rejects(async () => answerRequest(result, { type: 'aggregate', layer: 0, head: 'mean', kind: 'c2c', discountSpecial: true }), /probs only/);
-  await assert.rejects(async () => answerRequest(result, { type: 'aggregate', layer: 99, head: 'mean', kind: 'probs', discountSpecial: false }), /layer 99/);
+  await assert.rejects(
+    async () => answerRequest(result, { type: 'aggregate', layer: 0, head: 'mean', kind: 'c2c', discountSpecial: true }),
+    /probs only/,
+  );
+  await assert.rejects(
+    async () => answerRequest(result, { type: 'aggregate', layer: 99, head: 'mean', kind: 'probs', discountSpecial: false }),
+    /layer 99/,
+  );
 });
 
 test('shares: the layer × head grid and its labels', async () => {
@@ -83,12 +97,12 @@ test('ablation: one head of the layer ablation, with per-row KL and TV', async (
 });
 
 test('ablation answers stay whole when asked twice (the memo keeps arrays, not posted buffers)', async () => {
-  const a = await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
-  const b = await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
+  const a = (await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx)) as AblationResponse;
+  const b = (await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx)) as AblationResponse;
   assert.notEqual(a.probs, b.probs, 'fresh buffers per answer');
   structuredClone(a, { transfer: [a.probs] }); // detaches a.probs, as a transferring transport would
   assert.equal(fromBuffer(b.probs, n * n).length, n * n);
-  const c = await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx) as AblationResponse;
+  const c = (await answerRequest(result, { type: 'ablation', layer: 0, head: 1, preset: 'no-p2c' }, ctx)) as AblationResponse;
   assert.equal(c.probs.byteLength, n * n * 4);
 });
 
@@ -118,21 +132,28 @@ test('buckets: zones and table rows per pair from the model geometry', async () 
   assert.equal(r.n, n);
   assert.deepEqual([...fromBuffer(r.zoneOf, n * n)], [...b.zoneOf]);
   assert.deepEqual([...fromBuffer(r.rowOf, n * n)], [...b.rowOf]);
-  assert.deepEqual(r.groups.map((g) => g.row), b.groups.map((g) => g.row));
+  assert.deepEqual(
+    r.groups.map((g) => g.row),
+    b.groups.map((g) => g.row),
+  );
   assert.ok(r.zones.includes('log'));
   await assert.rejects(async () => answerRequest(result, { type: 'buckets' }), /position settings/);
 });
 
 test('positionSpecOf resolves the span like the config reader', async () => {
   assert.deepEqual(positionSpecOf({ position_buckets: 16, max_relative_positions: 32 }), V3_SPEC);
-  assert.deepEqual(positionSpecOf({ position_buckets: 0, max_relative_positions: 512 }), { positionBuckets: 0, maxRelativePositions: 512, attSpan: 512 });
+  assert.deepEqual(positionSpecOf({ position_buckets: 0, max_relative_positions: 512 }), {
+    positionBuckets: 0,
+    maxRelativePositions: 512,
+    attSpan: 512,
+  });
 });
 
 test('rollout: real and ablated, as the analysis computes them', async () => {
   const r = await ask<RolloutResponse>({ type: 'rollout', preset: 'all' });
-  assert.deepEqual([...fromBuffer(r.data, n * n)], [...await rolloutResult(result)]);
+  assert.deepEqual([...fromBuffer(r.data, n * n)], [...(await rolloutResult(result))]);
   const a = await ask<RolloutResponse>({ type: 'rollout', preset: 'position-only' });
-  assert.deepEqual([...fromBuffer(a.data, n * n)], [...await rolloutResult(result, { ablation: 'position-only' })]);
+  assert.deepEqual([...fromBuffer(a.data, n * n)], [...(await rolloutResult(result, { ablation: 'position-only' }))]);
   assert.notDeepEqual([...fromBuffer(a.data, n * n)], [...fromBuffer(r.data, n * n)]);
 });
 

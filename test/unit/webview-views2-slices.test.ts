@@ -25,8 +25,14 @@ test('words: probs pooled onto word groups, rows mean and columns sum, so rows s
   const groups = groupWords(a.tokens, a.text, 'words');
   assert.equal(r.n, groups.length);
   assert.ok(r.n < a.n, `${a.n} pieces merge into fewer words (${r.n})`);
-  assert.deepEqual(r.groups.map((g) => g.pieces), groups.map((g) => g.pieces));
-  assert.deepEqual(r.groups.map((g) => g.text), groups.map((g) => g.text));
+  assert.deepEqual(
+    r.groups.map((g) => g.pieces),
+    groups.map((g) => g.pieces),
+  );
+  assert.deepEqual(
+    r.groups.map((g) => g.text),
+    groups.map((g) => g.text),
+  );
   assert.equal(r.columns, 'sum');
   const got = fromBuffer(r.data, r.n * r.n);
   assert.deepEqual([...got], [...poolGroups(a.slice(1, 2, 'probs'), a.n, groups, { columns: 'sum' })]);
@@ -35,7 +41,10 @@ test('words: probs pooled onto word groups, rows mean and columns sum, so rows s
     for (let v = 0; v < r.n; v++) s += got[w * r.n + v] ?? NaN;
     assert.ok(Math.abs(s - 1) < 1e-4, `word row ${w} sums to ${s}`);
   }
-  assert.ok(r.groups.some((g) => g.pieces.length > 1), 'some word has several pieces');
+  assert.ok(
+    r.groups.some((g) => g.pieces.length > 1),
+    'some word has several pieces',
+  );
   assert.ok(r.groups[0]?.special && r.groups[r.n - 1]?.special, '[CLS] and [SEP] stay their own groups');
 });
 
@@ -46,8 +55,14 @@ test('words: raw terms pool columns by mean; head mean/max pools the head aggreg
   assert.equal(c.mode, 'identifiers');
   assert.deepEqual([...fromBuffer(c.data, c.n * c.n)], [...poolGroups(a.slice(0, 0, 'c2p'), a.n, groups, { columns: 'mean' })]);
   const m = await ask<WordsResponse>(a, { type: 'words', layer: 1, head: 'mean', kind: 'probs', mode: 'identifiers' });
-  assert.deepEqual([...fromBuffer(m.data, m.n * m.n)], [...poolGroups(await aggregate(a, 'probs', 'mean', { layers: [1] }), a.n, groups, { columns: 'sum' })]);
-  await assert.rejects(async () => answerRequest(a, { type: 'words', layer: 99, head: 0, kind: 'probs', mode: 'words' }), /layer 99 is not in this result/);
+  assert.deepEqual(
+    [...fromBuffer(m.data, m.n * m.n)],
+    [...poolGroups(await aggregate(a, 'probs', 'mean', { layers: [1] }), a.n, groups, { columns: 'sum' })],
+  );
+  await assert.rejects(
+    async () => answerRequest(a, { type: 'words', layer: 99, head: 0, kind: 'probs', mode: 'words' }),
+    /layer 99 is not in this result/,
+  );
 });
 
 test('diff: without a previous result the view is told so, not given zeros', async () => {
@@ -63,7 +78,10 @@ test('diff: current − previous over LCS-matched tokens, labels are the matched
   assert.equal(r.hasPrevious, true);
   assert.deepEqual(r.pairs, match.pairs);
   assert.ok(r.pairs.length >= 3 && r.pairs.length < b.n, `some but not all tokens match (${r.pairs.length} of ${b.n})`);
-  assert.deepEqual(r.labels, match.pairs.map(([, j]) => b.tokens[j]?.text));
+  assert.deepEqual(
+    r.labels,
+    match.pairs.map(([, j]) => b.tokens[j]?.text),
+  );
   assert.equal(r.nA, a.n);
   assert.equal(r.nB, b.n);
   const P = r.pairs.length;
@@ -79,16 +97,35 @@ test('diff and words requests are validated as untrusted input', async () => {
   assert.equal(parseRequestBody({ type: 'diff', layer: 0, head: 0, kind: 'nope' }), undefined);
   assert.equal(parseRequestBody({ type: 'words', layer: '0', head: 0, kind: 'probs' }), undefined);
   assert.deepEqual(parseRequestBody({ type: 'words', layer: 0, head: 'max', kind: 'probs', mode: 'bogus' }), {
-    type: 'words', layer: 0, head: 'max', kind: 'probs', mode: 'words',
+    type: 'words',
+    layer: 0,
+    head: 'max',
+    kind: 'probs',
+    mode: 'words',
   });
 });
 
 test('captions name the pooling rule and the match count; saved merge survives a reload', async () => {
-  assert.match(mergeCaption('probs', 'words', 'sum', 9, 14), /14 pieces merged into 9 words: each row is the mean .* each column the sum .*rows still sum to 1/);
+  assert.match(
+    mergeCaption('probs', 'words', 'sum', 9, 14),
+    /14 pieces merged into 9 words: each row is the mean .* each column the sum .*rows still sum to 1/,
+  );
   assert.match(mergeCaption('c2c', 'identifiers', 'mean', 3, 5), /into 3 identifiers.*column the mean/);
-  assert.equal(diffCaption('probs', 2, 1, 12, 14, 13), 'probs, layer 2, head 1: current − previous explain, 12 of 14 tokens matched (previous had 13).');
+  assert.equal(
+    diffCaption('probs', 2, 1, 12, 14, 13),
+    'probs, layer 2, head 1: current − previous explain, 12 of 14 tokens matched (previous had 13).',
+  );
   const defaults = { term: 'probs' as const, view: 'heatmap' as const, colorScale: 'diverging' as const };
-  const base = { version: 1, view: 'diff' as const, term: 'probs' as const, layer: 0, head: 0, pinned: null, compare: [], colorScale: 'diverging' as const };
+  const base = {
+    version: 1,
+    view: 'diff' as const,
+    term: 'probs' as const,
+    layer: 0,
+    head: 0,
+    pinned: null,
+    compare: [],
+    colorScale: 'diverging' as const,
+  };
   const s = reconcileState({ ...base, merge: 'identifiers' }, defaults, ['probs'], [0], 4, 10);
   assert.equal(s.merge, 'identifiers');
   assert.equal(s.view, 'diff');

@@ -10,13 +10,16 @@ const runs = Number(flag('runs', '10'));
 benchMain('ablate', runs, async (bench) => {
   const { model } = bench;
   const L = model.info.layers;
-  const starts = flag('layers', `0,${Math.floor(L / 2)},${L - 1}`).split(',').map(Number);
+  const starts = flag('layers', `0,${Math.floor(L / 2)},${L - 1}`)
+    .split(',')
+    .map(Number);
   const rows = [];
   const ids = await bench.idsOf(n);
   for (const l of starts) {
     const ablate = `${l}.0:c2p`;
     const forward = { wall: [] as number[], run: [] as number[] };
-    const rerun: number[] = [], whole: number[] = [];
+    const rerun: number[] = [],
+      whole: number[] = [];
     for (let r = -2; r < runs; r++) {
       // Interleaved, warm-up runs dropped, so both see the same machine load.
       let t0 = performance.now();
@@ -46,6 +49,10 @@ benchMain('ablate', runs, async (bench) => {
       intervention_wall_ms_median: round(median(whole)),
     });
   }
-  rows.push({ encoder_peak_rss_mb: peakRssMb(model.session.pid), head_peak_rss_mb: model.heads.pids.map(peakRssMb), rerun_peak_rss_mb: model.tails.pids.map(peakRssMb) });
+  rows.push({
+    encoder_peak_rss_mb: peakRssMb(model.session.pid),
+    head_peak_rss_mb: model.heads.pids.map(peakRssMb),
+    rerun_peak_rss_mb: model.tails.pids.map(peakRssMb),
+  });
   return rows;
 });

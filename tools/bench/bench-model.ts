@@ -49,7 +49,8 @@ export async function openBenchModel(what: string): Promise<BenchModel> {
     if (!g) throw new Error(`unknown geometry ${geometry}: use ${Object.keys(V3_GEOMETRIES).join(', ')}`);
     modelDir = path.join(cacheDir, geometry);
     writeV3Checkpoint(modelDir, g, true);
-    for (const f of ['spm.model', 'tokenizer_config.json', 'special_tokens_map.json']) fs.copyFileSync(path.join(REPO, 'models', 'default', f), path.join(modelDir, f));
+    for (const f of ['spm.model', 'tokenizer_config.json', 'special_tokens_map.json'])
+      fs.copyFileSync(path.join(REPO, 'models', 'default', f), path.join(modelDir, f));
   }
   const model = await openModel(modelDir, { cacheDir, threads, executionProvider: 'cpu' });
   const tok = model.tokenizer!;
@@ -84,7 +85,16 @@ export function benchMain(what: string, runs: number, body: (bench: BenchModel) 
     } finally {
       await bench.close();
     }
-    const out = { date: new Date().toISOString(), model: bench.name, cpu: os.cpus()[0]?.model, cores: os.cpus().length, threads: bench.threads, runs, load: os.loadavg(), results: rows };
+    const out = {
+      date: new Date().toISOString(),
+      model: bench.name,
+      cpu: os.cpus()[0]?.model,
+      cores: os.cpus().length,
+      threads: bench.threads,
+      runs,
+      load: os.loadavg(),
+      results: rows,
+    };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   };
   main().catch((e) => {

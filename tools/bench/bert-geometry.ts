@@ -13,14 +13,26 @@ export const BERT_SMALL = { hidden: 256, layers: 4, heads: 8, intermediate: 1024
 /** Writes config.json, vocab.txt, tokenizer_config.json and model.safetensors into `dir`. */
 export function writeBertCheckpoint(dir: string, fixtureDir: string, texts: readonly string[]): void {
   fs.mkdirSync(dir, { recursive: true });
-  const base = fs.readFileSync(path.join(fixtureDir, 'vocab.txt'), 'utf8').split('\n').filter((l) => l.length > 0);
+  const base = fs
+    .readFileSync(path.join(fixtureDir, 'vocab.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
   const have = new Set(base);
   const words = new Set<string>();
-  for (const t of texts) for (const w of t.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').match(/\p{L}+/gu) ?? []) if (!have.has(w)) words.add(w);
+  for (const t of texts)
+    for (const w of t
+      .toLowerCase()
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .match(/\p{L}+/gu) ?? [])
+      if (!have.has(w)) words.add(w);
   const vocab = [...base, ...[...words].sort()];
   fs.writeFileSync(path.join(dir, 'vocab.txt'), `${vocab.join('\n')}\n`);
   const tokenizerConfig = JSON.parse(fs.readFileSync(path.join(fixtureDir, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
-  fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ ...tokenizerConfig, model_max_length: BERT_SMALL.positions }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'tokenizer_config.json'),
+    JSON.stringify({ ...tokenizerConfig, model_max_length: BERT_SMALL.positions }, null, 2),
+  );
   const g = BERT_SMALL;
   const D = g.hidden;
   const I = g.intermediate;
@@ -38,8 +50,13 @@ export function writeBertCheckpoint(dir: string, fixtureDir: string, texts: read
   ];
   for (let l = 0; l < g.layers; l++) {
     const p = `bert.encoder.layer.${l}`;
-    for (const proj of ['query', 'key', 'value']) tensors.push(rand(`${p}.attention.self.${proj}.weight`, [D, D]), rand(`${p}.attention.self.${proj}.bias`, [D]));
-    tensors.push(rand(`${p}.attention.output.dense.weight`, [D, D]), rand(`${p}.attention.output.dense.bias`, [D]), ...ln(`${p}.attention.output.LayerNorm`));
+    for (const proj of ['query', 'key', 'value'])
+      tensors.push(rand(`${p}.attention.self.${proj}.weight`, [D, D]), rand(`${p}.attention.self.${proj}.bias`, [D]));
+    tensors.push(
+      rand(`${p}.attention.output.dense.weight`, [D, D]),
+      rand(`${p}.attention.output.dense.bias`, [D]),
+      ...ln(`${p}.attention.output.LayerNorm`),
+    );
     tensors.push(rand(`${p}.intermediate.dense.weight`, [I, D]), rand(`${p}.intermediate.dense.bias`, [I]));
     tensors.push(rand(`${p}.output.dense.weight`, [D, I]), rand(`${p}.output.dense.bias`, [D]), ...ln(`${p}.output.LayerNorm`));
   }

@@ -12,7 +12,11 @@ import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { ensureGraph } from '../../src/engine/graph/graph-cache';
 import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
 
-interface Step { load_ms: number; graph_ms: number; graph_cached: boolean }
+interface Step {
+  load_ms: number;
+  graph_ms: number;
+  graph_cached: boolean;
+}
 
 /** In the child: load (hash or recall) and find or build the graph, timed separately. */
 async function child(dir: string, cacheDir: string): Promise<void> {
@@ -55,7 +59,12 @@ async function main(argv: string[]): Promise<void> {
     fs.chmodSync(weights, 0o640); // only the ctime moves: the bytes must be read again to be trusted
     const ctime = run(dir, cacheDir);
     const after = run(dir, cacheDir);
-    const median = (xs: number[]) => at([...xs].sort((a, b) => a - b), Math.floor(xs.length / 2), 'run');
+    const median = (xs: number[]) =>
+      at(
+        [...xs].sort((a, b) => a - b),
+        Math.floor(xs.length / 2),
+        'run',
+      );
     const report = {
       geometry: geometry.name,
       weights_mb: Math.round(fs.statSync(weights).size / 1e6),
@@ -63,7 +72,10 @@ async function main(argv: string[]): Promise<void> {
       warm_load_ms_median: median(warm.map((s) => s.load_ms)),
       warm_graph_check_ms_median: median(warm.map((s) => s.graph_ms)),
       warm_all_cached: warm.every((s) => s.graph_cached),
-      after_ctime_change: { ...ctime, note: 'chmod moved the ctime: bytes re-hashed; the graph entry (same inode) stays valid through the new hash record' },
+      after_ctime_change: {
+        ...ctime,
+        note: 'chmod moved the ctime: bytes re-hashed; the graph entry (same inode) stays valid through the new hash record',
+      },
       after_that: after,
       cpus: os.cpus().length,
       loadavg_1m: os.loadavg()[0],

@@ -43,7 +43,8 @@ async function layerZero(side: Side, ids: number[], keep: boolean): Promise<void
   t0 = performance.now();
   await res.load(0);
   const ms = performance.now() - t0;
-  const cpu = (process.cpuUsage().user - host.user + process.cpuUsage().system - host.system) / 1000 + cpuMs(side.model.session.pid) - runtime;
+  const cpu =
+    (process.cpuUsage().user - host.user + process.cpuUsage().system - host.system) / 1000 + cpuMs(side.model.session.pid) - runtime;
   res.release();
   side.firstUse ??= ms;
   if (!keep) return;
@@ -69,7 +70,10 @@ async function main(): Promise<void> {
   try {
     const dir = path.join(root, geometry);
     writeV3Checkpoint(dir, g);
-    for (const [name, e] of [['old', old], ['new', engine]] as const) {
+    for (const [name, e] of [
+      ['old', old],
+      ['new', engine],
+    ] as const) {
       const model = await e.openModel(dir, { cacheDir: path.join(root, `cache-${name}`), threads, executionProvider: 'cpu' });
       sides.push({ name, model, first: [], cpu: [], explain: [] });
     }

@@ -61,28 +61,44 @@ export const constant = (v: number) => (chunk: Float32Array) => chunk.fill(v);
 /** A random v3 checkpoint; with `heads`, also the masked-LM head (microsoft's layout) and the RTD head. */
 export function writeV3Checkpoint(dir: string, g: Geometry, heads = false): void {
   fs.mkdirSync(dir, { recursive: true });
-  const D = g.hidden, I = g.intermediate;
+  const D = g.hidden,
+    I = g.intermediate;
   let seed = 1;
   const rand = (name: string, shape: number[]): SafetensorsTensorSpec => ({ name, shape, fill: randomFill(seed++) });
   const ln = (prefix: string): SafetensorsTensorSpec[] => [
     { name: `${prefix}.weight`, shape: [D], fill: constant(1) },
     { name: `${prefix}.bias`, shape: [D], fill: constant(0) },
   ];
-  const tensors: SafetensorsTensorSpec[] = [rand('deberta.embeddings.word_embeddings.weight', [VOCAB, D]), ...ln('deberta.embeddings.LayerNorm')];
+  const tensors: SafetensorsTensorSpec[] = [
+    rand('deberta.embeddings.word_embeddings.weight', [VOCAB, D]),
+    ...ln('deberta.embeddings.LayerNorm'),
+  ];
   for (let l = 0; l < g.layers; l++) {
     const p = `deberta.encoder.layer.${l}`;
     for (const proj of ['query_proj', 'key_proj', 'value_proj']) {
       tensors.push(rand(`${p}.attention.self.${proj}.weight`, [D, D]), rand(`${p}.attention.self.${proj}.bias`, [D]));
     }
-    tensors.push(rand(`${p}.attention.output.dense.weight`, [D, D]), rand(`${p}.attention.output.dense.bias`, [D]), ...ln(`${p}.attention.output.LayerNorm`));
+    tensors.push(
+      rand(`${p}.attention.output.dense.weight`, [D, D]),
+      rand(`${p}.attention.output.dense.bias`, [D]),
+      ...ln(`${p}.attention.output.LayerNorm`),
+    );
     tensors.push(rand(`${p}.intermediate.dense.weight`, [I, D]), rand(`${p}.intermediate.dense.bias`, [I]));
     tensors.push(rand(`${p}.output.dense.weight`, [D, I]), rand(`${p}.output.dense.bias`, [D]), ...ln(`${p}.output.LayerNorm`));
   }
   tensors.push(rand('deberta.encoder.rel_embeddings.weight', [2 * BUCKETS, D]), ...ln('deberta.encoder.LayerNorm'));
   if (heads) {
-    tensors.push(rand('lm_predictions.lm_head.dense.weight', [D, D]), rand('lm_predictions.lm_head.dense.bias', [D]), ...ln('lm_predictions.lm_head.LayerNorm'));
+    tensors.push(
+      rand('lm_predictions.lm_head.dense.weight', [D, D]),
+      rand('lm_predictions.lm_head.dense.bias', [D]),
+      ...ln('lm_predictions.lm_head.LayerNorm'),
+    );
     tensors.push(rand('lm_predictions.lm_head.bias', [VOCAB]));
-    tensors.push(rand('mask_predictions.dense.weight', [D, D]), rand('mask_predictions.dense.bias', [D]), ...ln('mask_predictions.LayerNorm'));
+    tensors.push(
+      rand('mask_predictions.dense.weight', [D, D]),
+      rand('mask_predictions.dense.bias', [D]),
+      ...ln('mask_predictions.LayerNorm'),
+    );
     tensors.push(rand('mask_predictions.classifier.weight', [1, D]), rand('mask_predictions.classifier.bias', [1]));
   }
   writeSafetensors(path.join(dir, 'model.safetensors'), tensors, { metadata: { format: 'pt' } });

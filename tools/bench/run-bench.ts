@@ -26,18 +26,48 @@ function torchMissing(): string | undefined {
 }
 
 function runTorch(dir: string, lengths: string, runs: number, threads: number, env: Record<string, string | undefined>) {
-  const r = spawnSync('/usr/bin/python3', [path.join(REPO, 'tools/bench/hf_eager.py'), '--model', dir, '--lengths', lengths, '--runs', String(runs), '--threads', String(threads)], {
-    env: { ...process.env, ...env, OMP_NUM_THREADS: String(threads) },
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
+  const r = spawnSync(
+    '/usr/bin/python3',
+    [
+      path.join(REPO, 'tools/bench/hf_eager.py'),
+      '--model',
+      dir,
+      '--lengths',
+      lengths,
+      '--runs',
+      String(runs),
+      '--threads',
+      String(threads),
+    ],
+    {
+      env: { ...process.env, ...env, OMP_NUM_THREADS: String(threads) },
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    },
+  );
   if (r.status !== 0) return { error: (r.stderr || '').trim().split('\n').pop() };
   return JSON.parse(r.stdout) as unknown;
 }
 
 function runEngineBench(dir: string, lengths: number[], runs: number, threads: number, ep: string) {
   const cli = path.join(REPO, 'out', 'src', 'cli.js');
-  const args = [cli, 'bench', '--model', dir, '--lengths', lengths.join(','), '--runs', String(runs), '--threads', String(threads), '--ep', ep, '--json', '--cache-dir', path.join(dir, '.cache')];
+  const args = [
+    cli,
+    'bench',
+    '--model',
+    dir,
+    '--lengths',
+    lengths.join(','),
+    '--runs',
+    String(runs),
+    '--threads',
+    String(threads),
+    '--ep',
+    ep,
+    '--json',
+    '--cache-dir',
+    path.join(dir, '.cache'),
+  ];
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.status !== 0) throw new Error(`deberta-lens bench failed on ${dir}`);
   return JSON.parse(r.stdout) as { lengths: LengthReport[] };
@@ -48,7 +78,12 @@ async function main() {
   // `--lengths 32,128,512` for every geometry, or per geometry: `v3-base=512,1024;v3-large=1024,2048`.
   const lengthsFlag = flag('lengths', 'v3-xsmall=128,512;v3-small=128,512;v3-base=512,1024,2048,4096;v3-large=512,1024,2048');
   const lengthsOf = (name: string) =>
-    lengthsFlag.includes('=') ? (lengthsFlag.split(';').find((p) => p.startsWith(`${name}=`))?.split('=')[1] ?? '') : lengthsFlag;
+    lengthsFlag.includes('=')
+      ? (lengthsFlag
+          .split(';')
+          .find((p) => p.startsWith(`${name}=`))
+          ?.split('=')[1] ?? '')
+      : lengthsFlag;
   // HF's eager forward at the engine's long lengths takes minutes and GBs: by default only up to 512 tokens.
   const torchMax = Number(flag('torch-max-tokens', '512'));
   const runs = Number(flag('runs', '3'));
@@ -86,7 +121,17 @@ async function main() {
   }
   // The machine's load average (1, 5, 15 min) before and after: figures from a shared machine need it beside them.
   const load = { before: loadBefore.map((v) => Number(v.toFixed(2))), after: os.loadavg().map((v) => Number(v.toFixed(2))) };
-  const out = { date: new Date().toISOString(), cpu: os.cpus()[0]?.model, cores: os.cpus().length, threads, runs, torch: withTorch, torch_skipped: missing, load, results: report };
+  const out = {
+    date: new Date().toISOString(),
+    cpu: os.cpus()[0]?.model,
+    cores: os.cpus().length,
+    threads,
+    runs,
+    torch: withTorch,
+    torch_skipped: missing,
+    load,
+    results: report,
+  };
   fs.mkdirSync(path.join(REPO, 'bench-results'), { recursive: true });
   fs.writeFileSync(path.join(REPO, 'bench-results', 'bench.json'), JSON.stringify(out, null, 2));
   process.stderr.write(table(report));
@@ -124,9 +169,12 @@ function table(report: Record<string, unknown>[]): string {
 
 /** The exponent k of cost ∝ n^k, least-squares fitted to log cost against log n over every length measured. */
 export function fittedExponent(ns: number[], costs: number[]): number {
-  const xs = ns.map(Math.log), ys = costs.map(Math.log);
-  const mx = xs.reduce((a, b) => a + b, 0) / xs.length, my = ys.reduce((a, b) => a + b, 0) / ys.length;
-  let sxy = 0, sxx = 0;
+  const xs = ns.map(Math.log),
+    ys = costs.map(Math.log);
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length,
+    my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let sxy = 0,
+    sxx = 0;
   xs.forEach((x, k) => ((sxy += (x - mx) * (ys[k]! - my)), (sxx += (x - mx) ** 2)));
   return sxy / sxx;
 }

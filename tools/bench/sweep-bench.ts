@@ -14,7 +14,11 @@ benchMain('sweep', runs, async (bench) => {
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
     let firstCellMs = 0;
-    const result = await model.sweep({ ids, terms: ['all'], onProgress: ({ done }) => void (done === 1 && (firstCellMs = performance.now() - t0)) });
+    const result = await model.sweep({
+      ids,
+      terms: ['all'],
+      onProgress: ({ done }) => void (done === 1 && (firstCellMs = performance.now() - t0)),
+    });
     const wall = (performance.now() - t0) / 1000;
     rows.push({
       tokens: n,
@@ -33,14 +37,24 @@ benchMain('sweep', runs, async (bench) => {
   // Cancel: abort once a tenth of the cells are done; time until the sweep rejects.
   const controller = new AbortController();
   let abortedAt = 0;
-  const cancelled = model.sweep({ ids, terms: ['all'], onProgress: ({ done, total }) => {
-    if (!abortedAt && done >= total / 10) {
-      abortedAt = performance.now();
-      // Abort while the next cell's rerun is in flight, as a user's Cancel does.
-      setTimeout(() => controller.abort(), 0);
-    }
-  } }, controller.signal);
-  const outcome = await cancelled.then(() => 'finished', (e: Error) => e.message);
+  const cancelled = model.sweep(
+    {
+      ids,
+      terms: ['all'],
+      onProgress: ({ done, total }) => {
+        if (!abortedAt && done >= total / 10) {
+          abortedAt = performance.now();
+          // Abort while the next cell's rerun is in flight, as a user's Cancel does.
+          setTimeout(() => controller.abort(), 0);
+        }
+      },
+    },
+    controller.signal,
+  );
+  const outcome = await cancelled.then(
+    () => 'finished',
+    (e: Error) => e.message,
+  );
   rows.push({ cancel: outcome, cancel_ms: round(performance.now() - abortedAt), cancel_target_ms: 200 });
   return rows;
 });

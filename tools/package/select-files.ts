@@ -51,11 +51,38 @@ export function ignoreTextForTarget(baseIgnore: string, target: Target): string 
 // vsce's own default excludes (package.js `defaultIgnore`), applied before the ignore file; the file names
 // vsce always keeps (package.json, README.md) are negated after it.
 const VSCE_DEFAULT_IGNORE = [
-  '.vscodeignore', 'package-lock.json', 'npm-debug.log', 'yarn.lock', 'yarn-error.log', 'npm-shrinkwrap.json',
-  '.editorconfig', '.npmrc', '.yarnrc', '.gitattributes', '*.todo', 'tslint.yaml', '.eslintrc*', '.babelrc*',
-  '.prettierrc*', '.cz-config.js', '.commitlintrc*', 'webpack.config.js', 'ISSUE_TEMPLATE.md', 'CONTRIBUTING.md',
-  'PULL_REQUEST_TEMPLATE.md', 'CODE_OF_CONDUCT.md', '.github', '.travis.yml', 'appveyor.yml', '**/.git',
-  '**/.git/**', '**/*.vsix', '**/.DS_Store', '**/*.vsixmanifest', '**/.vscode-test/**', '**/.vscode-test-web/**',
+  '.vscodeignore',
+  'package-lock.json',
+  'npm-debug.log',
+  'yarn.lock',
+  'yarn-error.log',
+  'npm-shrinkwrap.json',
+  '.editorconfig',
+  '.npmrc',
+  '.yarnrc',
+  '.gitattributes',
+  '*.todo',
+  'tslint.yaml',
+  '.eslintrc*',
+  '.babelrc*',
+  '.prettierrc*',
+  '.cz-config.js',
+  '.commitlintrc*',
+  'webpack.config.js',
+  'ISSUE_TEMPLATE.md',
+  'CONTRIBUTING.md',
+  'PULL_REQUEST_TEMPLATE.md',
+  'CODE_OF_CONDUCT.md',
+  '.github',
+  '.travis.yml',
+  'appveyor.yml',
+  '**/.git',
+  '**/.git/**',
+  '**/*.vsix',
+  '**/.DS_Store',
+  '**/*.vsixmanifest',
+  '**/.vscode-test/**',
+  '**/.vscode-test-web/**',
 ];
 
 export interface Rule {
@@ -70,11 +97,11 @@ export interface IgnoreRules {
 
 /** Parses ignore text exactly as vsce's collectFiles does (including its "folder name → folder/**" expansion). */
 export function parseIgnore(text: string): IgnoreRules {
-  const lines = text.split(/[\n\r]/).map((s) => s.trim()).filter((s) => !!s && !/^\s*#/.test(s));
-  const expanded = [
-    ...lines,
-    ...lines.filter((i) => !/(^|\/)[^/]*\*[^/]*$/.test(i)).map((i) => (/\/$/.test(i) ? `${i}**` : `${i}/**`)),
-  ];
+  const lines = text
+    .split(/[\n\r]/)
+    .map((s) => s.trim())
+    .filter((s) => !!s && !/^\s*#/.test(s));
+  const expanded = [...lines, ...lines.filter((i) => !/(^|\/)[^/]*\*[^/]*$/.test(i)).map((i) => (/\/$/.test(i) ? `${i}**` : `${i}/**`))];
   const rules: IgnoreRules = { ignore: [], negate: [] };
   for (const p of [...VSCE_DEFAULT_IGNORE, ...expanded, '!package.json', '!README.md']) {
     const negated = p.startsWith('!');
@@ -103,7 +130,12 @@ export function globToRegExp(glob: string): RegExp {
       if (!last) re += `${sep}(?:[^/]+/)*`;
       else re += i === 0 ? '.*' : '(?:/.*)?'; // `a/**` matches `a` and everything below it
     } else {
-      re += sep + seg.replace(/[.^$|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+      re +=
+        sep +
+        seg
+          .replace(/[.^$|\\]/g, '\\$&')
+          .replace(/\*/g, '[^/]*')
+          .replace(/\?/g, '[^/]');
     }
   });
   return new RegExp(`^${re}$`);
@@ -114,11 +146,12 @@ export function filesForTarget(target: Target, root: string, baseIgnore?: string
   const ignoreText = baseIgnore ?? readIgnore(root);
   const rules = parseIgnore(ignoreTextForTarget(ignoreText, target));
   const files = candidateFiles(root, rules).filter((f) => isIncluded(f, rules));
-  const missing = TARGETS[target].binaries
-    .map((b) => `${BIN_ROOT}napi-v6/${TARGETS[target].dir}/${b}`)
-    .filter((f) => !files.includes(f));
+  const missing = TARGETS[target].binaries.map((b) => `${BIN_ROOT}napi-v6/${TARGETS[target].dir}/${b}`).filter((f) => !files.includes(f));
   if (missing.length) {
-    throw new LensError(`${missing.join(', ')} missing for target ${target}: run 'ONNXRUNTIME_NODE_INSTALL=skip npm ci' (onnxruntime-node ${onnxVersion(root)} may have renamed its binaries; update TARGETS in tools/package/select-files.ts)`, 'not-found');
+    throw new LensError(
+      `${missing.join(', ')} missing for target ${target}: run 'ONNXRUNTIME_NODE_INSTALL=skip npm ci' (onnxruntime-node ${onnxVersion(root)} may have renamed its binaries; update TARGETS in tools/package/select-files.ts)`,
+      'not-found',
+    );
   }
   return files.sort();
 }
@@ -131,7 +164,8 @@ function readIgnore(root: string): string {
 
 function onnxVersion(root: string): string {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-node/package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules/onnxruntime-node/package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return '(not installed)';
   }
@@ -193,7 +227,10 @@ export function productionDependencies(root: string): string[] {
     if (seen.has(name)) continue;
     const manifest = path.join(root, 'node_modules', name, 'package.json');
     if (!fs.existsSync(manifest)) {
-      throw new LensError(`dependency ${name} is not installed (${manifest} missing): run 'ONNXRUNTIME_NODE_INSTALL=skip npm ci'`, 'not-found');
+      throw new LensError(
+        `dependency ${name} is not installed (${manifest} missing): run 'ONNXRUNTIME_NODE_INSTALL=skip npm ci'`,
+        'not-found',
+      );
     }
     seen.add(name);
     queue.push(...Object.keys(readJson(manifest).dependencies ?? {}));

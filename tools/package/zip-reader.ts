@@ -11,7 +11,10 @@ const refusals = (file: string) => ({
   corrupt: (what: string) => new LensError(`${file} is not a readable zip file (${what}): rebuild it`, 'corrupt'),
   check: (e: Pick<ZipEntry, 'name' | 'method'>) => {
     if (e.method !== 0 && e.method !== 8) {
-      throw new LensError(`zip entry ${e.name} uses compression method ${e.method}, which only stored/deflate readers skip: repackage`, 'unsupported');
+      throw new LensError(
+        `zip entry ${e.name} uses compression method ${e.method}, which only stored/deflate readers skip: repackage`,
+        'unsupported',
+      );
     }
   },
 });
@@ -30,7 +33,8 @@ export function extractZip(file: string, dest: string): void {
   for (const e of listZip(buf, file)) {
     if (e.name.endsWith('/')) continue;
     const target = path.resolve(dest, e.name);
-    if (!target.startsWith(path.resolve(dest) + path.sep)) throw new LensError(`${file}: entry '${e.name}' points outside the folder: refusing to unpack`, 'unsafe');
+    if (!target.startsWith(path.resolve(dest) + path.sep))
+      throw new LensError(`${file}: entry '${e.name}' points outside the folder: refusing to unpack`, 'unsafe');
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(target, readEntry(buf, e, file));
   }

@@ -90,11 +90,7 @@ function interpolate(anchors: Rgb[], t: number): Rgb {
   const a = anchors[k];
   const b = anchors[k + 1];
   if (!a || !b) throw new RangeError('interpolate: a ramp needs at least two anchors');
-  return [
-    Math.round(a[0] + (b[0] - a[0]) * f),
-    Math.round(a[1] + (b[1] - a[1]) * f),
-    Math.round(a[2] + (b[2] - a[2]) * f),
-  ];
+  return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
 }
 
 /**
@@ -103,7 +99,15 @@ function interpolate(anchors: Rgb[], t: number): Rgb {
  */
 export function makeLut(scale: ColorScaleName, signed: boolean, theme: ThemeKind = 'light'): Uint8ClampedArray {
   const anchors =
-    scale === 'viridis' ? VIRIDIS : signed ? (theme === 'dark' ? DIVERGING_DARK : DIVERGING_LIGHT) : theme === 'dark' ? SEQUENTIAL_DARK : SEQUENTIAL_LIGHT;
+    scale === 'viridis'
+      ? VIRIDIS
+      : signed
+        ? theme === 'dark'
+          ? DIVERGING_DARK
+          : DIVERGING_LIGHT
+        : theme === 'dark'
+          ? SEQUENTIAL_DARK
+          : SEQUENTIAL_LIGHT;
   const lut = new Uint8ClampedArray(LUT_SIZE * 4);
   for (let k = 0; k < LUT_SIZE; k++) {
     const [r, g, b] = interpolate(anchors, k / (LUT_SIZE - 1));
@@ -176,7 +180,9 @@ export function robustRange(values: Float32Array, signed: boolean, scaling: Scal
   }
   const q = quantile(values, CLIP_PERCENTILE / 100, signed);
   if (!(q > 0) || q >= exact.max) return { ...exact, exact };
-  return signed ? { min: -q, max: q, signed, percentile: CLIP_PERCENTILE, exact } : { min: 0, max: q, signed, percentile: CLIP_PERCENTILE, exact };
+  return signed
+    ? { min: -q, max: q, signed, percentile: CLIP_PERCENTILE, exact }
+    : { min: 0, max: q, signed, percentile: CLIP_PERCENTILE, exact };
 }
 
 /** Each row divided by its own largest |value| (rows of zeros stay zero): a row's strongest key is always the end colour. */
@@ -256,9 +262,14 @@ export function cssRgb([r, g, b]: Rgb, alpha = 1): string {
 /** The legend's words for a range: what the ends mean and, when limits clip the data, how far it really goes. */
 export function describeRange(range: Range, kind: string): string {
   const ex = range.exact;
-  const beyond = ex && range.percentile ? `; data ${formatValue(ex.min)} … ${formatValue(ex.max)}, the outer ${(100 - range.percentile).toFixed(1).replace(/\.0$/, '')}% share the end colours` : '';
-  if (range.log) return `${kind}, log scale: ${formatValue(range.min)} (and below) … ${formatValue(range.max)} (${range.percentile}th percentile)${beyond}`;
+  const beyond =
+    ex && range.percentile
+      ? `; data ${formatValue(ex.min)} … ${formatValue(ex.max)}, the outer ${(100 - range.percentile).toFixed(1).replace(/\.0$/, '')}% share the end colours`
+      : '';
+  if (range.log)
+    return `${kind}, log scale: ${formatValue(range.min)} (and below) … ${formatValue(range.max)} (${range.percentile}th percentile)${beyond}`;
   if (range.rows) return range.signed ? `${kind}, each row ÷ its largest |value| (−1 … 0 … +1)` : `${kind}, each row ÷ its maximum (0 … 1)`;
-  if (range.signed) return `${kind}, centred at 0 (blue lowers the score, red raises it), ±${formatValue(range.max)}${range.percentile ? ` = ${range.percentile}th percentile of |value|` : ' = max |value|'}${beyond}`;
+  if (range.signed)
+    return `${kind}, centred at 0 (blue lowers the score, red raises it), ±${formatValue(range.max)}${range.percentile ? ` = ${range.percentile}th percentile of |value|` : ' = max |value|'}${beyond}`;
   return `${kind}, 0 … ${formatValue(range.max)}${range.percentile ? ` (${range.percentile}th percentile)` : ' (max)'}${beyond}`;
 }

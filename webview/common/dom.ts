@@ -20,7 +20,11 @@ export function $<T extends HTMLElement>(sel: string): T {
 /** Which way the VS Code theme goes (the body carries vscode-light / vscode-dark / vscode-high-contrast*). */
 export function themeKind(): 'light' | 'dark' {
   const c = document.body.classList;
-  return c.contains('vscode-light') || c.contains('vscode-high-contrast-light') ? 'light' : c.contains('vscode-dark') || c.contains('vscode-high-contrast') ? 'dark' : 'light';
+  return c.contains('vscode-light') || c.contains('vscode-high-contrast-light')
+    ? 'light'
+    : c.contains('vscode-dark') || c.contains('vscode-high-contrast')
+      ? 'dark'
+      : 'light';
 }
 
 /**

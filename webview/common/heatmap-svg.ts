@@ -23,7 +23,14 @@ export interface SvgOptions {
  * A heatmap as SVG: one <rect> per run of equal colour in a row (so a 512×512 map stays a few MB), a title,
  * and token labels when cells are ≥ 8 units. `values` is `[rows, cols]` row-major.
  */
-export function heatmapSvg(values: Float32Array, rows: number, cols: number, range: Range, lut: Uint8ClampedArray, opts: SvgOptions = {}): string {
+export function heatmapSvg(
+  values: Float32Array,
+  rows: number,
+  cols: number,
+  range: Range,
+  lut: Uint8ClampedArray,
+  opts: SvgOptions = {},
+): string {
   if (values.length !== rows * cols) throw new RangeError(`heatmapSvg: ${values.length} values for ${rows}×${cols}`);
   const cell = opts.cell ?? Math.max(1, Math.floor(512 / Math.max(rows, cols)));
   const labels = cell >= 8 && (opts.rowLabels || opts.colLabels);
@@ -34,7 +41,10 @@ export function heatmapSvg(values: Float32Array, rows: number, cols: number, ran
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" shape-rendering="crispEdges">`,
   ];
-  if (opts.title) out.push(`<title>${escapeXml(opts.title)}</title><text x="0" y="14" font-family="sans-serif" font-size="12">${escapeXml(opts.title)}</text>`);
+  if (opts.title)
+    out.push(
+      `<title>${escapeXml(opts.title)}</title><text x="0" y="14" font-family="sans-serif" font-size="12">${escapeXml(opts.title)}</text>`,
+    );
   out.push(`<g transform="translate(${margin},${top})">`);
   const colour = (k: number) => hex(colorOf(values[k] ?? NaN, range, lut));
   for (let i = 0; i < rows; i++) {
@@ -51,11 +61,15 @@ export function heatmapSvg(values: Float32Array, rows: number, cols: number, ran
   if (labels) {
     const fs = Math.min(12, cell - 1);
     opts.rowLabels?.forEach((t, i) =>
-      out.push(`<text x="${margin - 4}" y="${top + (i + 0.75) * cell}" font-family="monospace" font-size="${fs}" text-anchor="end">${escapeXml(t)}</text>`),
+      out.push(
+        `<text x="${margin - 4}" y="${top + (i + 0.75) * cell}" font-family="monospace" font-size="${fs}" text-anchor="end">${escapeXml(t)}</text>`,
+      ),
     );
     opts.colLabels?.forEach((t, j) => {
       const x = margin + (j + 0.75) * cell;
-      out.push(`<text x="${x}" y="${top - 4}" font-family="monospace" font-size="${fs}" transform="rotate(-60 ${x} ${top - 4})">${escapeXml(t)}</text>`);
+      out.push(
+        `<text x="${x}" y="${top - 4}" font-family="monospace" font-size="${fs}" transform="rotate(-60 ${x} ${top - 4})">${escapeXml(t)}</text>`,
+      );
     });
   }
   out.push('</svg>');

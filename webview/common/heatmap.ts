@@ -60,7 +60,11 @@ export class Heatmap {
     this.overlay = el('canvas', { id: 'heatmap-overlay', 'aria-hidden': 'true' });
     this.left = el('canvas', { id: 'axis-left', class: 'axis', 'aria-hidden': 'true' });
     this.top = el('canvas', { id: 'axis-top', class: 'axis', 'aria-hidden': 'true' });
-    this.corner = el('canvas', { id: 'minimap', title: 'Whole matrix; the box is what the heatmap shows. Click to move there.', hidden: '' });
+    this.corner = el('canvas', {
+      id: 'minimap',
+      title: 'Whole matrix; the box is what the heatmap shows. Click to move there.',
+      hidden: '',
+    });
     this.cornerText = el('span', { class: 'axis-corner-text meta' }, ['keys →', el('br'), 'queries ↓']);
     this.zoomLabel = el('span', { id: 'zoom-label', class: 'meta' }, ['fit']);
     const zoomBtn = (id: string, label: string, title: string, f: () => void) => {
@@ -337,4 +341,3 @@ export class Heatmap {
     });
   }
 }
-

@@ -4,7 +4,14 @@
 import { paintMatrix, type Range } from './colors';
 
 /** Paints `[rows, cols]` (row-major) into `canvas`, resizing it to `cols` × `rows` pixels. */
-export function paintInto(canvas: HTMLCanvasElement, values: Float32Array, rows: number, cols: number, range: Range, lut: Uint8ClampedArray): void {
+export function paintInto(
+  canvas: HTMLCanvasElement,
+  values: Float32Array,
+  rows: number,
+  cols: number,
+  range: Range,
+  lut: Uint8ClampedArray,
+): void {
   canvas.width = cols;
   canvas.height = rows;
   const ctx = canvas.getContext('2d');

@@ -12,7 +12,14 @@ export interface AlignmentEvents {
 }
 
 const pieces = (ids: readonly number[], tokens: readonly ProtocolToken[]) =>
-  ids.length ? ids.map((i) => { const t = tokens[i]; return t ? (t.special ? t.text : pieceLabel(t.text)) : `#${i}`; }).join(' · ') : '—';
+  ids.length
+    ? ids
+        .map((i) => {
+          const t = tokens[i];
+          return t ? (t.special ? t.text : pieceLabel(t.text)) : `#${i}`;
+        })
+        .join(' · ')
+    : '—';
 
 export class AlignmentStrip {
   readonly root: HTMLElement;

@@ -16,9 +16,19 @@ export class AlignmentView {
 
   mount(pair: CompareInit): HTMLElement {
     const al = pair.alignment;
-    this.strip = al.ok ? new AlignmentStrip(al.groups, pair.a.tokens, pair.b.tokens, { a: pair.a.name, b: pair.b.name }, { hover: hoverGroup, click: togglePin }) : undefined;
+    this.strip = al.ok
+      ? new AlignmentStrip(
+          al.groups,
+          pair.a.tokens,
+          pair.b.tokens,
+          { a: pair.a.name, b: pair.b.name },
+          { hover: hoverGroup, click: togglePin },
+        )
+      : undefined;
     if (this.strip) return this.strip.root;
-    return el('p', { id: 'alignment-problem', class: 'status', role: 'alert' }, [al.ok ? '' : `${al.reason} Linked hover works within each side only.`]);
+    return el('p', { id: 'alignment-problem', class: 'status', role: 'alert' }, [
+      al.ok ? '' : `${al.reason} Linked hover works within each side only.`,
+    ]);
   }
 
   render(): void {

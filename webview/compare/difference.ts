@@ -14,8 +14,7 @@ export interface DiffSide {
 }
 
 export type Difference =
-  | { ok: true; values: Float32Array; n: number; labels: string[]; pooled: boolean; caption: string }
-  | { ok: false; message: string };
+  { ok: true; values: Float32Array; n: number; labels: string[]; pooled: boolean; caption: string } | { ok: false; message: string };
 
 export function difference(
   a: DiffSide | undefined,
@@ -30,9 +29,20 @@ export function difference(
   if (ctx.sameTokens && a.n === b.n) {
     const values = subtract(a.values, b.values);
     const same = values.every((v) => v === 0) ? ' A and B are identical here: every cell is 0.' : '';
-    return { ok: true, values, n: a.n, labels: ctx.tokensA.map((t) => t.text), pooled: false, caption: `${what}, cell by cell (both sides have the same tokens).${same}` };
+    return {
+      ok: true,
+      values,
+      n: a.n,
+      labels: ctx.tokensA.map((t) => t.text),
+      pooled: false,
+      caption: `${what}, cell by cell (both sides have the same tokens).${same}`,
+    };
   }
-  if (!ctx.alignment.ok) return { ok: false, message: `No difference: the tokens differ and ${ctx.alignment.reason.replace(/^Cannot/, 'cannot').replace(/\.$/, '')}.` };
+  if (!ctx.alignment.ok)
+    return {
+      ok: false,
+      message: `No difference: the tokens differ and ${ctx.alignment.reason.replace(/^Cannot/, 'cannot').replace(/\.$/, '')}.`,
+    };
   const { groups } = ctx.alignment;
   const values = subtract(poolToGroups(a.values, a.n, groups, 'a'), poolToGroups(b.values, b.n, groups, 'b'));
   const oneSided = groups.filter((g) => !g.a.length || !g.b.length).length;

@@ -1,7 +1,14 @@
 // The matrices the compare panel asks the host for: one per side, again whenever that side's pickers move or a
 // new pair arrives. An answer that is no longer wanted (a newer pair, or the pickers moved on) is dropped.
 import { MessageHandler } from '../../src/shared/messaging/message-handler';
-import { compareAsking, SIDES, type CompareInit, type CompareResponseMessage, type CompareSliceRequest, type Side } from '../../src/shared/protocol/compare';
+import {
+  compareAsking,
+  SIDES,
+  type CompareInit,
+  type CompareResponseMessage,
+  type CompareSliceRequest,
+  type Side,
+} from '../../src/shared/protocol/compare';
 import { fromBuffer } from '../../src/shared/protocol/matrix-buffer';
 import { logError } from '../common/error-line';
 import { host } from './host';

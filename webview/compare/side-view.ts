@@ -1,7 +1,15 @@
 // One side of the Compare Models panel: its model's name, its own layer / head / term pickers, the legend, the
 // heatmap with token labels on both axes, and the token strip. Only the DOM of one pair's side: the pickers and
 // the pointer go to the store's actions, and sides.ts shows here what the store holds.
-import { kindLabel, kindsFor, kindUnits, type CompareKind, type CompareSide, type CompareSliceRequest, type Side } from '../../src/shared/protocol/compare';
+import {
+  kindLabel,
+  kindsFor,
+  kindUnits,
+  type CompareKind,
+  type CompareSide,
+  type CompareSliceRequest,
+  type Side,
+} from '../../src/shared/protocol/compare';
 import type { ColorScaleName } from '../../src/shared/protocol/lens';
 import { pieceLabel } from '../../src/shared/token-layout';
 import { describeRange, makeLut, robustRange, type Range } from '../common/colors';
@@ -40,8 +48,16 @@ export class CompareSideView {
     this.heatmap = new Heatmap({ hover: (i, j) => hoverToken(s, i, j), click: () => togglePin() });
     suffixIds(this.heatmap.root, s);
     this.heatmap.canvas.classList.add('cmp-heatmap');
-    this.layer = el('select', { id: `layer-${s}`, 'aria-label': `Layer, side ${s.toUpperCase()}` }, info.layers.map((l) => option(String(l), `Layer ${l}`)));
-    this.head = el('select', { id: `head-${s}`, 'aria-label': `Head, side ${s.toUpperCase()}` }, Array.from({ length: info.heads }, (_, h) => option(String(h), `Head ${h}`)));
+    this.layer = el(
+      'select',
+      { id: `layer-${s}`, 'aria-label': `Layer, side ${s.toUpperCase()}` },
+      info.layers.map((l) => option(String(l), `Layer ${l}`)),
+    );
+    this.head = el(
+      'select',
+      { id: `head-${s}`, 'aria-label': `Head, side ${s.toUpperCase()}` },
+      Array.from({ length: info.heads }, (_, h) => option(String(h), `Head ${h}`)),
+    );
     this.term = el('select', { id: `term-${s}`, 'aria-label': `Term, side ${s.toUpperCase()}` });
     this.fillTerms('probs');
     this.layer.addEventListener('change', () => pick(s, { layer: Number(this.layer.value) }));
@@ -50,15 +66,22 @@ export class CompareSideView {
     this.legendBar = el('canvas', { class: 'legend-bar', width: '256', height: '1', 'aria-hidden': 'true' });
     this.legend = el('span', { class: 'meta cmp-legend-text' });
     this.status = el('div', { class: 'status', role: 'alert' });
-    this.readout = el('div', { class: 'cmp-readout meta', 'aria-live': 'polite' }, ['Hover a cell: its value here, the same characters’ value on the other side.']);
+    this.readout = el('div', { class: 'cmp-readout meta', 'aria-live': 'polite' }, [
+      'Hover a cell: its value here, the same characters’ value on the other side.',
+    ]);
     this.strip = el('div', { class: 'cmp-strip', role: 'list', 'aria-label': `Tokens of ${info.name}` });
     this.fillStrip();
-    const arch = info.architecture === 'bert' ? 'BERT: absolute positions added to the input (entangled)' : 'DeBERTa: relative positions in every layer (disentangled)';
+    const arch =
+      info.architecture === 'bert'
+        ? 'BERT: absolute positions added to the input (entangled)'
+        : 'DeBERTa: relative positions in every layer (disentangled)';
     this.root = el('section', { id: `side-${s}`, class: 'cmp-side', 'aria-label': `Side ${s.toUpperCase()}: ${info.name}` }, [
       el('h2', { class: 'cmp-title' }, [
         el('span', { class: 'cmp-badge' }, [s.toUpperCase()]),
         ` ${info.name} `,
-        el('span', { class: 'meta' }, [`${info.type} · ${info.layers.length}×${info.heads} heads · ${info.tokens.length} tokens · ${Math.round(info.ms)} ms`]),
+        el('span', { class: 'meta' }, [
+          `${info.type} · ${info.layers.length}×${info.heads} heads · ${info.tokens.length} tokens · ${Math.round(info.ms)} ms`,
+        ]),
       ]),
       el('p', { class: 'meta cmp-arch' }, [arch]),
       el('div', { class: 'toolbar cmp-controls' }, [this.layer, this.head, el('label', {}, ['Term ', this.term])]),
@@ -79,7 +102,11 @@ export class CompareSideView {
 
   private fillStrip(): void {
     this.chips = this.info.tokens.map((t) => {
-      const chip = el('span', { class: `tok${t.special ? ' special' : ''}`, role: 'listitem', 'data-i': String(t.i), title: `${t.i}: ${t.text}` }, [t.special ? t.text : pieceLabel(t.text)]);
+      const chip = el(
+        'span',
+        { class: `tok${t.special ? ' special' : ''}`, role: 'listitem', 'data-i': String(t.i), title: `${t.i}: ${t.text}` },
+        [t.special ? t.text : pieceLabel(t.text)],
+      );
       chip.addEventListener('mouseenter', () => hoverToken(this.side, t.i, null));
       chip.addEventListener('mouseleave', () => hoverToken(this.side, null, null));
       chip.addEventListener('click', () => togglePin());
@@ -112,7 +139,8 @@ export class CompareSideView {
 
   private paintLegend(lut: Uint8ClampedArray, range: Range, kind: CompareKind): void {
     paintRamp(this.legendBar, lut);
-    this.legend.textContent = kind === 'probs' ? describeRange(range, kind) : `${describeRange(range, kind)} · ${kindUnits(this.info.architecture, kind)}`;
+    this.legend.textContent =
+      kind === 'probs' ? describeRange(range, kind) : `${describeRange(range, kind)} · ${kindUnits(this.info.architecture, kind)}`;
   }
 
   /** The hovered pair's value on this side (one line), or the hint when nothing is hovered. */

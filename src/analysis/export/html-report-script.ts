@@ -29,8 +29,6 @@ export function reportScript(): string {
   if (cached !== undefined) return cached;
   const file = bundlePath();
   if (!file) throw new LensError(`report: the report script (dist/${BUNDLE}) is missing; run npm run build`);
-  cached = fs
-    .readFileSync(file, 'utf8')
-    .replace(/<\/(script)/gi, '<\\/$1');
+  cached = fs.readFileSync(file, 'utf8').replace(/<\/(script)/gi, '<\\/$1');
   return cached;
 }

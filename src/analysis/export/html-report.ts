@@ -39,7 +39,10 @@ function escapeHtml(s: string): string {
 
 /** JSON that is safe inside <script>: no "</script>", no "<!--". */
 function scriptJson(v: unknown): string {
-  return JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function base64(t: Float32Array): string {
@@ -54,14 +57,17 @@ export function reportPlan(result: ExplainResult, opts: HtmlReportOptions = {}):
   const layers = opts.layers ?? result.layers;
   const kinds = opts.kinds ?? [...TERM_NAMES.filter((t) => result.has(t)), 'probs'];
   for (const l of layers) {
-    if (!result.layers.includes(l)) throw new LensError(`report: layer ${l} is not in this result (have ${result.layers.join(',')}); pick from those`);
+    if (!result.layers.includes(l))
+      throw new LensError(`report: layer ${l} is not in this result (have ${result.layers.join(',')}); pick from those`);
   }
   for (const k of kinds) if (!result.has(k)) throw new LensError(`report: this model has no ${k} term; leave it out of kinds`);
   if (layers.length === 0 || kinds.length === 0) throw new LensError('report: nothing to show; pick at least one layer and one kind');
   const bytes = reportDataBytes(layers.length, kinds.length, result.heads, result.n);
   const max = opts.maxDataBytes ?? HTML_REPORT_MAX_BYTES;
   if (bytes > max) {
-    throw new LensError(`report: ${(bytes / 2 ** 20).toFixed(0)} MiB of matrices is too much for one HTML page (limit ${(max / 2 ** 20).toFixed(0)} MiB); choose fewer layers or kinds (or export .npz, which has no limit)`);
+    throw new LensError(
+      `report: ${(bytes / 2 ** 20).toFixed(0)} MiB of matrices is too much for one HTML page (limit ${(max / 2 ** 20).toFixed(0)} MiB); choose fewer layers or kinds (or export .npz, which has no limit)`,
+    );
   }
   return { layers, kinds };
 }
@@ -73,7 +79,8 @@ export async function toHtmlReport(result: ExplainResult, opts: HtmlReportOption
     await result.load(l);
     for (const k of kinds) data[`${l}/${k}`] = base64(result.tensor(l, k));
   }
-  const initialKind = opts.initial?.kind && kinds.includes(opts.initial.kind) ? opts.initial.kind : kinds.includes('probs') ? 'probs' : kinds[0];
+  const initialKind =
+    opts.initial?.kind && kinds.includes(opts.initial.kind) ? opts.initial.kind : kinds.includes('probs') ? 'probs' : kinds[0];
   const meta = {
     n: result.n,
     heads: result.heads,

@@ -46,7 +46,11 @@ export function decodeNpy(bytes: Uint8Array, source = 'array'): NpyArray {
   const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
   if (!descr || !fortran || shapeText === undefined) throw bad('unreadable header');
   if (fortran === 'True') throw bad('Fortran order');
-  const shape = shapeText.split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number);
+  const shape = shapeText
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(Number);
   const count = shape.reduce((a, b) => a * b, 1);
   const dataStart = start + headerLen;
   if (bytes.length - dataStart !== count * 4) throw bad(`data size ${bytes.length - dataStart} does not match shape [${shape.join(',')}]`);

@@ -108,7 +108,8 @@ export function readNpz(bytes: Uint8Array, source = 'the .npz file'): ExplainRes
 /** Entries of an .npz by name (views into `bytes`): stored entries only, every CRC checked. `source` names the
  *  file in error messages. */
 export function readZip(bytes: Uint8Array, source = 'the archive'): Map<string, Uint8Array> {
-  const bad = (why: string) => new LensError(`${source}: not a readable .npz/zip (${why}); export it again with deberta-lens --format npz`, 'corrupt');
+  const bad = (why: string) =>
+    new LensError(`${source}: not a readable .npz/zip (${why}); export it again with deberta-lens --format npz`, 'corrupt');
   const check = (e: { name: string; method: number; compressedSize: number; size: number }) => {
     if (e.method !== 0 || e.compressedSize !== e.size) throw bad(`entry ${e.name} is compressed; only stored entries are supported`);
   };

@@ -6,11 +6,14 @@ import * as fs from 'node:fs';
 const FLUSH_BYTES = 1 << 20;
 
 /** Writes `chunks` in order to `target` (a path, created or truncated; or an open descriptor such as 1). */
-export async function writeChunks(target: string | number, chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>): Promise<void> {
+export async function writeChunks(
+  target: string | number,
+  chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+): Promise<void> {
   const file = typeof target === 'number' ? undefined : await fs.promises.open(target, 'w');
   const write = async (data: Buffer) => {
     if (!file) return writeAll(target as number, data);
-    for (let off = 0; off < data.length; ) off += (await file.write(data, off)).bytesWritten;
+    for (let off = 0; off < data.length;) off += (await file.write(data, off)).bytesWritten;
   };
   let pending: Buffer[] = [];
   let size = 0;
@@ -42,7 +45,7 @@ export async function writeChunks(target: string | number, chunks: AsyncIterable
 
 /** A full write; a non-blocking stdout (a pipe) may answer EAGAIN, then we retry. */
 function writeAll(fd: number, data: Buffer): void {
-  for (let off = 0; off < data.length; ) {
+  for (let off = 0; off < data.length;) {
     try {
       off += fs.writeSync(fd, data, off);
     } catch (e) {

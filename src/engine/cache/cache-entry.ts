@@ -7,7 +7,18 @@ import * as path from 'node:path';
 import { type FileIdentity, type HashedFile, identityOf, recall, remember, sameIdentity, unchangedSinceHashed } from '../checkpoint/hash';
 import { LensError } from '../errors';
 import { formatBytes } from '../../shared/format';
-import { type EntryFile, type EntryModel, GB, graphsOf, hashStoreOf, MANIFEST, type Manifest, MANIFEST_VERSION, readManifest, writeManifest } from './cache-layout';
+import {
+  type EntryFile,
+  type EntryModel,
+  GB,
+  graphsOf,
+  hashStoreOf,
+  MANIFEST,
+  type Manifest,
+  MANIFEST_VERSION,
+  readManifest,
+  writeManifest,
+} from './cache-layout';
 import { evict, markInUse } from './cache-usage';
 
 /** What a build callback gets: a fresh folder, and a way to place checkpoint files in it. */
@@ -53,7 +64,9 @@ export function openEntry(
     const placed: EntryFile[] = [];
     build({ dir: tmp, place: (source, location) => placed.push(place(cacheDir, hashed, source, path.join(tmp, location), location)) });
     for (const h of hashed) unchangedWhileLoading(h);
-    const files = fs.readdirSync(tmp).map((location) => placed.find((p) => p.location === location) ?? { location, identity: identityOf(path.join(tmp, location)) });
+    const files = fs
+      .readdirSync(tmp)
+      .map((location) => placed.find((p) => p.location === location) ?? { location, identity: identityOf(path.join(tmp, location)) });
     const manifest: Manifest = { version: MANIFEST_VERSION, key, model, created: new Date().toISOString(), files };
     fs.writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest, null, 1));
     if (!publish(cacheDir, tmp, dir, key)) {
@@ -70,7 +83,10 @@ export function openEntry(
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC' || code === 'EDQUOT' || code === 'ENOTDIR') {
       const fix = code === 'ENOSPC' || code === 'EDQUOT' ? 'free space, or point' : 'point';
-      throw new LensError(`cannot write the graph cache in ${cacheDir} (${code}): ${fix} XDG_CACHE_HOME (CLI: --cache-dir) at a folder you can write`, 'runtime');
+      throw new LensError(
+        `cannot write the graph cache in ${cacheDir} (${code}): ${fix} XDG_CACHE_HOME (CLI: --cache-dir) at a folder you can write`,
+        'runtime',
+      );
     }
     throw e;
   }
@@ -106,7 +122,9 @@ function publish(cacheDir: string, tmp: string, dir: string, key: string): boole
 function bounded(cacheDir: string, opened: CacheEntry, opts: OpenOptions): CacheEntry {
   if (opts.maxGB === undefined) return opened;
   for (const gone of evict(cacheDir, opts.maxGB * GB)) {
-    opts.log?.(`graph cache over ${opts.maxGB} GB: removed ${gone.model?.name ?? gone.key} (${formatBytes(gone.bytes, 'decimal')}, last used ${gone.lastUsed.toISOString()})`);
+    opts.log?.(
+      `graph cache over ${opts.maxGB} GB: removed ${gone.model?.name ?? gone.key} (${formatBytes(gone.bytes, 'decimal')}, last used ${gone.lastUsed.toISOString()})`,
+    );
   }
   return opened;
 }
@@ -160,7 +178,6 @@ function verify(cacheDir: string, dir: string, key: string): boolean {
   if (moved) writeManifest(dir, m);
   return true;
 }
-
 
 function entry(cacheDir: string, dir: string, key: string, built: boolean, buildMs: number): CacheEntry {
   return { dir, built, buildMs, release: markInUse(cacheDir, dir, key) };

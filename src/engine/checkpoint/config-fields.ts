@@ -88,7 +88,11 @@ export class FieldReader {
   posAttType(): string[] {
     const v = this.raw('pos_att_type');
     if (v === undefined) return [];
-    if (typeof v === 'string') return v.toLowerCase().split('|').map((s) => s.trim());
+    if (typeof v === 'string')
+      return v
+        .toLowerCase()
+        .split('|')
+        .map((s) => s.trim());
     if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v;
     throw this.bad('pos_att_type', v, 'a string like "p2c|c2p" or a list of strings');
   }
@@ -98,6 +102,10 @@ export class FieldReader {
     const v = this.raw('norm_rel_ebd');
     if (v === undefined) return false;
     if (typeof v !== 'string') throw this.bad('norm_rel_ebd', v, 'a string like "layer_norm" or "none"');
-    return v.toLowerCase().split('|').map((s) => s.trim()).includes('layer_norm');
+    return v
+      .toLowerCase()
+      .split('|')
+      .map((s) => s.trim())
+      .includes('layer_norm');
   }
 }

@@ -42,9 +42,7 @@ export function parseConfig(json: unknown, file: string): ModelSpec {
   const intermediateSize = r.positiveInt('intermediate_size', dflt.I);
   // HF checks D % H even when attention_head_size overrides d (v2).
   if (hiddenSize % numHeads !== 0) {
-    throw new LensError(
-      `${file}: hidden_size ${hiddenSize} is not a multiple of num_attention_heads ${numHeads}; fix the config.`,
-    );
+    throw new LensError(`${file}: hidden_size ${hiddenSize} is not a multiple of num_attention_heads ${numHeads}; fix the config.`);
   }
   // attention_head_size is read only by the v2 attention; v1 always uses D/H.
   const headDim = v2 ? r.positiveInt('attention_head_size', hiddenSize / numHeads) : hiddenSize / numHeads;

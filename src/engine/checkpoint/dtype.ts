@@ -8,7 +8,15 @@ export const SAFETENSORS_DTYPES: Record<string, DType> = { F32: 'float32', F16: 
 
 /** safetensors codes of non-float tensors (position_ids-style buffers): kept out of the weights, not fatal. */
 export const SAFETENSORS_INTEGER_DTYPES: Record<string, number> = {
-  I64: 8, U64: 8, I32: 4, U32: 4, I16: 2, U16: 2, I8: 1, U8: 1, BOOL: 1,
+  I64: 8,
+  U64: 8,
+  I32: 4,
+  U32: 4,
+  I16: 2,
+  U16: 2,
+  I8: 1,
+  U8: 1,
+  BOOL: 1,
 };
 
 export function elementCount(shape: number[]): number {

@@ -77,7 +77,14 @@ export class NonFiniteScan implements ByteObserver {
     const byFile = new Map<string, Range[]>(files.map((f) => [f, []]));
     for (const t of tensors) {
       const list = t.file !== undefined && t.offset !== undefined && t.byteLength > 0 ? byFile.get(t.file) : undefined;
-      list?.push({ names: [t.name], begins: [t.offset!], ends: [t.offset! + t.byteLength], begin: t.offset!, end: t.offset! + t.byteLength, dtype: t.dtype });
+      list?.push({
+        names: [t.name],
+        begins: [t.offset!],
+        ends: [t.offset! + t.byteLength],
+        begin: t.offset!,
+        end: t.offset! + t.byteLength,
+        dtype: t.dtype,
+      });
     }
     this.names = files.map((f) => new Set(byFile.get(f)!.flatMap((r) => r.names)));
     this.ranges = files.map((f) => mergeOverlaps(byFile.get(f)!));
@@ -98,7 +105,8 @@ export class NonFiniteScan implements ByteObserver {
       if (!Array.isArray(f) || f.length !== 2) continue;
       const [name, bad] = f as [unknown, Partial<NonFinite> | null];
       if (typeof name !== 'string' || !names.has(name) || typeof bad?.index !== 'number') continue;
-      if (bad.value === 'NaN' || bad.value === 'Infinity' || bad.value === '-Infinity') this.found.set(name, { index: bad.index, value: bad.value });
+      if (bad.value === 'NaN' || bad.value === 'Infinity' || bad.value === '-Infinity')
+        this.found.set(name, { index: bad.index, value: bad.value });
     }
   }
 
@@ -131,7 +139,7 @@ export class NonFiniteScan implements ByteObserver {
       }
       const whole = Math.floor((e - s) / elem) * elem;
       // Views of one storage may each need a later bad value, so continue past each hit while any is unnamed.
-      for (let from = 0; from < whole && r.names.some((n) => !this.found.has(n)); ) {
+      for (let from = 0; from < whole && r.names.some((n) => !this.found.has(n));) {
         const k = firstNonFinite(chunk.subarray(s - at + from, s - at + whole), r.dtype);
         if (k < 0) break;
         const byte = from + k * elem;
@@ -181,7 +189,11 @@ function mergeOverlaps(list: Range[]): Range[] {
  * The checkpoint's file hashes and the non-finite tensors among those referenced in place, in one read. `store`:
  * where hashes (and what the scan found) are remembered across processes.
  */
-export async function hashAndScan(files: string[], tensors: Iterable<TensorData>, store?: string): Promise<CheckpointHash & { nonFinite: Map<string, NonFinite> }> {
+export async function hashAndScan(
+  files: string[],
+  tensors: Iterable<TensorData>,
+  store?: string,
+): Promise<CheckpointHash & { nonFinite: Map<string, NonFinite> }> {
   const scan = new NonFiniteScan(files, tensors);
   const hashed = await hashFiles(files, store, scan);
   return { ...hashed, nonFinite: scan.found };

@@ -139,7 +139,10 @@ async function hashOne(files: string[], k: number, store: string | undefined, ob
   const sha256 = h.digest('hex');
   const after = identityOf(file);
   if (!sameContentIdentity(before, after)) {
-    throw new LensError(`${file}: changed while it was being read; wait until it is fully written (a download or copy in progress?) and try again.`, 'corrupt');
+    throw new LensError(
+      `${file}: changed while it was being read; wait until it is fully written (a download or copy in progress?) and try again.`,
+      'corrupt',
+    );
   }
   const found: Known = { sha256, findings: observer?.findings(k) };
   remember(after, found, store, fs.realpathSync(file));

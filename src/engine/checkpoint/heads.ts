@@ -59,7 +59,14 @@ export function findHeads(ck: Checkpoint): Heads {
       width: ck.spec.embeddingSize,
     };
   } else if (layout === LM) {
-    heads.mlm = { layout, dense: `${LM}.dense`, layerNorm: `${LM}.LayerNorm`, bias: `${LM}.bias`, decoder: 'embeddings.word_embeddings.weight', width: ck.spec.hiddenSize };
+    heads.mlm = {
+      layout,
+      dense: `${LM}.dense`,
+      layerNorm: `${LM}.LayerNorm`,
+      bias: `${LM}.bias`,
+      decoder: 'embeddings.word_embeddings.weight',
+      width: ck.spec.hiddenSize,
+    };
   }
   if (has(`${RTD}.dense.weight`)) heads.rtd = { dense: `${RTD}.dense`, layerNorm: `${RTD}.LayerNorm`, classifier: `${RTD}.classifier` };
   return heads;

@@ -72,8 +72,13 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
       skipped.set(name, { ...s, name });
     }
   }
-  const { hash, files: hashed, nonFinite } =
-    opts.hash === false ? { hash: '', files: [], nonFinite: undefined } : await hashAndScan([configFile, ...layout.files], weights.values(), opts.hashStore);
+  const {
+    hash,
+    files: hashed,
+    nonFinite,
+  } = opts.hash === false
+    ? { hash: '', files: [], nonFinite: undefined }
+    : await hashAndScan([configFile, ...layout.files], weights.values(), opts.hashStore);
   return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped, nonFinite };
 }
 
@@ -84,7 +89,10 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
 export function assertUnchanged(ck: Checkpoint): void {
   const changed = ck.hashed.find((h) => !unchangedSinceHashed(h));
   if (changed) {
-    throw new LensError(`${changed.file}: changed since the model was loaded: load the model again (Select Model… in VS Code; run the command again in the CLI) so that its layers are computed from the weights its graph was built with.`, 'corrupt');
+    throw new LensError(
+      `${changed.file}: changed since the model was loaded: load the model again (Select Model… in VS Code; run the command again in the CLI) so that its layers are computed from the weights its graph was built with.`,
+      'corrupt',
+    );
   }
 }
 
@@ -151,7 +159,10 @@ function checkShard(file: string, found: FileTensors, weightMap: Map<string, str
   const present = new Set([...found.tensors.map((t) => t.name), ...found.skipped.map((s) => s.name)]);
   for (const [name, shard] of weightMap) {
     if (shard === file && !present.has(name)) {
-      throw new LensError(`${file}: tensor '${name}' is listed for this shard in the index but is not in it; re-download the shards.`, 'corrupt');
+      throw new LensError(
+        `${file}: tensor '${name}' is listed for this shard in the index but is not in it; re-download the shards.`,
+        'corrupt',
+      );
     }
   }
 }

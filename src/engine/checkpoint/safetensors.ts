@@ -102,6 +102,9 @@ export function fileSize(file: string): number {
   try {
     return fs.statSync(file).size;
   } catch (e) {
-    throw new LensError(`${file}: cannot read weight file (${(e as NodeJS.ErrnoException).code ?? 'error'}); check it exists.`, 'not-found');
+    throw new LensError(
+      `${file}: cannot read weight file (${(e as NodeJS.ErrnoException).code ?? 'error'}); check it exists.`,
+      'not-found',
+    );
   }
 }

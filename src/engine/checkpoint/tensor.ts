@@ -30,14 +30,20 @@ export function readRange(file: string, offset: number, length: number): Uint8Ar
   try {
     fd = fs.openSync(file, 'r');
   } catch (e) {
-    throw new LensError(`${file}: cannot open weight file (${(e as NodeJS.ErrnoException).code ?? 'error'}); check it exists and is readable.`, 'not-found');
+    throw new LensError(
+      `${file}: cannot open weight file (${(e as NodeJS.ErrnoException).code ?? 'error'}); check it exists and is readable.`,
+      'not-found',
+    );
   }
   try {
     let done = 0;
     while (done < length) {
       const n = fs.readSync(fd, out, done, length - done, offset + done);
       if (n === 0) {
-        throw new LensError(`${file}: file ended at byte ${offset + done} while reading ${length} bytes at ${offset}; it was truncated or changed, re-download it.`, 'corrupt');
+        throw new LensError(
+          `${file}: file ended at byte ${offset + done} while reading ${length} bytes at ${offset}; it was truncated or changed, re-download it.`,
+          'corrupt',
+        );
       }
       done += n;
     }

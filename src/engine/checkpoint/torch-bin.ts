@@ -77,14 +77,16 @@ export function readTorchBin(file: string): FileTensors {
     );
   }
   const byteorder = zip.entries.get(`${prefix}byteorder`);
-  if (byteorder && byteorder.size > 16) throw new LensError(`${file}: the byteorder entry is ${byteorder.size} bytes, not "little"; re-save the checkpoint.`, 'corrupt');
+  if (byteorder && byteorder.size > 16)
+    throw new LensError(`${file}: the byteorder entry is ${byteorder.size} bytes, not "little"; re-save the checkpoint.`, 'corrupt');
   if (byteorder && Buffer.from(zip.readEntry(byteorder)).toString('latin1').trim() !== 'little') {
     throw new LensError(`${file}: the checkpoint was saved big-endian; re-save it on a little-endian machine.`, 'unsupported');
   }
 
   const root = unpickle(zip.readEntry(pkl), file, torchHooks(file, zip, prefix));
   const dict = stateDictOf(root);
-  if (dict === undefined) throw new LensError(`${file}: the pickle holds no state dict of tensors; save model.state_dict().`, 'invalid-input');
+  if (dict === undefined)
+    throw new LensError(`${file}: the pickle holds no state dict of tensors; save model.state_dict().`, 'invalid-input');
 
   const tensors: SourcedTensor[] = [];
   const skipped: SkippedTensor[] = [];
@@ -155,7 +157,10 @@ function torchHooks(file: string, zip: ZipArchive, prefix: string): PickleHooks 
       const entry = zip.entries.get(`${prefix}data/${key}`);
       if (!entry) throw corrupt(`storage ${key} missing from the zip`);
       if (entry.size < numel * type.bytes) {
-        throw new LensError(`${file}: storage ${key} holds ${entry.size} bytes, fewer than its ${numel} elements need; re-download it.`, 'corrupt');
+        throw new LensError(
+          `${file}: storage ${key} holds ${entry.size} bytes, fewer than its ${numel} elements need; re-download it.`,
+          'corrupt',
+        );
       }
       return { kind: 'storage', type, entry } satisfies StorageRef;
     },

@@ -17,14 +17,20 @@ export class ZipArchive {
   ) {
     this.source = fileSource(size, (offset, length) => readRange(file, offset, length));
     const check = ({ name, flags, method, compressedSize, size }: Omit<ZipEntry, 'dataOffset'>) => {
-      if (flags & 1) throw new LensError(`${this.file}: entry ${name} is encrypted; re-save the checkpoint without encryption.`, 'unsupported');
+      if (flags & 1)
+        throw new LensError(`${this.file}: entry ${name} is encrypted; re-save the checkpoint without encryption.`, 'unsupported');
       if (method !== 0 && method !== 8) {
-        throw new LensError(`${this.file}: entry ${name} uses zip compression method ${method}; re-save it with torch.save.`, 'unsupported');
+        throw new LensError(
+          `${this.file}: entry ${name} uses zip compression method ${method}; re-save it with torch.save.`,
+          'unsupported',
+        );
       }
       if (method === 0 && compressedSize !== size) throw this.corrupt(`stored entry ${name} has mismatched sizes`);
       // Refused here, before anything inflates: a zip bomb's claim is visible in its directory.
       if (method === 8 && size > inflateLimit(compressedSize)) {
-        throw this.corrupt(`entry ${name} claims to inflate from ${compressedSize} to ${size} bytes, over the limit of ${inflateLimit(compressedSize)}`);
+        throw this.corrupt(
+          `entry ${name} claims to inflate from ${compressedSize} to ${size} bytes, over the limit of ${inflateLimit(compressedSize)}`,
+        );
       }
     };
     for (const e of readZipEntries(this.source, { corrupt: (what) => this.corrupt(what), check })) this.entries.set(e.name, e);

@@ -30,7 +30,9 @@ export class AttentionBuilder {
     const shape = g.input(InputName.skewShape, OnnxType.INT64, [3]);
     const nVec = g.input(InputName.n, OnnxType.INT64, [1]);
     const flatShape = g.constInt64([0, -1]);
-    const axis1 = g.constInt64([1]), axis2 = g.constInt64([2]), zero = g.constInt64([0]);
+    const axis1 = g.constInt64([1]),
+      axis2 = g.constInt64([2]),
+      zero = g.constInt64([0]);
     // out[r, c] = C[r, (n−1) − r + c] for C of shape [h, n, 2n]: flatten, drop n−1, view as [h, n, 2n−1], keep n.
     this.skewFn = (x: string, out?: string) => {
       const flat = g.node('Reshape', [x, flatShape]);
@@ -61,13 +63,27 @@ export class AttentionBuilder {
    * c2c, c2p, p2c and the softmax for heads given as q, k `[h, n, d]`, and the projected relative rows pk, pq
    * `[u, h·d]` (undefined for a term the model lacks). Names the outputs when `names` is given.
    */
-  terms(q: string, k: string, pk: string | undefined, pq: string | undefined, names?: (kind: TermName | 'probs') => string, edit?: TermEdit, tile?: (x: string) => string) {
+  terms(
+    q: string,
+    k: string,
+    pk: string | undefined,
+    pq: string | undefined,
+    names?: (kind: TermName | 'probs') => string,
+    edit?: TermEdit,
+    tile?: (x: string) => string,
+  ) {
     // [h, d, 2n]; `tile` repeats it for a batch of variants whose heads are stacked on axis 0.
     const byDistance = (p: string, pick: string) => () => {
       const laid = this.toHeads(this.g.node('Gather', [p, pick], { axis: 0 }), [1, 2, 0]);
       return tile ? tile(laid) : laid;
     };
-    return this.termsOf(q, k, { c2p: pk ? byDistance(pk, this.c2pPick) : undefined, p2c: pq ? byDistance(pq, this.p2cPick) : undefined }, names, edit);
+    return this.termsOf(
+      q,
+      k,
+      { c2p: pk ? byDistance(pk, this.c2pPick) : undefined, p2c: pq ? byDistance(pq, this.p2cPick) : undefined },
+      names,
+      edit,
+    );
   }
 
   /**
@@ -81,7 +97,13 @@ export class AttentionBuilder {
   }
 
   /** terms() with the position projections given as makers of their `[h, d, 2n]` layout (called where needed). */
-  termsOf(q: string, k: string, pos: { c2p?: () => string; p2c?: () => string }, names?: (kind: TermName | 'probs') => string, edit?: TermEdit) {
+  termsOf(
+    q: string,
+    k: string,
+    pos: { c2p?: () => string; p2c?: () => string },
+    names?: (kind: TermName | 'probs') => string,
+    edit?: TermEdit,
+  ) {
     const g = this.g;
     const edited = (kind: TermName, t: string) => (edit ? edit(kind, t) : t);
     const kT = g.node('Transpose', [k], { perm: [0, 2, 1] });

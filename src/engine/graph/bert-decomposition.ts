@@ -30,7 +30,9 @@ export const EMBEDDING_PARTS = { content: 'embedding_content', position: 'embedd
 export function embeddingParts(g: GraphBuilder, w: string, p: string, y: string, gamma: string, beta: string, eps: number) {
   const axes = g.constInt64([-1]);
   const center = (x: string) => g.node('Sub', [x, g.node('ReduceMean', [x, axes], { keepdims: 1 })]);
-  const cw = center(w), cp = center(p), cy = center(y);
+  const cw = center(w),
+    cp = center(p),
+    cy = center(y);
   const ce = g.node('Add', [g.node('Add', [cw, cp]), cy]);
   const variance = g.node('ReduceMean', [g.node('Mul', [ce, ce]), axes], { keepdims: 1 });
   const sigma = g.node('Sqrt', [g.node('Add', [variance, g.constFloat([eps], [])])]);
@@ -43,20 +45,29 @@ export function embeddingParts(g: GraphBuilder, w: string, p: string, y: string,
  * of those heads ([h·d, D], [h·d]); outputs c2c, c2p, p2c, p2p, rest as [h, n, n] in score units (÷√d).
  */
 export function buildDecompositionGraph(g: GraphBuilder, s: ModelSpec): void {
-  const D = s.hiddenSize, d = s.headDim;
+  const D = s.hiddenSize,
+    d = s.headDim;
   const I = DecompositionInput;
   const part = (name: string) => g.input(name, OnnxType.FLOAT, ['n', D]);
-  const c = part(I.content), r = part(I.position), u = part(I.rest);
-  const wq = g.input(I.wq, OnnxType.FLOAT, ['hd', D]), bq = g.input(I.bq, OnnxType.FLOAT, ['hd']);
-  const wk = g.input(I.wk, OnnxType.FLOAT, ['hd', D]), bk = g.input(I.bk, OnnxType.FLOAT, ['hd']);
+  const c = part(I.content),
+    r = part(I.position),
+    u = part(I.rest);
+  const wq = g.input(I.wq, OnnxType.FLOAT, ['hd', D]),
+    bq = g.input(I.bq, OnnxType.FLOAT, ['hd']);
+  const wk = g.input(I.wk, OnnxType.FLOAT, ['hd', D]),
+    bk = g.input(I.bk, OnnxType.FLOAT, ['hd']);
   const headsShape = g.constInt64([0, -1, d]);
   // x W^T (+ b) → [h, n, d]
   const heads = (x: string, w: string, b?: string) => {
     const y = g.node('Gemm', b ? [x, w, b] : [x, w], { transB: 1 });
     return g.node('Transpose', [g.node('Reshape', [y, headsShape])], { perm: [1, 0, 2] });
   };
-  const qc = heads(c, wq), qp = heads(r, wq), qu = heads(u, wq, bq);
-  const kc = heads(c, wk), kp = heads(r, wk), ku = heads(u, wk, bk);
+  const qc = heads(c, wq),
+    qp = heads(r, wq),
+    qu = heads(u, wq, bq);
+  const kc = heads(c, wk),
+    kp = heads(r, wk),
+    ku = heads(u, wk, bk);
   const inv = g.constFloat([1 / Math.sqrt(d)], []);
   const dot = (q: string, k: string) => g.node('MatMul', [q, g.node('Transpose', [k], { perm: [0, 2, 1] })]);
   const scaled = (x: string, name: DecompositionTerm) => {
@@ -68,9 +79,6 @@ export function buildDecompositionGraph(g: GraphBuilder, s: ModelSpec): void {
   scaled(dot(qp, kc), 'p2c');
   scaled(dot(qp, kp), 'p2p');
   // (Qc + Qp)·Ku + Qu·(Kc + Kp) + Qu·Ku, from its own products rather than by subtraction.
-  const rest = g.node('Add', [
-    g.node('Add', [dot(g.node('Add', [qc, qp]), ku), dot(qu, g.node('Add', [kc, kp]))]),
-    dot(qu, ku),
-  ]);
+  const rest = g.node('Add', [g.node('Add', [dot(g.node('Add', [qc, qp]), ku), dot(qu, g.node('Add', [kc, kp]))]), dot(qu, ku)]);
   scaled(rest, 'rest');
 }

@@ -5,7 +5,17 @@ import type { ModelSpec, TermName } from '../types';
 import { activation } from './activation';
 import { AttentionBuilder, type TermEdit } from './attention-builder';
 import { EMBEDDING_PARTS, embeddingParts } from './bert-decomposition';
-import { InputName, LAST_HIDDEN, LayerInput, type LayerInputName, layerInputOutput, layerWeights, positionFeeds, REL_OUTPUT, TailInput } from './deberta-io';
+import {
+  InputName,
+  LAST_HIDDEN,
+  LayerInput,
+  type LayerInputName,
+  layerInputOutput,
+  layerWeights,
+  positionFeeds,
+  REL_OUTPUT,
+  TailInput,
+} from './deberta-io';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
@@ -42,7 +52,8 @@ export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
-  const D = s.hiddenSize, E = s.embeddingSize;
+  const D = s.hiddenSize,
+    E = s.embeddingSize;
 
   const ids = g.input(InputName.ids, OnnxType.INT64, ['n']);
   const word = g.node('Gather', [W('embeddings.word_embeddings.weight', [s.vocabSize, E]), ids], { axis: 0 });
@@ -61,8 +72,15 @@ export function buildForwardGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP
   if (s.architecture === 'bert') {
     // The parts of the embedding LayerNorm's output that layer 0's score decomposition projects.
     const zeros = () => g.node('Mul', [word, g.constFloat([0], [])]);
-    const parts = embeddingParts(g, word, position ?? zeros(), tokenType ?? zeros(),
-      W('embeddings.LayerNorm.weight', [D]), W('embeddings.LayerNorm.bias', [D]), s.layerNormEps);
+    const parts = embeddingParts(
+      g,
+      word,
+      position ?? zeros(),
+      tokenType ?? zeros(),
+      W('embeddings.LayerNorm.weight', [D]),
+      W('embeddings.LayerNorm.bias', [D]),
+      s.layerNormEps,
+    );
     for (const k of ['content', 'position', 'rest'] as const) g.output(parts[k], EMBEDDING_PARTS[k], OnnxType.FLOAT, ['n', D]);
   }
   if (E !== D) e = g.node('Gemm', [e, W('embeddings.embed_proj.weight', [D, E])], { transB: 1 });
@@ -126,7 +144,10 @@ export class EncoderBuilder {
     const { g, att } = this;
     const s = this.ck.spec;
     const W = (name: string, shape: number[]) => this.W(name, shape);
-    const D = s.hiddenSize, H = s.numHeads, d = s.headDim, A = s.allHeadSize;
+    const D = s.hiddenSize,
+      H = s.numHeads,
+      d = s.headDim,
+      A = s.allHeadSize;
     const p = `encoder.layer.${l}`;
     const w = layerWeights(s, l);
     const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
@@ -143,7 +164,10 @@ export class EncoderBuilder {
       const value = s.architecture === 'bert' ? 'value' : 'value_proj';
       q = att.toHeads(att.linear(h, byName(LayerInput.wq), byName(LayerInput.bq)), [1, 0, 2]);
       k = att.toHeads(att.linear(h, byName(LayerInput.wk), byName(LayerInput.bk)), [1, 0, 2]);
-      v = att.toHeads(att.linear(h, W(`${p}.attention.self.${value}.weight`, [A, D]), W(`${p}.attention.self.${value}.bias`, [A])), [1, 0, 2]);
+      v = att.toHeads(
+        att.linear(h, W(`${p}.attention.self.${value}.weight`, [A, D]), W(`${p}.attention.self.${value}.bias`, [A])),
+        [1, 0, 2],
+      );
     }
     const { pkW, pkB, pqW, pqB } = positionFeeds(s);
     const pk = rel && att.flags.c2p ? att.linear(rel, byName(pkW), bias(pkB)) : undefined;
@@ -154,13 +178,21 @@ export class EncoderBuilder {
     else {
       // [H, ·, ·] split by head on axis 0; the projected relative rows [u, H·d] split by head on axis 1.
       const byHead = (x: string) => g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 });
-      const byColumn = (x: string | undefined) => (x ? g.nodeN('Split', [x, g.constInt64(sizes.map((h) => h * d))], sizes.length, { axis: 1 }) : []);
+      const byColumn = (x: string | undefined) =>
+        x ? g.nodeN('Split', [x, g.constInt64(sizes.map((h) => h * d))], sizes.length, { axis: 1 }) : [];
       const [qs, ks, vs, pks, pqs] = [byHead(q), byHead(k), byHead(v), byColumn(pk), byColumn(pq)];
       const group = (xs: string[], j: number) => at(xs, j, 'head group');
-      heads = g.node('Concat', sizes.map((_, j) => g.node('MatMul', [att.terms(group(qs, j), group(ks, j), pks[j], pqs[j], undefined, edit?.(j)).probs, group(vs, j)])), { axis: 0 });
+      heads = g.node(
+        'Concat',
+        sizes.map((_, j) =>
+          g.node('MatMul', [att.terms(group(qs, j), group(ks, j), pks[j], pqs[j], undefined, edit?.(j)).probs, group(vs, j)]),
+        ),
+        { axis: 0 },
+      );
     }
     const ctx = g.node('Reshape', [g.node('Transpose', [heads], { perm: [1, 0, 2] }), this.mergeShape]);
-    const linear = (x: string, prefix: string, out: number, inp: number) => att.linear(x, W(`${prefix}.weight`, [out, inp]), W(`${prefix}.bias`, [out]));
+    const linear = (x: string, prefix: string, out: number, inp: number) =>
+      att.linear(x, W(`${prefix}.weight`, [out, inp]), W(`${prefix}.bias`, [out]));
     const attOut = this.layerNorm(g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), h]), `${p}.attention.output.LayerNorm`);
     const inter = activation(g, linear(attOut, `${p}.intermediate.dense`, s.intermediateSize, D), s.hiddenAct);
     let out = this.layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);
@@ -178,14 +210,20 @@ export class EncoderBuilder {
 export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWARD_HEAD_GROUP): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
-  const D = s.hiddenSize, H = s.numHeads, Lt = s.numLayers - start;
+  const D = s.hiddenSize,
+    H = s.numHeads,
+    Lt = s.numLayers - start;
   const enc = new EncoderBuilder(g, ck, headGroup);
   const hidden = g.input(LayerInput.hidden, OnnxType.FLOAT, ['n', D]);
   const rel = enc.att.flags.relative ? g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]) : undefined;
   const kinds = (['c2c', 'c2p', 'p2c'] as const).filter((t) => t === 'c2c' || enc.att.flags[t]);
-  const keepIn = Object.fromEntries(kinds.map((t) => [t, g.input(TailInput.keep(t), OnnxType.FLOAT, [Lt, H])])) as Partial<Record<TermName, string>>;
+  const keepIn = Object.fromEntries(kinds.map((t) => [t, g.input(TailInput.keep(t), OnnxType.FLOAT, [Lt, H])])) as Partial<
+    Record<TermName, string>
+  >;
   const mean = g.input(TailInput.mean, OnnxType.FLOAT, [1]);
-  const one = g.constFloat([1], []), lastAxis = g.constInt64([-1]), perHead = g.constInt64([-1, 1, 1]);
+  const one = g.constFloat([1], []),
+    lastAxis = g.constInt64([-1]),
+    perHead = g.constInt64([-1, 1, 1]);
   const sizes = headGroups(H, headGroup);
   const byGroup = (x: string) => (sizes.length === 1 ? [x] : g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 }));
   let h = hidden;
@@ -198,11 +236,13 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
       const keep = g.node('Reshape', [g.node('Gather', [keepIn[t]!, g.constInt64([l - start])], { axis: 0 }), perHead]);
       weights.set(t, { keep: byGroup(keep), toMean: byGroup(g.node('Mul', [g.node('Sub', [one, keep]), mean])) });
     }
-    const edit = (j: number): TermEdit => (kind, term) => {
-      const w = weights.get(kind)!;
-      const rowMean = g.node('ReduceMean', [term, lastAxis], { keepdims: 1 });
-      return g.node('Add', [g.node('Mul', [term, at(w.keep, j, 'head group')]), g.node('Mul', [rowMean, at(w.toMean, j, 'head group')])]);
-    };
+    const edit =
+      (j: number): TermEdit =>
+      (kind, term) => {
+        const w = weights.get(kind)!;
+        const rowMean = g.node('ReduceMean', [term, lastAxis], { keepdims: 1 });
+        return g.node('Add', [g.node('Mul', [term, at(w.keep, j, 'head group')]), g.node('Mul', [rowMean, at(w.toMean, j, 'head group')])]);
+      };
     h = enc.layer(l, h, hidden, rel, edit);
   }
   g.output(h, LAST_HIDDEN, OnnxType.FLOAT, ['n', D]);
@@ -218,7 +258,9 @@ function convBlock(
   y: string,
   layerNorm: (x: string, prefix: string) => string,
 ): string {
-  const D = s.hiddenSize, k = s.convKernelSize, pad = (k - 1) / 2;
+  const D = s.hiddenSize,
+    k = s.convKernelSize,
+    pad = (k - 1) / 2;
   const x = g.node('Unsqueeze', [g.node('Transpose', [h0], { perm: [1, 0] }), g.constInt64([0])]); // [1, D, n]
   const conv = g.node('Conv', [x, W('encoder.conv.conv.weight', [D, D / s.convGroups, k]), W('encoder.conv.conv.bias', [D])], {
     group: s.convGroups,

@@ -78,7 +78,8 @@ export const PositionsInput = {
 
 /** Feed names of the position projections: the content projections when the model shares them. */
 export function positionFeeds(s: ModelSpec): { pkW: LayerInputName; pkB: LayerInputName; pqW: LayerInputName; pqB: LayerInputName } {
-  if (s.modelType === 'deberta-v2' && s.shareAttKey) return { pkW: LayerInput.wk, pkB: LayerInput.bk, pqW: LayerInput.wq, pqB: LayerInput.bq };
+  if (s.modelType === 'deberta-v2' && s.shareAttKey)
+    return { pkW: LayerInput.wk, pkB: LayerInput.bk, pqW: LayerInput.wq, pqB: LayerInput.bq };
   return { pkW: LayerInput.wpk, pkB: LayerInput.bpk, pqW: LayerInput.wpq, pqB: LayerInput.bpq };
 }
 
@@ -95,7 +96,9 @@ export interface LayerWeight {
  */
 export function layerWeights(s: ModelSpec, l: number): Partial<Record<LayerInputName, LayerWeight>> {
   const att = `encoder.layer.${l}.attention.self`;
-  const D = s.hiddenSize, A = s.allHeadSize, d = s.headDim;
+  const D = s.hiddenSize,
+    A = s.allHeadSize,
+    d = s.headDim;
   const { c2p, p2c } = termFlags(s);
   const mat = (name: string, rows = d): LayerWeight => ({ name, shape: [(rows / d) * A, D], rowsPerHead: rows });
   const vec = (name: string): LayerWeight => ({ name, shape: [A], rowsPerHead: d });

@@ -3,7 +3,11 @@ import { positionIndexByDelta } from './relative-position';
 
 /** Multiply-add FLOPs (2 per MAC) of the explain graph for n tokens: matrix products only (≥ 95% of the work). */
 export function graphFlops(s: ModelSpec, n: number): number {
-  const D = s.hiddenSize, A = s.allHeadSize, H = s.numHeads, d = s.headDim, I = s.intermediateSize;
+  const D = s.hiddenSize,
+    A = s.allHeadSize,
+    H = s.numHeads,
+    d = s.headDim,
+    I = s.intermediateSize;
   const terms = s.relativeAttention ? s.posAttType.length : 0;
   const distinctRows = terms ? new Set(positionIndexByDelta(n + 1, s)).size : 0; // rows for δ ∈ [−n, n]
   const perLayer =

@@ -63,8 +63,11 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, opts: GraphOptions
     what: 'ONNX graphs',
     build: () => buildForwardGraph(ck, headGroup),
     extraFiles: () => {
-      const files: Record<string, Uint8Array> = { [LAYER_FILE]: encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens') };
-      if (relative) files[POSITIONS_FILE] = encodeModel(buildPositionsGraph(ck.spec).build(`deberta-lens-positions:${ck.name}`), OPSET, 'deberta-lens');
+      const files: Record<string, Uint8Array> = {
+        [LAYER_FILE]: encodeModel(buildLayerGraph(ck.spec).build(`deberta-lens-layer:${ck.name}`), OPSET, 'deberta-lens'),
+      };
+      if (relative)
+        files[POSITIONS_FILE] = encodeModel(buildPositionsGraph(ck.spec).build(`deberta-lens-positions:${ck.name}`), OPSET, 'deberta-lens');
       if (bert) {
         const g = new GraphBuilder();
         buildDecompositionGraph(g, ck.spec);
@@ -103,20 +106,30 @@ export function ensureTailGraph(ck: Checkpoint, cacheDir: string, start: number,
  * folder, symlinks included); other dtypes are widened into weights.bin.
  */
 export function ensureGraphOf(ck: Checkpoint, cacheDir: string, kind: GraphKind, opts: OpenOptions = {}): CachedModelGraph {
-  const key = createHash('sha256').update(`${kind.version}\n${ck.hash}${kind.variant ?? ''}`).digest('hex').slice(0, 20);
-  const entry = openEntry(cacheDir, key, { name: ck.name, dir: ck.dir, hash: ck.hash }, ck.hashed, (w) => {
-    const builder = kind.build();
-    const proto = encodeModel(builder.build(`deberta-lens:${ck.name}`), OPSET, 'deberta-lens');
-    fs.writeFileSync(path.join(w.dir, MODEL_FILE), proto);
-    for (const [name, bytes] of Object.entries(kind.extraFiles?.() ?? {})) fs.writeFileSync(path.join(w.dir, name), bytes);
-    const fd = fs.openSync(path.join(w.dir, WEIGHTS_FILE), 'w');
-    try {
-      for (const blob of builder.placement.blobs) fs.writeSync(fd, blob);
-    } finally {
-      fs.closeSync(fd);
-    }
-    for (const [location, source] of builder.placement.linked) w.place(source, location);
-  }, opts);
+  const key = createHash('sha256')
+    .update(`${kind.version}\n${ck.hash}${kind.variant ?? ''}`)
+    .digest('hex')
+    .slice(0, 20);
+  const entry = openEntry(
+    cacheDir,
+    key,
+    { name: ck.name, dir: ck.dir, hash: ck.hash },
+    ck.hashed,
+    (w) => {
+      const builder = kind.build();
+      const proto = encodeModel(builder.build(`deberta-lens:${ck.name}`), OPSET, 'deberta-lens');
+      fs.writeFileSync(path.join(w.dir, MODEL_FILE), proto);
+      for (const [name, bytes] of Object.entries(kind.extraFiles?.() ?? {})) fs.writeFileSync(path.join(w.dir, name), bytes);
+      const fd = fs.openSync(path.join(w.dir, WEIGHTS_FILE), 'w');
+      try {
+        for (const blob of builder.placement.blobs) fs.writeSync(fd, blob);
+      } finally {
+        fs.closeSync(fd);
+      }
+      for (const [location, source] of builder.placement.linked) w.place(source, location);
+    },
+    opts,
+  );
   if (entry.built) opts.log?.(`built ${kind.what} for ${ck.name} in ${entry.buildMs.toFixed(0)} ms → ${entry.dir}`);
   return { ...entry, modelPath: path.join(entry.dir, MODEL_FILE) };
 }

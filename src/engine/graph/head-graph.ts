@@ -38,11 +38,16 @@ export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false): G
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
-  const D = s.hiddenSize, V = s.vocabSize;
+  const D = s.hiddenSize,
+    V = s.vocabSize;
   const hidden = g.input(HeadInput.hidden, OnnxType.FLOAT, ['n', D]);
   const layerNorm = (x: string, prefix: string, width: number) =>
-    g.node('LayerNormalization', [x, W(`${prefix}.weight`, [width]), W(`${prefix}.bias`, [width])], { axis: -1, epsilon: { float: s.layerNormEps } });
-  const dense = (x: string, prefix: string, out: number) => g.node('Gemm', [x, W(`${prefix}.weight`, [out, D]), W(`${prefix}.bias`, [out])], { transB: 1 });
+    g.node('LayerNormalization', [x, W(`${prefix}.weight`, [width]), W(`${prefix}.bias`, [width])], {
+      axis: -1,
+      epsilon: { float: s.layerNormEps },
+    });
+  const dense = (x: string, prefix: string, out: number) =>
+    g.node('Gemm', [x, W(`${prefix}.weight`, [out, D]), W(`${prefix}.bias`, [out])], { transB: 1 });
 
   const mlm = heads.mlm;
   if (mlm) {
@@ -69,7 +74,12 @@ export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false): G
       const logSoftmax = (x: string) => g.node('LogSoftmax', [x], { axis: -1 });
       const ref = logSoftmax(logitsOf(g.input(HeadInput.refHidden, OnnxType.FLOAT, ['n', D])));
       const diff = g.node('Sub', [ref, logSoftmax(logits)]);
-      g.output(g.node('ReduceSum', [g.node('Mul', [g.node('Exp', [ref]), diff]), lastAxis], { keepdims: 0 }), HeadOutput.kl, OnnxType.FLOAT, ['m']);
+      g.output(
+        g.node('ReduceSum', [g.node('Mul', [g.node('Exp', [ref]), diff]), lastAxis], { keepdims: 0 }),
+        HeadOutput.kl,
+        OnnxType.FLOAT,
+        ['m'],
+      );
     }
   }
   const rtd = heads.rtd;

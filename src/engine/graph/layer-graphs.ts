@@ -15,7 +15,8 @@ import { OnnxType } from './onnx-proto';
  */
 export function buildLayerGraph(s: ModelSpec): GraphBuilder {
   const g = new GraphBuilder();
-  const D = s.hiddenSize, d = s.headDim;
+  const D = s.hiddenSize,
+    d = s.headDim;
   const att = new AttentionBuilder(g, s);
   const w = layerWeights(s, 0);
   const feed = (name: LayerInputName): string | undefined => {
@@ -40,7 +41,8 @@ export function buildLayerGraph(s: ModelSpec): GraphBuilder {
     p2c: att.flags.p2c ? att.fromTable(table(LayerInput.posQuery), 'p2c') : undefined,
   };
   const { terms, probs } = att.termsOf(q, k, pos, layerOutput);
-  for (const kind of ['c2c', 'c2p', 'p2c'] as const) if (terms[kind]) g.output(terms[kind], layerOutput(kind), OnnxType.FLOAT, ['h', 'n', 'n']);
+  for (const kind of ['c2c', 'c2p', 'p2c'] as const)
+    if (terms[kind]) g.output(terms[kind], layerOutput(kind), OnnxType.FLOAT, ['h', 'n', 'n']);
   g.output(probs, layerOutput('probs'), OnnxType.FLOAT, ['h', 'n', 'n']);
   return g;
 }
@@ -53,7 +55,9 @@ export function buildLayerGraph(s: ModelSpec): GraphBuilder {
  */
 export function buildPositionsGraph(s: ModelSpec): GraphBuilder {
   const g = new GraphBuilder();
-  const D = s.hiddenSize, A = s.allHeadSize, S2 = 2 * s.attSpan;
+  const D = s.hiddenSize,
+    A = s.allHeadSize,
+    S2 = 2 * s.attSpan;
   const { c2p, p2c } = termFlags(s);
   let table = g.input(PositionsInput.table, OnnxType.FLOAT, [S2, D]);
   if (s.modelType === 'deberta-v2' && s.normRelEbd) {

@@ -103,11 +103,5 @@ export function encodeModel(g: GraphDef, opset: number, producer: string): Uint8
   for (const i of g.inputs) graph.message(11, encodeValue(i));
   for (const o of g.outputs) graph.message(12, encodeValue(o));
   const opsetId = new ProtoWriter().string(1, '').int(2, opset);
-  return new ProtoWriter()
-    .int(1, 9)
-    .string(2, producer)
-    .string(3, '1')
-    .message(7, graph)
-    .message(8, opsetId)
-    .finish();
+  return new ProtoWriter().int(1, 9).string(2, producer).string(3, '1').message(7, graph).message(8, opsetId).finish();
 }

@@ -27,19 +27,30 @@ export const SWEEP_ROWS = 'rows';
 /** Whether the batched graph covers this model from `start` on (relative v2/v3 attention, no conv block). */
 export function sweepGraphFits(ck: Checkpoint, start: number): boolean {
   const s = ck.spec;
-  return s.modelType === 'deberta-v2' && s.architecture !== 'bert' && s.relativeAttention && s.posAttType.length > 0 && !(start === 0 && s.convKernelSize > 0);
+  return (
+    s.modelType === 'deberta-v2' &&
+    s.architecture !== 'bert' &&
+    s.relativeAttention &&
+    s.posAttType.length > 0 &&
+    !(start === 0 && s.convKernelSize > 0)
+  );
 }
 
 export function buildSweepGraph(ck: Checkpoint, start: number): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
-  const D = s.hiddenSize, H = s.numHeads, d = s.headDim, A = s.allHeadSize;
+  const D = s.hiddenSize,
+    H = s.numHeads,
+    d = s.headDim,
+    A = s.allHeadSize;
   const enc = new EncoderBuilder(g, ck, H);
   const att = enc.att;
   const hidden = g.input(LayerInput.hidden, OnnxType.FLOAT, ['n', D]);
   const rel = g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]);
   const kinds = (['c2c', 'c2p', 'p2c'] as const).filter((t) => t === 'c2c' || att.flags[t]);
-  const keepIn = Object.fromEntries(kinds.map((t) => [t, g.input(SweepInput.keep(t), OnnxType.FLOAT, ['v', H])])) as Partial<Record<TermName, string>>;
+  const keepIn = Object.fromEntries(kinds.map((t) => [t, g.input(SweepInput.keep(t), OnnxType.FLOAT, ['v', H])])) as Partial<
+    Record<TermName, string>
+  >;
   const mean = g.input(SweepInput.mean, OnnxType.FLOAT, [1]);
   const position = g.input(SweepInput.position, OnnxType.INT64, [1]);
   // seq_len is declared by the attention builder (relative models): look it up by name.
@@ -51,27 +62,35 @@ export function buildSweepGraph(ck: Checkpoint, start: number): GraphBuilder {
   let x = g.node('Reshape', [g.node('Expand', [hidden, shape(V, c([1, 1]))]), c([-1, D])]);
   /** [V·n, A] → [V·H, n, d]: variants' heads stacked. */
   const toBatchHeads = (y: string) =>
-    g.node('Reshape', [g.node('Transpose', [g.node('Reshape', [y, shape(V, nVec, c([H, d]))])], { perm: [0, 2, 1, 3] }), shape(c([-1]), nVec, c([d]))]);
+    g.node('Reshape', [
+      g.node('Transpose', [g.node('Reshape', [y, shape(V, nVec, c([H, d]))])], { perm: [0, 2, 1, 3] }),
+      shape(c([-1]), nVec, c([d])),
+    ]);
   const tileRepeats = shape(V, c([1, 1]));
   const tile = (y: string) => g.node('Tile', [y, tileRepeats]);
-  const one = g.constFloat([1], []), lastAxis = c([-1]);
+  const one = g.constFloat([1], []),
+    lastAxis = c([-1]);
   for (let l = start; l < s.numLayers; l++) {
     const p = `encoder.layer.${l}`;
     const w = layerWeights(s, l);
     const W = (name: LayerInputName) => enc.W(w[name]!.name, w[name]!.shape);
     const q = toBatchHeads(att.linear(x, W(LayerInput.wq), W(LayerInput.bq)));
     const k = toBatchHeads(att.linear(x, W(LayerInput.wk), W(LayerInput.bk)));
-    const v = toBatchHeads(att.linear(x, enc.W(`${p}.attention.self.value_proj.weight`, [A, D]), enc.W(`${p}.attention.self.value_proj.bias`, [A])));
+    const v = toBatchHeads(
+      att.linear(x, enc.W(`${p}.attention.self.value_proj.weight`, [A, D]), enc.W(`${p}.attention.self.value_proj.bias`, [A])),
+    );
     const { pkW, pkB, pqW, pqB } = positionFeeds(s);
     const bias = (name: LayerInputName) => (w[name] ? W(name) : undefined);
     const pk = att.flags.c2p ? att.linear(rel, W(pkW), bias(pkB)) : undefined;
     const pq = att.flags.p2c ? att.linear(rel, W(pqW), bias(pqB)) : undefined;
     let edit: TermEdit | undefined;
     if (l === start) {
-      const weights = new Map(kinds.map((t) => {
-        const keep = g.node('Reshape', [keepIn[t]!, c([-1, 1, 1])]); // [V·H, 1, 1]
-        return [t, { keep, toMean: g.node('Mul', [g.node('Sub', [one, keep]), mean]) }] as const;
-      }));
+      const weights = new Map(
+        kinds.map((t) => {
+          const keep = g.node('Reshape', [keepIn[t]!, c([-1, 1, 1])]); // [V·H, 1, 1]
+          return [t, { keep, toMean: g.node('Mul', [g.node('Sub', [one, keep]), mean]) }] as const;
+        }),
+      );
       edit = (kind, term) => {
         const wt = weights.get(kind)!;
         const rowMean = g.node('ReduceMean', [term, lastAxis], { keepdims: 1 });
@@ -80,8 +99,12 @@ export function buildSweepGraph(ck: Checkpoint, start: number): GraphBuilder {
     }
     const { probs } = att.terms(q, k, pk, pq, undefined, edit, tile);
     const heads = g.node('MatMul', [probs, v]); // [V·H, n, d]
-    const ctx = g.node('Reshape', [g.node('Transpose', [g.node('Reshape', [heads, shape(V, c([H]), nVec, c([d]))])], { perm: [0, 2, 1, 3] }), c([-1, A])]);
-    const linear = (y: string, prefix: string, out: number, inp: number) => att.linear(y, enc.W(`${prefix}.weight`, [out, inp]), enc.W(`${prefix}.bias`, [out]));
+    const ctx = g.node('Reshape', [
+      g.node('Transpose', [g.node('Reshape', [heads, shape(V, c([H]), nVec, c([d]))])], { perm: [0, 2, 1, 3] }),
+      c([-1, A]),
+    ]);
+    const linear = (y: string, prefix: string, out: number, inp: number) =>
+      att.linear(y, enc.W(`${prefix}.weight`, [out, inp]), enc.W(`${prefix}.bias`, [out]));
     const attOut = enc.layerNorm(g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), x]), `${p}.attention.output.LayerNorm`);
     const inter = activation(g, linear(attOut, `${p}.intermediate.dense`, s.intermediateSize, D), s.hiddenAct);
     x = enc.layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);

@@ -25,11 +25,15 @@ export function estimateMemory(s: ModelSpec, n: number): MemoryEstimate {
   const nn = n * n;
   const kinds = 2 + (s.relativeAttention ? s.posAttType.length : 0);
   const states = s.numLayers * n * s.hiddenSize * F32;
-  const forward = ATTENTION_ARRAYS_PER_HEAD * Math.min(s.numHeads, FORWARD_HEAD_GROUP) * nn * F32 + 2 * n * (s.intermediateSize + 4 * s.hiddenSize) * F32 + 2 * states;
+  const forward =
+    ATTENTION_ARRAYS_PER_HEAD * Math.min(s.numHeads, FORWARD_HEAD_GROUP) * nn * F32 +
+    2 * n * (s.intermediateSize + 4 * s.hiddenSize) * F32 +
+    2 * states;
   // The host's layer (kinds matrices) plus a head chunk being computed in the runtime (see layerChunkHeads).
   // BERT's layer 0 adds its five-part decomposition.
   const extra = s.architecture === 'bert' ? 5 : 0;
-  const layer = (kinds + extra) * s.numHeads * nn * F32 + Math.min(s.numHeads, layerChunkHeads(s, n)) * ATTENTION_ARRAYS_PER_HEAD * nn * F32;
+  const layer =
+    (kinds + extra) * s.numHeads * nn * F32 + Math.min(s.numHeads, layerChunkHeads(s, n)) * ATTENTION_ARRAYS_PER_HEAD * nn * F32;
   return { forward, states, layer, total: Math.max(forward, layer) + states };
 }
 

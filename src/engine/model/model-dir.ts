@@ -11,7 +11,11 @@ export function resolveModelDir(arg: string): string {
   const bundled = bundledModel(arg);
   if (!bundled) return path.resolve(arg);
   const dir = findBundledDir(bundled, __dirname);
-  if (!dir) throw new LensError(`the bundled model ${arg} (models/${bundled.folder}) is missing from this installation: reinstall DeBERTa Lens or pass --model DIR`, 'not-found');
+  if (!dir)
+    throw new LensError(
+      `the bundled model ${arg} (models/${bundled.folder}) is missing from this installation: reinstall DeBERTa Lens or pass --model DIR`,
+      'not-found',
+    );
   return dir;
 }
 

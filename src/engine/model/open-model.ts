@@ -1,7 +1,19 @@
 // The concrete model: loads a checkpoint, builds (or reuses) its graphs, starts its runtime process, and hands
 // itself as the RunContext to the verbs in run/ (which never import it).
 import * as path from 'node:path';
-import type { AblatedRunInput, AblateInput, AblateResult, EngineOptions, ExplainInput, LensModel, ModelSummary, PredictInput, PredictResult, SweepInput, SweepResult } from '../api';
+import type {
+  AblatedRunInput,
+  AblateInput,
+  AblateResult,
+  EngineOptions,
+  ExplainInput,
+  LensModel,
+  ModelSummary,
+  PredictInput,
+  PredictResult,
+  SweepInput,
+  SweepResult,
+} from '../api';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cache-layout';
 import { type Checkpoint, loadCheckpoint } from '../checkpoint';
 import { findHeads, headNames } from '../checkpoint/heads';
@@ -184,7 +196,10 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
   // Every graph of this model (the encoder's, the heads', the reruns') is cached with these settings.
-  const graphCache: GraphCacheSettings = { dir: opts.cacheDir ?? defaultCacheDir(), options: { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup } };
+  const graphCache: GraphCacheSettings = {
+    dir: opts.cacheDir ?? defaultCacheDir(),
+    options: { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup },
+  };
   const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(graphCache.dir) });
   const tokenizer = await tryTokenizer(ck.dir, ck);
   let graph: CachedGraph;
@@ -196,7 +211,11 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   }
   const t1 = performance.now();
   const threads = opts.threads ?? defaultThreads();
-  const session = new RuntimeSession({ forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath, positions: graph.positionsPath }, providerOrder(opts.executionProvider ?? 'auto'), threads);
+  const session = new RuntimeSession(
+    { forward: graph.modelPath, layer: graph.layerPath, decomposition: graph.decompositionPath, positions: graph.positionsPath },
+    providerOrder(opts.executionProvider ?? 'auto'),
+    threads,
+  );
   try {
     await session.start();
   } catch (e) {

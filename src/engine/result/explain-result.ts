@@ -108,7 +108,8 @@ export class ExplainResult implements LayerOwner {
 
   /** BERT's exact split of layer 0's scores by what entered the embedding: computed once, on first use. */
   layer0Decomposition(signal?: AbortSignal): Promise<Layer0Decomposition> {
-    if (!this.hasDecomposition) return Promise.reject(new LensError('no layer-0 decomposition: it exists for BERT results that include layer 0', 'runtime'));
+    if (!this.hasDecomposition)
+      return Promise.reject(new LensError('no layer-0 decomposition: it exists for BERT results that include layer 0', 'runtime'));
     this.decomposition ??= this.source!.decomposition!(signal).catch((e: unknown) => {
       this.decomposition = undefined;
       throw e;
@@ -149,7 +150,8 @@ export class ExplainResult implements LayerOwner {
 
   /** One layer's matrices, computed on first use (all heads in one one-layer run), then cached. */
   load(layer: number, signal?: AbortSignal): Promise<LayerTensors> {
-    if (!this.present.includes(layer)) return Promise.reject(new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`));
+    if (!this.present.includes(layer))
+      return Promise.reject(new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`));
     const have = this.loaded.get(layer);
     if (have) {
       this.cache?.touch(this, layer);
@@ -262,7 +264,8 @@ export class ExplainResult implements LayerOwner {
   previewSlice(layer: number, head: number, kind: MatrixKind): Float32Array | undefined {
     const p = this.isReleased ? undefined : this.preview;
     if (!p || p.layer !== layer || head < p.head || head >= p.head + p.heads || !this.has(kind)) return undefined;
-    const nn = this.n * this.n, k = head - p.head;
+    const nn = this.n * this.n,
+      k = head - p.head;
     return (kind === 'scores' ? this.scores(p.tensors) : p.tensors[kind])?.subarray(k * nn, (k + 1) * nn);
   }
 

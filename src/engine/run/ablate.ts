@@ -13,7 +13,8 @@ import type { RunContext } from './run-context';
 
 export async function ablateWith(model: RunContext, input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {
   const t0 = performance.now();
-  const ck = model.checkpoint, spec = ck.spec;
+  const ck = model.checkpoint,
+    spec = ck.spec;
   // The spec is checked against the model before anything is tokenized or run.
   const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');
   requireMlmHead(ck);
@@ -22,11 +23,15 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
   const n = ids.length;
   const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, input.positions);
   if (inputMasks.length === 0 && toMask.length === 0) {
-    throw new LensError('nothing to compare: the input has no [MASK] token and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)');
+    throw new LensError(
+      'nothing to compare: the input has no [MASK] token and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)',
+    );
   }
   checkLength(model, n);
   const t1 = performance.now();
-  let forwardMs = 0, rerunMs = 0, headMs = 0;
+  let forwardMs = 0,
+    rerunMs = 0,
+    headMs = 0;
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
 
   /** One input (the [MASK]s as given, or one position masked): forward, rerun from the first layer, both heads. */
@@ -34,7 +39,10 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     const start = layerInputOutput(plan.firstLayer);
     const fetches = [start, LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
     const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, runIds)), fetches, signal);
-    let state: Float32Array, before: Float32Array, rel: Float32Array | undefined, relRows = 0;
+    let state: Float32Array,
+      before: Float32Array,
+      rel: Float32Array | undefined,
+      relRows = 0;
     try {
       [state, before] = [fwd.outputs.read(start), fwd.outputs.read(LAST_HIDDEN)];
       if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
@@ -44,8 +52,17 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     forwardMs += fwd.ms;
     const tail = await model.tails.run(plan, state, rel, relRows, n, signal);
     rerunMs += tail.ms;
-    if (!tail.hidden.every(Number.isFinite)) throw new LensError(`${ck.dir}: the rerun after the intervention gave non-finite states`, 'runtime');
-    const outBefore = await model.heads.run(before, n, positions, originals.map((id) => id ?? 0), k, false, signal);
+    if (!tail.hidden.every(Number.isFinite))
+      throw new LensError(`${ck.dir}: the rerun after the intervention gave non-finite states`, 'runtime');
+    const outBefore = await model.heads.run(
+      before,
+      n,
+      positions,
+      originals.map((id) => id ?? 0),
+      k,
+      false,
+      signal,
+    );
     const rowsBefore = readPredictions(outBefore.read, positions, k);
     // The token followed: the original where there is one, else the first choice before.
     const tracked = originals.map((id, r) => id ?? at(rowsBefore, r, 'row').first.id);
@@ -53,12 +70,22 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     headMs += outBefore.ms + outAfter.ms;
     const rowsAfter = readPredictions(outAfter.read, positions, k);
     const kl = outAfter.read(HeadOutput.kl);
-    const rating = (row: PredictionRow, lse: number): TokenRating => ({ logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank });
-    const lseBefore = outBefore.read(HeadOutput.logSumExp), lseAfter = outAfter.read(HeadOutput.logSumExp);
+    const rating = (row: PredictionRow, lse: number): TokenRating => ({
+      logit: row.target.logit,
+      logprob: row.target.logit - lse,
+      rank: row.target.rank,
+    });
+    const lseBefore = outBefore.read(HeadOutput.logSumExp),
+      lseAfter = outAfter.read(HeadOutput.logSumExp);
     return positions.map((position, r) => {
       const original = originals[r];
-      const rowBefore = at(rowsBefore, r, 'row'), rowAfter = at(rowsAfter, r, 'row'), id = at(tracked, r, 'row');
-      const beforeRating = original === undefined ? { logit: rowBefore.first.logit, logprob: rowBefore.first.logit - at(lseBefore, r, 'row'), rank: 1 } : rating(rowBefore, at(lseBefore, r, 'row'));
+      const rowBefore = at(rowsBefore, r, 'row'),
+        rowAfter = at(rowsAfter, r, 'row'),
+        id = at(tracked, r, 'row');
+      const beforeRating =
+        original === undefined
+          ? { logit: rowBefore.first.logit, logprob: rowBefore.first.logit - at(lseBefore, r, 'row'), rank: 1 }
+          : rating(rowBefore, at(lseBefore, r, 'row'));
       const source = original === undefined ? ('input' as const) : ('masked' as const);
       const withOriginal = (row: PredictionRow): PositionPrediction => ({
         position,
@@ -78,19 +105,34 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     });
   };
 
-  const rows = inputMasks.length > 0 ? await compare(ids, inputMasks, inputMasks.map(() => undefined)) : [];
+  const rows =
+    inputMasks.length > 0
+      ? await compare(
+          ids,
+          inputMasks,
+          inputMasks.map(() => undefined),
+        )
+      : [];
   for (const p of toMask) {
     const masked = ids.slice();
     masked[p] = maskId!;
     rows.push(...(await compare(masked, [p], [at(ids, p, 'position')])));
   }
   rows.sort((a, b) => a.kl.position - b.kl.position);
-  const before = rows.map((r) => r.before), after = rows.map((r) => r.after), tracked = rows.map((r) => r.tracked);
+  const before = rows.map((r) => r.before),
+    after = rows.map((r) => r.after),
+    tracked = rows.map((r) => r.tracked);
   const originals = (ps: PositionPrediction[]) => ps.flatMap((p) => (p.original ? [p.original] : []));
   await nameTokens(model, [...[...before, ...after].flatMap((p) => p.top), ...originals(before), ...originals(after), ...tracked], signal);
   return {
     model: { ...model.info, execution_provider: model.session.provider },
-    ablation: { entries: plan.entries, mode: plan.mode, first_layer: plan.firstLayer, layers_rerun: spec.numLayers - plan.firstLayer, layers: spec.numLayers },
+    ablation: {
+      entries: plan.entries,
+      mode: plan.mode,
+      first_layer: plan.firstLayer,
+      layers_rerun: spec.numLayers - plan.firstLayer,
+      layers: spec.numLayers,
+    },
     mask_id: maskId ?? null,
     input_ids: ids,
     tokens,

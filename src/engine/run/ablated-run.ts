@@ -39,7 +39,13 @@ class EditedLayers implements LayerSource {
 }
 
 /** Replaces the removed terms of the chosen heads (0, or each query row's mean) and recomputes those heads' probs. */
-export function editLayer(t: LayerTensors, edits: Partial<Record<'c2c' | 'c2p' | 'p2c', number[]>>, mode: AblationMode, n: number, scale: number): void {
+export function editLayer(
+  t: LayerTensors,
+  edits: Partial<Record<'c2c' | 'c2p' | 'p2c', number[]>>,
+  mode: AblationMode,
+  n: number,
+  scale: number,
+): void {
   const nn = n * n;
   const touched = new Set<number>();
   for (const [term, heads] of Object.entries(edits) as ['c2c' | 'c2p' | 'p2c', number[]][]) {
@@ -77,15 +83,23 @@ export async function explainAblatedWith(model: RunContext, input: AblatedRunInp
   const spec = model.checkpoint.spec;
   const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');
   const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
-  const n = ids.length, D = spec.hiddenSize, L = spec.numLayers;
+  const n = ids.length,
+    D = spec.hiddenSize,
+    L = spec.numLayers;
   checkLength(model, n);
   const t1 = performance.now();
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
   const start = plan.firstLayer;
   const before = Array.from({ length: start + 1 }, (_, l) => layerInputOutput(l));
-  const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, ids)), [...before, ...(relative ? [REL_OUTPUT] : [])], signal);
+  const fwd = await model.session.run(
+    'forward',
+    int64Feeds(graphInputs(spec, ids)),
+    [...before, ...(relative ? [REL_OUTPUT] : [])],
+    signal,
+  );
   const states = new Float32Array(L * n * D);
-  let rel: Float32Array | undefined, relRows = 0;
+  let rel: Float32Array | undefined,
+    relRows = 0;
   try {
     before.forEach((name, l) => fwd.outputs.read(name, states, l * n * D));
     if (relative) [rel, relRows] = [fwd.outputs.read(REL_OUTPUT), first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows')];
@@ -94,7 +108,8 @@ export async function explainAblatedWith(model: RunContext, input: AblatedRunInp
   }
   const tail = await model.tails.run(plan, states.slice(start * n * D, (start + 1) * n * D), rel, relRows, n, signal, true);
   tail.states.forEach((s, k) => states.set(s, (start + 1 + k) * n * D));
-  if (!states.every(Number.isFinite)) throw new LensError(`${model.checkpoint.dir}: the run after the intervention gave non-finite states`, 'runtime');
+  if (!states.every(Number.isFinite))
+    throw new LensError(`${model.checkpoint.dir}: the run after the intervention gave non-finite states`, 'runtime');
   const layers = Array.from({ length: L }, (_, l) => l);
   const scale = scaleOf(spec);
   const base = new LayerComputation(model, n, layers, states);

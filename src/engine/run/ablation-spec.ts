@@ -5,7 +5,6 @@ import type { AblationMode } from '../api';
 import { LensError } from '../errors';
 import type { ModelSpec, TermName } from '../types';
 
-
 export interface AblationPlan {
   mode: AblationMode;
   /** Layer → term → heads removed (sorted). Layers without an entry run untouched. */
@@ -26,18 +25,24 @@ export function modelTerms(spec: ModelSpec): TermName[] {
 
 export function parseAblation(text: string, spec: ModelSpec, mode: AblationMode = 'zero', flag = '--ablate'): AblationPlan {
   const terms = modelTerms(spec);
-  const L = spec.numLayers, H = spec.numHeads;
+  const L = spec.numLayers,
+    H = spec.numHeads;
   const layers = new Map<number, Partial<Record<TermName, Set<number>>>>();
   const entries: string[] = [];
-  const parts = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const parts = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (parts.length === 0) throw new LensError(`${flag} is empty: give LAYER.HEAD:TERM entries such as 1.0:c2p, 4.*:p2c or 2.3:all`);
   for (const part of parts) {
     const m = ENTRY.exec(part);
-    if (!m) throw new LensError(`${flag} entry "${part}" is not LAYER.HEAD:TERM (e.g. 1.0:c2p, 4.*:p2c, 2.3:all; TERM is c2c, c2p, p2c or all)`);
+    if (!m)
+      throw new LensError(`${flag} entry "${part}" is not LAYER.HEAD:TERM (e.g. 1.0:c2p, 4.*:p2c, 2.3:all; TERM is c2c, c2p, p2c or all)`);
     const layer = Number(m[1]);
     if (layer >= L) throw new LensError(`${flag} entry "${part}": layer ${layer} does not exist; this model has layers 0…${L - 1}`);
     const head = m[2] === '*' ? undefined : Number(m[2]);
-    if (head !== undefined && head >= H) throw new LensError(`${flag} entry "${part}": head ${head} does not exist; this model has heads 0…${H - 1} in every layer`);
+    if (head !== undefined && head >= H)
+      throw new LensError(`${flag} entry "${part}": head ${head} does not exist; this model has heads 0…${H - 1} in every layer`);
     const heads = head === undefined ? Array.from({ length: H }, (_, h) => h) : [head];
     const term = m[3] as TermName | 'all';
     if (term !== 'all' && !terms.includes(term)) {

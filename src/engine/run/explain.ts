@@ -30,7 +30,8 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();
   const spec = model.checkpoint.spec;
-  const n = ids.length, D = spec.hiddenSize;
+  const n = ids.length,
+    D = spec.hiddenSize;
   // Only the requested layers' states are kept: a later layer never needs an earlier layer's input.
   const fetches = layers.map(layerInputOutput);
   // The output of the last requested layer too (the next layer's input, or the last hidden state): only to check
@@ -45,7 +46,14 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
   const partNames = Object.values(EMBEDDING_PARTS);
   if (decomposable) fetches.push(...partNames);
   const along = input.preview ? previewRun(model, n, layers, input.preview) : undefined;
-  const { outputs, ms, spillMs, thenMs } = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, tokenTypes)), fetches, signal, undefined, along?.run);
+  const { outputs, ms, spillMs, thenMs } = await model.session.run(
+    'forward',
+    int64Feeds(graphInputs(spec, ids, tokenTypes)),
+    fetches,
+    signal,
+    undefined,
+    along?.run,
+  );
   let states: Float32Array, rel: Float32Array | undefined, parts: Float32Array[] | undefined, lastState: Float32Array;
   let preview: LayerPreview | undefined;
   let previewMs: number | undefined;
@@ -74,23 +82,40 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
   // The last hidden state is kept (n·D floats): fill-mask on this result then needs the heads only.
   if (after === LAST_HIDDEN) source.lastHidden = lastState;
   const info = { ...model.info, execution_provider: model.session.provider };
-  return new ExplainResult(info, ids, tokens, scaleOf(spec), { layers, source, preview }, input.text, {
-    tokenize_ms: t1 - t0,
-    run_ms: ms,
-    spill_ms: spillMs,
-    total_ms: performance.now() - t0 - (previewMs ?? 0),
-    ...(previewMs !== undefined ? { preview_ms: previewMs } : {}),
-  }, tokenTypes, input.pair);
+  return new ExplainResult(
+    info,
+    ids,
+    tokens,
+    scaleOf(spec),
+    { layers, source, preview },
+    input.text,
+    {
+      tokenize_ms: t1 - t0,
+      run_ms: ms,
+      spill_ms: spillMs,
+      total_ms: performance.now() - t0 - (previewMs ?? 0),
+      ...(previewMs !== undefined ? { preview_ms: previewMs } : {}),
+    },
+    tokenTypes,
+    input.pair,
+  );
 }
 
 /**
  * The preview's layer run over its heads, chained after the forward pass in the same runtime call and fed the
  * forward's output (no round trip for its input state). A head or two: a small part of a layer's work.
  */
-function previewRun(model: RunContext, n: number, layers: number[], at: NonNullable<ExplainInput['preview']>): { layer: number; head: number; heads: number; run: ChainedRunSpec } {
+function previewRun(
+  model: RunContext,
+  n: number,
+  layers: number[],
+  at: NonNullable<ExplainInput['preview']>,
+): { layer: number; head: number; heads: number; run: ChainedRunSpec } {
   const H = model.checkpoint.spec.numHeads;
-  if (!layers.includes(at.layer)) throw new LensError(`the preview's layer ${at.layer} is not among the layers explained (${layers.join(', ')})`);
-  if (!Number.isInteger(at.head) || at.head < 0 || at.head >= H) throw new LensError(`the preview's head ${at.head} does not exist: this model has heads 0…${H - 1}`);
+  if (!layers.includes(at.layer))
+    throw new LensError(`the preview's layer ${at.layer} is not among the layers explained (${layers.join(', ')})`);
+  if (!Number.isInteger(at.head) || at.head < 0 || at.head >= H)
+    throw new LensError(`the preview's head ${at.head} does not exist: this model has heads 0…${H - 1}`);
   const want = at.heads ?? 1;
   if (!Number.isInteger(want) || want < 1) throw new LensError(`the preview's head count ${want} is not a whole number ≥ 1`);
   const heads = Math.min(want, H - at.head);
@@ -99,7 +124,13 @@ function previewRun(model: RunContext, n: number, layers: number[], at: NonNulla
     layer: at.layer,
     head: at.head,
     heads,
-    run: { graph: 'layer', feeds: run.feeds, fetches: run.fetches, from: { [LayerInput.hidden]: layerInputOutput(at.layer) }, kept: run.kept, spillFirst: true },
+    run: {
+      graph: 'layer',
+      feeds: run.feeds,
+      fetches: run.fetches,
+      from: { [LayerInput.hidden]: layerInputOutput(at.layer) },
+      kept: run.kept,
+      spillFirst: true,
+    },
   };
 }
-

@@ -27,10 +27,18 @@ function span(from: number | undefined, to: number): string {
  * The forward pass's outputs: `states` holds the input states of `layers` (ascending, `stride` floats each),
  * `output` the output of the last of them.
  */
-export function assertFiniteForward(model: string, layers: number[], states: Float32Array, stride: number, rel: Float32Array | undefined, output: Float32Array): void {
+export function assertFiniteForward(
+  model: string,
+  layers: number[],
+  states: Float32Array,
+  stride: number,
+  rel: Float32Array | undefined,
+  output: Float32Array,
+): void {
   if (rel !== undefined && bad(rel)) throw refuse(model, 'the relative position embeddings');
   for (const [k, layer] of layers.entries()) {
-    if (bad(states.subarray(k * stride, (k + 1) * stride))) throw refuse(model, `the output of ${span(k === 0 ? undefined : layers[k - 1], layer - 1)} (the input of layer ${layer})`);
+    if (bad(states.subarray(k * stride, (k + 1) * stride)))
+      throw refuse(model, `the output of ${span(k === 0 ? undefined : layers[k - 1], layer - 1)} (the input of layer ${layer})`);
   }
   const last = layers[layers.length - 1];
   if (bad(output)) throw refuse(model, `the output of layer ${last}`);

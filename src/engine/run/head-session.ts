@@ -30,7 +30,11 @@ export class HeadSession extends GraphSessions<'compare'> {
   private graphOf(compare: boolean): () => CachedModelGraph {
     const { checkpoint: ck, graphCache } = this.model;
     const heads = this.heads;
-    const kind = { version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION, what: `${compare ? 'compare' : 'plain'} head graph`, build: () => buildHeadGraph(ck, heads, compare) };
+    const kind = {
+      version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION,
+      what: `${compare ? 'compare' : 'plain'} head graph`,
+      build: () => buildHeadGraph(ck, heads, compare),
+    };
     return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
   }
 
@@ -71,7 +75,8 @@ export class HeadSession extends GraphSessions<'compare'> {
       feeds[HeadInput.positions] = { type: 'int64', data: int64(rows), dims: [rows.length] };
       feeds[HeadInput.targets] = { type: 'int64', data: int64(rowTargets), dims: [rowTargets.length] };
       feeds[HeadInput.k] = { type: 'int64', data: int64([k]), dims: [1] };
-      if (positions.length > 0) fetches.push(HeadOutput.topLogits, HeadOutput.topIds, HeadOutput.logSumExp, HeadOutput.targetLogits, HeadOutput.targetRanks);
+      if (positions.length > 0)
+        fetches.push(HeadOutput.topLogits, HeadOutput.topIds, HeadOutput.logSumExp, HeadOutput.targetLogits, HeadOutput.targetRanks);
       if (positions.length > 0 && ref) fetches.push(HeadOutput.kl);
     }
     if (rtd && this.heads.rtd) fetches.push(HeadOutput.rtdLogits);
@@ -83,7 +88,16 @@ export class HeadSession extends GraphSessions<'compare'> {
    * `targets[r]`) and, with an RTD head and `rtd`, every token's RTD logit. With `ref` (a reference state of the
    * same tokens), also KL(p_ref ‖ p) per row.
    */
-  async run(hidden: Float32Array, n: number, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal, ref?: Float32Array) {
+  async run(
+    hidden: Float32Array,
+    n: number,
+    positions: number[],
+    targets: number[],
+    k: number,
+    rtd: boolean,
+    signal?: AbortSignal,
+    ref?: Float32Array,
+  ) {
     const session = await this.start(ref ? 'compare' : 'plain');
     const { feeds, fetches } = this.request(n, positions, targets, k, rtd, ref);
     feeds[HeadInput.hidden] = { type: 'float32', data: hidden, dims: [n, this.model.checkpoint.spec.hiddenSize] };
@@ -96,7 +110,15 @@ export class HeadSession extends GraphSessions<'compare'> {
    * The encoder on `ids` and the heads on its last hidden state in one message to the encoder's process (the
    * hidden state never leaves it); as `run` otherwise, with the forward's run time as `forwardMs`.
    */
-  async runAfterForward(ids: number[], tokenTypes: number[] | undefined, positions: number[], targets: number[], k: number, rtd: boolean, signal?: AbortSignal) {
+  async runAfterForward(
+    ids: number[],
+    tokenTypes: number[] | undefined,
+    positions: number[],
+    targets: number[],
+    k: number,
+    rtd: boolean,
+    signal?: AbortSignal,
+  ) {
     const { feeds, fetches } = this.request(ids.length, positions, targets, k, rtd);
     if (fetches.length === 0) {
       const fwd = await forwardOnly(this.model, ids, signal, tokenTypes);
@@ -105,7 +127,14 @@ export class HeadSession extends GraphSessions<'compare'> {
     checkLength(this.model, ids.length);
     const session = await this.start('plain');
     const then = { graph: 'heads' as const, feeds, fetches, from: { [HeadInput.hidden]: LAST_HIDDEN } };
-    const run = await session.run('forward', int64Feeds(graphInputs(this.model.checkpoint.spec, ids, tokenTypes)), [LAST_HIDDEN], signal, undefined, then);
+    const run = await session.run(
+      'forward',
+      int64Feeds(graphInputs(this.model.checkpoint.spec, ids, tokenTypes)),
+      [LAST_HIDDEN],
+      signal,
+      undefined,
+      then,
+    );
     return { ...headOutputs(readAll(run, fetches), run.thenMs ?? 0), forwardMs: run.ms };
   }
 }

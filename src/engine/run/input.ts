@@ -20,11 +20,17 @@ export interface Prepared {
 
 /** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
  *  Tokenizing runs in the tokenizer's thread, under its time budget. */
-export async function prepareInput(model: Pick<RunBase, 'tokenizer' | 'checkpoint'>, input: ExplainInput, signal?: AbortSignal): Promise<Prepared> {
+export async function prepareInput(
+  model: Pick<RunBase, 'tokenizer' | 'checkpoint'>,
+  input: ExplainInput,
+  signal?: AbortSignal,
+): Promise<Prepared> {
   const spec = model.checkpoint.spec;
   const tok = model.tokenizer;
-  if ((input.text === undefined) === (input.ids === undefined)) throw new LensError('give either text or ids to explain, not both or neither');
-  if (input.pair !== undefined && input.text === undefined) throw new LensError('a sentence pair needs text for its first part; ids are fed as given');
+  if ((input.text === undefined) === (input.ids === undefined))
+    throw new LensError('give either text or ids to explain, not both or neither');
+  if (input.pair !== undefined && input.text === undefined)
+    throw new LensError('a sentence pair needs text for its first part; ids are fed as given');
   if (input.ids !== undefined) {
     if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
     const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
@@ -42,10 +48,17 @@ export async function prepareInput(model: Pick<RunBase, 'tokenizer' | 'checkpoin
   // [CLS] and [SEP] cover no characters; a [MASK] written in the text does, and counts as text.
   if (tokens.every((t) => t.special && t.start === t.end)) throw new LensError('nothing to explain: the text is empty or only whitespace');
   for (const t of tokens) {
-    if (t.id >= spec.vocabSize) throw new LensError(`the tokenizer produced id ${t.id} for "${t.text}", outside the model's vocabulary of ${spec.vocabSize}: the tokenizer files do not belong to this model`, 'corrupt');
+    if (t.id >= spec.vocabSize)
+      throw new LensError(
+        `the tokenizer produced id ${t.id} for "${t.text}", outside the model's vocabulary of ${spec.vocabSize}: the tokenizer files do not belong to this model`,
+        'corrupt',
+      );
   }
   if (input.pair !== undefined && spec.typeVocabSize < 2) {
-    throw new LensError(`this model has ${spec.typeVocabSize} token types (type_vocab_size in config.json), so it cannot tell a pair's two texts apart: explain one text`, 'invalid-input');
+    throw new LensError(
+      `this model has ${spec.typeVocabSize} token types (type_vocab_size in config.json), so it cannot tell a pair's two texts apart: explain one text`,
+      'invalid-input',
+    );
   }
   return { ids, tokens, tokenTypes: input.pair !== undefined ? tokenTypeIds : undefined };
 }
@@ -55,10 +68,16 @@ export function checkLength(model: RunBase, n: number, available = availableMemo
   const spec = model.checkpoint.spec;
   const setting = model.maxTokensName ?? 'maxTokens';
   if (n > model.maxTokens) {
-    throw new LensError(`the input is ${n} tokens, over the limit of ${model.maxTokens} (${setting}): select less text or raise the limit`, 'too-long');
+    throw new LensError(
+      `the input is ${n} tokens, over the limit of ${model.maxTokens} (${setting}): select less text or raise the limit`,
+      'too-long',
+    );
   }
   if (spec.positionBiasedInput && n > spec.maxPositionEmbeddings) {
-    throw new LensError(`the input is ${n} tokens, but this model has absolute positions for only ${spec.maxPositionEmbeddings}: select less text`, 'too-long');
+    throw new LensError(
+      `the input is ${n} tokens, but this model has absolute positions for only ${spec.maxPositionEmbeddings}: select less text`,
+      'too-long',
+    );
   }
   const need = estimateMemory(spec, n).total;
   if (need > available) {
@@ -75,9 +94,19 @@ export function int64Feeds(feeds: Int64Feeds): Record<string, FeedTensor> {
   return out;
 }
 /** The forward pass alone, returning the last hidden state: the benchmark's baseline and the parity tests' check. */
-export async function forwardOnly(model: RunBase, ids: number[], signal?: AbortSignal, tokenTypes?: number[]): Promise<{ ms: number; hidden: Float32Array }> {
+export async function forwardOnly(
+  model: RunBase,
+  ids: number[],
+  signal?: AbortSignal,
+  tokenTypes?: number[],
+): Promise<{ ms: number; hidden: Float32Array }> {
   checkLength(model, ids.length);
-  const { outputs, ms } = await model.session.run('forward', int64Feeds(graphInputs(model.checkpoint.spec, ids, tokenTypes)), [LAST_HIDDEN], signal);
+  const { outputs, ms } = await model.session.run(
+    'forward',
+    int64Feeds(graphInputs(model.checkpoint.spec, ids, tokenTypes)),
+    [LAST_HIDDEN],
+    signal,
+  );
   try {
     return { ms, hidden: outputs.read(LAST_HIDDEN) };
   } finally {

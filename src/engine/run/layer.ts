@@ -46,7 +46,8 @@ export class LayerComputation implements LayerSource {
     if (!states) throw new LensError('this result was released; explain again', 'runtime');
     const spec = this.model.checkpoint.spec;
     const { n } = this;
-    const H = spec.numHeads, D = spec.hiddenSize;
+    const H = spec.numHeads,
+      D = spec.hiddenSize;
     const k = this.index.get(layer)!;
     const out = { layer } as LayerTensors;
     // A copy, not a view: IPC serialises a view's whole buffer.
@@ -84,7 +85,9 @@ export class LayerComputation implements LayerSource {
     if (!parts) throw new LensError('this result has no layer-0 decomposition (BERT with layer 0 only); explain again', 'runtime');
     const spec = this.model.checkpoint.spec;
     const { n } = this;
-    const H = spec.numHeads, D = spec.hiddenSize, nn = n * n;
+    const H = spec.numHeads,
+      D = spec.hiddenSize,
+      nn = n * n;
     const out = {} as Record<DecompositionTerm, Float32Array>;
     for (const t of DECOMPOSITION_TERMS) out[t] = new Float32Array(H * nn);
     const feeds: Record<string, FeedTensor> = {};
@@ -97,7 +100,8 @@ export class LayerComputation implements LayerSource {
       const h1 = Math.min(H, h0 + chunk);
       const kept: KeptFeeds = { sources: [{ key: weightsKey(0), tensors: () => readWeights(this.model, 0) }], feeds: {} };
       // The same kept tensors as layer 0's attention: BERT's decomposition uses exactly its query and key.
-      for (const [name, w] of Object.entries(weights)) kept.feeds[name] = { key: weightsKey(0), rows: [h0 * w.rowsPerHead, h1 * w.rowsPerHead] };
+      for (const [name, w] of Object.entries(weights))
+        kept.feeds[name] = { key: weightsKey(0), rows: [h0 * w.rowsPerHead, h1 * w.rowsPerHead] };
       const run = await this.model.session.run('decomposition', feeds, [...DECOMPOSITION_TERMS], signal, kept);
       try {
         for (const t of DECOMPOSITION_TERMS) run.outputs.read(t, out[t], h0 * nn);
@@ -129,13 +133,23 @@ function layerKinds(model: RunBase): (TermName | 'probs')[] {
  * kept states, or from the forward pass's output when the run rides along with it): index feeds, outputs, and
  * the kept weights and position projections it reads.
  */
-export function layerRun(model: RunBase, n: number, layer: number, h0: number, h1: number): { feeds: Record<string, FeedTensor>; fetches: string[]; kept: KeptFeeds } {
+export function layerRun(
+  model: RunBase,
+  n: number,
+  layer: number,
+  h0: number,
+  h1: number,
+): { feeds: Record<string, FeedTensor>; fetches: string[]; kept: KeptFeeds } {
   const spec = model.checkpoint.spec;
   const weights = layerWeights(spec, layer);
   const positions = positionsOf(spec, layer);
-  const sources = [...(positions ? [{ key: TABLE_KEY, tensors: () => readTable(model) }] : []), { key: weightsKey(layer), tensors: () => readWeights(model, layer) }];
+  const sources = [
+    ...(positions ? [{ key: TABLE_KEY, tensors: () => readTable(model) }] : []),
+    { key: weightsKey(layer), tensors: () => readWeights(model, layer) },
+  ];
   const kept: KeptFeeds = { sources, derive: positions ? [positions] : undefined, feeds: {} };
-  for (const name of contentWeightFeeds(spec)) kept.feeds[name] = { key: weightsKey(layer), rows: [h0 * weights[name]!.rowsPerHead, h1 * weights[name]!.rowsPerHead] };
+  for (const name of contentWeightFeeds(spec))
+    kept.feeds[name] = { key: weightsKey(layer), rows: [h0 * weights[name]!.rowsPerHead, h1 * weights[name]!.rowsPerHead] };
   for (const name of positions?.fetches ?? []) kept.feeds[name] = { key: positions!.key, rows: [h0 * spec.headDim, h1 * spec.headDim] };
   return { feeds: int64Feeds(relativeInputs(spec, n, false, true)), fetches: layerKinds(model).map(layerOutput), kept };
 }
@@ -165,7 +179,11 @@ function readWeights(model: RunBase, layer: number): Record<string, FeedTensor> 
 function readTable(model: RunBase): Record<string, FeedTensor> {
   assertUnchanged(model.checkpoint);
   const s = model.checkpoint.spec;
-  const read = (name: string, shape: number[]): FeedTensor => ({ type: 'float32', data: toFloat32(requireWeight(model.checkpoint, name, shape)).slice(), dims: shape });
+  const read = (name: string, shape: number[]): FeedTensor => ({
+    type: 'float32',
+    data: toFloat32(requireWeight(model.checkpoint, name, shape)).slice(),
+    dims: shape,
+  });
   const out: Record<string, FeedTensor> = { [PositionsInput.table]: read('encoder.rel_embeddings.weight', [2 * s.attSpan, s.hiddenSize]) };
   if (s.modelType === 'deberta-v2' && s.normRelEbd) {
     out[PositionsInput.lnWeight] = read('encoder.LayerNorm.weight', [s.hiddenSize]);
@@ -181,7 +199,9 @@ function positionsOf(spec: ModelSpec, layer: number): DerivedTensors | undefined
   const feeds: Record<string, KeptSlice> = {};
   for (const name of table) feeds[name] = { key: TABLE_KEY };
   for (const name of positionWeightFeeds(spec)) feeds[name] = { key: weightsKey(layer) };
-  const fetches = [...(spec.posAttType.includes('c2p') ? [LayerInput.posKey] : []), ...(spec.posAttType.includes('p2c') ? [LayerInput.posQuery] : [])];
+  const fetches = [
+    ...(spec.posAttType.includes('c2p') ? [LayerInput.posKey] : []),
+    ...(spec.posAttType.includes('p2c') ? [LayerInput.posQuery] : []),
+  ];
   return { key: `positions${layer}`, graph: 'positions', feeds, fetches };
 }
-

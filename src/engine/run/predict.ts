@@ -21,7 +21,9 @@ export async function predictWith(model: RunContext, input: PredictInput, signal
   const { maskId, inputMasks, asked } = positionsToPredict(model, prepared.ids, input.positions);
   if (!heads.rtd && inputMasks.length === 0 && asked.length === 0) {
     const why = maskId === undefined ? `${ck.dir} has no tokenizer, so [MASK] ids are unknown` : 'the input has no [MASK] token';
-    throw new LensError(`nothing to predict: ${why} and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)`);
+    throw new LensError(
+      `nothing to predict: ${why} and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)`,
+    );
   }
   return predictPrepared(model, prepared, input, undefined, t0, signal);
 }
@@ -30,11 +32,17 @@ export async function predictWith(model: RunContext, input: PredictInput, signal
  * Fill-mask on the tokens of an explain result of this model: the [MASK]s and the RTD scores read the last hidden
  * state the explain kept (the heads only, no encoder run); each asked position is masked and run once more.
  */
-export async function predictExplained(model: RunContext, result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult> {
+export async function predictExplained(
+  model: RunContext,
+  result: ExplainResult,
+  input: Pick<PredictInput, 'positions' | 'top'>,
+  signal?: AbortSignal,
+): Promise<PredictResult> {
   const t0 = performance.now();
   const heads = model.heads.heads;
   if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(model.checkpoint), 'unsupported');
-  if (result.model.checkpoint_hash !== model.info.checkpoint_hash) throw new LensError(`this result was explained with ${result.model.name}, not ${model.info.name}: explain again`, 'invalid-input');
+  if (result.model.checkpoint_hash !== model.info.checkpoint_hash)
+    throw new LensError(`this result was explained with ${result.model.name}, not ${model.info.name}: explain again`, 'invalid-input');
   if (result.released) throw new LensError('this result was released; explain again', 'runtime');
   const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds };
   return predictPrepared(model, prepared, input, result.lastHidden, t0, signal);
@@ -55,7 +63,8 @@ async function predictPrepared(
   const k = checkTop(model, input.top);
   const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, input.positions);
   const t1 = performance.now();
-  let forwardMs = 0, headMs = 0;
+  let forwardMs = 0,
+    headMs = 0;
 
   // Without a kept state, the encoder and the heads run in one message to the encoder's process.
   const runOnce = async (runIds: number[], positions: number[], targets: number[], rtd: boolean, kept?: Float32Array) => {
@@ -74,8 +83,16 @@ async function predictPrepared(
   let rtd: RtdScore[] | undefined;
   const mlmMasks = heads.mlm ? inputMasks : [];
   if (mlmMasks.length > 0 || heads.rtd) {
-    const plain = await runOnce(ids, mlmMasks, mlmMasks.map((p) => at(ids, p, 'position')), true, hidden);
-    readPredictions(plain.read, mlmMasks, k).forEach(({ top }, r) => predictions.push({ position: at(mlmMasks, r, 'row'), source: 'input', top }));
+    const plain = await runOnce(
+      ids,
+      mlmMasks,
+      mlmMasks.map((p) => at(ids, p, 'position')),
+      true,
+      hidden,
+    );
+    readPredictions(plain.read, mlmMasks, k).forEach(({ top }, r) =>
+      predictions.push({ position: at(mlmMasks, r, 'row'), source: 'input', top }),
+    );
     if (heads.rtd) {
       const logits = plain.read(HeadOutput.rtdLogits);
       rtd = Array.from(logits, (logit, i) => ({ position: i, token: at(tokens, i, 'token').text, logit, prob: sigmoid(logit) }));
@@ -90,7 +107,11 @@ async function predictPrepared(
     predictions.push({ position: p, source: 'masked', top, original: { ...target, id, token: `#${id}` } });
   }
   predictions.sort((a, b) => a.position - b.position);
-  await nameTokens(model, predictions.flatMap((p) => [...p.top, ...(p.original ? [p.original] : [])]), signal);
+  await nameTokens(
+    model,
+    predictions.flatMap((p) => [...p.top, ...(p.original ? [p.original] : [])]),
+    signal,
+  );
   return {
     model: { ...model.info, execution_provider: model.session.provider },
     mlm_head: heads.mlm?.layout ?? null,
@@ -100,6 +121,12 @@ async function predictPrepared(
     tokens,
     predictions,
     ...(rtd ? { rtd } : {}),
-    timings: { tokenize_ms: t1 - t0, forward_ms: forwardMs, head_ms: headMs, total_ms: performance.now() - t0, forward_reused: hidden !== undefined && (mlmMasks.length > 0 || !!heads.rtd) },
+    timings: {
+      tokenize_ms: t1 - t0,
+      forward_ms: forwardMs,
+      head_ms: headMs,
+      total_ms: performance.now() - t0,
+      forward_reused: hidden !== undefined && (mlmMasks.length > 0 || !!heads.rtd),
+    },
   };
 }

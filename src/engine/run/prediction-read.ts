@@ -13,21 +13,32 @@ export const DEFAULT_TOP = 5;
 const asInt32 = (f: Float32Array) => new Int32Array(f.buffer, f.byteOffset, f.length);
 
 /** The [MASK]s of the input and the asked positions (validated) that must be masked first, one run each. */
-export function positionsToPredict(model: Pick<RunContext, 'checkpoint' | 'tokenizer' | 'heads'>, ids: number[], positions: number[] | undefined) {
+export function positionsToPredict(
+  model: Pick<RunContext, 'checkpoint' | 'tokenizer' | 'heads'>,
+  ids: number[],
+  positions: number[] | undefined,
+) {
   const ck = model.checkpoint;
   const n = ids.length;
   const maskId = model.tokenizer?.special.mask;
   const inputMasks = maskId === undefined ? [] : ids.flatMap((id, i) => (id === maskId ? [i] : []));
   const asked = [...new Set(positions ?? [])].sort((a, b) => a - b);
   for (const p of asked) {
-    if (!Number.isInteger(p) || p < 0 || p >= n) throw new LensError(`position ${p} does not exist: the input has tokens 0…${n - 1} ([CLS] is 0)`);
+    if (!Number.isInteger(p) || p < 0 || p >= n)
+      throw new LensError(`position ${p} does not exist: the input has tokens 0…${n - 1} ([CLS] is 0)`);
   }
   const toMask = asked.filter((p) => !inputMasks.includes(p));
   if (!model.heads.heads.mlm && asked.length > 0) {
-    throw new LensError(`${ck.name} has only a replaced-token-detection head (mask_predictions.*): positions cannot be predicted without a masked-LM head`, 'unsupported');
+    throw new LensError(
+      `${ck.name} has only a replaced-token-detection head (mask_predictions.*): positions cannot be predicted without a masked-LM head`,
+      'unsupported',
+    );
   }
   if (model.heads.heads.mlm && toMask.length > 0 && maskId === undefined) {
-    throw new LensError(`${ck.dir} has no tokenizer, so the [MASK] id is unknown: add the tokenizer files, or put the [MASK] id into the ids yourself`, 'not-found');
+    throw new LensError(
+      `${ck.dir} has no tokenizer, so the [MASK] id is unknown: add the tokenizer files, or put the [MASK] id into the ids yourself`,
+      'not-found',
+    );
   }
   return { maskId, inputMasks, asked, toMask };
 }
@@ -50,17 +61,26 @@ export interface PredictionRow {
 /** The MLM rows of one head run: top k (tokens named "#id" until nameTokens) and each row's target logit and rank. */
 export function readPredictions(read: (name: string) => Float32Array, positions: number[], k: number): PredictionRow[] {
   if (positions.length === 0) return [];
-  const logits = read(HeadOutput.topLogits), topIds = asInt32(read(HeadOutput.topIds)), lse = read(HeadOutput.logSumExp);
-  const targetLogits = read(HeadOutput.targetLogits), ranks = asInt32(read(HeadOutput.targetRanks));
+  const logits = read(HeadOutput.topLogits),
+    topIds = asInt32(read(HeadOutput.topIds)),
+    lse = read(HeadOutput.logSumExp);
+  const targetLogits = read(HeadOutput.targetLogits),
+    ranks = asInt32(read(HeadOutput.targetRanks));
   // The head graph returns k values for each of the rows asked for: r < positions.length, c < k.
   return positions.map((_, r) => {
-    const rowLse = lse[r]!, targetLogit = targetLogits[r]!;
+    const rowLse = lse[r]!,
+      targetLogit = targetLogits[r]!;
     const prob = (logit: number) => Math.exp(logit - rowLse);
     const top = Array.from({ length: k }, (_, c) => {
-      const id = topIds[r * k + c]!, logit = logits[r * k + c]!;
+      const id = topIds[r * k + c]!,
+        logit = logits[r * k + c]!;
       return { id, token: `#${id}`, logit, prob: prob(logit) };
     });
-    return { top, first: first(top, 'a top-k row'), target: { id: -1, token: '', logit: targetLogit, prob: prob(targetLogit), rank: ranks[r]! + 1 } };
+    return {
+      top,
+      first: first(top, 'a top-k row'),
+      target: { id: -1, token: '', logit: targetLogit, prob: prob(targetLogit), rank: ranks[r]! + 1 },
+    };
   });
 }
 
@@ -70,7 +90,11 @@ export function readPrediction(read: (name: string) => Float32Array, position: n
 }
 
 /** Names every token shown by its piece, looked up in the tokenizer's thread once. */
-export async function nameTokens(model: Pick<RunContext, 'tokenizer'>, shown: { id: number; token: string }[], signal?: AbortSignal): Promise<void> {
+export async function nameTokens(
+  model: Pick<RunContext, 'tokenizer'>,
+  shown: { id: number; token: string }[],
+  signal?: AbortSignal,
+): Promise<void> {
   const ids = [...new Set(shown.map((t) => t.id))];
   const names = model.tokenizer ? await model.tokenizer.pieces(ids, signal) : [];
   const named = new Map(ids.map((id, i) => [id, names[i] ?? `#${id}`]));
@@ -81,5 +105,10 @@ export async function nameTokens(model: Pick<RunContext, 'tokenizer'>, shown: { 
 export function requireMlmHead(ck: Checkpoint): void {
   const heads = findHeads(ck);
   if (heads.mlm) return;
-  throw new LensError(heads.rtd ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions` : noHeadMessage(ck), 'unsupported');
+  throw new LensError(
+    heads.rtd
+      ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions`
+      : noHeadMessage(ck),
+    'unsupported',
+  );
 }

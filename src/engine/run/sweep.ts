@@ -45,7 +45,12 @@ class SweepSessions extends GraphSessions<number> {
 
   start(layer: number): Promise<RuntimeSession> {
     const { checkpoint: ck, graphCache } = this.model;
-    const kind = { version: SWEEP_GRAPH_VERSION, variant: `\nfrom/${layer}`, what: `sweep graph of layers ${layer}…${ck.spec.numLayers - 1}`, build: () => buildSweepGraph(ck, layer) };
+    const kind = {
+      version: SWEEP_GRAPH_VERSION,
+      variant: `\nfrom/${layer}`,
+      what: `sweep graph of layers ${layer}…${ck.spec.numLayers - 1}`,
+      build: () => buildSweepGraph(ck, layer),
+    };
     const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
     return this.session(layer, 'tail', graph, this.model.executionProvider, this.model.threads);
   }
@@ -76,7 +81,9 @@ function chooseSweepPosition(model: RunContext, ids: number[], asked: number | u
   const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, asked === undefined ? undefined : [asked]);
   if (asked === undefined) {
     if (inputMasks.length === 0) {
-      throw new LensError('nothing to rank heads on: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)');
+      throw new LensError(
+        'nothing to rank heads on: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)',
+      );
     }
     return { position: first(inputMasks, 'the [MASK]s of the input'), runIds: ids, original: undefined };
   }
@@ -88,8 +95,21 @@ function chooseSweepPosition(model: RunContext, ids: number[], asked: number | u
 
 /** One batched rerun of layers l… for `part` (each variant removes one head's term in layer l): the followed
  *  position's last hidden state of each, [variants, D]. */
-async function runVariants(model: RunContext, session: RuntimeSession, part: { term: TermName; h: number }[], hidden: Float32Array, rel: Float32Array, relRows: number, n: number, position: number, mode: AblationMode, signal?: AbortSignal) {
-  const spec = model.checkpoint.spec, H = spec.numHeads, D = spec.hiddenSize;
+async function runVariants(
+  model: RunContext,
+  session: RuntimeSession,
+  part: { term: TermName; h: number }[],
+  hidden: Float32Array,
+  rel: Float32Array,
+  relRows: number,
+  n: number,
+  position: number,
+  mode: AblationMode,
+  signal?: AbortSignal,
+) {
+  const spec = model.checkpoint.spec,
+    H = spec.numHeads,
+    D = spec.hiddenSize;
   const feeds: Record<string, FeedTensor> = {
     [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] },
     [LayerInput.rel]: { type: 'float32', data: rel, dims: [relRows, D] },
@@ -114,7 +134,8 @@ async function runVariants(model: RunContext, session: RuntimeSession, part: { t
 
 export async function sweepWith(model: RunContext, input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
   const t0 = performance.now();
-  const ck = model.checkpoint, spec = ck.spec;
+  const ck = model.checkpoint,
+    spec = ck.spec;
   const terms = sweepTerms(input.terms, modelTerms(spec));
   const mode: AblationMode = input.mode ?? 'zero';
   requireMlmHead(ck);
@@ -122,13 +143,17 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   const n = ids.length;
   const { position, runIds, original } = chooseSweepPosition(model, ids, input.position);
   checkLength(model, n);
-  const L = spec.numLayers, H = spec.numHeads;
+  const L = spec.numLayers,
+    H = spec.numHeads;
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
 
   // One forward pass keeps every layer's input state: each cell's rerun starts from its layer's.
   const fetches = [...Array.from({ length: L }, (_, l) => layerInputOutput(l)), LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
   const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, runIds)), fetches, signal);
-  let states: Float32Array[], last: Float32Array, rel: Float32Array | undefined, relRows = 0;
+  let states: Float32Array[],
+    last: Float32Array,
+    rel: Float32Array | undefined,
+    relRows = 0;
   try {
     states = Array.from({ length: L }, (_, l) => fwd.outputs.read(layerInputOutput(l)));
     last = fwd.outputs.read(LAST_HIDDEN);
@@ -136,7 +161,8 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   } finally {
     fwd.outputs.release();
   }
-  let rerunMs = 0, headMs = 0;
+  let rerunMs = 0,
+    headMs = 0;
 
   /** The followed token's logit, log-probability and rank, and the first choice, on a last hidden state. */
   const rate = async (hidden: Float32Array, target: number) => {
@@ -158,7 +184,15 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   report(0);
   const cells: SweepCell[] = [];
   const record = (l: number, h: number, term: TermName, after: { rating: TokenRating; top1: number }) => {
-    cells.push({ layer: l, head: h, term, logprob_after: after.rating.logprob, rank_after: after.rating.rank, drop: before.logprob - after.rating.logprob, top1_after: { id: after.top1, token: `#${after.top1}` } });
+    cells.push({
+      layer: l,
+      head: h,
+      term,
+      logprob_after: after.rating.logprob,
+      rank_after: after.rating.rank,
+      drop: before.logprob - after.rating.logprob,
+      top1_after: { id: after.top1, token: `#${after.top1}` },
+    });
     done++;
     report(l);
   };
@@ -173,16 +207,43 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
           const chunk = variantsPerRun(model, n);
           for (let v0 = 0; v0 < variants.length; v0 += chunk) {
             const part = variants.slice(v0, v0 + chunk);
-            const rows = await runVariants(model, await unlessAborted(sessions.start(l), signal), part, state, rel!, relRows, n, position, mode, signal);
+            const rows = await runVariants(
+              model,
+              await unlessAborted(sessions.start(l), signal),
+              part,
+              state,
+              rel!,
+              relRows,
+              n,
+              position,
+              mode,
+              signal,
+            );
             rerunMs += rows.ms;
-            if (!rows.data.every(Number.isFinite)) throw new LensError(`${ck.dir}: the reruns of layer ${l} gave non-finite states`, 'runtime');
-            const out = await model.heads.run(rows.data, part.length, part.map((_, k) => k), part.map(() => target), 1, false, signal);
+            if (!rows.data.every(Number.isFinite))
+              throw new LensError(`${ck.dir}: the reruns of layer ${l} gave non-finite states`, 'runtime');
+            const out = await model.heads.run(
+              rows.data,
+              part.length,
+              part.map((_, k) => k),
+              part.map(() => target),
+              1,
+              false,
+              signal,
+            );
             headMs += out.ms;
-            const ranked = readPredictions(out.read, part.map((_, k) => k), 1);
+            const ranked = readPredictions(
+              out.read,
+              part.map((_, k) => k),
+              1,
+            );
             const lse = out.read(HeadOutput.logSumExp);
             part.forEach(({ term, h }, k) => {
               const row = at(ranked, k, 'variant');
-              record(l, h, term, { rating: { logit: row.target.logit, logprob: row.target.logit - at(lse, k, 'variant'), rank: row.target.rank }, top1: row.first.id });
+              record(l, h, term, {
+                rating: { logit: row.target.logit, logprob: row.target.logit - at(lse, k, 'variant'), rank: row.target.rank },
+                top1: row.first.id,
+              });
             });
           }
         } else {
@@ -191,7 +252,8 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
               const plan: AblationPlan = { mode, layers: new Map([[l, { [term]: [h] }]]), firstLayer: l, entries: [`${l}.${h}:${term}`] };
               const tail = await unlessAborted(model.tails.run(plan, state, rel, relRows, n, signal), signal);
               rerunMs += tail.ms;
-              if (!tail.hidden.every(Number.isFinite)) throw new LensError(`${ck.dir}: the rerun without ${l}.${h}:${term} gave non-finite states`, 'runtime');
+              if (!tail.hidden.every(Number.isFinite))
+                throw new LensError(`${ck.dir}: the rerun without ${l}.${h}:${term} gave non-finite states`, 'runtime');
               record(l, h, term, await rate(tail.hidden, target));
             }
           }
@@ -206,7 +268,14 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   }
   const followed = { id: target, token: `#${target}` };
   await nameTokens(model, [followed, ...cells.map((c) => c.top1_after)], signal);
-  const grid = Object.fromEntries(terms.map((t) => [t, Array.from({ length: L }, (_, l) => Array.from({ length: H }, (_, h) => cells.find((c) => c.term === t && c.layer === l && c.head === h)!.drop))])) as SweepResult['grid'];
+  const grid = Object.fromEntries(
+    terms.map((t) => [
+      t,
+      Array.from({ length: L }, (_, l) =>
+        Array.from({ length: H }, (_, h) => cells.find((c) => c.term === t && c.layer === l && c.head === h)!.drop),
+      ),
+    ]),
+  ) as SweepResult['grid'];
   return {
     model: { ...model.info, execution_provider: model.session.provider },
     mode,

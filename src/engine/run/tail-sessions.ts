@@ -30,10 +30,20 @@ export class TailSessions extends GraphSessions<number> {
    * Layers plan.firstLayer… on `hidden` (that layer's input) with the plan's terms removed → the last hidden state,
    * and with `states` the input states of the later layers too (in that order).
    */
-  async run(plan: AblationPlan, hidden: Float32Array, rel: Float32Array | undefined, relRows: number, n: number, signal?: AbortSignal, states = false) {
+  async run(
+    plan: AblationPlan,
+    hidden: Float32Array,
+    rel: Float32Array | undefined,
+    relRows: number,
+    n: number,
+    signal?: AbortSignal,
+    states = false,
+  ) {
     const spec = this.model.checkpoint.spec;
     const session = await this.start(plan.firstLayer);
-    const D = spec.hiddenSize, H = spec.numHeads, Lt = spec.numLayers - plan.firstLayer;
+    const D = spec.hiddenSize,
+      H = spec.numHeads,
+      Lt = spec.numLayers - plan.firstLayer;
     const feeds: Record<string, FeedTensor> = { [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] } };
     if (rel) feeds[LayerInput.rel] = { type: 'float32', data: rel, dims: [relRows, D] };
     Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));

@@ -10,7 +10,8 @@ import type { ExecutionProviderSetting } from '../types';
  */
 export function providerOrder(setting: ExecutionProviderSetting, platform: NodeJS.Platform = process.platform): string[] {
   const auto: Record<string, string[]> = { linux: ['cuda'], win32: ['cuda', 'dml'], darwin: ['coreml'] };
-  const first = setting === 'auto' ? (auto[platform] ?? []).filter((p) => p !== 'cuda' || cudaInstalled(platform)) : setting === 'cpu' ? [] : [setting];
+  const first =
+    setting === 'auto' ? (auto[platform] ?? []).filter((p) => p !== 'cuda' || cudaInstalled(platform)) : setting === 'cpu' ? [] : [setting];
   return [...first, 'cpu'];
 }
 

@@ -11,7 +11,13 @@ export class GraphSessions<K> {
   private readonly graphs: CachedModelGraph[] = [];
 
   /** The session under `key`, or a new one on the graph `graph()` returns (built or taken from the cache). */
-  protected async session(key: K, name: GraphName, graph: () => CachedModelGraph, ep: ExecutionProviderSetting | undefined, threads: number): Promise<RuntimeSession> {
+  protected async session(
+    key: K,
+    name: GraphName,
+    graph: () => CachedModelGraph,
+    ep: ExecutionProviderSetting | undefined,
+    threads: number,
+  ): Promise<RuntimeSession> {
     const known = this.sessions.get(key);
     if (known) return known;
     const g = graph();

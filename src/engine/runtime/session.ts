@@ -163,7 +163,14 @@ export class RuntimeSession {
    * Runs one graph (and `then`, a second one on its outputs); the caller reads the outputs it needs and then
    * releases them (`outputs.release()`).
    */
-  async run(graph: GraphName, feeds: Record<string, FeedTensor>, fetches: string[], signal?: AbortSignal, kept?: KeptFeeds, then?: ChainedRunSpec): Promise<RunOutput> {
+  async run(
+    graph: GraphName,
+    feeds: Record<string, FeedTensor>,
+    fetches: string[],
+    signal?: AbortSignal,
+    kept?: KeptFeeds,
+    then?: ChainedRunSpec,
+  ): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
     await this.start();

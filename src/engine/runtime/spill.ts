@@ -56,13 +56,13 @@ export class SpillReader {
   /** Reads one output into `into` at element offset `at` (a new array when `into` is absent). */
   read(name: string, into?: Float32Array, at = 0): Float32Array {
     const t = this.tensor(name);
-    if (!inUse.has(this.file)) throw new LensError('this run\'s outputs were already released', 'runtime');
+    if (!inUse.has(this.file)) throw new LensError("this run's outputs were already released", 'runtime');
     const data = into ?? new Float32Array(t.length / 4);
     if (at * 4 + t.length > data.byteLength) throw new RangeError(`output ${name} does not fit the destination`);
     const bytes = new Uint8Array(data.buffer, data.byteOffset + at * 4, t.length);
     const fd = fs.openSync(this.file, 'r');
     try {
-      for (let done = 0; done < t.length; ) {
+      for (let done = 0; done < t.length;) {
         const got = fs.readSync(fd, bytes, done, t.length - done, t.offset + done);
         if (got === 0) throw new LensError(`the runtime's output file ${this.file} is truncated`, 'runtime');
         done += got;

@@ -79,7 +79,8 @@ async function load(msg: Extract<ToWorker, { type: 'load' }>): Promise<void> {
       };
       // All graphs on the same provider, so a layer recomputed later matches the forward pass that kept its input.
       const created = new Map<GraphName, Ort.InferenceSession>();
-      for (const [name, file] of Object.entries(msg.graphs) as [GraphName, string | undefined][]) if (file) created.set(name, await ort.InferenceSession.create(file, opts));
+      for (const [name, file] of Object.entries(msg.graphs) as [GraphName, string | undefined][])
+        if (file) created.set(name, await ort.InferenceSession.create(file, opts));
       for (const [name, session] of created) sessions.set(name, session);
       loadedOptions = opts;
       post({ type: 'loaded', provider, tried, ms: performance.now() - t0 });
@@ -113,10 +114,15 @@ async function derive(list: DerivedTensors[]): Promise<void> {
     const feeds: Record<string, Ort.Tensor> = {};
     keptFeeds(d.feeds, feeds);
     const result = await session.run(feeds, d.fetches);
-    kept.set(d.key, Object.fromEntries(d.fetches.map((name): [string, FeedTensor] => {
-      const t = outputOf(result, name);
-      return [name, { type: 'float32', data: t.data as Float32Array, dims: [...t.dims] }];
-    })));
+    kept.set(
+      d.key,
+      Object.fromEntries(
+        d.fetches.map((name): [string, FeedTensor] => {
+          const t = outputOf(result, name);
+          return [name, { type: 'float32', data: t.data as Float32Array, dims: [...t.dims] }];
+        }),
+      ),
+    );
   }
 }
 
@@ -189,7 +195,7 @@ async function handle(msg: ToWorker): Promise<void> {
       const t = outputOf(result, name);
       const data = t.data as Float32Array;
       const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, offset + done);
+      for (let done = 0; done < bytes.length;) done += fs.writeSync(fd, bytes, done, bytes.length - done, offset + done);
       tensors.push({ name, dims: [...t.dims], offset, length: bytes.length });
       offset += bytes.length;
     }

@@ -15,7 +15,11 @@ export type ToThread =
   | { type: 'input'; id: number; text: string; pair?: string }
   | { type: 'pieces'; id: number; ids: number[] };
 
-export interface ThreadFailure { message: string; code?: LensErrorCode; lens: boolean }
+export interface ThreadFailure {
+  message: string;
+  code?: LensErrorCode;
+  lens: boolean;
+}
 
 export type FromThread =
   | { type: 'opened'; kind: TokenizerKind; special: SpecialIds; vocabSize: number; stages: readonly string[] }

@@ -25,7 +25,12 @@ export interface ThreadBudget {
  *  generous for real files and still ends a runaway within seconds. */
 export const DEFAULT_BUDGET: ThreadBudget = { encodeMs: (chars) => 3000 + 0.05 * chars, loadMs: 60_000, heapMb: 1024 };
 
-const FILES: Record<TokenizerKind, string> = { spm: 'spm.model', 'tokenizer.json': 'tokenizer.json', bpe: 'vocab.json + merges.txt', wordpiece: 'vocab.txt' };
+const FILES: Record<TokenizerKind, string> = {
+  spm: 'spm.model',
+  'tokenizer.json': 'tokenizer.json',
+  bpe: 'vocab.json + merges.txt',
+  wordpiece: 'vocab.txt',
+};
 
 /** Beside the bundle (dist/tokenizer-thread.js) or beside this file (tsc output). */
 function threadScript(): string {
@@ -82,9 +87,12 @@ export class ThreadedTokenizer implements TokenizerHandle {
 
   modelInput(text: string, pair?: string, signal?: AbortSignal): Promise<ModelInput> {
     const chars = text.length + (pair?.length ?? 0);
-    return this.request((id) => ({ type: 'input', id, text, pair }), this.budget.encodeMs(chars), `tokenizing ${chars} characters`, signal).then(
-      (m) => (m as Extract<FromThread, { type: 'input' }>).input,
-    );
+    return this.request(
+      (id) => ({ type: 'input', id, text, pair }),
+      this.budget.encodeMs(chars),
+      `tokenizing ${chars} characters`,
+      signal,
+    ).then((m) => (m as Extract<FromThread, { type: 'input' }>).input);
   }
 
   pieces(ids: number[], signal?: AbortSignal): Promise<(string | undefined)[]> {
@@ -121,11 +129,13 @@ export class ThreadedTokenizer implements TokenizerHandle {
       const onAbort = () => stop(new LensError('cancelled', 'cancelled'));
       const timer = setTimeout(() => {
         const stage = this.info.stages[Atomics.load(r.stage, 0)] ?? 'the tokenizer';
-        stop(new LensError(
-          `${path.join(this.dir, FILES[this.info.kind])}: ${what} ran past its ${Math.round(ms)} ms budget in ${stage}; ` +
-            `that construct does unbounded work on this text — use the tokenizer files that came with the model.`,
-          'unsupported',
-        ));
+        stop(
+          new LensError(
+            `${path.join(this.dir, FILES[this.info.kind])}: ${what} ran past its ${Math.round(ms)} ms budget in ${stage}; ` +
+              `that construct does unbounded work on this text — use the tokenizer files that came with the model.`,
+            'unsupported',
+          ),
+        );
       }, ms);
       const onMessage = (m: FromThread) => {
         if (!('id' in m) || m.id !== msg.id) return;
@@ -170,7 +180,9 @@ function start(dir: string, budget: ThreadBudget): Running {
   running.opened = new Promise<Opened>((resolve, reject) => {
     const timer = setTimeout(() => {
       void worker.terminate();
-      reject(new LensError(`${dir}: loading the tokenizer took longer than ${budget.loadMs} ms; check the tokenizer files.`, 'unsupported'));
+      reject(
+        new LensError(`${dir}: loading the tokenizer took longer than ${budget.loadMs} ms; check the tokenizer files.`, 'unsupported'),
+      );
     }, budget.loadMs);
     const onFirst = (m: FromThread) => {
       if (m.type !== 'opened' && !(m.type === 'failed' && m.id === undefined)) return;

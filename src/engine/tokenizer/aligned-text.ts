@@ -2,14 +2,21 @@
 // [start, end) range of the original text it came from.
 
 export class AlignedText {
-  constructor(readonly text: string, readonly os: readonly number[], readonly oe: readonly number[]) {}
+  constructor(
+    readonly text: string,
+    readonly os: readonly number[],
+    readonly oe: readonly number[],
+  ) {}
 
   static of(text: string, offset = 0): AlignedText {
     const os: number[] = [];
     const oe: number[] = [];
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       const units = codePointUnits(text, i);
-      for (let k = 0; k < units; k++) { os.push(offset + i); oe.push(offset + i + units); }
+      for (let k = 0; k < units; k++) {
+        os.push(offset + i);
+        oe.push(offset + i + units);
+      }
       i += units;
     }
     return new AlignedText(text, os, oe);
@@ -34,7 +41,10 @@ export class AlignedText {
     let last = 0;
     const copy = (from: number, to: number) => {
       text += this.text.slice(from, to);
-      for (let i = from; i < to; i++) { os.push(this.os[i]!); oe.push(this.oe[i]!); }
+      for (let i = from; i < to; i++) {
+        os.push(this.os[i]!);
+        oe.push(this.oe[i]!);
+      }
     };
     for (const m of this.text.matchAll(re)) {
       const s = m.index;
@@ -43,7 +53,10 @@ export class AlignedText {
       copy(last, s);
       const [a, b] = this.origRange(s, e);
       text += content;
-      for (let k = 0; k < content.length; k++) { os.push(a); oe.push(b); }
+      for (let k = 0; k < content.length; k++) {
+        os.push(a);
+        oe.push(b);
+      }
       last = e;
     }
     copy(last, this.text.length);
@@ -71,7 +84,11 @@ export class AlignedText {
 
   prepend(s: string): AlignedText {
     const at = this.os[0] ?? 0;
-    return new AlignedText(s + this.text, [...Array<number>(s.length).fill(at), ...this.os], [...Array<number>(s.length).fill(at), ...this.oe]);
+    return new AlignedText(
+      s + this.text,
+      [...Array<number>(s.length).fill(at), ...this.os],
+      [...Array<number>(s.length).fill(at), ...this.oe],
+    );
   }
 }
 
@@ -85,7 +102,7 @@ export function codePointUnits(text: string, i: number): number {
 }
 
 export function* codePointRanges(text: string): Generator<[number, number]> {
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const n = codePointUnits(text, i);
     yield [i, i + n];
     i += n;

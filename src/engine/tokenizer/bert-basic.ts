@@ -20,9 +20,16 @@ const NEEDS_CLEAN = /[\0\ufffd\t\n\r\p{C}\p{Zs}\u2028\u2029]/u;
 
 /** The CJK Unified Ideographs blocks BERT separates (not Japanese kana or Korean Hangul). */
 export function isCjkIdeograph(cp: number): boolean {
-  return (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x20000 && cp <= 0x2a6df)
-    || (cp >= 0x2a700 && cp <= 0x2b73f) || (cp >= 0x2b740 && cp <= 0x2b81f) || (cp >= 0x2b820 && cp <= 0x2ceaf)
-    || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x2f800 && cp <= 0x2fa1f);
+  return (
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x20000 && cp <= 0x2a6df) ||
+    (cp >= 0x2a700 && cp <= 0x2b73f) ||
+    (cp >= 0x2b740 && cp <= 0x2b81f) ||
+    (cp >= 0x2b820 && cp <= 0x2ceaf) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0x2f800 && cp <= 0x2fa1f)
+  );
 }
 
 export function isPunctuation(ch: string): boolean {
@@ -33,7 +40,8 @@ export function isPunctuation(ch: string): boolean {
 export function cleanText(t: AlignedText): AlignedText {
   if (!NEEDS_CLEAN.test(t.text)) return t;
   return t.mapPieces(codePointRanges(t.text), (c) =>
-    c === '\0' || c === '\ufffd' || CONTROL.test(c) ? '' : CLEAN_SPACE.test(c) ? ' ' : c);
+    c === '\0' || c === '\ufffd' || CONTROL.test(c) ? '' : CLEAN_SPACE.test(c) ? ' ' : c,
+  );
 }
 
 /** Surrounds each CJK ideograph with spaces, so that each becomes a word of its own. */

@@ -1,7 +1,10 @@
 // Byte-pair encoding of one pre-tokenized word: repeatedly merge the lowest-ranked adjacent pair (as GPT-2's
 // bpe() does). Returns each piece with how many of the word's initial symbols it covers, for offsets.
 
-export interface BpePiece { piece: string; symbols: number }
+export interface BpePiece {
+  piece: string;
+  symbols: number;
+}
 
 export class BpeModel {
   private readonly ranks = new Map<string, number>();
@@ -24,7 +27,8 @@ export class BpeModel {
       let first = '';
       let second = '';
       for (let i = 0; i + 1 < word.length; i++) {
-        const a = word[i]!, b = word[i + 1]!; // i + 1 < length
+        const a = word[i]!,
+          b = word[i + 1]!; // i + 1 < length
         const r = this.ranks.get(pairKey(a.piece, b.piece));
         if (r !== undefined && r < best) {
           best = r;
@@ -34,8 +38,9 @@ export class BpeModel {
       }
       if (best === Infinity) break;
       const next: BpePiece[] = [];
-      for (let i = 0; i < word.length; ) {
-        const a = word[i]!, b = word[i + 1]; // i < length
+      for (let i = 0; i < word.length;) {
+        const a = word[i]!,
+          b = word[i + 1]; // i < length
         if (b && a.piece === first && b.piece === second) {
           next.push({ piece: first + second, symbols: a.symbols + b.symbols });
           i += 2;

@@ -49,7 +49,8 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   encode(text: string): Token[] {
     const tokens: Token[] = [];
     for (const part of splitAdded(text, this.added)) {
-      if (part.id !== undefined) tokens.push({ id: part.id, text: text.slice(part.start, part.end), start: part.start, end: part.end, special: false });
+      if (part.id !== undefined)
+        tokens.push({ id: part.id, text: text.slice(part.start, part.end), start: part.start, end: part.end, special: false });
       else this.encodePlain(text, part.start, part.end, tokens);
     }
     return tokens;
@@ -81,7 +82,11 @@ export class ByteLevelBpeTokenizer implements Tokenizer {
   }
 }
 
-export interface TextPart { start: number; end: number; id?: number }
+export interface TextPart {
+  start: number;
+  end: number;
+  id?: number;
+}
 
 /** Splits text around exact occurrences of added tokens (leftmost, then longest). */
 export function splitAdded(text: string, added: ReadonlyArray<[string, number]>): TextPart[] {

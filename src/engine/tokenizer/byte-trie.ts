@@ -36,7 +36,9 @@ export class ByteTrie {
   /** Length of the longest stored key at pos, 0 if none. */
   longest(bytes: Uint8Array, pos: number, end: number): number {
     let best = 0;
-    this.prefixes(bytes, pos, end, (_v, e) => { best = e - pos; });
+    this.prefixes(bytes, pos, end, (_v, e) => {
+      best = e - pos;
+    });
     return best;
   }
 }

@@ -17,7 +17,10 @@ export function readJsonOrThrow(file: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new LensError(`${what} ${file} is not valid JSON (${(e as Error).message}) — replace it with the model's original file.`, 'corrupt');
+    throw new LensError(
+      `${what} ${file} is not valid JSON (${(e as Error).message}) — replace it with the model's original file.`,
+      'corrupt',
+    );
   }
 }
 

@@ -21,8 +21,11 @@ export interface WordModel {
 
 export class UnigramWordModel implements WordModel {
   readonly stage = stageId('model Unigram');
-  constructor(private readonly model: UnigramModel, private readonly pieces: string[],
-    private readonly byteIds: Map<number, number> | undefined) {}
+  constructor(
+    private readonly model: UnigramModel,
+    private readonly pieces: string[],
+    private readonly byteIds: Map<number, number> | undefined,
+  ) {}
 
   /** The piece of an id the model produced (its ids index its own pieces). */
   private pieceOf(id: number): string {
@@ -59,8 +62,12 @@ export class UnigramWordModel implements WordModel {
 export class BpeWordModel implements WordModel {
   readonly stage = stageId('model BPE (merges)');
   private readonly bpe: BpeModel;
-  constructor(merges: ReadonlyArray<readonly [string, string]>, private readonly vocab: ReadonlyMap<string, number>,
-    private readonly unkId: number, private readonly byteLevel: boolean) {
+  constructor(
+    merges: ReadonlyArray<readonly [string, string]>,
+    private readonly vocab: ReadonlyMap<string, number>,
+    private readonly unkId: number,
+    private readonly byteLevel: boolean,
+  ) {
     this.bpe = new BpeModel(merges);
   }
 
@@ -72,10 +79,19 @@ export class BpeWordModel implements WordModel {
     const se: number[] = [];
     if (this.byteLevel) {
       const u = encodeUtf8WithMap(word);
-      u.bytes.forEach((b, k) => { syms.push(byteChar(b)); ss.push(u.byteToUtf16[k]!); se.push(u.charEndUtf16[k]!); });
+      u.bytes.forEach((b, k) => {
+        syms.push(byteChar(b));
+        ss.push(u.byteToUtf16[k]!);
+        se.push(u.charEndUtf16[k]!);
+      });
     } else {
       let at = 0;
-      for (const ch of word) { syms.push(ch); ss.push(at); at += ch.length; se.push(at); }
+      for (const ch of word) {
+        syms.push(ch);
+        ss.push(at);
+        at += ch.length;
+        se.push(at);
+      }
     }
     let k = 0;
     for (const p of this.bpe.encodeWord(syms)) {

@@ -44,7 +44,12 @@ function precompiled(blobBase64: string): Normalizer {
 /** How a construct is named in a budget error: its type and, for Replace/Split, its pattern. */
 function describe(kind: string, j: Json): string {
   const p = j.pattern;
-  const pattern = isRecord(p) && typeof p.Regex === 'string' ? ` /${p.Regex}/` : isRecord(p) && typeof p.String === 'string' ? ` ${JSON.stringify(p.String)}` : '';
+  const pattern =
+    isRecord(p) && typeof p.Regex === 'string'
+      ? ` /${p.Regex}/`
+      : isRecord(p) && typeof p.String === 'string'
+        ? ` ${JSON.stringify(p.String)}`
+        : '';
   return `${kind} ${String(j.type)}${pattern}`;
 }
 
@@ -96,7 +101,10 @@ function buildNormalizerStep(j: Json, depth: number): Normalizer {
     }
     case 'Lowercase':
       return (t) => t.mapPieces(codePointRanges(t.text), (c) => c.toLowerCase());
-    case 'NFC': case 'NFD': case 'NFKC': case 'NFKD': {
+    case 'NFC':
+    case 'NFD':
+    case 'NFKC':
+    case 'NFKD': {
       const form = j.type;
       return (t) => t.mapPieces(codePointRanges(t.text), (c) => c.normalize(form));
     }
@@ -149,7 +157,10 @@ function splitByRegex(t: AlignedText, re: RegExp, keep: 'isolated' | 'removed'):
   return out;
 }
 
-export interface PreTokenizerInfo { run: PreTokenizer; byteLevel: boolean }
+export interface PreTokenizerInfo {
+  run: PreTokenizer;
+  byteLevel: boolean;
+}
 
 export function buildPreTokenizer(json: unknown, depth = 0): PreTokenizerInfo {
   if (json === null || json === undefined) return { run: (t) => [t], byteLevel: false };

@@ -22,7 +22,8 @@ export async function loadTokenizer(dir: string): Promise<Tokenizer> {
   } catch {
     throw new LensError(`Model folder not found: ${dir} — check the model path.`, 'not-found');
   }
-  if (!stat.isDirectory()) throw new LensError(`Model path ${dir} is not a folder — point it at the folder that holds the tokenizer files.`, 'invalid-input');
+  if (!stat.isDirectory())
+    throw new LensError(`Model path ${dir} is not a folder — point it at the folder that holds the tokenizer files.`, 'invalid-input');
   if (exists(path.join(dir, 'spm.model'))) return loadSpmTokenizer(dir);
   if (exists(path.join(dir, 'vocab.txt'))) return loadWordPieceTokenizer(dir);
   if (exists(path.join(dir, 'tokenizer.json'))) return loadHfJsonTokenizer(dir);
@@ -38,8 +39,9 @@ export async function loadTokenizer(dir: string): Promise<Tokenizer> {
 
 /** What to say when text must be tokenized and the model folder has no tokenizer files. */
 export function missingTokenizerError(dir: string, architecture: Architecture): LensError {
-  const files = architecture === 'bert'
-    ? 'BERT reads vocab.txt (with tokenizer_config.json) or tokenizer.json'
-    : 'DeBERTa reads spm.model, tokenizer.json, or vocab.json + merges.txt';
+  const files =
+    architecture === 'bert'
+      ? 'BERT reads vocab.txt (with tokenizer_config.json) or tokenizer.json'
+      : 'DeBERTa reads spm.model, tokenizer.json, or vocab.json + merges.txt';
   return new LensError(`${dir} has no tokenizer: ${files} — copy them from the model's original files, or pass ids.`, 'not-found');
 }

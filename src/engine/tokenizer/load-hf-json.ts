@@ -21,7 +21,8 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
   const added = new Map<string, number>();
   if (Array.isArray(json.added_tokens)) {
     for (const t of json.added_tokens) {
-      if (isRecord(t) && typeof t.content === 'string') added.set(t.content, tokenId(t.id, file, `added token ${JSON.stringify(t.content)}`));
+      if (isRecord(t) && typeof t.content === 'string')
+        added.set(t.content, tokenId(t.id, file, `added token ${JSON.stringify(t.content)}`));
     }
   }
 
@@ -56,7 +57,10 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
     let byteIds: Map<number, number> | undefined;
     if (m.byte_fallback === true) {
       byteIds = new Map();
-      pieces.forEach((p, id) => { const b = /^<0x([0-9A-F]{2})>$/.exec(p); if (b?.[1]) byteIds!.set(parseInt(b[1], 16), id); });
+      pieces.forEach((p, id) => {
+        const b = /^<0x([0-9A-F]{2})>$/.exec(p);
+        if (b?.[1]) byteIds!.set(parseInt(b[1], 16), id);
+      });
     }
     model = new UnigramWordModel(new UnigramModel(up, pieces.length, { unkId, float32: false }), pieces, byteIds);
   } else if (type === 'BPE') {
@@ -73,7 +77,8 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
       }
       merges.push([pair[0], pair[1]]);
     }
-    if (m.continuing_subword_prefix || m.end_of_word_suffix) throw bad('BPE with subword prefixes/suffixes is not supported', 'unsupported');
+    if (m.continuing_subword_prefix || m.end_of_word_suffix)
+      throw bad('BPE with subword prefixes/suffixes is not supported', 'unsupported');
     unkId = ids.get(typeof m.unk_token === 'string' ? m.unk_token : info.names.unk) ?? added.get(info.names.unk);
     if (unkId === undefined) throw bad('BPE model has no unknown token (unk_token)', 'unsupported');
     model = new BpeWordModel(merges, ids, unkId, preTok.byteLevel);
@@ -89,7 +94,9 @@ export function loadHfJsonTokenizer(dir: string): HfJsonTokenizer {
     const maxChars = m.max_input_chars_per_word ?? 100;
     if (!Number.isInteger(maxChars)) throw bad('max_input_chars_per_word is not an integer');
     model = new WordPieceModel({
-      vocab: ids, unkId, unkPiece,
+      vocab: ids,
+      unkId,
+      unkPiece,
       prefix: typeof m.continuing_subword_prefix === 'string' ? m.continuing_subword_prefix : '##',
       maxChars: maxChars as number,
     });

@@ -19,15 +19,26 @@ export function loadSpmTokenizer(dir: string): SpmTokenizer {
     throw new LensError(`${file} holds no vocabulary pieces — re-download spm.model.`, 'corrupt');
   }
   const ids = new Map<string, number>();
-  proto.pieces.forEach((p, i) => { if (!ids.has(p.piece)) ids.set(p.piece, i); });
+  proto.pieces.forEach((p, i) => {
+    if (!ids.has(p.piece)) ids.set(p.piece, i);
+  });
   const info = readSpecialInfo(dir);
   const n = proto.pieces.length;
   const t = proto.trainer;
   const inRange = (i: number) => (i >= 0 && i < n ? i : undefined);
   // DeBERTa-v2/v3 append [MASK] after the SentencePiece pieces.
-  const special = resolveSpecials(info, (p) => ids.get(p), {
-    unk: inRange(t.unkId), cls: inRange(t.bosId), sep: inRange(t.eosId), pad: inRange(t.padId), mask: n,
-  }, file);
+  const special = resolveSpecials(
+    info,
+    (p) => ids.get(p),
+    {
+      unk: inRange(t.unkId),
+      cls: inRange(t.bosId),
+      sep: inRange(t.eosId),
+      pad: inRange(t.padId),
+      mask: n,
+    },
+    file,
+  );
   const extra = new Map<number, string>();
   for (const [content, id] of info.added) if (id >= n) extra.set(id, content);
   if (special.mask >= n && !extra.has(special.mask)) extra.set(special.mask, info.names.mask);

@@ -19,9 +19,14 @@ export function readVocabTxt(file: string): string[] {
     // readFileOrThrow reports it
   }
   if (size !== undefined && size > MAX_VOCAB_BYTES) {
-    throw new LensError(`${file} is ${(size / 2 ** 20).toFixed(0)} MB, too large for a WordPiece vocabulary (limit 64 MB) — use the model's original vocab.txt.`, 'corrupt');
+    throw new LensError(
+      `${file} is ${(size / 2 ** 20).toFixed(0)} MB, too large for a WordPiece vocabulary (limit 64 MB) — use the model's original vocab.txt.`,
+      'corrupt',
+    );
   }
-  const lines = readFileOrThrow(file, 'vocab.txt').toString('utf8').split(/\r\n|\r|\n/);
+  const lines = readFileOrThrow(file, 'vocab.txt')
+    .toString('utf8')
+    .split(/\r\n|\r|\n/);
   if (lines[lines.length - 1] === '') lines.pop();
   if (lines.length === 0) throw new LensError(`${file} is empty — use the model's original vocab.txt.`, 'corrupt');
   return lines;
@@ -42,12 +47,16 @@ function readBertConfig(dir: string): BertTokenizerConfig {
   const json = readJsonOrThrow(file, 'tokenizer_config.json');
   if (!isRecord(json)) throw new LensError(`${file} must hold a JSON object — replace it with the model's original file.`, 'corrupt');
   if (typeof json.tokenizer_class === 'string' && /Japanese/i.test(json.tokenizer_class)) {
-    throw new LensError(`${file}: ${json.tokenizer_class} splits words with a Japanese morphological analyser, which DeBERTa Lens does not have — pick a model with a BertTokenizer or a tokenizer.json.`, 'unsupported');
+    throw new LensError(
+      `${file}: ${json.tokenizer_class} splits words with a Japanese morphological analyser, which DeBERTa Lens does not have — pick a model with a BertTokenizer or a tokenizer.json.`,
+      'unsupported',
+    );
   }
   const flag = (key: string, dflt: boolean): boolean => {
     const v = json[key];
     if (v === undefined || v === null) return dflt;
-    if (typeof v !== 'boolean') throw new LensError(`${file}: ${key} must be true or false, got ${JSON.stringify(v)} — fix tokenizer_config.json.`, 'invalid-input');
+    if (typeof v !== 'boolean')
+      throw new LensError(`${file}: ${key} must be true or false, got ${JSON.stringify(v)} — fix tokenizer_config.json.`, 'invalid-input');
     return v;
   };
   c.lowercase = flag('do_lower_case', true);
@@ -57,7 +66,10 @@ function readBertConfig(dir: string): BertTokenizerConfig {
   const ns = json.never_split;
   if (ns !== undefined && ns !== null) {
     if (!Array.isArray(ns) || !ns.every((s) => typeof s === 'string')) {
-      throw new LensError(`${file}: never_split must be a list of strings, got ${JSON.stringify(ns)} — fix tokenizer_config.json.`, 'invalid-input');
+      throw new LensError(
+        `${file}: never_split must be a list of strings, got ${JSON.stringify(ns)} — fix tokenizer_config.json.`,
+        'invalid-input',
+      );
     }
     c.neverSplit = ns;
   }
@@ -89,7 +101,12 @@ export function loadWordPieceTokenizer(dir: string): WordPieceTokenizer {
     added,
     keepCase,
     basic: cfg.basic
-      ? { lowercase: cfg.lowercase, stripAccents: cfg.stripAccents, chineseChars: cfg.chineseChars, neverSplit: new Set([...cfg.neverSplit, ...specialNames]) }
+      ? {
+          lowercase: cfg.lowercase,
+          stripAccents: cfg.stripAccents,
+          chineseChars: cfg.chineseChars,
+          neverSplit: new Set([...cfg.neverSplit, ...specialNames]),
+        }
       : undefined,
     neverSplit: new Set(cfg.neverSplit),
   });

@@ -5,10 +5,14 @@ import type { Token } from '../types';
 import { encodeWithMasks } from './mask-literal';
 import type { ModelInput, Tokenizer } from './types';
 
-
 export function buildModelInput(tok: Tokenizer, text: string, pair?: string): ModelInput {
-  const special = (id: number, fallback: string, at: number): Token =>
-    ({ id, text: tok.idToPiece(id) ?? fallback, start: at, end: at, special: true });
+  const special = (id: number, fallback: string, at: number): Token => ({
+    id,
+    text: tok.idToPiece(id) ?? fallback,
+    start: at,
+    end: at,
+    special: true,
+  });
   const tokens = [special(tok.special.cls, '[CLS]', 0), ...encodeWithMasks(tok, text), special(tok.special.sep, '[SEP]', text.length)];
   const tokenTypeIds = tokens.map(() => 0);
   if (pair !== undefined) {

@@ -1,6 +1,7 @@
 // A minimal protobuf wire-format reader: enough to walk SentencePiece's ModelProto without a dependency.
 
-export type WireValue = { wire: 0; value: number } | { wire: 1; bytes: Uint8Array } | { wire: 2; bytes: Uint8Array } | { wire: 5; bytes: Uint8Array };
+export type WireValue =
+  { wire: 0; value: number } | { wire: 1; bytes: Uint8Array } | { wire: 2; bytes: Uint8Array } | { wire: 5; bytes: Uint8Array };
 
 export class ProtoError extends Error {}
 
@@ -33,11 +34,20 @@ export function readMessage(buf: Uint8Array, onField: (field: number, v: WireVal
     const wire = key & 7;
     if (field === 0) throw new ProtoError('field number 0');
     switch (wire) {
-      case 0: onField(field, { wire: 0, value: varint() }); break;
-      case 1: onField(field, { wire: 1, bytes: take(8) }); break;
-      case 2: onField(field, { wire: 2, bytes: take(varint()) }); break;
-      case 5: onField(field, { wire: 5, bytes: take(4) }); break;
-      default: throw new ProtoError(`unsupported wire type ${wire}`);
+      case 0:
+        onField(field, { wire: 0, value: varint() });
+        break;
+      case 1:
+        onField(field, { wire: 1, bytes: take(8) });
+        break;
+      case 2:
+        onField(field, { wire: 2, bytes: take(varint()) });
+        break;
+      case 5:
+        onField(field, { wire: 5, bytes: take(4) });
+        break;
+      default:
+        throw new ProtoError(`unsupported wire type ${wire}`);
     }
   }
 }
@@ -54,7 +64,7 @@ export function asBytes(v: WireValue): Uint8Array {
 }
 export function asInt(v: WireValue): number {
   if (v.wire !== 0) throw new ProtoError('expected a varint field');
-  return v.value % 2 ** 32 | 0; // low 32 bits as a signed int32
+  return (v.value % 2 ** 32) | 0; // low 32 bits as a signed int32
 }
 export function asBool(v: WireValue): boolean {
   return asInt(v) !== 0;

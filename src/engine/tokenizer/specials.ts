@@ -57,7 +57,8 @@ export function readSpecialInfo(dir: string): SpecialInfo {
   const addedFile = path.join(dir, 'added_tokens.json');
   if (exists(addedFile)) {
     const json = readJsonOrThrow(addedFile, 'added_tokens.json');
-    if (!isRecord(json)) throw new LensError(`${addedFile} must map token strings to ids — replace it with the model's original file.`, 'corrupt');
+    if (!isRecord(json))
+      throw new LensError(`${addedFile} must map token strings to ids — replace it with the model's original file.`, 'corrupt');
     for (const [c, id] of Object.entries(json)) added.set(c, tokenId(id, addedFile, `added token ${JSON.stringify(c)}`));
   }
   return { names, added, additional, unnormalized };
@@ -75,7 +76,10 @@ export function resolveSpecials(
     const name = info.names[role];
     const id = info.added.get(name) ?? lookup(name) ?? fallback[role];
     if (id === undefined) {
-      throw new LensError(`${file} has no ${name} token (the ${role} token) — use the tokenizer files that came with the model.`, 'invalid-input');
+      throw new LensError(
+        `${file} has no ${name} token (the ${role} token) — use the tokenizer files that came with the model.`,
+        'invalid-input',
+      );
     }
     out[role] = tokenId(id, file, `the ${role} token ${name}`);
   }

@@ -2,10 +2,26 @@
 // that change how text is encoded are kept.
 import { ProtoError, asBool, asBytes, asFloat, asInt, asString, readMessage } from './protobuf';
 
-export const enum PieceType { NORMAL = 1, UNKNOWN = 2, CONTROL = 3, USER_DEFINED = 4, UNUSED = 5, BYTE = 6 }
-export const enum SpmModelType { UNIGRAM = 1, BPE = 2, WORD = 3, CHAR = 4 }
+export const enum PieceType {
+  NORMAL = 1,
+  UNKNOWN = 2,
+  CONTROL = 3,
+  USER_DEFINED = 4,
+  UNUSED = 5,
+  BYTE = 6,
+}
+export const enum SpmModelType {
+  UNIGRAM = 1,
+  BPE = 2,
+  WORD = 3,
+  CHAR = 4,
+}
 
-export interface SpmPiece { piece: string; score: number; type: PieceType }
+export interface SpmPiece {
+  piece: string;
+  score: number;
+  type: PieceType;
+}
 
 export interface SpmTrainerSpec {
   modelType: SpmModelType;
@@ -37,11 +53,20 @@ export function parseSpmModel(buf: Uint8Array): SpmModelProto {
   const pieces: SpmPiece[] = [];
   // Defaults as declared in sentencepiece_model.proto.
   const trainer: SpmTrainerSpec = {
-    modelType: SpmModelType.UNIGRAM, byteFallback: false, unkId: 0, bosId: 1, eosId: 2, padId: -1,
-    treatWhitespaceAsSuffix: false, splitDigits: false,
+    modelType: SpmModelType.UNIGRAM,
+    byteFallback: false,
+    unkId: 0,
+    bosId: 1,
+    eosId: 2,
+    padId: -1,
+    treatWhitespaceAsSuffix: false,
+    splitDigits: false,
   };
   const normalizer: SpmNormalizerSpec = {
-    name: '', precompiledCharsmap: new Uint8Array(0), addDummyPrefix: true, removeExtraWhitespaces: true,
+    name: '',
+    precompiledCharsmap: new Uint8Array(0),
+    addDummyPrefix: true,
+    removeExtraWhitespaces: true,
     escapeWhitespaces: true,
   };
   let seen = 0;
@@ -58,24 +83,50 @@ export function parseSpmModel(buf: Uint8Array): SpmModelProto {
     } else if (field === 2) {
       readMessage(asBytes(v), (f, tv) => {
         switch (f) {
-          case 3: trainer.modelType = asInt(tv); break;
-          case 24: trainer.treatWhitespaceAsSuffix = asBool(tv); break;
-          case 25: trainer.splitDigits = asBool(tv); break;
-          case 35: trainer.byteFallback = asBool(tv); break;
-          case 40: trainer.unkId = asInt(tv); break;
-          case 41: trainer.bosId = asInt(tv); break;
-          case 42: trainer.eosId = asInt(tv); break;
-          case 43: trainer.padId = asInt(tv); break;
+          case 3:
+            trainer.modelType = asInt(tv);
+            break;
+          case 24:
+            trainer.treatWhitespaceAsSuffix = asBool(tv);
+            break;
+          case 25:
+            trainer.splitDigits = asBool(tv);
+            break;
+          case 35:
+            trainer.byteFallback = asBool(tv);
+            break;
+          case 40:
+            trainer.unkId = asInt(tv);
+            break;
+          case 41:
+            trainer.bosId = asInt(tv);
+            break;
+          case 42:
+            trainer.eosId = asInt(tv);
+            break;
+          case 43:
+            trainer.padId = asInt(tv);
+            break;
         }
       });
     } else if (field === 3) {
       readMessage(asBytes(v), (f, nv) => {
         switch (f) {
-          case 1: normalizer.name = asString(nv); break;
-          case 2: normalizer.precompiledCharsmap = asBytes(nv); break;
-          case 3: normalizer.addDummyPrefix = asBool(nv); break;
-          case 4: normalizer.removeExtraWhitespaces = asBool(nv); break;
-          case 5: normalizer.escapeWhitespaces = asBool(nv); break;
+          case 1:
+            normalizer.name = asString(nv);
+            break;
+          case 2:
+            normalizer.precompiledCharsmap = asBytes(nv);
+            break;
+          case 3:
+            normalizer.addDummyPrefix = asBool(nv);
+            break;
+          case 4:
+            normalizer.removeExtraWhitespaces = asBool(nv);
+            break;
+          case 5:
+            normalizer.escapeWhitespaces = asBool(nv);
+            break;
         }
       });
     }

@@ -64,9 +64,13 @@ export class SpmNormalizer {
 
     const addWs = () => {
       if (spec.escapeWhitespaces) {
-        for (const b of SPACE_SYMBOL) { out.push(b); n2o.push(consumed); }
+        for (const b of SPACE_SYMBOL) {
+          out.push(b);
+          n2o.push(consumed);
+        }
       } else {
-        out.push(0x20); n2o.push(consumed);
+        out.push(0x20);
+        n2o.push(consumed);
       }
     };
     if (!this.treatWhitespaceAsSuffix && spec.addDummyPrefix) addWs();
@@ -83,9 +87,13 @@ export class SpmNormalizer {
       if (sp.length > 0) {
         for (let k = 0; k < sp.length; k++) {
           if (spec.escapeWhitespaces && sp[k] === 0x20) {
-            for (const b of SPACE_SYMBOL) { out.push(b); n2o.push(consumed); }
+            for (const b of SPACE_SYMBOL) {
+              out.push(b);
+              n2o.push(consumed);
+            }
           } else {
-            out.push(sp[k]!); n2o.push(consumed);
+            out.push(sp[k]!);
+            n2o.push(consumed);
           }
         }
         isPrevSpace = sp[sp.length - 1] === 0x20;

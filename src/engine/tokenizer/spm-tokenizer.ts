@@ -22,7 +22,11 @@ export class SpmTokenizer implements Tokenizer {
   private readonly byteIds: Int32Array | undefined;
 
   /** `extra` adds ids past the model's own pieces (DeBERTa's [MASK]). Throws Error on unsupported models. */
-  constructor(proto: SpmModelProto, readonly special: SpecialIds, extra: ReadonlyMap<number, string> = new Map()) {
+  constructor(
+    proto: SpmModelProto,
+    readonly special: SpecialIds,
+    extra: ReadonlyMap<number, string> = new Map(),
+  ) {
     if (proto.trainer.modelType !== SpmModelType.UNIGRAM) {
       throw new Error(`SentencePiece model type ${proto.trainer.modelType} is not Unigram`);
     }
@@ -33,9 +37,14 @@ export class SpmTokenizer implements Tokenizer {
     let unkId = -1;
     proto.pieces.forEach((p, id) => {
       if (p.type === PieceType.UNKNOWN) unkId = id;
-      const kind = p.type === PieceType.NORMAL ? UnigramKind.NORMAL
-        : p.type === PieceType.USER_DEFINED ? UnigramKind.USER_DEFINED
-        : p.type === PieceType.UNUSED ? UnigramKind.UNUSED : undefined;
+      const kind =
+        p.type === PieceType.NORMAL
+          ? UnigramKind.NORMAL
+          : p.type === PieceType.USER_DEFINED
+            ? UnigramKind.USER_DEFINED
+            : p.type === PieceType.UNUSED
+              ? UnigramKind.UNUSED
+              : undefined;
       if (kind !== undefined) unigramPieces.push({ bytes: encodeUtf8(p.piece), id, score: p.score, kind });
     });
     if (unkId < 0) throw new Error('SentencePiece model has no UNKNOWN piece');

@@ -3,9 +3,18 @@
 import { ByteTrie } from './byte-trie';
 import { utf8CharLen } from './utf8';
 
-export const enum UnigramKind { NORMAL, USER_DEFINED, UNUSED }
+export const enum UnigramKind {
+  NORMAL,
+  USER_DEFINED,
+  UNUSED,
+}
 
-export interface UnigramPiece { bytes: Uint8Array; id: number; score: number; kind: UnigramKind }
+export interface UnigramPiece {
+  bytes: Uint8Array;
+  id: number;
+  score: number;
+  kind: UnigramKind;
+}
 
 export interface UnigramOptions {
   unkId: number;
@@ -13,7 +22,12 @@ export interface UnigramOptions {
   float32: boolean;
 }
 
-export interface Segment { start: number; end: number; id: number; unk: boolean }
+export interface Segment {
+  start: number;
+  end: number;
+  id: number;
+  unk: boolean;
+}
 
 const UNK_PENALTY = 10;
 
@@ -24,7 +38,11 @@ export class UnigramModel {
   private readonly unkScore: number;
   private readonly maxScore: number;
 
-  constructor(pieces: UnigramPiece[], size: number, private readonly opts: UnigramOptions) {
+  constructor(
+    pieces: UnigramPiece[],
+    size: number,
+    private readonly opts: UnigramOptions,
+  ) {
     this.scores = new Float64Array(size);
     this.kinds = new Uint8Array(size);
     let min = Infinity;
@@ -38,7 +56,10 @@ export class UnigramModel {
         max = Math.max(max, p.score);
       }
     }
-    if (!Number.isFinite(min)) { min = 0; max = 0; }
+    if (!Number.isFinite(min)) {
+      min = 0;
+      max = 0;
+    }
     const f = opts.float32 ? Math.fround : (x: number) => x;
     this.unkScore = f(min - UNK_PENALTY);
     this.maxScore = max;

@@ -14,7 +14,7 @@ export function encodeUtf8WithMap(text: string): Utf8Text {
   const toU16 = new Int32Array(text.length * 3 + 1);
   const endU16 = new Int32Array(text.length * 3 + 1);
   let n = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let cp = text.charCodeAt(i);
     let units = 1;
     if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {

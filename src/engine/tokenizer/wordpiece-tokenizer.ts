@@ -38,7 +38,11 @@ export class WordPieceTokenizer implements Tokenizer {
   constructor(private readonly o: WordPieceTokenizerOptions) {
     this.special = o.special;
     this.wordPiece = new WordPieceModel({
-      vocab: o.vocab, unkId: o.special.unk, unkPiece: at(o.pieces, o.special.unk, 'the [UNK] id'), prefix: '##', maxChars: 100,
+      vocab: o.vocab,
+      unkId: o.special.unk,
+      unkPiece: at(o.pieces, o.special.unk, 'the [UNK] id'),
+      prefix: '##',
+      maxChars: 100,
     });
     this.added = [...o.added].filter(([c]) => c.length > 0).sort((a, b) => b[0].length - a[0].length);
     this.keepCase = o.keepCase.filter((c) => c.length > 0).sort((a, b) => b.length - a.length);
@@ -84,8 +88,7 @@ export class WordPieceTokenizer implements Tokenizer {
     const pieces: Array<[number, number]> = [];
     const kept = new Set<number>();
     for (let i = 0; i < t.text.length;) {
-      const hit = this.keepCaseFirsts.has(t.text.charCodeAt(i))
-        ? this.keepCase.find((c) => t.text.startsWith(c, i)) : undefined;
+      const hit = this.keepCaseFirsts.has(t.text.charCodeAt(i)) ? this.keepCase.find((c) => t.text.startsWith(c, i)) : undefined;
       if (hit) {
         kept.add(pieces.length);
         pieces.push([i, i + hit.length]);

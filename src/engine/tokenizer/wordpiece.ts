@@ -14,7 +14,12 @@ export interface WordPieceOptions {
   maxChars: number;
 }
 
-export interface WordPieceOut { id: number; piece: string; start: number; end: number }
+export interface WordPieceOut {
+  id: number;
+  piece: string;
+  start: number;
+  end: number;
+}
 
 export class WordPieceModel implements WordModel {
   readonly stage = stageId('model WordPiece');
@@ -38,7 +43,7 @@ export class WordPieceModel implements WordModel {
     if (n === 0) return [];
     if (n > this.o.maxChars) return unk;
     const out: WordPieceOut[] = [];
-    for (let s = 0; s < n; ) {
+    for (let s = 0; s < n;) {
       let found: WordPieceOut | undefined;
       const pre = s > 0 ? this.o.prefix : '';
       let e = n;

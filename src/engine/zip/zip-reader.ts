@@ -33,7 +33,7 @@ export function openFileSource(file: string): ZipSource {
     const out = new Uint8Array(length);
     const fd = fs.openSync(file, 'r');
     try {
-      for (let done = 0; done < length; ) {
+      for (let done = 0; done < length;) {
         const n = fs.readSync(fd, out, done, length - done, offset + done);
         if (n === 0) break;
         done += n;
@@ -165,14 +165,17 @@ export function readZipEntry(src: ZipSource, entry: ZipEntry, corrupt: (what: st
   const raw = src.read(entry.dataOffset, entry.compressedSize);
   if (entry.method === 0) return raw;
   if (entry.size > inflateLimit(entry.compressedSize)) {
-    throw corrupt(`entry ${entry.name} claims to inflate from ${entry.compressedSize} to ${entry.size} bytes, over the limit of ${inflateLimit(entry.compressedSize)}`);
+    throw corrupt(
+      `entry ${entry.name} claims to inflate from ${entry.compressedSize} to ${entry.size} bytes, over the limit of ${inflateLimit(entry.compressedSize)}`,
+    );
   }
   let out: Buffer;
   try {
     // The declared size bounds the output: inflateRawSync alone would grow its buffer without limit.
     out = zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.size) });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw corrupt(`entry ${entry.name} inflates to more than the ${entry.size} bytes it declares`);
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw corrupt(`entry ${entry.name} inflates to more than the ${entry.size} bytes it declares`);
     throw corrupt(`entry ${entry.name} does not inflate`);
   }
   if (out.length !== entry.size) throw corrupt(`entry ${entry.name} inflates to ${out.length} bytes, not ${entry.size}`);

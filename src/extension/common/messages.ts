@@ -11,7 +11,10 @@ export function modelOpenError(e: unknown, modelPath: string): unknown {
   const where = modelPath
     ? 'check the setting debertaLens.modelPath or run “DeBERTa Lens: Select Model…”'
     : 'the bundled default model failed; run “DeBERTa Lens: Select Model…” to use another';
-  return new ModelOpenError(message.includes('debertaLens.modelPath') ? message : `${message} (${where})`, isLensError(e) ? e.code : 'runtime');
+  return new ModelOpenError(
+    message.includes('debertaLens.modelPath') ? message : `${message} (${where})`,
+    isLensError(e) ? e.code : 'runtime',
+  );
 }
 
 /** The buttons of an error notification: only those that can fix what went wrong. */

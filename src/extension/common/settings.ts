@@ -59,7 +59,8 @@ export function readSettings(get: (key: keyof LensSettings) => unknown): LensSet
     defaultView: oneOf(get('defaultView'), VIEWS, DEFAULTS.defaultView),
     colorScale: oneOf(get('colorScale'), SCALES, DEFAULTS.colorScale),
     cacheMaxGB: typeof cacheMax === 'number' && Number.isFinite(cacheMax) && cacheMax >= 0 ? cacheMax : DEFAULTS.cacheMaxGB,
-    predictionTopK: typeof topK === 'number' && Number.isInteger(topK) && topK >= 1 && topK <= MAX_PREDICTION_TOP_K ? topK : DEFAULTS.predictionTopK,
+    predictionTopK:
+      typeof topK === 'number' && Number.isInteger(topK) && topK >= 1 && topK <= MAX_PREDICTION_TOP_K ? topK : DEFAULTS.predictionTopK,
   };
 }
 

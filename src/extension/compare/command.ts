@@ -112,7 +112,9 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
   }
   const init = d.panel.show({ text, a: pair.a, b: pair.b });
   const ms = performance.now() - t0;
-  d.log(`compare: ${init.a.name} (${init.a.tokens.length} tokens) beside ${init.b.name} (${init.b.tokens.length} tokens) in ${ms.toFixed(0)} ms`);
+  d.log(
+    `compare: ${init.a.name} (${init.a.tokens.length} tokens) beside ${init.b.name} (${init.b.tokens.length} tokens) in ${ms.toFixed(0)} ms`,
+  );
   if (!init.alignment.ok) {
     d.log(`compare: ${init.alignment.reason}`);
     void vscode.window.showWarningMessage(`DeBERTa Lens: ${init.alignment.reason}`);

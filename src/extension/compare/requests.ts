@@ -52,7 +52,11 @@ export function compareInit(pairId: number, text: string, a: SideResult, b: Side
  * One head's `[n, n]` matrix of one term. BERT's c2c/c2p/p2c/p2p/rest are layer 0's split of the score (score
  * units); every other kind is the result's own matrix. Rejects with a one-line Error for what the side lacks.
  */
-export async function answerCompareSlice(result: ExplainResult, body: CompareSliceRequest, signal?: AbortSignal): Promise<{ n: number; data: Float32Array }> {
+export async function answerCompareSlice(
+  result: ExplainResult,
+  body: CompareSliceRequest,
+  signal?: AbortSignal,
+): Promise<{ n: number; data: Float32Array }> {
   const { layer, head, kind } = body;
   if (!result.layers.includes(layer)) throw new Error(`layer ${layer} is not in this result (it has ${result.layers.join(', ')})`);
   if (head < 0 || head >= result.heads) throw new Error(`head ${head} is out of range (0–${result.heads - 1})`);

@@ -57,7 +57,13 @@ export async function aggregated(result: ExplainResult, body: AggregateRequest):
       heads: typeof head === 'number' ? [head] : undefined,
     }),
   );
-  const values = discountSpecial ? discountSpecialColumns(base, n, result.tokens.map((t) => t.special)) : base;
+  const values = discountSpecial
+    ? discountSpecialColumns(
+        base,
+        n,
+        result.tokens.map((t) => t.special),
+      )
+    : base;
   return { type: 'aggregate', layer, head, kind, discountSpecial, n, data: toBuffer(values) };
 }
 
@@ -170,7 +176,8 @@ export function buckets(result: ExplainResult, positions: PositionSpec | undefin
 }
 
 export async function rollout(result: ExplainResult, preset: AblationPresetName): Promise<RolloutResponse> {
-  if (isBert(result) && preset !== 'all') throw notForBert(`Rollout without ${preset === 'content-only' ? 'the position terms' : 'some terms'}`);
+  if (isBert(result) && preset !== 'all')
+    throw notForBert(`Rollout without ${preset === 'content-only' ? 'the position terms' : 'some terms'}`);
   const data = await memo(result, `rollout/${preset}`, () => rolloutResult(result, preset === 'all' ? {} : { ablation: preset }));
   return { type: 'rollout', preset, layers: result.layers, n: result.n, data: toBuffer(data) };
 }
@@ -212,7 +219,8 @@ export async function diff(result: ExplainResult, previous: ExplainResult | unde
   if (!previous) {
     return { type: 'diff', layer, head, kind, hasPrevious: false, nA: 0, nB: result.n, pairs: [], labels: [], data: new ArrayBuffer(0) };
   }
-  if (!previous.layers.includes(layer)) throw new Error(`the previous explain has no layer ${layer}; pick one of ${previous.layers.join(', ')}`);
+  if (!previous.layers.includes(layer))
+    throw new Error(`the previous explain has no layer ${layer}; pick one of ${previous.layers.join(', ')}`);
   const d = await memo(result, `diff/${layer}/${kind}`, () => diffResults(previous, result, layer, kind));
   const P = d.pairs.length;
   return {
@@ -228,4 +236,3 @@ export async function diff(result: ExplainResult, previous: ExplainResult | unde
     data: toBuffer(d.diff.subarray(head * P * P, (head + 1) * P * P)),
   };
 }
-

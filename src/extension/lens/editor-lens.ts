@@ -15,7 +15,6 @@ const TOP_K = 8;
 /** Raw terms: the few keys that lower the score most, in a second (blue) colour apart from the orange. */
 const TOP_NEGATIVE = 4;
 
-
 export interface Attachment {
   document: vscode.TextDocument;
   version: number;
@@ -122,7 +121,10 @@ export class EditorLens implements vscode.HoverProvider {
     );
     md.appendMarkdown(`| key | ${kinds.join(' | ')} |\n|---|${kinds.map(() => '---:').join('|')}|\n`);
     const nbs = neighbours(row, kind, 5);
-    for (const [sign, list] of [['', nbs.top], ['(lowers) ', nbs.negative.slice(0, 3)]] as const) {
+    for (const [sign, list] of [
+      ['', nbs.top],
+      ['(lowers) ', nbs.negative.slice(0, 3)],
+    ] as const) {
       for (const nb of list) {
         const cells = kinds.map((k) => formatValue(r.value(layer, head, k, i, nb.j)));
         md.appendMarkdown(`| ${sign}“${escapeMd(pieceLabel(r.tokens[nb.j]?.text ?? ''))}” #${nb.j} | ${cells.join(' | ')} |\n`);
@@ -165,7 +167,11 @@ export class EditorLens implements vscode.HoverProvider {
     const { layer, head, kind } = this.view;
     if (!r.layers.includes(layer) || !r.has(kind) || r.released) return;
     if (!r.isLoaded(layer)) {
-      if (!waited) r.load(layer).then(() => this.decorate(i, true), () => undefined);
+      if (!waited)
+        r.load(layer).then(
+          () => this.decorate(i, true),
+          () => undefined,
+        );
       return;
     }
     const n = r.n;

@@ -14,11 +14,16 @@ const FORMAT_PICKS: readonly vscode.QuickPickItem[] = [
   { label: 'html', description: 'a self-contained report that opens offline' },
 ];
 
-export async function exportCommand(panel: LensPanel, raw: unknown, showError: (e: unknown) => void): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
+export async function exportCommand(
+  panel: LensPanel,
+  raw: unknown,
+  showError: (e: unknown) => void,
+): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
   const a = raw && typeof raw === 'object' && !(raw instanceof vscode.Uri) ? (raw as Record<string, unknown>) : {};
   try {
     let format: ExportFormat | undefined = isExportFormat(a.format) ? a.format : undefined;
-    if (a.format !== undefined && !format) throw new LensError(`Export: unknown format ${JSON.stringify(a.format)}; use png, svg, npz, json or html.`);
+    if (a.format !== undefined && !format)
+      throw new LensError(`Export: unknown format ${JSON.stringify(a.format)}; use png, svg, npz, json or html.`);
     if (!format) {
       const pick = await vscode.window.showQuickPick(FORMAT_PICKS, { placeHolder: 'Export the DeBERTa Lens result as…' });
       if (!pick) return { ok: false, error: 'cancelled' };

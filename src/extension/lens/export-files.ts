@@ -29,10 +29,12 @@ export function defaultExportName(result: ExplainResult, format: ExportFormat, s
 /** PNG bytes from a `data:image/png;base64,…` URL; anything else is refused. */
 export function decodePngDataUrl(dataUrl: string): Uint8Array {
   const b64 = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl)?.[1];
-  if (b64 === undefined) throw new LensError('export: the view sent no PNG image (expected a data:image/png;base64 URL); redraw the view and export again');
+  if (b64 === undefined)
+    throw new LensError('export: the view sent no PNG image (expected a data:image/png;base64 URL); redraw the view and export again');
   const bytes = Buffer.from(b64, 'base64');
   // PNG signature: a canvas that failed to encode must not be written as a broken file.
-  if (bytes.length < 8 || bytes.readUInt32BE(0) !== 0x89504e47) throw new LensError('export: the view sent bytes that are not a PNG image; export again');
+  if (bytes.length < 8 || bytes.readUInt32BE(0) !== 0x89504e47)
+    throw new LensError('export: the view sent bytes that are not a PNG image; export again');
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -40,7 +42,13 @@ export function decodePngDataUrl(dataUrl: string): Uint8Array {
  * Writes `format` of `result` (or of the view's image) to `file`. Throws LensError naming the file when it
  * cannot be written or the image payload is missing.
  */
-export async function writeExport(result: ExplainResult, format: ExportFormat, file: string, image: ImagePayload = {}, report: HtmlReportOptions = {}): Promise<void> {
+export async function writeExport(
+  result: ExplainResult,
+  format: ExportFormat,
+  file: string,
+  image: ImagePayload = {},
+  report: HtmlReportOptions = {},
+): Promise<void> {
   try {
     switch (format) {
       case 'npz':
@@ -57,7 +65,8 @@ export async function writeExport(result: ExplainResult, format: ExportFormat, f
         await fs.promises.writeFile(file, decodePngDataUrl(image.dataUrl));
         return;
       case 'svg':
-        if (!image.svg || !image.svg.startsWith('<svg')) throw new LensError('export: the view sent no SVG image; open a view with a heatmap and export again');
+        if (!image.svg || !image.svg.startsWith('<svg'))
+          throw new LensError('export: the view sent no SVG image; open a view with a heatmap and export again');
         await fs.promises.writeFile(file, image.svg, 'utf8');
         return;
     }

@@ -51,7 +51,12 @@ export function loadFirstLayer(result: ExplainResult, viewLoaded: boolean): void
  * The half-precision slice the view's heatmap will ask for first, or undefined when there is none to guess
  * (another view opens first, the matrix is neither in the result's preview nor ready within `waitMs`).
  */
-export async function firstSlice(result: ExplainResult, at: ViewAt | undefined, defaults: ViewDefaults, waitMs = FIRST_SLICE_WAIT_MS): Promise<SliceResponse | undefined> {
+export async function firstSlice(
+  result: ExplainResult,
+  at: ViewAt | undefined,
+  defaults: ViewDefaults,
+  waitMs = FIRST_SLICE_WAIT_MS,
+): Promise<SliceResponse | undefined> {
   const want = firstViewAt({ type: result.model.type, layers: result.layers, heads: result.heads, terms: result.terms }, at, defaults);
   if (!want) return undefined;
   const preview = result.previewSlice(want.layer, want.head, want.kind);

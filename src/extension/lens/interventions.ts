@@ -65,7 +65,15 @@ export function rankingView(r: SweepResult, ms: number): RankingView {
     token: nth(r.tokens, r.position, 'token').text,
     followed: { token: r.followed.token, which: r.followed.which, logprob: r.followed.before.logprob, rank: r.followed.before.rank },
     grid: r.grid,
-    ranking: r.ranking.map((c) => ({ layer: c.layer, head: c.head, term: c.term, drop: c.drop, logprobAfter: c.logprob_after, rankAfter: c.rank_after, top1After: c.top1_after.token })),
+    ranking: r.ranking.map((c) => ({
+      layer: c.layer,
+      head: c.head,
+      term: c.term,
+      drop: c.drop,
+      logprobAfter: c.logprob_after,
+      rankAfter: c.rank_after,
+      top1After: c.top1_after.token,
+    })),
     ms,
   };
 }
@@ -89,14 +97,18 @@ export class RunHost {
       return;
     }
     if (m.type === 'exportRanking') {
-      await this.exportRanking(m.format).catch((e: unknown) => this.panel.log(`ranking export failed: ${e instanceof Error ? e.message : String(e)}`));
+      await this.exportRanking(m.format).catch((e: unknown) =>
+        this.panel.log(`ranking export failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
       return;
     }
     const cur = this.panel.current();
     const fail = (id: number, error: string, cancelled = false) => this.panel.post({ type: 'runResult', id, ok: false, error, cancelled });
     if (m.type === 'showRun') {
       if (!cur || cur.id !== m.resultId) return;
-      await this.showRun(m.run, m.entries, m.mode).catch((e: unknown) => this.panel.log(`showing the run failed: ${e instanceof Error ? e.message : String(e)}`));
+      await this.showRun(m.run, m.entries, m.mode).catch((e: unknown) =>
+        this.panel.log(`showing the run failed: ${e instanceof Error ? e.message : String(e)}`),
+      );
       return;
     }
     if (!cur || cur.id !== m.resultId) return fail(m.id, 'this result has been replaced: run it again');
@@ -106,11 +118,17 @@ export class RunHost {
     const t0 = performance.now();
     try {
       if (m.type === 'intervene') {
-        const r = await cur.model.ablate({ text: cur.text, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] }, controller.signal);
+        const r = await cur.model.ablate(
+          { text: cur.text, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] },
+          controller.signal,
+        );
         this.panel.post({ type: 'runResult', id: m.id, ok: true, intervention: interventionView(r, performance.now() - t0) });
       } else {
         const onProgress = (p: { done: number; total: number; layer: number }) => this.panel.post({ type: 'runProgress', id: m.id, ...p });
-        const r = await cur.model.sweep({ text: cur.text, terms: m.terms, mode: m.mode, position: m.position ?? undefined, onProgress }, controller.signal);
+        const r = await cur.model.sweep(
+          { text: cur.text, terms: m.terms, mode: m.mode, position: m.position ?? undefined, onProgress },
+          controller.signal,
+        );
         this.lastRanking = rankingView(r, performance.now() - t0);
         this.panel.post({ type: 'runResult', id: m.id, ok: true, ranking: this.lastRanking });
       }

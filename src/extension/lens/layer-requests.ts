@@ -7,7 +7,13 @@ import { encodeHalf } from '../../shared/half';
 import { memo } from './result-memo';
 import { availableKinds, check } from '../common/result-shape';
 
-export async function slice(result: ExplainResult, layer: number, head: number, kind: MatrixKind, precision?: 'half'): Promise<SliceResponse> {
+export async function slice(
+  result: ExplainResult,
+  layer: number,
+  head: number,
+  kind: MatrixKind,
+  precision?: 'half',
+): Promise<SliceResponse> {
   check(result, layer, head, kind);
   // A head the explain computed with its forward pass needs no layer run (the view's first fetches ahead).
   const early = result.isLoaded(layer) ? undefined : result.previewSlice(layer, head, kind);

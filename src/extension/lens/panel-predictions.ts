@@ -3,7 +3,15 @@
 // other token (masked, one more forward pass). Keeps the answers of the result on screen and sends them to the
 // view again when its page reloads. Pure (no `vscode`): the unit tests run it on the real engine.
 import { isLensError, type ExplainResult, type LensModel, LensError, type PositionPrediction, type PredictResult } from '../../engine';
-import { type FillMask, formatProb, originalLine, type PositionPredictions, predictedLabel, type PredictionsToWebview, type TokenPrediction } from '../../shared/predictions';
+import {
+  type FillMask,
+  formatProb,
+  originalLine,
+  type PositionPredictions,
+  predictedLabel,
+  type PredictionsToWebview,
+  type TokenPrediction,
+} from '../../shared/predictions';
 
 export interface PredictionsHost {
   /** Posts to the view (dropped while the view is not loaded: `resend` follows its init). */
@@ -14,11 +22,22 @@ export interface PredictionsHost {
 }
 
 /** No [MASK] written in the selection: what the panel says instead of predictions. */
-export const NO_MASK_HINT = 'No [MASK] in the selection: write [MASK] where a word should be predicted, or pick a token and ask what the model would put there.';
+export const NO_MASK_HINT =
+  'No [MASK] in the selection: write [MASK] where a word should be predicted, or pick a token and ask what the model would put there.';
 
 function positionPredictions(p: PositionPrediction): PositionPredictions {
-  const strip = (t: { id: number; token: string; logit: number; prob: number }) => ({ id: t.id, token: t.token, logit: t.logit, prob: t.prob });
-  return { position: p.position, source: p.source, top: p.top.map(strip), ...(p.original ? { original: { ...strip(p.original), rank: p.original.rank } } : {}) };
+  const strip = (t: { id: number; token: string; logit: number; prob: number }) => ({
+    id: t.id,
+    token: t.token,
+    logit: t.logit,
+    prob: t.prob,
+  });
+  return {
+    position: p.position,
+    source: p.source,
+    top: p.top.map(strip),
+    ...(p.original ? { original: { ...strip(p.original), rank: p.original.rank } } : {}),
+  };
 }
 
 /** What the panel shows for a result's fill-mask. */
@@ -61,27 +80,47 @@ export class PanelPredictions {
     this.current?.abort.abort();
     const k = this.host.topK();
     const abort = new AbortController();
-    const cur: Current = { resultId, model, result, plain, k, fillMask: { state: 'pending' }, done: Promise.resolve({ state: 'pending' }), tokens: new Map(), abort };
+    const cur: Current = {
+      resultId,
+      model,
+      result,
+      plain,
+      k,
+      fillMask: { state: 'pending' },
+      done: Promise.resolve({ state: 'pending' }),
+      tokens: new Map(),
+      abort,
+    };
     this.current = cur;
     this.post(cur, { type: 'fillMask', resultId, fillMask: cur.fillMask });
     const t0 = performance.now();
     // An intervened run is predicted from its own last hidden state only: without one the heads would read a plain
     // forward pass and show predictions the intervention never made.
-    const predicted = plain && !result.lastHidden
-      ? Promise.reject(new LensError('this intervened run kept no last hidden state to predict from: the Intervention tab lists its predictions', 'unsupported'))
-      : model.predictExplained(result, { top: k }, abort.signal);
-    cur.done = predicted.then(
-      (r): FillMask => {
-        const masks = r.predictions.length;
-        this.host.log(`fill-mask: ${masks} [MASK]${masks === 1 ? '' : 's'}${r.rtd ? ', replaced-token detection' : ''} in ${(performance.now() - t0).toFixed(1)} ms${r.timings.forward_reused ? ' (heads on the explain’s hidden state)' : ''}`);
-        return { ...fillMaskOf(r, k), ...(plain ? { intervened: true } : {}) };
-      },
-      (e: unknown): FillMask => failure(e),
-    ).then((fillMask) => {
-      cur.fillMask = fillMask;
-      this.post(cur, { type: 'fillMask', resultId, fillMask });
-      return fillMask;
-    });
+    const predicted =
+      plain && !result.lastHidden
+        ? Promise.reject(
+            new LensError(
+              'this intervened run kept no last hidden state to predict from: the Intervention tab lists its predictions',
+              'unsupported',
+            ),
+          )
+        : model.predictExplained(result, { top: k }, abort.signal);
+    cur.done = predicted
+      .then(
+        (r): FillMask => {
+          const masks = r.predictions.length;
+          this.host.log(
+            `fill-mask: ${masks} [MASK]${masks === 1 ? '' : 's'}${r.rtd ? ', replaced-token detection' : ''} in ${(performance.now() - t0).toFixed(1)} ms${r.timings.forward_reused ? ' (heads on the explain’s hidden state)' : ''}`,
+          );
+          return { ...fillMaskOf(r, k), ...(plain ? { intervened: true } : {}) };
+        },
+        (e: unknown): FillMask => failure(e),
+      )
+      .then((fillMask) => {
+        cur.fillMask = fillMask;
+        this.post(cur, { type: 'fillMask', resultId, fillMask });
+        return fillMask;
+      });
     return cur.done;
   }
 
@@ -121,7 +160,8 @@ export class PanelPredictions {
    */
   predictToken(resultId: number, i: number): Promise<TokenPrediction> {
     const cur = this.current;
-    if (!cur || cur.resultId !== resultId) return Promise.resolve({ position: i, state: 'error', message: 'this result has been replaced: explain again' });
+    if (!cur || cur.resultId !== resultId)
+      return Promise.resolve({ position: i, state: 'error', message: 'this result has been replaced: explain again' });
     const known = cur.tokens.get(i);
     if (known && known.prediction.state !== 'error') {
       this.post(cur, { type: 'tokenPrediction', resultId, prediction: known.prediction });
@@ -134,7 +174,10 @@ export class PanelPredictions {
       this.post(cur, { type: 'tokenPrediction', resultId, prediction });
       return prediction;
     };
-    const entry = { prediction: { position: i, state: 'pending' } as TokenPrediction, done: Promise.resolve<TokenPrediction>({ position: i, state: 'pending' }) };
+    const entry = {
+      prediction: { position: i, state: 'pending' } as TokenPrediction,
+      done: Promise.resolve<TokenPrediction>({ position: i, state: 'pending' }),
+    };
     cur.tokens.set(i, entry);
     if (refuse) {
       entry.done = Promise.resolve(send({ position: i, state: 'error', message: refuse }));
@@ -165,11 +208,14 @@ export class PanelPredictions {
   private refusal(cur: Current, i: number): string | undefined {
     const t = cur.result.tokens[i];
     if (!t) return `token #${i} does not exist: this result has tokens 0…${cur.result.n - 1}`;
-    if (cur.plain) return `this is an intervened run: “what would the model put here?” masks #${i} in the plain model, so go back to the plain run first`;
+    if (cur.plain)
+      return `this is an intervened run: “what would the model put here?” masks #${i} in the plain model, so go back to the plain run first`;
     if (cur.fillMask.state === 'none') return cur.fillMask.message;
-    if (cur.fillMask.state === 'ready' && cur.fillMask.mlmHead === null) return `${cur.result.model.name} has no masked-LM head (only replaced-token detection): it cannot say which token belongs at #${i}`;
+    if (cur.fillMask.state === 'ready' && cur.fillMask.mlmHead === null)
+      return `${cur.result.model.name} has no masked-LM head (only replaced-token detection): it cannot say which token belongs at #${i}`;
     // A written [MASK] is special too, but it is what fill-mask is for.
-    if (t.special && t.text !== '[MASK]') return `#${i} ${t.text} is a special token the model adds around the text: pick a token of the text`;
+    if (t.special && t.text !== '[MASK]')
+      return `#${i} ${t.text} is a special token the model adds around the text: pick a token of the text`;
     return undefined;
   }
 

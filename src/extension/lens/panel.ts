@@ -144,9 +144,16 @@ export class LensPanel {
    * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
    * which starts with the view's later requests instead of taking the cores while the page paints.
    */
-  previewFor(info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>, view?: ViewName): { layer: number; head: number; heads: number } | undefined {
+  previewFor(
+    info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>,
+    view?: ViewName,
+  ): { layer: number; head: number; heads: number } | undefined {
     const defaults = { ...this.defaults(), ...(view ? { view } : {}) };
-    const at = firstViewAt({ type: info.type, layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms }, this.viewAt, defaults);
+    const at = firstViewAt(
+      { type: info.type, layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms },
+      this.viewAt,
+      defaults,
+    );
     return at && { layer: at.layer, head: at.head, heads: 2 };
   }
 
@@ -298,7 +305,9 @@ export class LensPanel {
           },
           (e: unknown) => {
             this.events.log(`export failed: ${e instanceof Error ? e.message : String(e)}`);
-            void vscode.window.showErrorMessage(isLensError(e) ? e.message : `DeBERTa Lens export failed: ${e instanceof Error ? e.message : String(e)}`);
+            void vscode.window.showErrorMessage(
+              isLensError(e) ? e.message : `DeBERTa Lens export failed: ${e instanceof Error ? e.message : String(e)}`,
+            );
           },
         );
         return;
@@ -362,5 +371,10 @@ export class LensPanel {
 }
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  return renderWebviewHtml(webview, extensionUri, { title: 'DeBERTa Lens', styles: ['media/lens.css'], script: 'dist/webview.js', extraImgSrc: 'blob:' });
+  return renderWebviewHtml(webview, extensionUri, {
+    title: 'DeBERTa Lens',
+    styles: ['media/lens.css'],
+    script: 'dist/webview.js',
+    extraImgSrc: 'blob:',
+  });
 }

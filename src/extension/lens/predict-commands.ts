@@ -30,12 +30,20 @@ export function registerPredictions(w: PredictWiring): vscode.Disposable[] {
   const predictToken = async (raw?: unknown): Promise<PredictTokenOutcome> => {
     try {
       const resultId = w.predictions.resultId;
-      if (resultId === undefined || !w.panel.isOpen) throw new LensError('Explain a selection first (DeBERTa Lens: Explain Attention); then ask about one of its tokens.', 'invalid-input');
+      if (resultId === undefined || !w.panel.isOpen)
+        throw new LensError(
+          'Explain a selection first (DeBERTa Lens: Explain Attention); then ask about one of its tokens.',
+          'invalid-input',
+        );
       let i = tokenFromArgs(raw);
       if (i === undefined) {
         const editor = vscode.window.activeTextEditor;
         const at = editor ? w.lens.locate(editor.document, editor.selection.active) : undefined;
-        if (!at) throw new LensError('Put the cursor on a token of the explained text (or right-click a token in the DeBERTa Lens panel).', 'invalid-input');
+        if (!at)
+          throw new LensError(
+            'Put the cursor on a token of the explained text (or right-click a token in the DeBERTa Lens panel).',
+            'invalid-input',
+          );
         if (at.resultId !== resultId) throw new LensError('The panel shows another result: explain this text again.', 'invalid-input');
         i = at.i;
       }

@@ -4,7 +4,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LensPanel } from './panel';
 
-export async function exportRankingCommand(panel: LensPanel, raw: unknown, showError: (e: unknown) => void): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
+export async function exportRankingCommand(
+  panel: LensPanel,
+  raw: unknown,
+  showError: (e: unknown) => void,
+): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
   const a = raw && typeof raw === 'object' && !(raw instanceof vscode.Uri) ? (raw as Record<string, unknown>) : {};
   try {
     let format: 'json' | 'csv' | undefined = a.format === 'json' || a.format === 'csv' ? a.format : undefined;

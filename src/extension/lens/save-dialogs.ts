@@ -14,7 +14,11 @@ export function askExportPath(format: ExportFormat, result: ExplainResult, stem?
 }
 
 export function askRankingPath(format: 'json' | 'csv'): Promise<string | undefined> {
-  return askSavePath(`head-ranking.${format}`, format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] }, `Export ranking as ${format.toUpperCase()}`);
+  return askSavePath(
+    `head-ranking.${format}`,
+    format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
+    `Export ranking as ${format.toUpperCase()}`,
+  );
 }
 
 /** The view's current picture, through the panel's image channel; fails after a while if the view does not answer. */
@@ -41,6 +45,10 @@ export function askViewImage(
 /** The save dialog, opening in the first workspace folder with `name` filled in; the chosen path or undefined. */
 async function askSavePath(name: string, filters: Record<string, string[]>, saveLabel: string): Promise<string | undefined> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const uri = await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name), filters, saveLabel });
+  const uri = await vscode.window.showSaveDialog({
+    defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name),
+    filters,
+    saveLabel,
+  });
   return uri?.fsPath;
 }

@@ -65,7 +65,12 @@ async function buildItems(d: SelectModelDeps): Promise<ModelItem[]> {
   if (cached.length) {
     items.push({ label: 'Hugging Face cache', kind: vscode.QuickPickItemKind.Separator });
     for (const c of cached) {
-      items.push({ label: `${mark(c.path)}${c.name}`, description: `${c.modelType} · ${c.revision.slice(0, 8)}`, detail: c.path, dir: c.path });
+      items.push({
+        label: `${mark(c.path)}${c.name}`,
+        description: `${c.modelType} · ${c.revision.slice(0, 8)}`,
+        detail: c.path,
+        dir: c.path,
+      });
     }
   }
   items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
@@ -84,10 +89,13 @@ export interface PickedModel {
  * The quick pick (bundled model, recent folders, Hugging Face cache, Browse…), then a check of the folder
  * (errors shown in one line). Resolves to undefined when cancelled or invalid. Saves nothing.
  */
-export async function pickModelFolder(d: SelectModelDeps, ask: { title: string; placeHolder: string } = {
-  title: 'DeBERTa Lens: Select Model',
-  placeHolder: 'Pick a DeBERTa (v1, v2, v3) or BERT checkpoint',
-}): Promise<PickedModel | undefined> {
+export async function pickModelFolder(
+  d: SelectModelDeps,
+  ask: { title: string; placeHolder: string } = {
+    title: 'DeBERTa Lens: Select Model',
+    placeHolder: 'Pick a DeBERTa (v1, v2, v3) or BERT checkpoint',
+  },
+): Promise<PickedModel | undefined> {
   const picked = await vscode.window.showQuickPick(buildItems(d), { ...ask, matchOnDescription: true, matchOnDetail: true });
   if (!picked) return undefined;
   let dir = picked.dir;

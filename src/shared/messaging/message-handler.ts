@@ -147,6 +147,11 @@ export class MessageHandler<M extends RequestMap, Scope, Out, In, Progress = nev
 }
 
 /** Hands a request to its own handler in an exhaustive table (`name`: the request's name in the map). */
-export function dispatchRequest<M extends RequestMap, K extends keyof M, Ctx>(table: RequestHandlers<M, Ctx>, name: K, body: M[K][0], ctx: Ctx): Promise<M[K][1]> | M[K][1] {
+export function dispatchRequest<M extends RequestMap, K extends keyof M, Ctx>(
+  table: RequestHandlers<M, Ctx>,
+  name: K,
+  body: M[K][0],
+  ctx: Ctx,
+): Promise<M[K][1]> | M[K][1] {
   return table[name](body, ctx);
 }

@@ -96,7 +96,9 @@ export const compareAsking: Asking<CompareRequests, CompareScope, CompareToHost,
 export const compareAnswering: Answering<CompareRequests, CompareScope, CompareToWebview, CompareToHost> = {
   readRequest: (m) => (m.type === 'request' ? { id: m.id, body: m.body, scope: { pairId: m.pairId, side: m.side } } : undefined),
   reply: (id, { pairId }, o) =>
-    o.ok ? { type: 'response', id, pairId, ok: true, n: o.reply.n, data: o.reply.data } : { type: 'response', id, pairId, ok: false, error: o.error },
+    o.ok
+      ? { type: 'response', id, pairId, ok: true, n: o.reply.n, data: o.reply.data }
+      : { type: 'response', id, pairId, ok: false, error: o.error },
 };
 
 /** The terms a side offers in `layer`, in picker order. */

@@ -5,7 +5,16 @@ import { isOneOf } from './checks';
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
 /** The analysis views (tabs beside the heatmap and the head grid). */
 export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking';
-export const ANALYSIS_VIEWS: readonly AnalysisView[] = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking'];
+export const ANALYSIS_VIEWS: readonly AnalysisView[] = [
+  'shares',
+  'ablation',
+  'distance',
+  'buckets',
+  'rollout',
+  'diff',
+  'interventions',
+  'ranking',
+];
 /** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
 export type MergeModeName = 'words' | 'identifiers';
 /** Term subsets the ablation and rollout views offer ('all' = the real model). Same names as analysis/ablation.ts. */

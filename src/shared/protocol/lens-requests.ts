@@ -115,7 +115,9 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
         ? { type: 'words', layer: b.layer, head: b.head, kind: b.kind, mode: b.mode === 'identifiers' ? 'identifiers' : 'words' }
         : undefined;
     case 'diff':
-      return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind) ? { type: 'diff', layer: b.layer, head: b.head, kind: b.kind } : undefined;
+      return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind)
+        ? { type: 'diff', layer: b.layer, head: b.head, kind: b.kind }
+        : undefined;
     case 'slice':
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind)
         ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind, ...(b.precision === 'half' ? { precision: 'half' as const } : {}) }
@@ -127,9 +129,7 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
     case 'overview':
       return isMatrixKind(b.kind) ? { type: 'overview', kind: b.kind } : undefined;
     case 'row':
-      return isInt(b.layer) && isInt(b.head) && isInt(b.i)
-        ? { type: 'row', layer: b.layer, head: b.head, i: b.i }
-        : undefined;
+      return isInt(b.layer) && isInt(b.head) && isInt(b.i) ? { type: 'row', layer: b.layer, head: b.head, i: b.i } : undefined;
     case 'aggregate':
       return (isInt(b.layer) || b.layer === 'all') && (isInt(b.head) || b.head === 'mean' || b.head === 'max') && isMatrixKind(b.kind)
         ? { type: 'aggregate', layer: b.layer, head: b.head, kind: b.kind, discountSpecial: b.discountSpecial === true }
@@ -152,4 +152,3 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
       return undefined;
   }
 }
-

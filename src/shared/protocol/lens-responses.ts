@@ -169,4 +169,3 @@ export type ResponseBody =
   | DistanceResponse
   | BucketsResponse
   | RolloutResponse;
-

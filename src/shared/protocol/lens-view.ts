@@ -65,4 +65,3 @@ export interface PersistedState {
   /** Colour mapping of the heatmaps; absent = linear between robust limits. */
   scaling?: ScalingName;
 }
-

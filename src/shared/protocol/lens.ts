@@ -16,8 +16,37 @@ import type { RunToHost, RunToWebview } from '../interventions';
 import type { Answering, Asking, ReplyTo } from '../messaging/message-handler';
 import { isInt } from './checks';
 import { isExportFormat, type ExportFormat, type ViewName } from './lens-names';
-import { parseRequestBody, type AblationRequest, type AggregateRequest, type BucketsRequest, type DiffRequest, type DistanceRequest, type HeadsRequest, type OverviewRequest, type RequestBody, type RolloutRequest, type RowRequest, type SharesRequest, type SliceRequest, type WordsRequest } from './lens-requests';
-import type { AblationResponse, AggregateResponse, BucketsResponse, DiffResponse, DistanceResponse, HeadsResponse, OverviewResponse, ResponseBody, RolloutResponse, RowResponse, SharesResponse, SliceResponse, WordsResponse } from './lens-responses';
+import {
+  parseRequestBody,
+  type AblationRequest,
+  type AggregateRequest,
+  type BucketsRequest,
+  type DiffRequest,
+  type DistanceRequest,
+  type HeadsRequest,
+  type OverviewRequest,
+  type RequestBody,
+  type RolloutRequest,
+  type RowRequest,
+  type SharesRequest,
+  type SliceRequest,
+  type WordsRequest,
+} from './lens-requests';
+import type {
+  AblationResponse,
+  AggregateResponse,
+  BucketsResponse,
+  DiffResponse,
+  DistanceResponse,
+  HeadsResponse,
+  OverviewResponse,
+  ResponseBody,
+  RolloutResponse,
+  RowResponse,
+  SharesResponse,
+  SliceResponse,
+  WordsResponse,
+} from './lens-responses';
 import type { ViewInit } from './lens-view';
 import { parseReadyOrLog, type LogMessage, type ReadyMessage } from './page-messages';
 

@@ -22,8 +22,16 @@ export async function launchBrowser() {
   return chromium.launch({
     executablePath: CHROMIUM,
     // No --user-data-dir here: Playwright rejects it and makes a fresh profile anyway.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
     timeout: 60_000,
   });
 }
@@ -33,8 +41,16 @@ export function recordConsole(page, name) {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const lines = [];
   const out = fs.createWriteStream(path.join(RESULTS_DIR, `${name}-console.log`));
-  page.on('console', (m) => { const l = `[${m.type()}] ${m.text()}`; lines.push(l); out.write(l + '\n'); });
-  page.on('pageerror', (e) => { const l = `[pageerror] ${e.message}`; lines.push(l); out.write(l + '\n'); });
+  page.on('console', (m) => {
+    const l = `[${m.type()}] ${m.text()}`;
+    lines.push(l);
+    out.write(l + '\n');
+  });
+  page.on('pageerror', (e) => {
+    const l = `[pageerror] ${e.message}`;
+    lines.push(l);
+    out.write(l + '\n');
+  });
   return lines;
 }
 
@@ -54,7 +70,11 @@ export function workbenchUrl(server, { payload } = {}) {
 }
 
 /** Opens a new page on the workbench and waits until it is interactive. */
-export async function openWorkbench(browser, server, { name = 'workbench', payload, viewport = { width: 1600, height: 1000 }, beforeGoto } = {}) {
+export async function openWorkbench(
+  browser,
+  server,
+  { name = 'workbench', payload, viewport = { width: 1600, height: 1000 }, beforeGoto } = {},
+) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const consoleLines = recordConsole(page, name);

@@ -21,7 +21,9 @@ const required = {
 const missing = Object.entries(required).filter(([, p]) => !fs.existsSync(p));
 if (missing.length) {
   for (const [what, p] of missing) console.error(`[e2e-setup] missing (${what}): ${p}`);
-  console.error('[e2e-setup] install scripts did not run: rerun tools/e2e-setup.sh; with npm >= 12 approve them in test/e2e/code-server/package.json "allowScripts" (npm approve-scripts --all)');
+  console.error(
+    '[e2e-setup] install scripts did not run: rerun tools/e2e-setup.sh; with npm >= 12 approve them in test/e2e/code-server/package.json "allowScripts" (npm approve-scripts --all)',
+  );
   process.exit(1);
 }
 console.log('[e2e-setup] code-server install complete (postinstall ran, native modules built)');

@@ -87,10 +87,15 @@ function childEnv(dirs) {
 
 /** Installs a VSIX into this root's extensions dir (code-server's own CLI, offline). */
 export function installVsix(dirs, vsixPath) {
-  const r = spawnSync(process.execPath, [CODE_SERVER_BIN, '--user-data-dir', dirs.userData, '--extensions-dir',
-    dirs.extensions, '--install-extension', vsixPath, '--force'], { env: childEnv(dirs), encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    process.execPath,
+    [CODE_SERVER_BIN, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsixPath, '--force'],
+    { env: childEnv(dirs), encoding: 'utf8', timeout: 120_000 },
+  );
   if (r.status !== 0) {
-    throw new E2EError(`code-server --install-extension ${vsixPath} failed (exit ${r.status}): ${(r.stderr || r.stdout || '').trim().split('\n').pop()}`);
+    throw new E2EError(
+      `code-server --install-extension ${vsixPath} failed (exit ${r.status}): ${(r.stderr || r.stdout || '').trim().split('\n').pop()}`,
+    );
   }
   return r.stdout;
 }
@@ -102,7 +107,9 @@ async function waitHealthy(url, child, timeoutMs) {
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
       if (res.status === 200) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new E2EError(`code-server did not answer ${url}/healthz with 200 within ${timeoutMs} ms`);
@@ -131,8 +138,16 @@ function hookSignals() {
  * `hookSignals: false` when the caller handles SIGINT/SIGTERM itself.
  */
 export async function startCodeServer({
-  name = 'code-server', files, settings, vsix, timeoutMs = 60_000, workspace, port: wantedPort = 0, logDir = RESULTS_DIR,
-  linkExtension, hookSignals: hook = true,
+  name = 'code-server',
+  files,
+  settings,
+  vsix,
+  timeoutMs = 60_000,
+  workspace,
+  port: wantedPort = 0,
+  logDir = RESULTS_DIR,
+  linkExtension,
+  hookSignals: hook = true,
 } = {}) {
   assertInstalled();
   const dirs = makeRoot({ files, settings });
@@ -144,11 +159,26 @@ export async function startCodeServer({
   fs.mkdirSync(logDir, { recursive: true });
   const logPath = path.join(logDir, `${name}-code-server.log`);
   const logFd = fs.openSync(logPath, 'w');
-  const child = spawn(process.execPath, [CODE_SERVER_BIN,
-    '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--disable-getting-started-override',
-    '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, dirs.workspace,
-  ], { env: childEnv(dirs), detached: true, stdio: ['ignore', logFd, logFd] });
+  const child = spawn(
+    process.execPath,
+    [
+      CODE_SERVER_BIN,
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      dirs.workspace,
+    ],
+    { env: childEnv(dirs), detached: true, stdio: ['ignore', logFd, logFd] },
+  );
   fs.closeSync(logFd);
   // run.sh kills these groups if a global timeout cuts the run short (SIGKILL skips our cleanup).
   if (process.env.E2E_PID_FILE) fs.appendFileSync(process.env.E2E_PID_FILE, `${child.pid}\n`);
@@ -178,12 +208,24 @@ export async function startCodeServer({
 export async function killGroup(child, graceMs = 3000) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
-  try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
   const timer = new Promise((r) => setTimeout(r, graceMs, 'timeout'));
   if ((await Promise.race([exited, timer])) === 'timeout') {
-    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
     await exited;
   }
   // Stragglers in the group (extension host, watchers) must not outlive the run.
-  try { process.kill(-child.pid, 'SIGKILL'); } catch { /* group already empty */ }
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    /* group already empty */
+  }
 }

@@ -19,15 +19,23 @@ export function installHubModel(server, srcDir, repo, rev = '0123456789abcdef012
 /** The first frame of the page whose document has `selector` (webview content frames included). */
 export async function frameWith(page, selector, { timeout = 60_000 } = {}) {
   let found;
-  await waitUntil(async () => {
-    for (const f of page.frames()) {
-      if (await f.locator(selector).count().catch(() => 0)) {
-        found = f;
-        return true;
+  await waitUntil(
+    async () => {
+      for (const f of page.frames()) {
+        if (
+          await f
+            .locator(selector)
+            .count()
+            .catch(() => 0)
+        ) {
+          found = f;
+          return true;
+        }
       }
-    }
-    return false;
-  }, { timeout, interval: 100, message: `a webview frame with ${selector}` });
+      return false;
+    },
+    { timeout, interval: 100, message: `a webview frame with ${selector}` },
+  );
   return found;
 }
 
@@ -60,14 +68,22 @@ export async function runCompare(page, pick, { timeout = 120_000, open } = {}) {
 export async function waitPainted(frame, which, { timeout = 60_000 } = {}) {
   const canvas = frame.locator(`canvas#heatmap-${which}`);
   let last;
-  await waitUntil(async () => {
-    last = await canvasStats(canvas).catch(() => null);
-    return last && isDrawn(last);
-  }, { timeout, interval: 25, message: `canvas#heatmap-${which} drawn (last ${JSON.stringify(last)})` });
+  await waitUntil(
+    async () => {
+      last = await canvasStats(canvas).catch(() => null);
+      return last && isDrawn(last);
+    },
+    { timeout, interval: 25, message: `canvas#heatmap-${which} drawn (last ${JSON.stringify(last)})` },
+  );
   return last;
 }
 
 /** The number of times a side's heatmap has been painted (Heatmap's data-painted counter). */
 export async function paintCount(frame, which) {
-  return Number((await frame.locator(`canvas#heatmap-${which}`).getAttribute('data-painted').catch(() => '0')) ?? 0);
+  return Number(
+    (await frame
+      .locator(`canvas#heatmap-${which}`)
+      .getAttribute('data-painted')
+      .catch(() => '0')) ?? 0,
+  );
 }

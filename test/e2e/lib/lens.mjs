@@ -6,7 +6,17 @@ import { launchBrowser, openWorkbench } from './browser.mjs';
 import { startCodeServer } from './code-server.mjs';
 import { E2EError } from './errors.mjs';
 import { FIXTURES, REPO_ROOT } from './paths.mjs';
-import { canvasStats, isDrawn, openFile, runCommand, screenshot, selectLines, waitForCommand, waitUntil, webviewFrame } from './workbench.mjs';
+import {
+  canvasStats,
+  isDrawn,
+  openFile,
+  runCommand,
+  screenshot,
+  selectLines,
+  waitForCommand,
+  waitUntil,
+  webviewFrame,
+} from './workbench.mjs';
 
 export const FIXTURE_MODEL = path.join(FIXTURES, 'deberta', 'v3_tiny');
 const MAIN = path.join(REPO_ROOT, 'dist', 'extension.js');
@@ -41,7 +51,9 @@ export async function startLens({ name, files, model = FIXTURE_MODEL, settings =
   try {
     browser = await launchBrowser();
     const { page, consoleLines } = await openWorkbench(browser, server, {
-      name, viewport, payload: vsix ? undefined : { extensionDevelopmentPath: REPO_ROOT },
+      name,
+      viewport,
+      payload: vsix ? undefined : { extensionDevelopmentPath: REPO_ROOT },
     });
     // Menus and palette entries exist only once the extension host has picked up the extension.
     // (Select Model has no `when` clause; Explain is listed only with an editor open.)
@@ -67,10 +79,13 @@ export async function waitReady(frame, timeout = 60_000) {
 export async function waitHeatmapDrawn(frame, { timeout = 30_000, selector = 'canvas#heatmap' } = {}) {
   const canvas = frame.locator(selector).first();
   let last;
-  await waitUntil(async () => {
-    last = await canvasStats(canvas).catch(() => null);
-    return last && isDrawn(last);
-  }, { timeout, interval: 20, message: `${selector} to be drawn (last: ${JSON.stringify(last)})` });
+  await waitUntil(
+    async () => {
+      last = await canvasStats(canvas).catch(() => null);
+      return last && isDrawn(last);
+    },
+    { timeout, interval: 20, message: `${selector} to be drawn (last: ${JSON.stringify(last)})` },
+  );
   return last;
 }
 
@@ -88,8 +103,9 @@ export async function cellPosition(frame, i, j, n) {
 
 /** Reads the readout's numbers for the hovered pair: { c2c: '0.123', … } (only kinds present). */
 export async function readoutValues(frame) {
-  return frame.locator('#readout dl.pair dd[data-kind]').evaluateAll((dds) =>
-    Object.fromEntries(dds.map((d) => [d.dataset.kind, d.textContent.trim()])));
+  return frame
+    .locator('#readout dl.pair dd[data-kind]')
+    .evaluateAll((dds) => Object.fromEntries(dds.map((d) => [d.dataset.kind, d.textContent.trim()])));
 }
 
 /** A workbench with `sample.txt` open and its first line explained from the palette: where the view tests start. */

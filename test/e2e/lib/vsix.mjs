@@ -18,8 +18,13 @@ export function packageVsix() {
   if (!fs.existsSync(VSCE)) throw new E2EError('@vscode/vsce is not installed in test/e2e/code-server: run tools/e2e-setup.sh');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deberta-lens-vsix-'));
   const target = `${process.platform}-${process.arch}`;
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'tools', 'package-vsix.mjs'), '--target', target, '--out', dir], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) throw new E2EError(`npm run package failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`);
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'tools', 'package-vsix.mjs'), '--target', target, '--out', dir], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (r.status !== 0)
+    throw new E2EError(`npm run package failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`);
   const vsix = fs.readdirSync(dir).find((f) => f.endsWith('.vsix'));
   if (!vsix) throw new E2EError(`npm run package wrote no .vsix into ${dir}`);
   return path.join(dir, vsix);
@@ -32,7 +37,10 @@ export function vsixEntries(vsix) {
     yauzl.open(vsix, { lazyEntries: true }, (err, zip) => {
       if (err) return reject(err);
       const entries = [];
-      zip.on('entry', (e) => { entries.push({ name: e.fileName, size: e.uncompressedSize }); zip.readEntry(); });
+      zip.on('entry', (e) => {
+        entries.push({ name: e.fileName, size: e.uncompressedSize });
+        zip.readEntry();
+      });
       zip.on('end', () => resolve(entries));
       zip.on('error', reject);
       zip.readEntry();

@@ -11,8 +11,18 @@ const EDITOR = '.editor-group-container.active .monaco-editor';
  * (no file search involved), else quick open (Ctrl+P), whose file search can be slow on a busy machine.
  */
 export async function openFile(page, fileName, { timeout = 30_000 } = {}) {
-  const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label="${fileName}"], .explorer-folders-view .monaco-list-row:has(.label-name:text-is("${fileName}"))`).first();
-  if (!fileName.includes('/') && await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) {
+  const row = page
+    .locator(
+      `.explorer-folders-view .monaco-list-row[aria-label="${fileName}"], .explorer-folders-view .monaco-list-row:has(.label-name:text-is("${fileName}"))`,
+    )
+    .first();
+  if (
+    !fileName.includes('/') &&
+    (await row.waitFor({ timeout: 10_000 }).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     await row.click();
   } else {
     await page.keyboard.press('Control+P');
@@ -75,7 +85,10 @@ export async function editorText(page) {
   return page.locator(`${EDITOR} .view-lines`).evaluate((el) =>
     [...el.querySelectorAll('.view-line')]
       .map((l) => ({ top: parseFloat(l.style.top) || 0, text: l.textContent.replace(/\u00a0/g, ' ') }))
-      .sort((a, b) => a.top - b.top).map((l) => l.text).join('\n'));
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text)
+      .join('\n'),
+  );
 }
 
 /** Runs a command by its palette title (F1, ">title", Enter). Fails if the palette has no such entry. */
@@ -105,8 +118,14 @@ export async function waitForCommand(page, title, { timeout = 60_000 } = {}) {
     await page.keyboard.press('F1');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
     await input.fill(`>${title}`);
-    const found = await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first()
-      .waitFor({ timeout: 2_000 }).then(() => true, () => false);
+    const found = await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: title })
+      .first()
+      .waitFor({ timeout: 2_000 })
+      .then(
+        () => true,
+        () => false,
+      );
     await page.keyboard.press('Escape');
     if (found) return;
     await page.waitForTimeout(500);
@@ -140,7 +159,10 @@ export async function editorContextMenu(page, label, { timeout = 10_000 } = {}) 
   // A menu can ignore a click that lands just after it opened (seen on a loaded CI machine: the item highlighted,
   // the menu still open); the item is then the focused one, so Enter runs it.
   const menu = page.locator('.monaco-menu').first();
-  const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false);
+  const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
+    () => true,
+    () => false,
+  );
   if (!closed) {
     await item.hover();
     await page.keyboard.press('Enter');
@@ -193,13 +215,16 @@ export async function screenshot(page, name) {
 
 /** Class names of decorations currently drawn in the active editor (overlays + inline text decorations). */
 export async function editorDecorationClasses(page) {
-  return page.locator(EDITOR).first().evaluate((ed) => {
-    const classes = new Set();
-    for (const el of ed.querySelectorAll('.view-overlays div > div, .view-lines span[class*="ced-"], .view-lines span span')) {
-      for (const c of el.classList) classes.add(c);
-    }
-    return [...classes];
-  });
+  return page
+    .locator(EDITOR)
+    .first()
+    .evaluate((ed) => {
+      const classes = new Set();
+      for (const el of ed.querySelectorAll('.view-overlays div > div, .view-lines span[class*="ced-"], .view-lines span span')) {
+        for (const c of el.classList) classes.add(c);
+      }
+      return [...classes];
+    });
 }
 
 /** Waits until `fn()` returns a truthy value (polling), or throws E2EError(message). */

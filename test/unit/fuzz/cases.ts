@@ -22,7 +22,11 @@ export function textFor(kind: Kind): string {
   return kind === 'vocab/merges' ? 'A naïve café ✓ 𝔘!' : 'naïve café ✓ 𝔘 aaaaaaaaaaaaaaaaaaaaaaaaaaaa!';
 }
 
-interface StoredTensor { name: string; shape: number[]; bytes: Uint8Array }
+interface StoredTensor {
+  name: string;
+  shape: number[];
+  bytes: Uint8Array;
+}
 
 export interface Bases {
   dir: string;
@@ -96,7 +100,12 @@ function hostileTokenizerEdit(json: Record<string, unknown>, rng: Rng): string {
     }
     case 1: {
       const rep = rng.pick(['', 'ab', '▁▁', ' ', '\u0000']);
-      json.pre_tokenizer = { type: 'Metaspace', replacement: rep, prepend_scheme: rng.pick(['always', 'first', 'never']), split: rng.chance(0.7) };
+      json.pre_tokenizer = {
+        type: 'Metaspace',
+        replacement: rep,
+        prepend_scheme: rng.pick(['always', 'first', 'never']),
+        split: rng.chance(0.7),
+      };
       return `Metaspace replacement ${JSON.stringify(rep)}`;
     }
     case 2: {
@@ -106,7 +115,11 @@ function hostileTokenizerEdit(json: Record<string, unknown>, rng: Rng): string {
       return `Sequence nested ${depth} deep`;
     }
     case 3: {
-      json.normalizer = { type: 'Replace', pattern: { String: rng.pick(['a', ' ', '']) }, content: 'b'.repeat(rng.pick([1, 1000, 100_000])) };
+      json.normalizer = {
+        type: 'Replace',
+        pattern: { String: rng.pick(['a', ' ', '']) },
+        content: 'b'.repeat(rng.pick([1, 1000, 100_000])),
+      };
       return 'Replace with a long content';
     }
     default: {
@@ -137,11 +150,21 @@ function writeHostileBin(file: string, tensors: StoredTensor[], rng: Rng): strin
     let cls = 'FloatStorage';
     if (k === victim) {
       switch (rng.int(5)) {
-        case 0: shape = shape.map((s) => (rng.chance(0.5) ? pick() : s)); stride = stride.map(() => 0); break;
-        case 1: stride = stride.map(() => pick()); break;
-        case 2: numel = pick(); break;
-        case 3: offset = pick(); break;
-        default: cls = rng.pick(['__proto__', 'toString', 'DoubleStorage', 'LongStorage', 'HalfStorage', 'constructor']);
+        case 0:
+          shape = shape.map((s) => (rng.chance(0.5) ? pick() : s));
+          stride = stride.map(() => 0);
+          break;
+        case 1:
+          stride = stride.map(() => pick());
+          break;
+        case 2:
+          numel = pick();
+          break;
+        case 3:
+          offset = pick();
+          break;
+        default:
+          cls = rng.pick(['__proto__', 'toString', 'DoubleStorage', 'LongStorage', 'HalfStorage', 'constructor']);
       }
       what = `${t.name}: shape [${shape.join(',')}] stride [${stride.join(',')}] numel ${numel} offset ${offset} ${cls}`;
     }

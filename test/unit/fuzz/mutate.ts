@@ -118,11 +118,34 @@ export function mutateBytes(input: Uint8Array, rng: Rng, focus?: [number, number
 /** Values a JSON field might hold in a hostile or broken file. */
 function interestingJson(rng: Rng): unknown {
   return rng.pick<() => unknown>([
-    () => -1, () => 0, () => 1, () => 3, () => 10_000_000, () => 1e12, () => 2 ** 31, () => 2 ** 53 + 2, () => -1e9, () => 0.5,
-    () => 1e308, () => '', () => 'x', () => '▁', () => '__proto__', () => 'toString', () => 'constructor', () => null, () => true,
-    () => [], () => {
+    () => -1,
+    () => 0,
+    () => 1,
+    () => 3,
+    () => 10_000_000,
+    () => 1e12,
+    () => 2 ** 31,
+    () => 2 ** 53 + 2,
+    () => -1e9,
+    () => 0.5,
+    () => 1e308,
+    () => '',
+    () => 'x',
+    () => '▁',
+    () => '__proto__',
+    () => 'toString',
+    () => 'constructor',
+    () => null,
+    () => true,
+    () => [],
+    () => {
       return {};
-    }, () => [[]], () => 'a'.repeat(5000), () => new Array(10_000).fill(1), () => '(a+)+$', () => '\n',
+    },
+    () => [[]],
+    () => 'a'.repeat(5000),
+    () => new Array(10_000).fill(1),
+    () => '(a+)+$',
+    () => '\n',
   ])();
 }
 
@@ -205,7 +228,7 @@ export function mutateLines(text: string, rng: Rng): { text: string; what: strin
     case 3:
       return { text: lines.slice(0, i).join('\n'), what: `cut after line ${i}` };
     default:
-      lines.splice(i, 0, ...Array.from({ length: 5000 }, (_, k) => `${'a'.repeat(k % 7 + 1)} ${'a'.repeat(k % 5 + 1)}`));
+      lines.splice(i, 0, ...Array.from({ length: 5000 }, (_, k) => `${'a'.repeat((k % 7) + 1)} ${'a'.repeat((k % 5) + 1)}`));
       return { text: lines.join('\n'), what: `5000 merges of a-runs inserted at ${i}` };
   }
 }

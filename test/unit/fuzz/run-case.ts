@@ -72,7 +72,8 @@ function resultProblem(stdout: string, text: string): string | undefined {
     if (Array.isArray(v)) v.forEach((x) => walk(x, where));
     else if (v === null || (typeof v === 'number' && !Number.isFinite(v))) bad = `non-finite value in ${where}`;
   };
-  for (const layer of json.layers) for (const [k, v] of Object.entries(layer)) if (k !== 'layer') walk(v, `layer ${String(layer.layer)} ${k}`);
+  for (const layer of json.layers)
+    for (const [k, v] of Object.entries(layer)) if (k !== 'layer') walk(v, `layer ${String(layer.layer)} ${k}`);
   return bad;
 }
 

@@ -1,9 +1,29 @@
 // The ways the compare panel's components change its state; several atoms change in one batch so that each
 // subscriber runs once with the whole change.
 import { batch } from 'nanostores';
-import { kindsFor, type CompareInit, type CompareKind, type CompareSide, type CompareSliceRequest, type Side } from '../../../src/shared/protocol/compare';
+import {
+  kindsFor,
+  type CompareInit,
+  type CompareKind,
+  type CompareSide,
+  type CompareSliceRequest,
+  type Side,
+} from '../../../src/shared/protocol/compare';
 import { $difference } from './selectors';
-import { $cell, $errors, $hover, $matrices, $pair, $picks, $pinned, $view, $viewport, type CompareView, type SideMatrix, type Viewport } from './store';
+import {
+  $cell,
+  $errors,
+  $hover,
+  $matrices,
+  $pair,
+  $picks,
+  $pinned,
+  $view,
+  $viewport,
+  type CompareView,
+  type SideMatrix,
+  type Viewport,
+} from './store';
 
 /** What survives the panel being hidden (its page is torn down): the pickers and the tab, for that pair. */
 export interface SavedCompare {

@@ -75,7 +75,8 @@ export function readoutsOf(pair: CompareInit | undefined, matrices: Matrices, ce
     const m = matrices[side];
     if (!m) continue;
     if (side === cell.side) {
-      out[side] = `${tokenText(pair, side, cell.i)} → ${tokenText(pair, side, cell.j)}: ${m.kind} ${formatValue(m.values[cell.i * m.n + cell.j] ?? NaN)}`;
+      out[side] =
+        `${tokenText(pair, side, cell.i)} → ${tokenText(pair, side, cell.j)}: ${m.kind} ${formatValue(m.values[cell.i * m.n + cell.j] ?? NaN)}`;
       continue;
     }
     const al = pair.alignment;
@@ -91,7 +92,8 @@ export function readoutsOf(pair: CompareInit | undefined, matrices: Matrices, ce
     let sum = 0;
     for (const i of rows) for (const j of cols) sum += m.values[i * m.n + j] ?? NaN;
     const many = rows.length * cols.length > 1 ? `, mean of ${rows.length}×${cols.length} tokens` : '';
-    out[side] = `${JSON.stringify(gi.text)} → ${JSON.stringify(gj.text)}: ${m.kind} ${formatValue(sum / (rows.length * cols.length))}${many}`;
+    out[side] =
+      `${JSON.stringify(gi.text)} → ${JSON.stringify(gj.text)}: ${m.kind} ${formatValue(sum / (rows.length * cols.length))}${many}`;
   }
   return out;
 }
@@ -105,7 +107,9 @@ export const $readouts = computed([$pair, $matrices, $cell], readoutsOf);
 
 /** The Difference tab's content; undefined while the sides are on screen (worked out only when shown). */
 export const $difference = computed([$view, $pair, $matrices], (view, pair, m): Difference | undefined =>
-  view === 'diff' && pair ? difference(m.a, m.b, { sameTokens: pair.sameTokens, alignment: pair.alignment, tokensA: pair.a.tokens }) : undefined,
+  view === 'diff' && pair
+    ? difference(m.a, m.b, { sameTokens: pair.sameTokens, alignment: pair.alignment, tokensA: pair.a.tokens })
+    : undefined,
 );
 
 for (const $s of [$shownHover, $focus, $readouts, $difference]) keepMount($s);

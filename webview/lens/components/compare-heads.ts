@@ -68,7 +68,12 @@ export class CompareHeads {
     const figures = heads.flatMap((h, k) => {
       const values = slices[k];
       if (!values) return [];
-      const canvas = el('canvas', { class: 'compare-canvas', 'data-head': String(h), 'aria-label': `Layer ${layer} head ${h} ${term}`, role: 'img' });
+      const canvas = el('canvas', {
+        class: 'compare-canvas',
+        'data-head': String(h),
+        'aria-label': `Layer ${layer} head ${h} ${term}`,
+        role: 'img',
+      });
       paintInto(canvas, values, n, n, range, lut);
       sizeCanvasCss(canvas, px);
       const overlay = el('canvas', { class: 'compare-overlay', 'aria-hidden': 'true' });

@@ -36,7 +36,9 @@ export function wireControls(exporter: ViewExport): void {
       const init = $init.get();
       const state = $viewState.get();
       if (f === 'png' || f === 'svg' || !init || !state) return exporter.send(f);
-      showExportForm($('#export-form'), f, init.model, init.tokens.length, { layer: state.layer, term: state.term }, (c) => post({ type: 'export', ...c }));
+      showExportForm($('#export-form'), f, init.model, init.tokens.length, { layer: state.layer, term: state.term }, (c) =>
+        post({ type: 'export', ...c }),
+      );
     });
   }
   for (const v of ANALYSIS_VIEWS) $(`#view-${v}`).addEventListener('click', () => update({ view: v }));

@@ -18,7 +18,14 @@ const JSON_PER_FLOAT = 10;
  * Fills `box` with the form for `format`; `save` gets the choice. Defaults: the layer on screen and the term
  * on screen plus probs, which always fit.
  */
-export function showExportForm(box: HTMLElement, format: 'npz' | 'json' | 'html', model: ModelShape, n: number, current: { layer: number; term: MatrixKind }, save: (c: ExportChoice) => void): void {
+export function showExportForm(
+  box: HTMLElement,
+  format: 'npz' | 'json' | 'html',
+  model: ModelShape,
+  n: number,
+  current: { layer: number; term: MatrixKind },
+  save: (c: ExportChoice) => void,
+): void {
   const kinds: MatrixKind[] = [...TERM_NAMES.filter((t) => model.terms.includes(t) || t === 'c2c'), 'probs'];
   const size = el('span', { id: 'export-size', class: 'meta' });
   const saveBtn = el('button', { id: 'export-save', type: 'button' }, ['Save…']);
@@ -41,8 +48,18 @@ export function showExportForm(box: HTMLElement, format: 'npz' | 'json' | 'html'
   let choice = (): ExportChoice => ({ format });
   if (format === 'html') {
     body = [
-      checks('layers', model.layers, (l) => `L${l}`, (l) => l === current.layer),
-      checks('kinds', kinds, (k) => String(k), (k) => k === current.term || k === 'probs'),
+      checks(
+        'layers',
+        model.layers,
+        (l) => `L${l}`,
+        (l) => l === current.layer,
+      ),
+      checks(
+        'kinds',
+        kinds,
+        (k) => String(k),
+        (k) => k === current.term || k === 'probs',
+      ),
     ];
     choice = () => ({ format, layers: picked('export-layers').map(Number), kinds: picked('export-kinds') as MatrixKind[] });
   }
@@ -52,7 +69,9 @@ export function showExportForm(box: HTMLElement, format: 'npz' | 'json' | 'html'
       const bytes = reportDataBytes(c.layers?.length ?? 0, c.kinds?.length ?? 0, model.heads, n);
       const over = bytes > HTML_REPORT_MAX_BYTES;
       const none = !c.layers?.length || !c.kinds?.length;
-      size.textContent = none ? 'pick at least one layer and one kind' : `≈ ${formatBytes(bytes)} of matrices${over ? ` — over the ${formatBytes(HTML_REPORT_MAX_BYTES)} a page can hold: pick fewer, or export .npz` : ` (limit ${formatBytes(HTML_REPORT_MAX_BYTES)})`}`;
+      size.textContent = none
+        ? 'pick at least one layer and one kind'
+        : `≈ ${formatBytes(bytes)} of matrices${over ? ` — over the ${formatBytes(HTML_REPORT_MAX_BYTES)} a page can hold: pick fewer, or export .npz` : ` (limit ${formatBytes(HTML_REPORT_MAX_BYTES)})`}`;
       saveBtn.disabled = none || over;
     } else {
       const floats = reportDataBytes(model.layers.length, kinds.length, model.heads, n) / 4;
@@ -64,7 +83,13 @@ export function showExportForm(box: HTMLElement, format: 'npz' | 'json' | 'html'
     box.hidden = true;
     save(choice());
   });
-  box.replaceChildren(el('strong', {}, [`Export ${format === 'html' ? 'HTML report' : format.toUpperCase()}`]), ...body, size, saveBtn, cancel);
+  box.replaceChildren(
+    el('strong', {}, [`Export ${format === 'html' ? 'HTML report' : format.toUpperCase()}`]),
+    ...body,
+    size,
+    saveBtn,
+    cancel,
+  );
   box.hidden = false;
   update();
 }

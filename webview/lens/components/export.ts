@@ -38,7 +38,15 @@ export class ViewExport {
     if (state.view === 'heatmap' && current) {
       const lut = makeLut(state.colorScale, current.range.signed, themeKind());
       const head = state.headAgg ?? `head ${state.head}`;
-      return { canvas: this.heatmap.bitmap, values: current.shown, rows: current.n, cols: current.n, range: current.range, lut, title: `${state.term}, layer ${state.layer}, ${head}` };
+      return {
+        canvas: this.heatmap.bitmap,
+        values: current.shown,
+        rows: current.n,
+        cols: current.n,
+        range: current.range,
+        lut,
+        title: `${state.term}, layer ${state.layer}, ${head}`,
+      };
     }
     return undefined;
   }
@@ -51,8 +59,20 @@ export class ViewExport {
     const merged = $merged.get();
     const name = `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
     if (format === 'svg') {
-      const labels = merged && p.rows === merged.length ? merged.map((g) => g.text) : init && p.rows === init.tokens.length ? init.tokens.map((t) => t.text) : undefined;
-      return { svg: heatmapSvg(p.values, p.rows, p.cols, p.range, p.lut, { title: p.title, rowLabels: labels, colLabels: p.cols === p.rows ? labels : undefined }), name };
+      const labels =
+        merged && p.rows === merged.length
+          ? merged.map((g) => g.text)
+          : init && p.rows === init.tokens.length
+            ? init.tokens.map((t) => t.text)
+            : undefined;
+      return {
+        svg: heatmapSvg(p.values, p.rows, p.cols, p.range, p.lut, {
+          title: p.title,
+          rowLabels: labels,
+          colLabels: p.cols === p.rows ? labels : undefined,
+        }),
+        name,
+      };
     }
     const scale = Math.max(1, Math.floor(1024 / Math.max(p.canvas.width, p.canvas.height)));
     const out = document.createElement('canvas');

@@ -72,14 +72,19 @@ export class HeadsView {
       const canvas = el('canvas', { class: 'thumb', 'aria-hidden': 'true' });
       paintInto(canvas, all.subarray(h * m * m, (h + 1) * m * m), m, m, range, lut);
       sizeCanvasCss(canvas, 112);
-      const open = el('button', { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` }, [canvas, el('span', {}, [`L${layer} · head ${h}`])]);
+      const open = el(
+        'button',
+        { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` },
+        [canvas, el('span', {}, [`L${layer} · head ${h}`])],
+      );
       open.addEventListener('click', () => update({ head: h, view: 'heatmap' }));
       const tick = el('input', { type: 'checkbox', class: 'cmp', 'data-head': String(h), 'aria-label': `Compare head ${h}` });
       tick.checked = state.compare.includes(h);
       tick.addEventListener('change', () => {
         toggleCompareHead(h);
         const compare = $viewState.get()?.compare ?? [];
-        for (const c of document.querySelectorAll<HTMLInputElement>('#head-grid input.cmp')) c.checked = compare.includes(Number(c.dataset.head));
+        for (const c of document.querySelectorAll<HTMLInputElement>('#head-grid input.cmp'))
+          c.checked = compare.includes(Number(c.dataset.head));
         void this.compare.render();
       });
       const cell = el('div', { class: h === state.head ? 'head-cell current' : 'head-cell', 'data-head': String(h) }, [
@@ -108,9 +113,18 @@ export class HeadsView {
     const cell = Math.max(8, Math.min(28, Math.floor(520 / Math.max(H, 1))));
     canvas.style.width = `${H * cell}px`;
     canvas.style.height = `${L * cell}px`;
-    $('#overview-box').replaceChildren(withAxisLabels(canvas, ov.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }));
+    $('#overview-box').replaceChildren(
+      withAxisLabels(
+        canvas,
+        ov.layers.map((l) => `L${l}`),
+        Array.from({ length: H }, (_, h) => `H${h}`),
+        cell,
+        { rows: 'layer', cols: 'head' },
+      ),
+    );
     const li = ov.layers.indexOf(state.layer);
     const what = ov.metric === 'entropy' ? 'mean attention entropy (nats; dark = focused heads)' : `mean |${ov.kind}|`;
-    $('#overview-caption').textContent = `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head] ?? NaN) : '–'}.`;
+    $('#overview-caption').textContent =
+      `Rows: layers ${ov.layers[0]}–${ov.layers[L - 1]}; columns: heads 0–${H - 1}; colour: ${what}, ${formatValue(range.min)} to ${formatValue(range.max)}. Current: layer ${state.layer}, head ${state.head} = ${li >= 0 ? formatValue(values[li * H + state.head] ?? NaN) : '–'}.`;
   }
 }

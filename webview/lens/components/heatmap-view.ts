@@ -100,7 +100,10 @@ export class HeatmapView {
     this.heatmap.readTheme();
     this.heatmap.set({ values: shown, n, range, lut, labels }, this.px());
     const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
-    this.heatmap.canvas.setAttribute('aria-label', `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`);
+    this.heatmap.canvas.setAttribute(
+      'aria-label',
+      `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`,
+    );
     renderLegend(range, lut, term);
     if (aggKey) appendLegendLabel(` · ${what}`);
     if (!aggKey) this.requests.prefetchAround(layer, head, term);

@@ -41,7 +41,11 @@ export class HoverView {
       this.sent = msg;
       // The editor lights pieces: a merged word is reported as its first piece.
       const piece = i !== null && merged ? (merged[i]?.pieces[0] ?? null) : i;
-      post({ type: 'hover', resultId: init.resultId, hover: { i: piece, layer: state.layer, head: state.head, kind: state.term, pinned: state.pinned !== null } });
+      post({
+        type: 'hover',
+        resultId: init.resultId,
+        hover: { i: piece, layer: state.layer, head: state.head, kind: state.term, pinned: state.pinned !== null },
+      });
     }
     if (i === null) {
       this.strip.unlight();

@@ -46,7 +46,11 @@ export function openResult(next: ViewInit, panel: Panel): void {
   state.resultId = next.resultId;
   $hover.set({ ...$hover.get(), i: state.pinned, j: null });
   panel.hover.reset();
-  buildShell(next, { heatmap: panel.heatmap.heatmap.root, tokens: panel.strip.mount(), predictions: panel.predictions.mount(next.resultId, next.tokens) });
+  buildShell(next, {
+    heatmap: panel.heatmap.heatmap.root,
+    tokens: panel.strip.mount(),
+    predictions: panel.predictions.mount(next.resultId, next.tokens),
+  });
   wireControls(panel.exporter);
   panel.heads.wire();
   showRunBanner(next, post);

@@ -14,7 +14,9 @@ export function tokenName(tokens: readonly ProtocolToken[], i: number): string {
 export function stripContext(i: number, groups: WordGroupInfo[] | undefined): string {
   // A merged word of several pieces has no one token to mask.
   const piece = groups ? (groups[i]?.pieces.length === 1 ? groups[i].pieces[0] : undefined) : i;
-  return JSON.stringify(piece === undefined ? { webviewSection: 'word' } : { webviewSection: 'token', tokenIndex: piece, preventDefaultContextMenuItems: true });
+  return JSON.stringify(
+    piece === undefined ? { webviewSection: 'word' } : { webviewSection: 'token', tokenIndex: piece, preventDefaultContextMenuItems: true },
+  );
 }
 
 /** The strip row that shows piece `p`: the piece itself, or the word group holding it when pieces are merged. */
@@ -40,7 +42,12 @@ const topOne = (p: PositionPredictions) => {
  * The section's one line: the first choice at each [MASK] and at each token asked about, the most "replaced"
  * token of an RTD head, why there is nothing to show, and the last question's failure.
  */
-export function summaryLine(fm: FillMask, asked: readonly TokenPrediction[], tokens: readonly ProtocolToken[], latestError?: TokenPrediction): string {
+export function summaryLine(
+  fm: FillMask,
+  asked: readonly TokenPrediction[],
+  tokens: readonly ProtocolToken[],
+  latestError?: TokenPrediction,
+): string {
   const errorLine = latestError?.state === 'error' ? ` · ${tokenName(tokens, latestError.position)}: ${latestError.message}` : '';
   switch (fm.state) {
     case 'pending':
@@ -61,7 +68,9 @@ export function summaryLine(fm: FillMask, asked: readonly TokenPrediction[], tok
       }
       if (fm.mlmHead === null) parts.push('no masked-LM head in this checkpoint, so no fill-mask');
       else if (fm.masks.length === 0 && masked.length === 0) {
-        parts.push('no [MASK] in the selection: write [MASK] where a word should go, or pick a token and ask what the model would put there');
+        parts.push(
+          'no [MASK] in the selection: write [MASK] where a word should go, or pick a token and ask what the model would put there',
+        );
       }
       const head = `${fm.intervened ? 'after the intervention · ' : ''}${fm.masks.length ? `${fm.masks.length} [MASK] · top ${fm.k}: ` : ''}`;
       return `${head}${parts.join(' · ')}${errorLine}`;

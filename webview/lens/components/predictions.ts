@@ -4,7 +4,15 @@
 // when the text is long (the strip already takes its share of the window), or when the view below it would
 // start too low to be seen. The heatmap stays above the fold.
 import type { ProtocolToken, WebviewToHost, WordGroupInfo } from '../../../src/shared/protocol/lens';
-import { type FillMask, formatProb, originalLine, type PositionPredictions, predictedLabel, type PredictionsToWebview, type TokenPrediction } from '../../../src/shared/predictions';
+import {
+  type FillMask,
+  formatProb,
+  originalLine,
+  type PositionPredictions,
+  predictedLabel,
+  type PredictionsToWebview,
+  type TokenPrediction,
+} from '../../../src/shared/predictions';
 import { el } from '../../common/dom';
 import { pieceOfRow, summaryLine, tokenName } from './predictions-model';
 
@@ -50,7 +58,11 @@ export class PredictionsPanel {
     this.tokens = tokens;
     this.decided = false;
     this.open = false;
-    const toggle = el('button', { id: 'predictions-toggle', type: 'button', class: 'pred-toggle', 'aria-expanded': 'false', 'aria-controls': 'predictions-body' }, ['Predictions']);
+    const toggle = el(
+      'button',
+      { id: 'predictions-toggle', type: 'button', class: 'pred-toggle', 'aria-expanded': 'false', 'aria-controls': 'predictions-body' },
+      ['Predictions'],
+    );
     toggle.addEventListener('click', () => {
       this.userOpen = !this.open;
       this.setOpen(this.userOpen);
@@ -59,10 +71,18 @@ export class PredictionsPanel {
     ask.addEventListener('click', () => {
       if (this.target !== null) this.ask(this.target);
     });
-    this.root = el('section', { id: 'predictions', class: 'predictions', 'aria-label': 'Predictions', 'data-state': 'pending', 'data-open': 'false' }, [
-      el('div', { class: 'pred-head' }, [toggle, el('span', { id: 'predictions-summary', class: 'pred-summary', role: 'status' }, ['computing…']), ask]),
-      el('div', { id: 'predictions-body', class: 'pred-body', hidden: '' }),
-    ]);
+    this.root = el(
+      'section',
+      { id: 'predictions', class: 'predictions', 'aria-label': 'Predictions', 'data-state': 'pending', 'data-open': 'false' },
+      [
+        el('div', { class: 'pred-head' }, [
+          toggle,
+          el('span', { id: 'predictions-summary', class: 'pred-summary', role: 'status' }, ['computing…']),
+          ask,
+        ]),
+        el('div', { id: 'predictions-body', class: 'pred-body', hidden: '' }),
+      ],
+    );
     this.render();
     return this.root;
   }
@@ -97,7 +117,8 @@ export class PredictionsPanel {
     if (piece === this.focused && target === this.target) return;
     this.focused = piece;
     this.target = target;
-    for (const c of this.root.querySelectorAll<HTMLElement>('.pred-card')) c.classList.toggle('current', piece !== null && Number(c.dataset.position) === piece);
+    for (const c of this.root.querySelectorAll<HTMLElement>('.pred-card'))
+      c.classList.toggle('current', piece !== null && Number(c.dataset.position) === piece);
     this.renderButton();
   }
 
@@ -119,7 +140,9 @@ export class PredictionsPanel {
     const strip = document.querySelector<HTMLElement>('#tokens');
     if (strip && strip.scrollHeight > strip.clientHeight + 1) return this.setOpen(false);
     this.setOpen(true);
-    const view = ['#heatmap-view', '#heads-view', '#analysis-view'].map((s) => document.querySelector<HTMLElement>(s)).find((v) => v && !v.hidden);
+    const view = ['#heatmap-view', '#heads-view', '#analysis-view']
+      .map((s) => document.querySelector<HTMLElement>(s))
+      .find((v) => v && !v.hidden);
     const top = view ? view.getBoundingClientRect().top + window.scrollY : 0;
     if (top > window.innerHeight - VIEW_MIN_VISIBLE_PX) this.setOpen(false);
   }
@@ -169,7 +192,13 @@ export class PredictionsPanel {
     for (const a of [...this.asked.values()].sort((x, y) => x.position - y.position)) {
       if (a.state === 'ready' && a.prediction.source === 'input') continue; // the [MASK]'s card is there already
       if (a.state === 'ready') cards.push(this.card(a.prediction));
-      else if (a.state === 'pending') cards.push(el('div', { class: 'pred-card pending', 'data-position': String(a.position) }, [el('div', { class: 'pred-title' }, [`${this.tokenName(a.position)} masked`]), el('div', { class: 'meta' }, ['one more forward pass…'])]));
+      else if (a.state === 'pending')
+        cards.push(
+          el('div', { class: 'pred-card pending', 'data-position': String(a.position) }, [
+            el('div', { class: 'pred-title' }, [`${this.tokenName(a.position)} masked`]),
+            el('div', { class: 'meta' }, ['one more forward pass…']),
+          ]),
+        );
     }
     if (cards.length) parts.push(el('div', { id: 'prediction-cards', class: 'pred-cards' }, cards));
     return parts;
@@ -178,20 +207,45 @@ export class PredictionsPanel {
   private card(p: PositionPredictions): HTMLElement {
     const title = p.source === 'input' ? `#${p.position} [MASK]` : `${this.tokenName(p.position)} masked`;
     const rows = p.top.map((t, r) =>
-      el('li', { class: 'pred-row', 'data-rank': String(r + 1), 'data-id': String(t.id), 'data-token': t.token, 'data-prob': String(t.prob) }, [
-        el('span', { class: 'pred-tok', title: `${t.token} (id ${t.id}): ${formatProb(t.prob)}, logit ${t.logit.toFixed(3)}` }, [predictedLabel(t.token)]),
-        this.bar(t.prob),
-        el('span', { class: 'pred-pct' }, [formatProb(t.prob)]),
-      ]),
+      el(
+        'li',
+        { class: 'pred-row', 'data-rank': String(r + 1), 'data-id': String(t.id), 'data-token': t.token, 'data-prob': String(t.prob) },
+        [
+          el('span', { class: 'pred-tok', title: `${t.token} (id ${t.id}): ${formatProb(t.prob)}, logit ${t.logit.toFixed(3)}` }, [
+            predictedLabel(t.token),
+          ]),
+          this.bar(t.prob),
+          el('span', { class: 'pred-pct' }, [formatProb(t.prob)]),
+        ],
+      ),
     );
     const original = originalLine(p);
     const o = p.original;
-    const card = el('div', { class: p.position === this.latest ? 'pred-card latest' : 'pred-card', 'data-position': String(p.position), 'data-source': p.source, role: 'group', 'aria-label': `Predictions at ${title}` }, [
-      el('div', { class: 'pred-title' }, [title]),
-      el('ol', { class: 'pred-rows' }, rows),
-    ]);
+    const card = el(
+      'div',
+      {
+        class: p.position === this.latest ? 'pred-card latest' : 'pred-card',
+        'data-position': String(p.position),
+        'data-source': p.source,
+        role: 'group',
+        'aria-label': `Predictions at ${title}`,
+      },
+      [el('div', { class: 'pred-title' }, [title]), el('ol', { class: 'pred-rows' }, rows)],
+    );
     if (original && o) {
-      card.append(el('div', { class: 'pred-original meta', 'data-id': String(o.id), 'data-prob': String(o.prob), 'data-rank': String(o.rank), title: `the token that stood there: ${original}` }, [`was ${original}`]));
+      card.append(
+        el(
+          'div',
+          {
+            class: 'pred-original meta',
+            'data-id': String(o.id),
+            'data-prob': String(o.prob),
+            'data-rank': String(o.rank),
+            title: `the token that stood there: ${original}`,
+          },
+          [`was ${original}`],
+        ),
+      );
     }
     card.addEventListener('mouseenter', () => this.ctx.hover(p.position));
     card.addEventListener('mouseleave', () => this.ctx.hover(null));
@@ -208,7 +262,12 @@ export class PredictionsPanel {
   /** One cell per token, shaded by P(replaced); hovering a cell names the token and lights it in the strip. */
   private rtdBand(rtd: number[]): HTMLElement {
     const n = rtd.length;
-    const canvas = el('canvas', { id: 'rtd-band', class: 'rtd-canvas', role: 'img', 'aria-label': 'Replaced-token detection: P(replaced) per token, left to right' });
+    const canvas = el('canvas', {
+      id: 'rtd-band',
+      class: 'rtd-canvas',
+      role: 'img',
+      'aria-label': 'Replaced-token detection: P(replaced) per token, left to right',
+    });
     canvas.width = n;
     canvas.height = 1;
     const g = canvas.getContext('2d');
@@ -235,7 +294,18 @@ export class PredictionsPanel {
       readout.textContent = 'hover the band';
       this.ctx.hover(null);
     });
-    return el('div', { class: 'rtd', 'data-n': String(n) }, [el('span', { class: 'rtd-label', title: 'Replaced-token detection head: the probability that each token was replaced (page colour 0%, full red 100%)' }, ['replaced?']), canvas, readout]);
+    return el('div', { class: 'rtd', 'data-n': String(n) }, [
+      el(
+        'span',
+        {
+          class: 'rtd-label',
+          title: 'Replaced-token detection head: the probability that each token was replaced (page colour 0%, full red 100%)',
+        },
+        ['replaced?'],
+      ),
+      canvas,
+      readout,
+    ]);
   }
 
   private renderButton(): void {
@@ -257,10 +327,10 @@ export class PredictionsPanel {
       : intervened
         ? 'This is an intervened run: go back to the plain run to ask what the model would put at a token'
         : !t
-        ? 'What would the model put here? Hover or pin a token of the strip first (or right-click a token)'
-        : special
-          ? `${t.text} is a special token the model adds: pick a token of the text`
-          : `What would the model put at ${this.tokenName(i!)}? Masks it and runs the model once more`;
+          ? 'What would the model put here? Hover or pin a token of the strip first (or right-click a token)'
+          : special
+            ? `${t.text} is a special token the model adds: pick a token of the text`
+            : `What would the model put at ${this.tokenName(i!)}? Masks it and runs the model once more`;
   }
 }
 

@@ -18,7 +18,10 @@ export function renderReadout(i: number, j: number | null, nbs: SignedNeighbours
   const n = init.tokens.length;
   const panes = $comparePanes.get();
   const buckets = $buckets.get();
-  const compare = panes.length && j !== null && state.view === 'heads' ? panes.map((p) => ({ head: p.head, value: p.values[i * n + j] ?? NaN })) : undefined;
+  const compare =
+    panes.length && j !== null && state.view === 'heads'
+      ? panes.map((p) => ({ head: p.head, value: p.values[i * n + j] ?? NaN }))
+      : undefined;
   $('#readout').replaceChildren(
     ...readoutLines({
       where: `Layer ${state.layer}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}`,

@@ -27,14 +27,27 @@ export function idleReadout(): HTMLElement[] {
   ];
 }
 
-function neighbourList(label: string, list: Neighbour[], cls: string, i: number, name: (k: number) => string, row: Float32Array | undefined): HTMLElement {
+function neighbourList(
+  label: string,
+  list: Neighbour[],
+  cls: string,
+  i: number,
+  name: (k: number) => string,
+  row: Float32Array | undefined,
+): HTMLElement {
   // Items wrap as wholes onto a hidden second line (CSS): a value is shown entire or not at all, never cut.
   const line = el('div', { class: 'meta nbs' }, [el('span', { class: 'nbs-label' }, [`${label}:`])]);
   list.forEach((nb, rank) => {
     const v = cls ? formatSigned(nb.value) : formatValue(nb.value);
     // Keys with exactly the same value (c2p keys in one log bucket) are one number, not a ranking: say so.
     const ties = row ? countEqual(row, nb.value) : 1;
-    line.append(el('span', { class: cls, 'data-rank': String(rank), 'data-query': String(i), 'data-key': String(nb.j), 'data-value': String(nb.value) }, [`${name(nb.j)} ${v}${ties > 1 ? ` (tie ×${ties})` : ''}`]));
+    line.append(
+      el(
+        'span',
+        { class: cls, 'data-rank': String(rank), 'data-query': String(i), 'data-key': String(nb.j), 'data-value': String(nb.value) },
+        [`${name(nb.j)} ${v}${ties > 1 ? ` (tie ×${ties})` : ''}`],
+      ),
+    );
   });
   if (!list.length) line.append(el('span', {}, ['none']));
   return line;
@@ -63,8 +76,22 @@ export function readoutLines(r: ReadoutInput): HTMLElement[] {
     parts.push(el('div', { class: 'meta', id: 'readout-distance' }, [distanceText(r.i, target, r.buckets)]));
   } else parts.push(el('div', {}, [head]), el('dl', { class: 'pair' }), el('div', { class: 'meta' }, ['']));
   const raw = isRawTerm(r.term);
-  parts.push(neighbourList(raw ? `Raises the score (top ${r.term})` : `Top ${r.nbs.top.length} by ${r.term}`, r.nbs.top, raw ? 'pos' : '', r.i, r.name, r.rows[r.term]));
+  parts.push(
+    neighbourList(
+      raw ? `Raises the score (top ${r.term})` : `Top ${r.nbs.top.length} by ${r.term}`,
+      r.nbs.top,
+      raw ? 'pos' : '',
+      r.i,
+      r.name,
+      r.rows[r.term],
+    ),
+  );
   if (raw) parts.push(neighbourList('Lowers it', r.nbs.negative.slice(0, r.negatives), 'neg', r.i, r.name, r.rows[r.term]));
-  else if (r.compare) parts.push(el('div', { class: 'meta' }, [`${r.term} across compared heads: ${r.compare.map((c) => `head ${c.head}: ${formatValue(c.value)}`).join(' · ')}`]));
+  else if (r.compare)
+    parts.push(
+      el('div', { class: 'meta' }, [
+        `${r.term} across compared heads: ${r.compare.map((c) => `head ${c.head}: ${formatValue(c.value)}`).join(' · ')}`,
+      ]),
+    );
   return parts;
 }

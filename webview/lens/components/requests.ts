@@ -122,6 +122,9 @@ export class MatrixRequests {
     };
     // One more step the way the reader is going, at once (their next request then shares it); the rest when idle.
     const first = ahead ? this.request(ahead) : Promise.resolve();
-    first.then(() => setTimeout(step, PREFETCH_AFTER_MS), () => undefined);
+    first.then(
+      () => setTimeout(step, PREFETCH_AFTER_MS),
+      () => undefined,
+    );
   }
 }

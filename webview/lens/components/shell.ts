@@ -19,18 +19,35 @@ export interface ShellParts {
 export function buildShell(init: ViewInit, parts: ShellParts): void {
   const m = init.model;
   const option = (value: string, label: string) => el('option', { value }, [label]);
-  const term = el('select', { id: 'term', 'aria-label': 'Term' }, $kinds.get().map((k) => option(k, KIND_LABELS[k])));
-  const layer = el('select', { id: 'layer', 'aria-label': 'Layer' }, m.layers.map((l) => option(String(l), `Layer ${l}`)));
-  const head = el(
+  const term = el(
     'select',
-    { id: 'head', 'aria-label': 'Head' },
-    [...Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)), option('mean', 'Mean of heads'), option('max', 'Max of heads')],
+    { id: 'term', 'aria-label': 'Term' },
+    $kinds.get().map((k) => option(k, KIND_LABELS[k])),
   );
-  const discount = el('input', { id: 'discount-special', type: 'checkbox', 'aria-label': 'Discount special tokens ([CLS], [SEP]) in probs' });
-  const scale = el('select', { id: 'color-scale', 'aria-label': 'Colour scale', title: 'Colour scale: the theme’s (diverging for signed terms, sequential for probs) or viridis' }, [
-    option('diverging', 'Theme colours'),
-    option('viridis', 'Viridis'),
+  const layer = el(
+    'select',
+    { id: 'layer', 'aria-label': 'Layer' },
+    m.layers.map((l) => option(String(l), `Layer ${l}`)),
+  );
+  const head = el('select', { id: 'head', 'aria-label': 'Head' }, [
+    ...Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)),
+    option('mean', 'Mean of heads'),
+    option('max', 'Max of heads'),
   ]);
+  const discount = el('input', {
+    id: 'discount-special',
+    type: 'checkbox',
+    'aria-label': 'Discount special tokens ([CLS], [SEP]) in probs',
+  });
+  const scale = el(
+    'select',
+    {
+      id: 'color-scale',
+      'aria-label': 'Colour scale',
+      title: 'Colour scale: the theme’s (diverging for signed terms, sequential for probs) or viridis',
+    },
+    [option('diverging', 'Theme colours'), option('viridis', 'Viridis')],
+  );
   // Cut to the panel's width in the toolbar; whole in its title.
   const about = `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`;
   const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
@@ -38,18 +55,35 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'View' }, [
       el('button', { id: 'view-heatmap', type: 'button', role: 'tab', 'aria-controls': 'heatmap-view' }, ['Heatmap']),
       el('button', { id: 'view-heads', type: 'button', role: 'tab', 'aria-controls': 'heads-view' }, ['Compare heads']),
-      ...ANALYSIS_VIEWS.map((v) => el('button', { id: `view-${v}`, type: 'button', role: 'tab', 'aria-controls': 'analysis-view' }, [VIEW_TITLES[v]])),
+      ...ANALYSIS_VIEWS.map((v) =>
+        el('button', { id: `view-${v}`, type: 'button', role: 'tab', 'aria-controls': 'analysis-view' }, [VIEW_TITLES[v]]),
+      ),
     ]),
     el('label', { id: 'term-group', title: 'Term' }, [term]),
-    el('span', { class: 'group', id: 'layer-group' }, [btn('layer-prev', '‹', 'Previous layer ([)'), layer, btn('layer-next', '›', 'Next layer (])')]),
-    el('span', { class: 'group', id: 'head-group' }, [btn('head-prev', '‹', 'Previous head (,)'), head, btn('head-next', '›', 'Next head (.)')]),
-    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [discount, ' no specials']),
+    el('span', { class: 'group', id: 'layer-group' }, [
+      btn('layer-prev', '‹', 'Previous layer ([)'),
+      layer,
+      btn('layer-next', '›', 'Next layer (])'),
+    ]),
+    el('span', { class: 'group', id: 'head-group' }, [
+      btn('head-prev', '‹', 'Previous head (,)'),
+      head,
+      btn('head-next', '›', 'Next head (.)'),
+    ]),
+    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [
+      discount,
+      ' no specials',
+    ]),
     el('span', { class: 'group', id: 'merge-group' }, [
-      el('label', { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' }, [
-        el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }),
-        ' merge into',
+      el(
+        'label',
+        { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' },
+        [el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }), ' merge into'],
+      ),
+      el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [
+        option('words', 'words'),
+        option('identifiers', 'identifiers'),
       ]),
-      el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [option('words', 'words'), option('identifiers', 'identifiers')]),
     ]),
     el('label', { id: 'colours-group' }, [scale]),
     el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
@@ -85,7 +119,12 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     el('h2', {}, ['Layer × head overview']),
     el('p', { id: 'overview-caption', class: 'meta' }),
     el('div', { id: 'overview-box' }, [
-      el('canvas', { id: 'overview', tabindex: '0', role: 'img', 'aria-label': 'Overview: rows are layers, columns are heads. Arrow keys move, Enter opens.' }),
+      el('canvas', {
+        id: 'overview',
+        tabindex: '0',
+        role: 'img',
+        'aria-label': 'Overview: rows are layers, columns are heads. Arrow keys move, Enter opens.',
+      }),
     ]),
     el('h2', { id: 'grid-title' }, ['Heads']),
     el('div', { id: 'head-grid', class: 'head-grid' }),

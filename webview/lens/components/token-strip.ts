@@ -38,7 +38,12 @@ export class TokenStrip {
 
   /** The strip for a new result's shell: pieces, wired to the pointer and the keyboard. */
   mount(): HTMLElement {
-    const box = el('div', { id: 'tokens', role: 'listbox', tabindex: '0', 'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)' });
+    const box = el('div', {
+      id: 'tokens',
+      role: 'listbox',
+      tabindex: '0',
+      'aria-label': 'Tokens (arrow keys move, Enter pins, Escape clears)',
+    });
     this.lit = [];
     this.litKey = '';
     this.keyEl = null;

@@ -2,7 +2,14 @@
 // attention): ids, progress and cancel, apart from components/requests.ts's matrix requests. Also the banner that
 // says when the panel shows an intervened run rather than the plain explain.
 import { MessageHandler } from '../../../src/shared/messaging/message-handler';
-import { runAsking, type RunProgress, type RunReply, type RunRequest, type RunToHost, type RunToWebview } from '../../../src/shared/interventions';
+import {
+  runAsking,
+  type RunProgress,
+  type RunReply,
+  type RunRequest,
+  type RunToHost,
+  type RunToWebview,
+} from '../../../src/shared/interventions';
 import type { ViewInit, WebviewToHost } from '../../../src/shared/protocol/lens';
 import { el } from '../../common/dom';
 
@@ -38,7 +45,9 @@ export function showRunBanner(init: ViewInit, post: (m: WebviewToHost) => void):
   const run = init.run;
   if (!app || !run) return;
   const back = el('button', { id: 'run-back', type: 'button' }, ['Back to the plain run']);
-  back.addEventListener('click', () => post({ type: 'showRun', resultId: init.resultId, run: 'plain', entries: run.entries.join(','), mode: run.mode }));
+  back.addEventListener('click', () =>
+    post({ type: 'showRun', resultId: init.resultId, run: 'plain', entries: run.entries.join(','), mode: run.mode }),
+  );
   const what = `${run.entries.join(', ')} removed (${run.mode === 'mean' ? 'replaced by the mean' : 'zeroed'})`;
   app.prepend(
     el('div', { id: 'run-banner', class: 'run-banner', role: 'status' }, [

@@ -19,8 +19,9 @@ export const $rowLabels = computed([$init, $merged], (init, merged) =>
 );
 
 /** Mean/max over heads, special tokens discounted or words merged: the host reduces, the view only paints. */
-export const $aggregated = computed([$viewState, $merged], (s, merged) =>
-  !!s && (!!s.headAgg || (!!s.discountSpecial && s.term === 'probs') || !!merged),
+export const $aggregated = computed(
+  [$viewState, $merged],
+  (s, merged) => !!s && (!!s.headAgg || (!!s.discountSpecial && s.term === 'probs') || !!merged),
 );
 
 // Mounted for the page's life: an unmounted selector would subscribe to its atoms (and set an unmount timer)

@@ -39,7 +39,13 @@ export interface At {
  * `prev`), then the next and previous head, the next term and the next layer. Duplicates and `at` itself are
  * left out.
  */
-export function prefetchPlan(at: At, prev: At | undefined, kinds: readonly MatrixKind[], layers: readonly number[], heads: number): SliceRequest[] {
+export function prefetchPlan(
+  at: At,
+  prev: At | undefined,
+  kinds: readonly MatrixKind[],
+  layers: readonly number[],
+  heads: number,
+): SliceRequest[] {
   const wrap = (k: number, n: number) => ((k % n) + n) % n;
   const li = layers.indexOf(at.layer);
   const ti = kinds.indexOf(at.term);
@@ -56,8 +62,10 @@ export function prefetchPlan(at: At, prev: At | undefined, kinds: readonly Matri
   if (prev) {
     const dir = (a: number, b: number, n: number) => (wrap(a - b, n) === 1 ? 1 : wrap(b - a, n) === 1 ? -1 : a > b ? 1 : -1);
     if (prev.head !== at.head && prev.layer === at.layer && prev.term === at.term) plan.push(head(dir(at.head, prev.head, heads)));
-    else if (prev.term !== at.term && prev.layer === at.layer && prev.head === at.head && ti >= 0) plan.push(term(dir(ti, kinds.indexOf(prev.term), kinds.length)));
-    else if (prev.layer !== at.layer && prev.head === at.head && prev.term === at.term && li >= 0) plan.push(layer(dir(li, layers.indexOf(prev.layer), layers.length)));
+    else if (prev.term !== at.term && prev.layer === at.layer && prev.head === at.head && ti >= 0)
+      plan.push(term(dir(ti, kinds.indexOf(prev.term), kinds.length)));
+    else if (prev.layer !== at.layer && prev.head === at.head && prev.term === at.term && li >= 0)
+      plan.push(layer(dir(li, layers.indexOf(prev.layer), layers.length)));
   }
   plan.push(head(1), term(1), head(-1), layer(1));
   const seen = new Set([JSON.stringify(paintRequest(at.layer, at.head, at.term))]);

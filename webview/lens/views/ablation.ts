@@ -19,7 +19,12 @@ export async function renderAblation(body: HTMLElement, ctx: ViewContext): Promi
   const tok = (k: number) => tokenText(init.tokens, k);
   const picker = presetPicker('ablation-preset', false);
   const preset = picker.value as AblationPresetName;
-  body.append(el('div', { class: 'analysis-controls' }, [el('label', {}, ['Keep ', picker]), el('span', { class: 'meta' }, [` layer ${layer}, head ${head}`])]));
+  body.append(
+    el('div', { class: 'analysis-controls' }, [
+      el('label', {}, ['Keep ', picker]),
+      el('span', { class: 'meta' }, [` layer ${layer}, head ${head}`]),
+    ]),
+  );
   const r = await ctx.request({ type: 'ablation', layer, head, preset });
   if (!ctx.isCurrent()) return;
   const n = r.n;
@@ -58,5 +63,13 @@ export async function renderAblation(body: HTMLElement, ctx: ViewContext): Promi
     );
   };
   for (const c of [cReal, cAbl, cDiff]) onCell(c, n, show);
-  $picture.set({ canvas: cDiff, values: diff, rows: n, cols: n, range: diffRange, lut: diffLut, title: `Ablation ${preset} − real, layer ${layer} head ${head}` });
+  $picture.set({
+    canvas: cDiff,
+    values: diff,
+    rows: n,
+    cols: n,
+    range: diffRange,
+    lut: diffLut,
+    title: `Ablation ${preset} − real, layer ${layer} head ${head}`,
+  });
 }

@@ -24,7 +24,9 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
   const bert = isBertModel(init.model);
   const head = el('div', { class: 'analysis-head' }, [el('p', { id: 'analysis-caption', class: 'caption' }, [viewCaption(view, bert)])]);
   const body = el('div', { id: `${view}-view`, class: 'analysis-body', 'data-view': view });
-  const out = el('div', { id: 'analysis-readout', class: 'readout', role: 'status', 'aria-live': 'polite' }, ['Hover a cell for its numbers.']);
+  const out = el('div', { id: 'analysis-readout', class: 'readout', role: 'status', 'aria-live': 'polite' }, [
+    'Hover a cell for its numbers.',
+  ]);
   box.replaceChildren(head, body, out);
   const unavailable = bert ? BERT_NOT_APPLICABLE[view] : undefined;
   if (unavailable) {

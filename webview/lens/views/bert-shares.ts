@@ -26,14 +26,18 @@ export async function renderBertShares(body: HTMLElement, ctx: ViewContext): Pro
   };
   const theme = themeKind();
   // Content green and position purple, as DeBERTa's grid; the rest is neither, so it takes the text colour.
-  const colour = (t: BertShareTerm) => (t === 'c2c' ? cssRgb(shareColor(1, theme)) : t === 'rest' ? 'var(--vscode-descriptionForeground, #888)' : cssRgb(shareColor(0, theme)));
+  const colour = (t: BertShareTerm) =>
+    t === 'c2c' ? cssRgb(shareColor(1, theme)) : t === 'rest' ? 'var(--vscode-descriptionForeground, #888)' : cssRgb(shareColor(0, theme));
   const header = el('tr', {}, [
     el('th', { scope: 'col' }, ['head']),
     ...BERT_SHARE_COLUMNS.map((c) => el('th', { scope: 'col', title: c.title, 'data-term': c.term }, [c.term])),
     el('th', { scope: 'col', title: 'c2p + p2c + p2p' }, ['position']),
   ]);
   const rows = Array.from({ length: H }, (_, h) => {
-    const share = Object.fromEntries(BERT_SHARE_COLUMNS.map(({ term }) => [term, arrays[term]?.[h] ?? NaN])) as Record<BertShareTerm, number>;
+    const share = Object.fromEntries(BERT_SHARE_COLUMNS.map(({ term }) => [term, arrays[term]?.[h] ?? NaN])) as Record<
+      BertShareTerm,
+      number
+    >;
     const cell = (term: string, value: number, col: string) => {
       const bar = el('span', { class: 'share-bar' });
       bar.style.width = `${Math.max(0, Math.min(1, value)) * 100}%`;

@@ -35,7 +35,13 @@ export function bucketSummary(groups: readonly BucketGroupInfo[], mid: number): 
 }
 
 /** Describes one pair of the bucket matrix. */
-export function bucketPairText(i: number, j: number, zone: BucketGroupInfo['zone'], row: number, group: BucketGroupInfo | undefined): string {
+export function bucketPairText(
+  i: number,
+  j: number,
+  zone: BucketGroupInfo['zone'],
+  row: number,
+  group: BucketGroupInfo | undefined,
+): string {
   const d = i - j;
   const shared = group && group.deltas.length > 1 ? `, shared with δ ∈ {${group.deltas.join(', ')}}` : '';
   return `query #${i} → key #${j}: δ = ${d}, ${ZONE_TEXT[zone]}, table row ${row}${shared}`;

@@ -28,8 +28,16 @@ export async function renderBuckets(body: HTMLElement, ctx: ViewContext): Promis
     const row = rowOf[k] ?? NaN;
     readout(bucketPairText(i, j, zoneAt(zoneOf[k] ?? NaN), row, byRow.get(row)));
   });
-  const legend = el('div', { id: 'buckets-legend', class: 'legend' }, r.zones.map((z) => swatch(ZONE_COLORS[z], ZONE_TEXT[z])));
-  const summary = el('ul', { id: 'buckets-summary', class: 'meta' }, bucketSummary(r.groups, r.mid).map((line) => el('li', {}, [line])));
+  const legend = el(
+    'div',
+    { id: 'buckets-legend', class: 'legend' },
+    r.zones.map((z) => swatch(ZONE_COLORS[z], ZONE_TEXT[z])),
+  );
+  const summary = el(
+    'ul',
+    { id: 'buckets-summary', class: 'meta' },
+    bucketSummary(r.groups, r.mid).map((line) => el('li', {}, [line])),
+  );
   body.append(el('div', { class: 'analysis-row' }, [c, el('div', {}, [legend, summary])]));
   $picture.set({ canvas: c, values: zoneOf, rows: n, cols: n, range, lut, title: 'Relative-position bucket zones' });
 }

@@ -5,7 +5,15 @@
 export const DIFF_EMPTY = 'Explain twice (e.g. before and after an edit) to compare: the Diff tab then shows current − previous.';
 
 /** "current − previous explain, 12 of 14 tokens matched (previous had 13)". */
-export function diffCaption(kind: string, layer: number, head: number, matched: number, nB: number, nA: number, what = 'current − previous explain'): string {
+export function diffCaption(
+  kind: string,
+  layer: number,
+  head: number,
+  matched: number,
+  nB: number,
+  nA: number,
+  what = 'current − previous explain',
+): string {
   return `${kind}, layer ${layer}, head ${head}: ${what}, ${matched} of ${nB} tokens matched (previous had ${nA}).`;
 }
 

@@ -23,7 +23,11 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
     return;
   }
   const P = r.pairs.length;
-  body.append(el('p', { id: 'diff-summary', class: 'caption' }, [diffCaption(term, layer, head, P, r.nB, r.nA, init.run ? 'intervened − plain run' : undefined)]));
+  body.append(
+    el('p', { id: 'diff-summary', class: 'caption' }, [
+      diffCaption(term, layer, head, P, r.nB, r.nA, init.run ? 'intervened − plain run' : undefined),
+    ]),
+  );
   const mismatch = diffMismatch(P, r.nB, r.nA);
   if (mismatch) body.append(el('p', { id: 'diff-mismatch', class: 'caption warning', role: 'alert' }, [mismatch]));
   if (P === 0) {
@@ -33,7 +37,16 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
   const values = fromBuffer(r.data, P * P);
   const range = jointLimits([values], true);
   const lut = makeLut(state.colorScale, true, themeKind());
-  const c = matrixCanvas('diff-matrix', values, P, P, range, lut, sidePx(P, 1.6), `Current minus previous ${term}, ${P} matched tokens: rows queries, columns keys`);
+  const c = matrixCanvas(
+    'diff-matrix',
+    values,
+    P,
+    P,
+    range,
+    lut,
+    sidePx(P, 1.6),
+    `Current minus previous ${term}, ${P} matched tokens: rows queries, columns keys`,
+  );
   const labels = el(
     'ol',
     { id: 'diff-labels', class: 'diff-labels meta', start: '0', 'aria-label': 'Matched tokens (rows and columns, in order)' },
@@ -46,7 +59,9 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
   onCell(c, P, (p, q) => {
     const [ap, bp] = r.pairs[p] ?? [];
     const [aq, bq] = r.pairs[q] ?? [];
-    readout(`query “${pieceLabel(r.labels[p] ?? '')}” (#${ap} → #${bp}) → key “${pieceLabel(r.labels[q] ?? '')}” (#${aq} → #${bq}): current − previous ${term} = ${formatValue(values[p * P + q] ?? NaN)}`);
+    readout(
+      `query “${pieceLabel(r.labels[p] ?? '')}” (#${ap} → #${bp}) → key “${pieceLabel(r.labels[q] ?? '')}” (#${aq} → #${bq}): current − previous ${term} = ${formatValue(values[p * P + q] ?? NaN)}`,
+    );
   });
   $picture.set({ canvas: c, values, rows: P, cols: P, range, lut, title: `Current − previous ${term}, layer ${layer} head ${head}` });
 }

@@ -6,7 +6,15 @@ import { profileRange, SERIES_COLORS } from './distance-model';
 export type ProfileLine = { kind: keyof typeof SERIES_COLORS; mean: Float32Array; std: Float32Array; peak: number };
 
 /** Draws the chart into `c` (w × h CSS pixels); returns the |δ| beyond which lines leave the plot, when some do. */
-export function drawProfile(c: HTMLCanvasElement, w: number, h: number, n: number, s: ProfileLine[], withStd: boolean, names = true): number | undefined {
+export function drawProfile(
+  c: HTMLCanvasElement,
+  w: number,
+  h: number,
+  n: number,
+  s: ProfileLine[],
+  withStd: boolean,
+  names = true,
+): number | undefined {
   const dpr = window.devicePixelRatio || 1;
   c.width = Math.round(w * dpr);
   c.height = Math.round(h * dpr);

@@ -49,7 +49,10 @@ export function renderRanking(body: HTMLElement): void {
     });
     return el('label', { class: 'rk-term' }, [box, ` ${t}`]);
   });
-  const mode = el('select', { id: 'rk-mode', 'aria-label': 'How a removed term is replaced' }, [el('option', { value: 'zero' }, ['zero it']), el('option', { value: 'mean' }, ['its mean over keys'])]);
+  const mode = el('select', { id: 'rk-mode', 'aria-label': 'How a removed term is replaced' }, [
+    el('option', { value: 'zero' }, ['zero it']),
+    el('option', { value: 'mean' }, ['its mean over keys']),
+  ]);
   mode.value = memo.mode;
   mode.addEventListener('change', () => (memo.mode = mode.value as RemovalMode));
   const position = positionOptions(init.tokens, 'rk-position', 'first [MASK]');
@@ -78,7 +81,9 @@ export function renderRanking(body: HTMLElement): void {
     else if (memo.result) {
       const x = memo.result;
       status.textContent = `At ${x.position}: ${x.token} · followed “${pieceLabel(x.followed.token)}” (${x.followed.which === 'original' ? 'the original token' : 'the top prediction'}, log p ${fmt(x.followed.logprob)}, rank ${x.followed.rank}) · ${x.ranking.length} reruns, ${(x.ms / 1000).toFixed(1)} s`;
-    } else status.textContent = 'Each head’s term is removed alone and the model rerun from its layer; heads are ranked by how much the followed token’s log-probability drops.';
+    } else
+      status.textContent =
+        'Each head’s term is removed alone and the model rerun from its layer; heads are ranked by how much the followed token’s log-probability drops.';
     exportJson.toggleAttribute('disabled', !memo.result);
     exportCsv.toggleAttribute('disabled', !memo.result);
   };
@@ -90,26 +95,31 @@ export function renderRanking(body: HTMLElement): void {
       return;
     }
     memo.error = undefined;
-    const { id, done } = startRun({ type: 'sweep', resultId: init.resultId, terms: runTerms(init), mode: memo.mode, position: memo.position }, (p) => {
-      if (memo.running?.id !== id) return;
-      memo.running = { id, ...p };
-      if (document.body.contains(progress)) paintControls();
-    });
+    const { id, done } = startRun(
+      { type: 'sweep', resultId: init.resultId, terms: runTerms(init), mode: memo.mode, position: memo.position },
+      (p) => {
+        if (memo.running?.id !== id) return;
+        memo.running = { id, ...p };
+        if (document.body.contains(progress)) paintControls();
+      },
+    );
     memo.running = { id, done: 0, total: 0, layer: 0 };
     paintControls();
-    done.then(
-      (r) => {
-        memo.result = r.ranking;
-      },
-      (e: Error & { cancelled?: boolean }) => {
-        memo.error = e.cancelled ? 'Cancelled.' : e.message;
-      },
-    ).finally(() => {
-      memo.running = undefined;
-      if (!document.body.contains(progress)) return;
-      paintControls();
-      drawRanking(out, init);
-    });
+    done
+      .then(
+        (r) => {
+          memo.result = r.ranking;
+        },
+        (e: Error & { cancelled?: boolean }) => {
+          memo.error = e.cancelled ? 'Cancelled.' : e.message;
+        },
+      )
+      .finally(() => {
+        memo.running = undefined;
+        if (!document.body.contains(progress)) return;
+        paintControls();
+        drawRanking(out, init);
+      });
   });
   cancel.addEventListener('click', () => {
     if (memo.running) cancelRun(memo.running.id);
@@ -147,14 +157,18 @@ function drawRanking(out: HTMLElement, init: ViewInit): void {
         ...row.map((drop, h) => {
           const [cr, cg, cb] = colorOf(drop, range, lut);
           const dark = 0.299 * cr + 0.587 * cg + 0.114 * cb < 140;
-          const cell = el('td', {
-            class: 'rk-cell',
-            tabindex: '0',
-            'data-layer': String(l),
-            'data-head': String(h),
-            'data-term': t,
-            title: `layer ${l}, head ${h}, ${termLabel(init, t)}: log p drops by ${fmt(drop)} — click to open this head`,
-          }, [fmt(drop, 2)]);
+          const cell = el(
+            'td',
+            {
+              class: 'rk-cell',
+              tabindex: '0',
+              'data-layer': String(l),
+              'data-head': String(h),
+              'data-term': t,
+              title: `layer ${l}, head ${h}, ${termLabel(init, t)}: log p drops by ${fmt(drop)} — click to open this head`,
+            },
+            [fmt(drop, 2)],
+          );
           cell.style.background = cssRgb([cr, cg, cb]);
           cell.style.color = dark ? '#fff' : '#000';
           cell.addEventListener('click', () => open(l, h));
@@ -165,17 +179,31 @@ function drawRanking(out: HTMLElement, init: ViewInit): void {
         }),
       ]),
     );
-    return el('figure', { class: 'rk-grid' }, [el('figcaption', {}, [`${termLabel(init, t)} removed`]), el('table', { id: `rk-grid-${t}` }, [el('thead', {}, [head]), el('tbody', {}, rows)])]);
+    return el('figure', { class: 'rk-grid' }, [
+      el('figcaption', {}, [`${termLabel(init, t)} removed`]),
+      el('table', { id: `rk-grid-${t}` }, [el('thead', {}, [head]), el('tbody', {}, rows)]),
+    ]);
   });
-  const list = el('ol', { id: 'rk-list', class: 'rk-list' }, r.ranking.slice(0, LISTED).map((c) =>
-    el('li', {}, [
-      el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [`layer ${c.layer} head ${c.head} ${termLabel(init, c.term)}`]),
-      ` drop ${fmt(c.drop)} (log p ${fmt(c.logprobAfter)}, rank ${c.rankAfter}, top “${c.top1After}”)`,
-    ]),
-  ));
-  for (const b of list.querySelectorAll<HTMLButtonElement>('button')) b.addEventListener('click', () => open(Number(b.dataset.layer), Number(b.dataset.head)));
+  const list = el(
+    'ol',
+    { id: 'rk-list', class: 'rk-list' },
+    r.ranking
+      .slice(0, LISTED)
+      .map((c) =>
+        el('li', {}, [
+          el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [
+            `layer ${c.layer} head ${c.head} ${termLabel(init, c.term)}`,
+          ]),
+          ` drop ${fmt(c.drop)} (log p ${fmt(c.logprobAfter)}, rank ${c.rankAfter}, top “${c.top1After}”)`,
+        ]),
+      ),
+  );
+  for (const b of list.querySelectorAll<HTMLButtonElement>('button'))
+    b.addEventListener('click', () => open(Number(b.dataset.layer), Number(b.dataset.head)));
   out.replaceChildren(
-    el('p', { class: 'meta' }, [`Colour: drop in log p of “${pieceLabel(r.followed.token)}” when the term is removed (red: the head helped it, blue: it hindered), limits ±${fmt(m)}.`]),
+    el('p', { class: 'meta' }, [
+      `Colour: drop in log p of “${pieceLabel(r.followed.token)}” when the term is removed (red: the head helped it, blue: it hindered), limits ±${fmt(m)}.`,
+    ]),
     el('div', { class: 'rk-grids' }, grids),
     el('h3', {}, [`Largest drops (of ${r.ranking.length})`]),
     list,

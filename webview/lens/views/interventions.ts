@@ -30,20 +30,34 @@ export function renderInterventions(body: HTMLElement): void {
   const m = init.model;
   if (memo.text !== init.text) Object.assign(memo, { text: init.text, entries: [], result: undefined, error: undefined });
   const option = (value: string, label: string) => el('option', { value }, [label]);
-  const layer = el('select', { id: 'iv-layer', 'aria-label': 'Layer' }, m.layers.map((l) => option(String(l), `layer ${l}`)));
+  const layer = el(
+    'select',
+    { id: 'iv-layer', 'aria-label': 'Layer' },
+    m.layers.map((l) => option(String(l), `layer ${l}`)),
+  );
   const head = el('select', { id: 'iv-head', 'aria-label': 'Head' }, [
     ...Array.from({ length: m.heads }, (_, h) => option(String(h), `head ${h}`)),
     option('*', 'every head'),
   ]);
-  const term = el('select', { id: 'iv-term', 'aria-label': 'Term' }, [...m.terms.map((t) => option(t, t)), option('all', 'all terms (whole head)')]);
+  const term = el('select', { id: 'iv-term', 'aria-label': 'Term' }, [
+    ...m.terms.map((t) => option(t, t)),
+    option('all', 'all terms (whole head)'),
+  ]);
   const add = el('button', { id: 'iv-add', type: 'button' }, ['Add']);
   const chips = el('span', { id: 'iv-entries', class: 'iv-entries' });
-  const mode = el('select', { id: 'iv-mode', 'aria-label': 'How a removed term is replaced' }, [option('zero', 'zero it'), option('mean', 'its mean over keys')]);
+  const mode = el('select', { id: 'iv-mode', 'aria-label': 'How a removed term is replaced' }, [
+    option('zero', 'zero it'),
+    option('mean', 'its mean over keys'),
+  ]);
   mode.value = memo.mode;
   const position = positionOptions(init.tokens, 'iv-position', 'every [MASK]');
   position.value = memo.position === null ? '' : String(memo.position);
   const run = el('button', { id: 'iv-run', type: 'button', class: 'primary' }, ['Run intervention']);
-  const show = el('button', { id: 'iv-show', type: 'button', title: 'Show the intervened run’s attention in every tab; Diff shows it minus the plain run' }, ['Show intervened run in all tabs']);
+  const show = el(
+    'button',
+    { id: 'iv-show', type: 'button', title: 'Show the intervened run’s attention in every tab; Diff shows it minus the plain run' },
+    ['Show intervened run in all tabs'],
+  );
   const status = el('p', { id: 'iv-status', class: 'meta', role: 'status' });
   const out = el('div', { id: 'iv-result' });
   const drawChips = () => {
@@ -78,21 +92,30 @@ export function renderInterventions(body: HTMLElement): void {
     }
     run.setAttribute('disabled', '');
     status.textContent = 'running…';
-    const { done } = startRun({ type: 'intervene', resultId: init.resultId, entries: memo.entries.join(','), mode: memo.mode, position: memo.position, top: TOP });
-    done.then(
-      (r) => {
-        memo.result = r.intervention;
-        memo.error = undefined;
-      },
-      (e: Error) => {
-        memo.result = undefined;
-        memo.error = e.message;
-      },
-    ).finally(() => {
-      run.removeAttribute('disabled');
-      drawResult(out, status);
-      drawChips();
+    const { done } = startRun({
+      type: 'intervene',
+      resultId: init.resultId,
+      entries: memo.entries.join(','),
+      mode: memo.mode,
+      position: memo.position,
+      top: TOP,
     });
+    done
+      .then(
+        (r) => {
+          memo.result = r.intervention;
+          memo.error = undefined;
+        },
+        (e: Error) => {
+          memo.result = undefined;
+          memo.error = e.message;
+        },
+      )
+      .finally(() => {
+        run.removeAttribute('disabled');
+        drawResult(out, status);
+        drawChips();
+      });
   });
   show.addEventListener('click', () => {
     if (!memo.result) return;
@@ -128,14 +151,30 @@ function drawResult(out: HTMLElement, status: HTMLElement): void {
   }
   status.textContent = `${r.entries.join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; layers ${r.firstLayer}–${r.firstLayer + r.layersRerun - 1} rerun · ${Math.round(r.ms)} ms`;
   const tops = (xs: { token: string; prob: number }[], followed: string) =>
-    el('ol', { class: 'iv-top' }, xs.map((t) => el('li', t.token === followed ? { class: 'followed' } : {}, [el('span', { class: 'tok-text' }, [pieceLabel(t.token)]), ' ', el('span', { class: 'meta' }, [pct(t.prob)])])));
+    el(
+      'ol',
+      { class: 'iv-top' },
+      xs.map((t) =>
+        el('li', t.token === followed ? { class: 'followed' } : {}, [
+          el('span', { class: 'tok-text' }, [pieceLabel(t.token)]),
+          ' ',
+          el('span', { class: 'meta' }, [pct(t.prob)]),
+        ]),
+      ),
+    );
   const rows = r.rows.map((row) =>
     el('tr', { 'data-position': String(row.position) }, [
-      el('th', { scope: 'row' }, [`${row.position}: ${row.token}`, row.source === 'masked' ? el('div', { class: 'meta' }, ['masked for this']) : '']),
+      el('th', { scope: 'row' }, [
+        `${row.position}: ${row.token}`,
+        row.source === 'masked' ? el('div', { class: 'meta' }, ['masked for this']) : '',
+      ]),
       el('td', {}, [tops(row.before, row.followed.token)]),
       el('td', {}, [tops(row.after, row.followed.token)]),
       el('td', { class: 'iv-followed' }, [
-        el('div', {}, [el('span', { class: 'tok-text' }, [pieceLabel(row.followed.token)]), el('span', { class: 'meta' }, [row.followed.which === 'original' ? ' (original)' : ' (top before)'])]),
+        el('div', {}, [
+          el('span', { class: 'tok-text' }, [pieceLabel(row.followed.token)]),
+          el('span', { class: 'meta' }, [row.followed.which === 'original' ? ' (original)' : ' (top before)']),
+        ]),
         el('div', { class: 'iv-logprob' }, [`log p ${fmt(row.followed.before.logprob)} → ${fmt(row.followed.after.logprob)}`]),
         el('div', { class: 'iv-rank' }, [`rank ${row.followed.before.rank} → ${row.followed.after.rank}`]),
       ]),
@@ -144,7 +183,13 @@ function drawResult(out: HTMLElement, status: HTMLElement): void {
   );
   out.replaceChildren(
     el('table', { id: 'iv-table', class: 'iv-table' }, [
-      el('thead', {}, [el('tr', {}, ['Position', 'Before (top 5)', 'After (top 5)', 'Followed token', 'KL (nats)'].map((h) => el('th', { scope: 'col' }, [h])))]),
+      el('thead', {}, [
+        el(
+          'tr',
+          {},
+          ['Position', 'Before (top 5)', 'After (top 5)', 'Followed token', 'KL (nats)'].map((h) => el('th', { scope: 'col' }, [h])),
+        ),
+      ]),
       el('tbody', {}, rows),
     ]),
   );

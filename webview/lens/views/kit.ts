@@ -15,7 +15,16 @@ export function tokenText(tokens: readonly ProtocolToken[], k: number): string {
 }
 
 /** A new canvas showing `[rows, cols]` (one pixel per cell, CSS-scaled to `px` wide). */
-export function matrixCanvas(id: string, values: Float32Array, rows: number, cols: number, range: Range, lut: Uint8ClampedArray, px: number, label: string): HTMLCanvasElement {
+export function matrixCanvas(
+  id: string,
+  values: Float32Array,
+  rows: number,
+  cols: number,
+  range: Range,
+  lut: Uint8ClampedArray,
+  px: number,
+  label: string,
+): HTMLCanvasElement {
   const c = el('canvas', { id, class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': label });
   paintInto(c, values, rows, cols, range, lut);
   c.style.width = `${px}px`;
@@ -73,7 +82,9 @@ export function jointLimits(maps: readonly Float32Array[], signed: boolean): Ran
 /** A caption's limits: "0 … 0.012 (99th pct of 0.81)" or "±0.5". */
 export function limitsText(r: Range): string {
   const ends = r.signed ? `±${formatValue(r.max)}` : `0 … ${formatValue(r.max)}`;
-  return r.percentile && r.exact ? `${ends}, ${r.percentile}th percentile; data to ${formatValue(r.signed ? Math.max(-r.exact.min, r.exact.max) : r.exact.max)}` : ends;
+  return r.percentile && r.exact
+    ? `${ends}, ${r.percentile}th percentile; data to ${formatValue(r.signed ? Math.max(-r.exact.min, r.exact.max) : r.exact.max)}`
+    : ends;
 }
 
 /** A LUT of `colour(t)` for t from 0 to 1 (palettes that are not one of the heatmap ramps). */

@@ -4,7 +4,8 @@ import type { ProtocolToken } from '../../../src/shared/protocol/lens';
 import { el } from '../../common/dom';
 
 /** Said instead of running when the text has no [MASK] and no token is chosen. */
-export const NO_MASK = 'The text has no [MASK]: choose a token under “At” (it is masked, and the original token is followed), or write [MASK] into the text and explain again.';
+export const NO_MASK =
+  'The text has no [MASK]: choose a token under “At” (it is masked, and the original token is followed), or write [MASK] into the text and explain again.';
 
 /** Whether the explained text has a [MASK] token. */
 export function hasMask(tokens: readonly ProtocolToken[]): boolean {

@@ -16,7 +16,11 @@ export function presetPicker(id: string, withAll: boolean): HTMLSelectElement {
     if (p === 'no-p2c') return terms.includes('p2c');
     return true;
   });
-  const sel = el('select', { id, 'aria-label': 'Ablation preset' }, allowed.map((p) => el('option', { value: p }, [PRESET_LABELS[p]])));
+  const sel = el(
+    'select',
+    { id, 'aria-label': 'Ablation preset' },
+    allowed.map((p) => el('option', { value: p }, [PRESET_LABELS[p]])),
+  );
   const cur = shown?.state.preset ?? (withAll ? 'all' : 'content-only');
   sel.value = allowed.includes(cur) ? cur : (allowed[withAll ? 0 : 1] ?? allowed[0] ?? cur);
   sel.addEventListener('change', () => update({ preset: sel.value as AblationPresetName }));

@@ -46,7 +46,10 @@ export async function renderRollout(body: HTMLElement, ctx: ViewContext): Promis
   for (const c of canvases) {
     onCell(c, n, (i, j) => {
       const k = i * n + j;
-      readout(`query #${i} “${tok(i)}” ← key #${j} “${tok(j)}”: rollout ${formatValue(rv[k] ?? NaN)}` + (av ? `, ${preset} ${formatValue(av[k] ?? NaN)}` : ''));
+      readout(
+        `query #${i} “${tok(i)}” ← key #${j} “${tok(j)}”: rollout ${formatValue(rv[k] ?? NaN)}` +
+          (av ? `, ${preset} ${formatValue(av[k] ?? NaN)}` : ''),
+      );
     });
   }
   const [canvas, values] = shownCanvas;

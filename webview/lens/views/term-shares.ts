@@ -25,7 +25,13 @@ export async function renderTermShares(body: HTMLElement, ctx: ViewContext): Pro
   const p2c = r.p2c ? fromBuffer(r.p2c, L * H) : undefined;
   const theme = themeKind();
   const cell = Math.max(18, Math.min(44, Math.floor(560 / Math.max(H, 1))));
-  const c = el('canvas', { id: 'shares-grid', class: 'analysis-canvas', role: 'img', tabindex: '0', 'aria-label': 'Term shares: rows layers, columns heads; green content, purple position' });
+  const c = el('canvas', {
+    id: 'shares-grid',
+    class: 'analysis-canvas',
+    role: 'img',
+    tabindex: '0',
+    'aria-label': 'Term shares: rows layers, columns heads; green content, purple position',
+  });
   const dpr = window.devicePixelRatio || 1;
   c.width = Math.round(H * cell * dpr);
   c.height = Math.round(L * cell * dpr);
@@ -80,7 +86,24 @@ export async function renderTermShares(body: HTMLElement, ctx: ViewContext): Pro
     swatch(shareColor(0, theme), `P positional (c2c share ≤ ${r.thresholds.positional}): ${counts.positional}`),
     el('span', { class: 'meta' }, ['Click a head to open it.']),
   ]);
-  body.append(withAxisLabels(c, r.layers.map((l) => `L${l}`), Array.from({ length: H }, (_, h) => `H${h}`), cell, { rows: 'layer', cols: 'head' }), legend);
+  body.append(
+    withAxisLabels(
+      c,
+      r.layers.map((l) => `L${l}`),
+      Array.from({ length: H }, (_, h) => `H${h}`),
+      cell,
+      { rows: 'layer', cols: 'head' },
+    ),
+    legend,
+  );
   const lut = paletteLut((t) => shareColor(t, theme));
-  $picture.set({ canvas: c, values: content, rows: L, cols: H, range: { min: 0, max: 1, signed: false }, lut, title: 'Content share per layer (rows) and head (columns)' });
+  $picture.set({
+    canvas: c,
+    values: content,
+    rows: L,
+    cols: H,
+    range: { min: 0, max: 1, signed: false },
+    lut,
+    title: 'Content share per layer (rows) and head (columns)',
+  });
 }

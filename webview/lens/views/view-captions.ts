@@ -18,8 +18,7 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'Remove attention terms inside the real forward pass (zero them before the softmax, or replace them by their mean) and rerun every later layer: the predictions at each [MASK] before and after. Unlike “Softmax ablation”, which re-softmaxes one layer’s stored terms, this is a recomputation.',
   ranking:
     'Which heads matter at one position: each head’s term removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there. Click a cell to open that head.',
-  diff:
-    'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
+  diff: 'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
 /**
@@ -32,7 +31,8 @@ export const BERT_VIEW_CAPTIONS: Partial<Record<AnalysisView, string>> = {
     'BERT, layer 0, per head: the mean share of |c2c|, |c2p|, |p2c|, |p2p| and |rest| in the score (per (query, key) cell |term| / sum of the five |terms|, then the mean over cells — the rule DeBERTa’s grid uses over its three terms). Position here is absolute: p2p and rest (token type, LayerNorm shift, biases) are BERT’s extra columns.',
   distance:
     'BERT, layer 0: the score’s c2p, p2c and p2p (c2c for reference) averaged over every (query, key) pair at the same distance δ = query − key (δ > 0: key to the left): the mean per δ (± std in the readout). They come from absolute position embeddings, entangled with content by one LayerNorm, so this shows how much of them depends on δ alone; the split is exact in layer 0 only. Hover a token for its own row.',
-  rollout: 'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), of the real attention.',
+  rollout:
+    'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), of the real attention.',
   interventions:
     'Remove whole heads inside the real forward pass (BERT’s score is one q·k product: zero a head’s score, or replace it by its mean over keys) and rerun every later layer: the predictions at each [MASK] before and after.',
   ranking:
@@ -43,7 +43,8 @@ export const BERT_VIEW_CAPTIONS: Partial<Record<AnalysisView, string>> = {
 export const BERT_NOT_APPLICABLE: Partial<Record<AnalysisView, string>> = {
   ablation:
     'Softmax ablation drops DeBERTa’s separable terms (c2c, c2p, p2c) from every layer’s score; BERT’s score is one q·k product with no such terms, so there is nothing to drop here (Intervention removes whole heads).',
-  buckets: 'The bucket lens shows which distances share a relative-position embedding; BERT has absolute position embeddings, one per position, so there are no relative buckets.',
+  buckets:
+    'The bucket lens shows which distances share a relative-position embedding; BERT has absolute position embeddings, one per position, so there are no relative buckets.',
 };
 
 /** The caption of `view` for the model on screen. */
