@@ -51,6 +51,8 @@ test('each target selects its own binaries, none of another platform, and everyt
       'dist/webview.js',
       'dist/compare.js',
       'media/lens.css',
+      'media/lens-views.css',
+      'media/lens-runs.css',
       'media/compare.css',
       'media/icon.png',
       'models/default/config.json',

@@ -140,7 +140,7 @@ export class ComparePanel {
 function renderCompareHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return renderWebviewHtml(webview, extensionUri, {
     title: 'DeBERTa Lens: Compare Models',
-    styles: ['media/lens.css', 'media/compare.css'],
+    styles: ['media/lens.css', 'media/lens-views.css', 'media/lens-runs.css', 'media/compare.css'],
     script: 'dist/compare.js',
     appClass: 'compare-app',
   });

@@ -373,7 +373,7 @@ export class LensPanel {
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return renderWebviewHtml(webview, extensionUri, {
     title: 'DeBERTa Lens',
-    styles: ['media/lens.css'],
+    styles: ['media/lens.css', 'media/lens-views.css', 'media/lens-runs.css'],
     script: 'dist/webview.js',
     extraImgSrc: 'blob:',
   });
