@@ -215,3 +215,20 @@ describe('pairs', () => {
     }
   });
 });
+
+describe('task-head arithmetic', () => {
+  it('erf (the exact GELU of the poolers) to double precision on both sides of its two branches', async () => {
+    const { erf } = await import('../../src/engine/run/task-math');
+    // Python's math.erf (the C library's).
+    const want: [number, number][] = [
+      [0.5, 0.5204998778130465],
+      [-1.2, -0.9103139782296353],
+      [2.49, 0.9995707121322661],
+      [3, 0.9999779095030014],
+      [-4.1, -0.9999999932999724],
+      [2.51, 0.9996142945182758],
+      [1e-3, 0.0011283787909692365],
+    ];
+    for (const [x, y] of want) assert.ok(Math.abs(erf(x) - y) < 1e-14, `erf(${x}) = ${erf(x)}, want ${y}`);
+  });
+});
