@@ -164,12 +164,7 @@ export interface PredictTimings {
 
 /** What a checkpoint's head predicts: the fine-tuned task, or the pretraining heads. */
 export type TaskName =
-  | 'sequence-classification'
-  | 'token-classification'
-  | 'question-answering'
-  | 'multiple-choice'
-  | 'masked-lm'
-  | 'replaced-token-detection';
+  'sequence-classification' | 'token-classification' | 'question-answering' | 'multiple-choice' | 'masked-lm' | 'replaced-token-detection';
 
 /** One label of a classifier: its logit and its score (softmax, sigmoid, or the logit itself for regression). */
 export interface LabelScore {

@@ -20,7 +20,7 @@ function cli(command: string, ...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- the CLI's JSON, read untyped */
+/* eslint-disable @typescript-eslint/no-explicit-any -- the CLI's JSON, read untyped */
 function json(r: ReturnType<typeof cli>): any {
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
@@ -30,7 +30,9 @@ const labelKeys = ['id', 'label', 'logit', 'score'];
 
 describe('deberta-lens predict on task heads', () => {
   it('sequence classification: task, input_ids and every label', () => {
-    const out = json(cli('predict', '--model', fixture('v3_seqcls_3'), '--text', 'the cat sat on the mat.', '--pair', 'a dog ran in the park.'));
+    const out = json(
+      cli('predict', '--model', fixture('v3_seqcls_3'), '--text', 'the cat sat on the mat.', '--pair', 'a dog ran in the park.'),
+    );
     assert.equal(out.task, 'sequence-classification');
     assert.ok(Array.isArray(out.input_ids) && out.input_ids.length === out.tokens.length);
     assert.equal(out.classification.problem_type, 'single_label_classification');
@@ -65,7 +67,9 @@ describe('deberta-lens predict on task heads', () => {
   });
 
   it('multiple choice: --choices "a|b|c", one logit and score per choice', () => {
-    const out = json(cli('predict', '--model', fixture('v3_mc'), '--text', 'the cat sat on the', '--choices', 'mat.|dog in the park.|tree.'));
+    const out = json(
+      cli('predict', '--model', fixture('v3_mc'), '--text', 'the cat sat on the', '--choices', 'mat.|dog in the park.|tree.'),
+    );
     assert.equal(out.task, 'multiple-choice');
     assert.deepEqual(
       out.multiple_choice.choices.map((c: { text: string }) => c.text),

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { PredictResult, TaskOutput } from '../../src/engine/api';
-import { openModel, type OpenModel } from '../../src/engine/model/open-model';
+import { openModel } from '../../src/engine/model/open-model';
 import { FIXTURES } from './helpers';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-task-heads-'));
@@ -22,7 +22,8 @@ const expectedOf = (name: string): any => JSON.parse(fs.readFileSync(path.join(d
 /** The largest deviations seen per fixture (reported at the end, and checked against the tolerance as they come). */
 const deviations = new Map<string, { abs: number; rel: number }>();
 after(() => {
-  for (const [name, d] of deviations) console.log(`task-heads ${name}: max abs ${d.abs.toExponential(2)}, max rel ${d.rel.toExponential(2)}`);
+  for (const [name, d] of deviations)
+    console.log(`task-heads ${name}: max abs ${d.abs.toExponential(2)}, max rel ${d.rel.toExponential(2)}`);
 });
 
 function close(fixture: string, got: ArrayLike<number>, want: number[], what: string): void {
@@ -46,8 +47,18 @@ function checkOutput(fixture: string, kind: string, c: any, out: TaskOutput, ids
   const what = `${fixture}/${c.name}`;
   if (kind === 'sequence_classification') {
     const cls = out.classification!;
-    close(fixture, cls.labels.map((l) => l.logit), e.logits, `${what} logits`);
-    close(fixture, cls.labels.map((l) => l.score), e.scores, `${what} scores`);
+    close(
+      fixture,
+      cls.labels.map((l) => l.logit),
+      e.logits,
+      `${what} logits`,
+    );
+    close(
+      fixture,
+      cls.labels.map((l) => l.score),
+      e.scores,
+      `${what} scores`,
+    );
     assert.equal(cls.score_function, e.score_function, what);
     if (e.predicted !== undefined) assert.equal(cls.predicted?.label, e.predicted, what);
   } else if (kind === 'token_classification') {
@@ -55,8 +66,18 @@ function checkOutput(fixture: string, kind: string, c: any, out: TaskOutput, ids
     assert.equal(rows.length, e.logits.length, what);
     rows.forEach((r, i) => {
       assert.equal(r.position, i);
-      close(fixture, r.labels.map((l) => l.logit), e.logits[i], `${what} logits row ${i}`);
-      close(fixture, r.labels.map((l) => l.score), e.scores[i], `${what} scores row ${i}`);
+      close(
+        fixture,
+        r.labels.map((l) => l.logit),
+        e.logits[i],
+        `${what} logits row ${i}`,
+      );
+      close(
+        fixture,
+        r.labels.map((l) => l.score),
+        e.scores[i],
+        `${what} scores row ${i}`,
+      );
       assert.equal(r.predicted.label, e.predicted[i], `${what} predicted ${i}`);
     });
   } else if (kind === 'question_answering') {
@@ -113,8 +134,18 @@ describe('task heads against Hugging Face', () => {
         const r = await model.predict({ text: c.text, choices: c.choices });
         assert.equal(r.task, 'multiple-choice');
         const mc = r.multiple_choice!;
-        close('v3_mc', mc.choices.map((x) => x.logit), c.expected.logits, `${c.name} logits`);
-        close('v3_mc', mc.choices.map((x) => x.score), c.expected.scores, `${c.name} scores`);
+        close(
+          'v3_mc',
+          mc.choices.map((x) => x.logit),
+          c.expected.logits,
+          `${c.name} logits`,
+        );
+        close(
+          'v3_mc',
+          mc.choices.map((x) => x.score),
+          c.expected.scores,
+          `${c.name} scores`,
+        );
         assert.equal(mc.predicted, c.expected.predicted);
         mc.choices.forEach((x, k) => assert.deepEqual(x.input_ids, unpadded(c.input_ids[k], c.attention_mask[k])));
       }
@@ -150,12 +181,27 @@ describe('task heads under interventions (terms removed inside the forward pass)
           if (exp.kind === 'token_classification') {
             // The fixture gives the ablated logits only: check those.
             r.task_after!.token_classification!.forEach((row, i) =>
-              close(name, row.labels.map((l) => l.logit), a.expected.logits[i], `${after.name} row ${i}`),
+              close(
+                name,
+                row.labels.map((l) => l.logit),
+                a.expected.logits[i],
+                `${after.name} row ${i}`,
+              ),
             );
           } else {
             const cls = r.task_after!.classification!;
-            close(name, cls.labels.map((l) => l.logit), a.expected.logits, `${after.name} logits`);
-            close(name, cls.labels.map((l) => l.score), a.expected.scores, `${after.name} scores`);
+            close(
+              name,
+              cls.labels.map((l) => l.logit),
+              a.expected.logits,
+              `${after.name} logits`,
+            );
+            close(
+              name,
+              cls.labels.map((l) => l.score),
+              a.expected.scores,
+              `${after.name} scores`,
+            );
           }
         }
       } finally {
@@ -167,10 +213,12 @@ describe('task heads under interventions (terms removed inside the forward pass)
 
 /** What each bad checkpoint's predict must say (one line naming the file or setting). */
 const BAD: Record<string, RegExp> = {
-  num_labels_vs_classifier: /model\.safetensors: tensor 'classifier\.weight' has shape \[3, 32\], expected \[5, 32\]: config\.json has 5 labels in id2label/,
+  num_labels_vs_classifier:
+    /model\.safetensors: tensor 'classifier\.weight' has shape \[3, 32\], expected \[5, 32\]: config\.json has 5 labels in id2label/,
   id2label_hole: /config\.json: id2label's ids \(0, 2\) are not 0…1: every label from 0 up must be named/,
   id2label_duplicate: /config\.json: id2label names labels 0 and 1 both "POSITIVE"/,
-  problem_type_unknown: /config\.json: problem_type "not_a_type" is not one of single_label_classification, multi_label_classification, regression/,
+  problem_type_unknown:
+    /config\.json: problem_type "not_a_type" is not one of single_label_classification, multi_label_classification, regression/,
   classifier_missing:
     /config\.json: architectures names DebertaV2ForSequenceClassification, but model\.safetensors holds no pooler\.dense\.weight \[32, 32\], pooler\.dense\.bias \[32\], classifier\.weight \[num_labels, 32\], classifier\.bias \[num_labels\]/,
   unprefixed_encoder_with_head: /model\.safetensors: the encoder's tensors lack the "deberta\." prefix while task-head tensors are present/,

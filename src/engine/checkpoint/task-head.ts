@@ -101,7 +101,8 @@ export function findTaskHead(ck: Checkpoint): TaskHeadFound {
   // The weights' shapes, each named with its file when wrong.
   const shapeProblem = (name: string, shape: number[]): string | undefined => {
     const t = ck.weights.get(name);
-    if (!t) return `${weightFiles}: tensor '${name}' ${shapeText(shape)} is missing (the ${kind} head needs ${expectedTensors(kind, ck.spec).join(', ')})`;
+    if (!t)
+      return `${weightFiles}: tensor '${name}' ${shapeText(shape)} is missing (the ${kind} head needs ${expectedTensors(kind, ck.spec).join(', ')})`;
     if (t.shape.length !== shape.length || t.shape.some((s, k) => s !== shape[k]))
       return `${sourceOf(t, ck)}: tensor '${name}' has shape ${shapeText(t.shape)}, expected ${shapeText(shape)}`;
     return undefined;
@@ -135,7 +136,10 @@ export function findTaskHead(ck: Checkpoint): TaskHeadFound {
   if (typeof labels === 'string') return { problem: labels };
   const bad = wantRows(labels.length, '');
   if (bad) {
-    const said = json.id2label === undefined || json.id2label === null ? `no id2label (so ${labels.length} labels)` : `${labels.length} labels in id2label`;
+    const said =
+      json.id2label === undefined || json.id2label === null
+        ? `no id2label (so ${labels.length} labels)`
+        : `${labels.length} labels in id2label`;
     return { problem: `${bad}: config.json has ${said}; the config and the classifier do not belong together` };
   }
   if (kind === 'token-classification') return { head: { ...base, labels } };
@@ -156,7 +160,8 @@ function labelNames(json: Record<string, unknown>, file: string): string[] | str
   const map = json.id2label;
   if (map === undefined || map === null) {
     const n = json.num_labels ?? 2;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) return `${file}: num_labels must be a positive integer, got ${JSON.stringify(n)}`;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)
+      return `${file}: num_labels must be a positive integer, got ${JSON.stringify(n)}`;
     return Array.from({ length: n }, (_, i) => `LABEL_${i}`);
   }
   if (typeof map !== 'object' || Array.isArray(map)) return `${file}: id2label must map label ids to names, got ${JSON.stringify(map)}`;
@@ -174,7 +179,8 @@ function labelNames(json: Record<string, unknown>, file: string): string[] | str
   const seen = new Map<string, number>();
   for (const [id, name] of labels.entries()) {
     const before = seen.get(name);
-    if (before !== undefined) return `${file}: id2label names labels ${before} and ${id} both "${name}": a prediction could not be named; give each label its own name`;
+    if (before !== undefined)
+      return `${file}: id2label names labels ${before} and ${id} both "${name}": a prediction could not be named; give each label its own name`;
     seen.set(name, id);
   }
   const n = json.num_labels;

@@ -57,7 +57,9 @@ export async function ablateTask(model: RunContext, plan: AblationPlan, input: A
   let shown: Prepared, before: TaskOutput, after: TaskOutput;
   if (head.kind === 'multiple-choice') {
     if (input.text === undefined || !input.choices || input.choices.length === 0)
-      throw new LensError('a multiple-choice head scores choices: give the prompt as text and the choices (--text PROMPT --choices "a|b|c")');
+      throw new LensError(
+        'a multiple-choice head scores choices: give the prompt as text and the choices (--text PROMPT --choices "a|b|c")',
+      );
     const tw = taskWeights(model.checkpoint, head);
     const logits: { before: number[]; after: number[]; ids: number[][] } = { before: [], after: [], ids: [] };
     let firstPrepared: Prepared | undefined;
@@ -74,7 +76,13 @@ export async function ablateTask(model: RunContext, plan: AblationPlan, input: A
       const scores = softmax(ls);
       return {
         multiple_choice: {
-          choices: ls.map((logit, index) => ({ index, text: input.choices![index]!, logit, score: scores[index]!, input_ids: logits.ids[index]! })),
+          choices: ls.map((logit, index) => ({
+            index,
+            text: input.choices![index]!,
+            logit,
+            score: scores[index]!,
+            input_ids: logits.ids[index]!,
+          })),
           predicted: argmax(ls),
         },
       };

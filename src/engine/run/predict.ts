@@ -21,7 +21,8 @@ export async function predictWith(model: RunContext, input: PredictInput, signal
     if (heads.task || heads.taskProblem) return predictTask(model, input, signal);
     throw new LensError(noHeadMessage(ck), 'unsupported');
   }
-  if (input.choices) throw new LensError('choices are for a multiple-choice head; this checkpoint has masked-LM or replaced-token-detection heads');
+  if (input.choices)
+    throw new LensError('choices are for a multiple-choice head; this checkpoint has masked-LM or replaced-token-detection heads');
   const prepared = await prepareInput(model, { text: input.text, pair: input.pair, ids: input.ids }, signal);
   const { maskId, inputMasks, asked } = positionsToPredict(model, prepared.ids, input.positions);
   if (!heads.rtd && inputMasks.length === 0 && asked.length === 0) {

@@ -170,8 +170,13 @@ export function requireTaskHead(model: Pick<RunContext, 'heads'>): TaskHead {
 }
 
 /** The head's output on one sequence's last hidden state. */
-export function outputOf(model: RunContext, head: TaskHead, hidden: Float32Array, prepared: Prepared, pair: string | undefined): TaskOutput {
+export function outputOf(
+  model: RunContext,
+  head: TaskHead,
+  hidden: Float32Array,
+  prepared: Prepared,
+  pair: string | undefined,
+): TaskOutput {
   const tw = taskWeights(model.checkpoint, head);
   return taskOutput(tw, hidden, { tokens: prepared.tokens, tokenTypes: prepared.tokenTypes, pair, sepId: model.tokenizer?.special.sep });
 }
-

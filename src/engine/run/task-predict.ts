@@ -17,7 +17,9 @@ function checkTaskInput(head: TaskHead, input: PredictInput): void {
     throw new LensError(`positions are masked-token predictions; this checkpoint has a ${head.kind} head, which reads the input as it is`);
   if (head.kind === 'multiple-choice') {
     if (input.text === undefined || !input.choices || input.choices.length === 0)
-      throw new LensError('a multiple-choice head scores choices: give the prompt as text and the choices (--text PROMPT --choices "a|b|c")');
+      throw new LensError(
+        'a multiple-choice head scores choices: give the prompt as text and the choices (--text PROMPT --choices "a|b|c")',
+      );
     if (input.pair !== undefined) throw new LensError('multiple choice pairs the prompt with each choice: give --choices, not --pair');
     return;
   }
@@ -51,7 +53,13 @@ export async function predictTask(model: RunContext, input: PredictInput, signal
     const first = runs[0]!.prepared;
     const output: TaskOutput = {
       multiple_choice: {
-        choices: logits.map((logit, index) => ({ index, text: input.choices![index]!, logit, score: scores[index]!, input_ids: runs[index]!.prepared.ids })),
+        choices: logits.map((logit, index) => ({
+          index,
+          text: input.choices![index]!,
+          logit,
+          score: scores[index]!,
+          input_ids: runs[index]!.prepared.ids,
+        })),
         predicted: argmax(logits),
       },
     };
@@ -70,7 +78,8 @@ export function predictTaskExplained(model: RunContext, result: ExplainResult): 
   if (head.kind === 'multiple-choice')
     throw new LensError('a multiple-choice head scores several choices, one run each: use predict with the prompt and its choices');
   const hidden = result.lastHidden;
-  if (!hidden) throw new LensError('this result kept no last hidden state (it explained only some layers): explain every layer again', 'runtime');
+  if (!hidden)
+    throw new LensError('this result kept no last hidden state (it explained only some layers): explain every layer again', 'runtime');
   const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds };
   const th = performance.now();
   const output = outputOf(model, head, hidden, prepared, result.pair);
