@@ -116,6 +116,7 @@ describe('task heads against Hugging Face', () => {
             const again = await model.predictExplained(explained, {});
             assert.equal(again.timings.forward_reused, true);
             checkOutput(name, exp.kind, c, again, again.input_ids);
+            await assert.rejects(model.predictExplained(explained, { positions: [1] }), /positions are masked-token predictions/);
           } finally {
             explained.release();
           }

@@ -50,7 +50,7 @@ export async function predictExplained(
   if (result.model.checkpoint_hash !== model.info.checkpoint_hash)
     throw new LensError(`this result was explained with ${result.model.name}, not ${model.info.name}: explain again`, 'invalid-input');
   if (result.released) throw new LensError('this result was released; explain again', 'runtime');
-  if (!heads.mlm && !heads.rtd) return predictTaskExplained(model, result);
+  if (!heads.mlm && !heads.rtd) return predictTaskExplained(model, result, input.positions);
   const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds };
   return predictPrepared(model, prepared, input, result.lastHidden, t0, signal);
 }

@@ -72,9 +72,10 @@ export async function predictTask(model: RunContext, input: PredictInput, signal
 }
 
 /** The task head on the last hidden state an explain of this model kept (no encoder run). */
-export function predictTaskExplained(model: RunContext, result: ExplainResult): PredictResult {
+export function predictTaskExplained(model: RunContext, result: ExplainResult, positions?: number[]): PredictResult {
   const t0 = performance.now();
   const head = requireTaskHead(model);
+  checkTaskInput(head, { positions });
   if (head.kind === 'multiple-choice')
     throw new LensError('a multiple-choice head scores several choices, one run each: use predict with the prompt and its choices');
   const hidden = result.lastHidden;
