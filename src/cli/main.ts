@@ -28,10 +28,10 @@ const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'cache-max-gb', 'ma
 const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
-  predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top'] },
+  predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top'] },
   ablate: {
     switches: ['verbose', 'mean'],
-    values: [...ENGINE_FLAGS, 'text', 'file', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position'],
+    values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position'],
   },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
@@ -39,14 +39,17 @@ const COMMANDS = {
   'cache clear': { switches: [], values: ['cache-dir'] },
 };
 
+/** Key prefixes of fine-tuned task heads, as ModelSummary.prediction_heads lists them. */
+const TASK_PREFIXES = ['pooler.dense', 'classifier', 'qa_outputs'];
+
 const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) per layer and head
 
   deberta-lens explain --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--layers all|0,3,5] [--format json|npz] [--out FILE]
-  deberta-lens predict --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
-                       [--positions 3,7] [--top 5]
-  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
-                       --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
+  deberta-lens predict --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
+                       [--choices "A|B|C"] [--positions 3,7] [--top 5]
+  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
+                       [--choices "A|B|C"] --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
   deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
                        --sweep c2p|p2c|c2c|all [--position i] [--mean]
   deberta-lens info    --model DIR|default|bert-twin [--json]
@@ -62,7 +65,11 @@ tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, voc
 layer) before the softmax and reruns every later layer; --mean replaces it by its mean over key positions instead.
 --sweep TERMS removes each head's term alone (rerun from its layer) and ranks heads by the drop in the log-probability
 of the token followed at --position (default: the first [MASK]; another position is masked first).
---pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1).
+--pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
+types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
+score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits
+and the best span in the context's characters), multiple choice (--text PROMPT --choices "A|B|C": one run
+[CLS] prompt [SEP] choice [SEP] per choice, softmax over the choices; | separates choices).
 "default" is the small demo model shipped with DeBERTa Lens, "bert-twin" its BERT twin (same size, data and training,
 absolute positions; at most 128 tokens); for real analyses pass a real checkpoint such as microsoft/deberta-v3-base.`;
 
@@ -194,7 +201,7 @@ async function infoCommand(flags: Map<string, string>): Promise<void> {
           `terms        ${s.terms.join(', ')}`,
           `positions    relative, ${s.position_buckets > 0 ? `${s.position_buckets} log buckets` : 'no buckets'}, max ${s.max_relative_positions}`,
         ]),
-    `predicts     ${s.prediction_heads.length ? s.prediction_heads.map((h) => (h === 'mask_predictions' ? `replaced-token detection (${h}.*)` : `masked LM (${h}.*)`)).join(', ') : 'none: a bare encoder (predict has nothing to run)'}`,
+    `predicts     ${s.prediction_heads.length ? s.prediction_heads.map((h) => (h === 'mask_predictions' ? `replaced-token detection (${h}.*)` : TASK_PREFIXES.includes(h) ? `task head (${h}.*)` : `masked LM (${h}.*)`)).join(', ') : 'none: a bare encoder (predict has nothing to run)'}`,
     `weights      ${s.weights.join(', ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

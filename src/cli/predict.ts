@@ -13,18 +13,33 @@ import {
   type PositionPrediction,
   type PredictResult,
   type SweepResult,
+  type TaskOutput,
 } from '../engine';
 
-/** The JSON contract: `predictions` (every [MASK], then --positions masked first) and, with an RTD head, `rtd`. */
+/** The task head's own field (classification, token_classification, question_answering or multiple_choice). */
+function taskJson(o: TaskOutput): object {
+  return {
+    ...(o.classification ? { classification: o.classification } : {}),
+    ...(o.token_classification ? { token_classification: o.token_classification } : {}),
+    ...(o.question_answering ? { question_answering: o.question_answering } : {}),
+    ...(o.multiple_choice ? { multiple_choice: o.multiple_choice } : {}),
+  };
+}
+
+/** The JSON contract: `task`, `input_ids`, `predictions` (every [MASK], then --positions masked first), with an RTD
+ *  head `rtd`, and with a task head its output (taskJson). */
 export function predictJson(r: PredictResult): object {
   return {
+    task: r.task,
     model: r.model,
     mlm_head: r.mlm_head,
     rtd_head: r.rtd_head,
     mask_id: r.mask_id,
+    input_ids: r.input_ids,
     tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
     predictions: predictionsJson(r, r.predictions),
     ...(r.rtd ? { rtd: r.rtd } : {}),
+    ...taskJson(r),
     timings: r.timings,
   };
 }
@@ -42,6 +57,19 @@ function predictionsJson(r: Pick<PredictResult, 'tokens'>, ps: PositionPredictio
 
 /** The JSON contract: `before` and `after` (each predict's `predictions`), `kl` per position, and `tracked`. */
 export function ablateJson(r: AblateResult): object {
+  if (r.task && r.task_before && r.task_after) {
+    // A task head: before and after each hold the head's output, as predict prints it.
+    return {
+      task: r.task,
+      model: r.model,
+      ablation: r.ablation,
+      input_ids: r.input_ids,
+      tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
+      before: taskJson(r.task_before),
+      after: taskJson(r.task_after),
+      timings: r.timings,
+    };
+  }
   return {
     model: r.model,
     ablation: r.ablation,
@@ -55,16 +83,27 @@ export function ablateJson(r: AblateResult): object {
   };
 }
 
-/** --text/--file/--ids, --positions and --top, shared by predict and ablate. */
+/** --text/--file/--ids, --pair, --choices, --positions and --top, shared by predict and ablate. */
 function predictFlags(flags: Map<string, string>) {
   const input = inputFlags(flags);
+  if (flags.has('pair') && input.ids) throw new LensError('--pair goes with --text or --file: ids are fed as given');
+  if (flags.has('choices') && input.ids) throw new LensError('--choices goes with --text (the prompt): ids are fed as given');
+  const pair = flags.get('pair');
+  const choices = flags.has('choices')
+    ? flags
+        .get('choices')!
+        .split('|')
+        .map((c) => c.trim())
+    : undefined;
+  if (choices && choices.some((c) => c.length === 0))
+    throw new LensError(`--choices takes choices separated by |, none empty, got "${flags.get('choices')}"`);
   const positions = flags.has('positions') ? intList(flags.get('positions')!, 'positions') : undefined;
   let top: number | undefined;
   if (flags.has('top')) {
     top = Number(flags.get('top'));
     if (!Number.isInteger(top) || top < 1) throw new LensError(`--top takes a positive integer, got "${flags.get('top')}"`);
   }
-  return { ...input, positions, top };
+  return { ...input, ...(pair !== undefined ? { pair } : {}), ...(choices ? { choices } : {}), positions, top };
 }
 
 /** The head ranking's JSON: `grid` (per term, the drop as [layers][heads]) and `ranking` (every cell, largest drop first). */
@@ -146,7 +185,7 @@ export async function predictCommand(flags: Map<string, string>, engine: EngineO
   const model = await openModel(modelDir, engine);
   try {
     const result = await model.predict({ ...input, positions, top });
-    if (!result.mlm_head && result.predictions.length === 0) {
+    if (result.task === 'replaced-token-detection' && result.predictions.length === 0) {
       process.stderr.write(
         'deberta-lens: this checkpoint has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): only replaced-token detection is shown\n',
       );

@@ -75,7 +75,8 @@ export interface LensModel {
    *  checkpoint's own heads. Rejects with a LensError naming what is missing when the checkpoint has no head. */
   predict(input: PredictInput, signal?: AbortSignal): Promise<PredictResult>;
   /** The same on the tokens of an explain result of this model: [MASK]s and RTD from the hidden state the explain
-   *  kept (no second encoder run), each of `positions` masked and run once more. */
+   *  kept (no second encoder run), each of `positions` masked and run once more. A task head (classification,
+   *  token classification, question answering) reads that kept state too: no second forward pass. */
   predictExplained(result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult>;
   /** The same predictions before and after removing attention terms of chosen heads inside the forward pass
    *  (every later layer rerun), with KL and the followed token's log-probability and rank. The spec is checked
@@ -107,6 +108,10 @@ export interface AblatedRunInput {
 export interface PredictInput {
   /** Text to tokenize; [CLS] … [SEP] are added. Exactly one of text/ids. */
   text?: string;
+  /** With text: a second text, [CLS] text [SEP] pair [SEP] (question answering: text = question, pair = context). */
+  pair?: string;
+  /** Multiple choice: with text (the prompt), one run per choice, each [CLS] text [SEP] choice [SEP]. */
+  choices?: string[];
   /** Ids fed as given (no specials added). */
   ids?: number[];
   /** Token positions to predict besides every [MASK]: each is masked on its own, one more forward pass each. */
@@ -157,7 +162,80 @@ export interface PredictTimings {
   forward_reused?: boolean;
 }
 
-export interface PredictResult {
+/** What a checkpoint's head predicts: the fine-tuned task, or the pretraining heads. */
+export type TaskName =
+  'sequence-classification' | 'token-classification' | 'question-answering' | 'multiple-choice' | 'masked-lm' | 'replaced-token-detection';
+
+/** One label of a classifier: its logit and its score (softmax, sigmoid, or the logit itself for regression). */
+export interface LabelScore {
+  id: number;
+  label: string;
+  logit: number;
+  score: number;
+}
+
+export interface ClassificationOutput {
+  /** config.json's problem_type, or the one Hugging Face infers without it (regression for one label). */
+  problem_type: 'single_label_classification' | 'multi_label_classification' | 'regression';
+  /** How scores follow from logits, as Hugging Face's text-classification pipeline decides. */
+  score_function: 'softmax' | 'sigmoid' | 'none';
+  /** Every label, in the checkpoint's id order. */
+  labels: LabelScore[];
+  /** The label with the largest logit (absent for one-label regression). */
+  predicted?: LabelScore;
+}
+
+export interface TokenLabels {
+  position: number;
+  /** Every label (softmax over labels per token). */
+  labels: LabelScore[];
+  predicted: LabelScore;
+}
+
+export interface QuestionAnsweringOutput {
+  start_logits: number[];
+  end_logits: number[];
+  /** The context: the second text's tokens [first, end) (the final [SEP] excluded). */
+  context_tokens: [number, number];
+  max_answer_len: number;
+  /** The best span, start ≤ end < start + max_answer_len inside the context, by start + end logit. start/end are
+   *  UTF-16 offsets into the context (the pair text); null without one (ids given). */
+  answer: {
+    start: number | null;
+    end: number | null;
+    text: string | null;
+    /** start_logits[start_token] + end_logits[end_token]. */
+    score: number;
+    start_token: number;
+    end_token: number;
+  } | null;
+}
+
+export interface ChoiceScore {
+  index: number;
+  text: string;
+  logit: number;
+  /** Softmax over the choices. */
+  score: number;
+  input_ids: number[];
+}
+
+export interface MultipleChoiceOutput {
+  choices: ChoiceScore[];
+  predicted: number;
+}
+
+/** A task head's output for one input: exactly one field, by the head's kind (ablate's before and after too). */
+export interface TaskOutput {
+  classification?: ClassificationOutput;
+  token_classification?: TokenLabels[];
+  question_answering?: QuestionAnsweringOutput;
+  multiple_choice?: MultipleChoiceOutput;
+}
+
+export interface PredictResult extends TaskOutput {
+  /** The head that answered. */
+  task: TaskName;
   model: ModelInfo;
   /** The masked-LM head's key layout, or null when the checkpoint has none. */
   mlm_head: 'cls.predictions' | 'lm_predictions.lm_head' | null;
@@ -210,6 +288,10 @@ export interface AblateResult {
   /** KL(before ‖ after) in nats over the whole vocabulary, per predicted position. */
   kl: { position: number; kl: number }[];
   tracked: TrackedToken[];
+  /** A task-head checkpoint: its kind and its output before and after (then before/after/kl/tracked are empty). */
+  task?: TaskName;
+  task_before?: TaskOutput;
+  task_after?: TaskOutput;
   timings: { tokenize_ms: number; forward_ms: number; rerun_ms: number; head_ms: number; total_ms: number };
 }
 

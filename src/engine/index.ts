@@ -17,6 +17,14 @@
 //  10. index.ts                                 this file
 // src/shared is below all of them (the host and the webview share it); src/analysis sits above the engine.
 export type {
+  ChoiceScore,
+  ClassificationOutput,
+  LabelScore,
+  MultipleChoiceOutput,
+  QuestionAnsweringOutput,
+  TaskName,
+  TaskOutput,
+  TokenLabels,
   AblateInput,
   AblateResult,
   AblatedRunInput,

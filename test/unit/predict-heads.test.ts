@@ -284,7 +284,7 @@ describe('prediction heads: positions masked on request, and bad input', () => {
       assert.deepEqual(findHeads(bare.checkpoint), {});
       await assert.rejects(
         bare.predict({ ids: [1, 5, 2] }),
-        /has no prediction head \(no cls\.predictions\.\*, lm_predictions\.lm_head\.\* or mask_predictions\.\* tensors in model\.safetensors\)/,
+        /has no prediction head \(no cls\.predictions\.\*, lm_predictions\.lm_head\.\*, mask_predictions\.\*, classifier\.\* or qa_outputs\.\* tensors in model\.safetensors\)/,
       );
     } finally {
       await bare.dispose();

@@ -8,9 +8,14 @@
 //     always the word-embedding matrix (hidden_size must equal embedding_size).
 // Replaced-token detection (DeBERTa-v3 discriminators, microsoft's LMMaskPredictionHead), LayerNorm first:
 //   logit_i = act(LayerNorm(h_0 + h_i) W_d^T + b_d) · w_c + b_c, with h_0 the [CLS] state.
+// Fine-tuned task heads (sequence/token classification, question answering, multiple choice): ./task-head.ts finds
+// them; this file reports them with the others, so every caller asks here which heads a checkpoint carries.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Checkpoint } from './index';
+import { findTaskHead, type TaskHead } from './task-head';
+
+export type { ProblemType, ScoreFunction, TaskHead, TaskKind } from './task-head';
 
 export type MlmLayout = 'cls.predictions' | 'lm_predictions.lm_head';
 
@@ -34,6 +39,10 @@ export interface RtdHead {
 export interface Heads {
   mlm?: MlmHead;
   rtd?: RtdHead;
+  /** A fine-tuned task head (classifier, QA outputs) that can run. */
+  task?: TaskHead;
+  /** A task head the checkpoint names or stores but that cannot run: the one line predict refuses with. */
+  taskProblem?: string;
 }
 
 const CLS = 'cls.predictions';
@@ -69,20 +78,24 @@ export function findHeads(ck: Checkpoint): Heads {
     };
   }
   if (has(`${RTD}.dense.weight`)) heads.rtd = { dense: `${RTD}.dense`, layerNorm: `${RTD}.LayerNorm`, classifier: `${RTD}.classifier` };
+  const task = findTaskHead(ck);
+  if (task.head) heads.task = task.head;
+  if (task.problem) heads.taskProblem = task.problem;
   return heads;
 }
 
 /** The heads present, by key prefix. */
 export function headNames(heads: Heads): string[] {
-  return [...(heads.mlm ? [heads.mlm.layout] : []), ...(heads.rtd ? [RTD] : [])];
+  const task = heads.task ? [...(heads.task.pooler ? [heads.task.pooler.dense] : []), heads.task.output] : [];
+  return [...(heads.mlm ? [heads.mlm.layout] : []), ...(heads.rtd ? [RTD] : []), ...task];
 }
 
 /** Why there is nothing to predict with: one line for the CLI and the views. */
 export function noHeadMessage(ck: Checkpoint): string {
   return (
-    `${ck.name} has no prediction head (no cls.predictions.*, lm_predictions.lm_head.* or mask_predictions.* tensors in ` +
+    `${ck.name} has no prediction head (no cls.predictions.*, lm_predictions.lm_head.*, mask_predictions.*, classifier.* or qa_outputs.* tensors in ` +
     `${ck.weightFiles.map((f) => path.basename(f)).join(', ')}): it was saved as a bare encoder; use a checkpoint saved ` +
-    `with its masked-LM or replaced-token-detection head`
+    `with its masked-LM, replaced-token-detection or task head`
   );
 }
 

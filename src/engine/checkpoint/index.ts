@@ -29,6 +29,9 @@ export interface Checkpoint {
   skipped: Map<string, SkippedTensor>;
   /** Weights referenced in place that hold NaN or ±Inf (found while hashing; not looked for without a hash). */
   nonFinite?: Map<string, NonFinite>;
+  /** Whether any tensor name carried the base-model prefix (`deberta.`/`bert.`): a task head stored beside an
+   *  unprefixed encoder is a layout Hugging Face refuses (checkpoint/task-head.ts). */
+  basePrefixed?: boolean;
 }
 
 export interface LoadOptions {
@@ -57,10 +60,12 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
   const skipped = new Map<string, SkippedTensor>();
   const origin = new Map<string, string>(); // stripped name → original name, to report collisions
   const prefix = basePrefix(spec);
+  let basePrefixed = false;
   for (const file of layout.files) {
     const found: FileTensors = layout.format === 'safetensors' ? readSafetensors(file) : readTorchBin(file);
     if (layout.weightMap) checkShard(file, found, layout.weightMap);
     for (const t of found.tensors) {
+      if (t.name.startsWith(prefix)) basePrefixed = true;
       const name = canonicalWeightName(t.name, prefix);
       claim(origin, name, t.name, file);
       // Bytes that are read rather than referenced in place are checked for NaN/Inf as they are read.
@@ -79,7 +84,7 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
   } = opts.hash === false
     ? { hash: '', files: [], nonFinite: undefined }
     : await hashAndScan([configFile, ...layout.files], weights.values(), opts.hashStore);
-  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped, nonFinite };
+  return { dir: abs, name: checkpointName(abs), spec, weights, weightFiles: layout.files, hash, hashed, skipped, nonFinite, basePrefixed };
 }
 
 /**

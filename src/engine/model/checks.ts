@@ -8,11 +8,11 @@ import { sweepTerms } from '../run/sweep';
 import type { TermName } from '../types';
 import { resolveModelDir } from './model-dir';
 
-/** An intervention spec's entries, normalised; rejects what the model lacks (a term, a layer, the MLM head). */
+/** An intervention spec's entries, normalised; rejects what the model lacks (a term, a layer, a head to show the effect on). */
 export async function checkAblation(modelDir: string, spec: string, mode: AblationMode = 'zero'): Promise<string[]> {
   const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
   const entries = parseAblation(spec, ck.spec, mode).entries;
-  requireMlmHead(ck);
+  requireMlmHead(ck, true);
   return entries;
 }
 

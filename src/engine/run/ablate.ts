@@ -7,6 +7,7 @@ import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
 import { parseAblation } from './ablation-spec';
+import { ablateTask } from './ablate-task';
 import { checkLength, int64Feeds, prepareInput } from './input';
 import { checkTop, nameTokens, positionsToPredict, type PredictionRow, readPredictions, requireMlmHead } from './prediction-read';
 import type { RunContext } from './run-context';
@@ -17,6 +18,8 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     spec = ck.spec;
   // The spec is checked against the model before anything is tokenized or run.
   const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');
+  const heads = model.heads.heads;
+  if (!heads.mlm && (heads.task || heads.taskProblem)) return ablateTask(model, plan, input, signal);
   requireMlmHead(ck);
   const k = checkTop(model, input.top);
   const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);

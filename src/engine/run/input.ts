@@ -54,9 +54,12 @@ export async function prepareInput(
         'corrupt',
       );
   }
-  if (input.pair !== undefined && spec.typeVocabSize < 2) {
+  // A pair is [CLS] A [SEP] B [SEP] on every model, as Hugging Face builds it. With type_vocab_size 0 (DeBERTa-v3)
+  // the model adds no token-type embedding, so the types are not fed (graphInputs); a one-row table could not hold
+  // the second text's type 1, which Hugging Face would index past.
+  if (input.pair !== undefined && spec.typeVocabSize === 1) {
     throw new LensError(
-      `this model has ${spec.typeVocabSize} token types (type_vocab_size in config.json), so it cannot tell a pair's two texts apart: explain one text`,
+      `this model has 1 token type (type_vocab_size in config.json), but a pair's second text has type 1: explain one text, or fix the config`,
       'invalid-input',
     );
   }

@@ -9,6 +9,7 @@ import type { Token } from '../types';
 import { prepareInput } from './input';
 import { checkTop, nameTokens, positionsToPredict, readPrediction, readPredictions } from './prediction-read';
 import type { RunContext } from './run-context';
+import { predictTask, predictTaskExplained } from './task-predict';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -16,8 +17,13 @@ export async function predictWith(model: RunContext, input: PredictInput, signal
   const t0 = performance.now();
   const heads = model.heads.heads;
   const ck = model.checkpoint;
-  if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(ck), 'unsupported');
-  const prepared = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
+  if (!heads.mlm && !heads.rtd) {
+    if (heads.task || heads.taskProblem) return predictTask(model, input, signal);
+    throw new LensError(noHeadMessage(ck), 'unsupported');
+  }
+  if (input.choices)
+    throw new LensError('choices are for a multiple-choice head; this checkpoint has masked-LM or replaced-token-detection heads');
+  const prepared = await prepareInput(model, { text: input.text, pair: input.pair, ids: input.ids }, signal);
   const { maskId, inputMasks, asked } = positionsToPredict(model, prepared.ids, input.positions);
   if (!heads.rtd && inputMasks.length === 0 && asked.length === 0) {
     const why = maskId === undefined ? `${ck.dir} has no tokenizer, so [MASK] ids are unknown` : 'the input has no [MASK] token';
@@ -40,10 +46,11 @@ export async function predictExplained(
 ): Promise<PredictResult> {
   const t0 = performance.now();
   const heads = model.heads.heads;
-  if (!heads.mlm && !heads.rtd) throw new LensError(noHeadMessage(model.checkpoint), 'unsupported');
+  if (!heads.mlm && !heads.rtd && !heads.task && !heads.taskProblem) throw new LensError(noHeadMessage(model.checkpoint), 'unsupported');
   if (result.model.checkpoint_hash !== model.info.checkpoint_hash)
     throw new LensError(`this result was explained with ${result.model.name}, not ${model.info.name}: explain again`, 'invalid-input');
   if (result.released) throw new LensError('this result was released; explain again', 'runtime');
+  if (!heads.mlm && !heads.rtd) return predictTaskExplained(model, result, input.positions);
   const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds };
   return predictPrepared(model, prepared, input, result.lastHidden, t0, signal);
 }
@@ -113,6 +120,7 @@ async function predictPrepared(
     signal,
   );
   return {
+    task: heads.mlm ? 'masked-lm' : 'replaced-token-detection',
     model: { ...model.info, execution_provider: model.session.provider },
     mlm_head: heads.mlm?.layout ?? null,
     rtd_head: heads.rtd !== undefined,

@@ -101,10 +101,16 @@ export async function nameTokens(
   for (const t of shown) t.token = named.get(t.id)!;
 }
 
-/** An intervention's effect is shown on the masked-LM head's predictions. */
-export function requireMlmHead(ck: Checkpoint): void {
+/** An intervention's effect is shown on the masked-LM head's predictions, or (`task`) on a task head's output. */
+export function requireMlmHead(ck: Checkpoint, task = false): void {
   const heads = findHeads(ck);
-  if (heads.mlm) return;
+  if (heads.mlm || (task && heads.task)) return;
+  if (heads.taskProblem) throw new LensError(heads.taskProblem, 'invalid-input');
+  if (heads.task)
+    throw new LensError(
+      `${ck.name} has a ${heads.task.kind} head and no masked-LM head: a head ranking follows a masked token's log-probability`,
+      'unsupported',
+    );
   throw new LensError(
     heads.rtd
       ? `${ck.name} has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): an intervention's effect is shown on its predictions`
