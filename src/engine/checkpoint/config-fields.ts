@@ -1,6 +1,7 @@
 // Typed, validated access to config.json fields, shared by the DeBERTa and BERT config readers. Every error names
 // the file and the key.
 import { LensError } from '../errors';
+import { quoteValue } from './json-file';
 import { own } from './own';
 import type { ModelSpec } from '../types';
 
@@ -33,7 +34,7 @@ export class FieldReader {
   }
 
   private bad(key: string, value: unknown, want: string): LensError {
-    return new LensError(`${this.file}: ${key} must be ${want}, got ${JSON.stringify(value)}; fix the config.`);
+    return new LensError(`${this.file}: ${key} must be ${want}, got ${quoteValue(value)}; fix the config.`);
   }
 
   int(key: string, dflt: number): number {
@@ -77,7 +78,7 @@ export class FieldReader {
     const act = typeof v === 'string' ? own(ACTIVATIONS, v.toLowerCase()) : undefined;
     if (act === undefined) {
       throw new LensError(
-        `${this.file}: ${key} ${JSON.stringify(v)} is not supported; use one of ${Object.keys(ACTIVATIONS).join(', ')}.`,
+        `${this.file}: ${key} ${quoteValue(v)} is not supported; use one of ${Object.keys(ACTIVATIONS).join(', ')}.`,
         'unsupported',
       );
     }

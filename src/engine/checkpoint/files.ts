@@ -1,7 +1,9 @@
 // Which files of a checkpoint folder hold the weights, and what to call the checkpoint.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LensError } from '../errors';
+import { isLensError, LensError } from '../errors';
+import { readJsonFile } from './json-file';
+import { MAX_SMALL_JSON_BYTES, readRegularFile } from './regular-file';
 
 export type WeightFormat = 'safetensors' | 'torch';
 
@@ -36,9 +38,10 @@ export function findWeights(dir: string): WeightLayout {
 function readIndex(dir: string, indexFile: string, format: WeightFormat): WeightLayout {
   let json: unknown;
   try {
-    json = JSON.parse(fs.readFileSync(indexFile, 'utf8'));
-  } catch {
-    throw new LensError(`${indexFile}: not valid JSON; re-download the shard index.`, 'corrupt');
+    json = readJsonFile(indexFile, 'the shard index', MAX_SMALL_JSON_BYTES, 're-download the shard index.');
+  } catch (e) {
+    if (isLensError(e)) throw e;
+    throw new LensError(`${indexFile}: cannot read the shard index (${(e as NodeJS.ErrnoException).code ?? 'error'}).`, 'not-found');
   }
   const map = (json as { weight_map?: unknown } | null)?.weight_map;
   if (map === null || typeof map !== 'object' || Array.isArray(map)) {
@@ -74,11 +77,22 @@ export function checkpointName(dir: string): string {
   return path.basename(dir);
 }
 
+/** What refs/main may name: a commit hash or a plain branch-like name, never a path (`../../elsewhere`). */
+const REVISION = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+
 /** A Hugging Face cache repo folder (models--org--name) resolves to the snapshot its refs/main names. */
 export function resolveSnapshot(dir: string): string {
   const ref = path.join(dir, 'refs', 'main');
   if (!path.basename(dir).startsWith('models--') || !fs.existsSync(ref)) return dir;
-  const rev = fs.readFileSync(ref, 'utf8').trim();
+  const rev = readRegularFile(ref, 'refs/main', 4096).toString('utf8').trim();
+  if (rev === '') return dir;
+  if (!REVISION.test(rev)) {
+    throw new LensError(
+      `${ref}: names a revision that is not a plain commit hash or name (it holds a path or odd characters); ` +
+        `re-download the model, or pass its snapshots/<revision> folder.`,
+      'corrupt',
+    );
+  }
   const snap = path.join(dir, 'snapshots', rev);
-  return rev !== '' && fs.existsSync(snap) ? snap : dir;
+  return fs.existsSync(snap) ? snap : dir;
 }

@@ -1,13 +1,15 @@
 // A checkpoint folder → its ModelSpec and lazily read weights (safetensors or PyTorch .bin, single or sharded).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LensError } from '../errors';
+import { isLensError, LensError } from '../errors';
 import type { ModelSpec, TensorData } from '../types';
 import { parseConfig } from './config';
 import { shapeText } from './dtype';
 import { checkpointName, findWeights, resolveSnapshot } from './files';
 import { checkedOnRead, hashAndScan, nonFiniteError, type NonFinite } from './finite';
 import { type HashedFile, unchangedSinceHashed } from './hash';
+import { readJsonFile } from './json-file';
+import { MAX_SMALL_JSON_BYTES } from './regular-file';
 import { readSafetensors } from './safetensors';
 import type { FileTensors, SkippedTensor, SourcedTensor } from './tensor';
 import { readTorchBin } from './torch-bin';
@@ -135,16 +137,11 @@ export function requireWeight(ck: Checkpoint, name: string, shape: number[]): Te
 }
 
 function readJson(file: string): unknown {
-  let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    throw new LensError(`${file}: not found; a model folder needs the config.json that came with the weights.`, 'not-found');
-  }
-  try {
-    return JSON.parse(text);
+    return readJsonFile(file, 'config.json', MAX_SMALL_JSON_BYTES, 're-download it.');
   } catch (e) {
-    throw new LensError(`${file}: not valid JSON (${(e as Error).message}); re-download it.`, 'corrupt');
+    if (isLensError(e)) throw e;
+    throw new LensError(`${file}: not found; a model folder needs the config.json that came with the weights.`, 'not-found');
   }
 }
 

@@ -1,7 +1,7 @@
 // safetensors: an 8-byte little-endian header length, a JSON header, then the raw tensor bytes.
 // Only the header is read here; tensor bytes are referenced by file + offset.
-import * as fs from 'node:fs';
-import { LensError } from '../errors';
+import { isLensError, LensError } from '../errors';
+import { regularFileSize } from './regular-file';
 import { own } from './own';
 import { SAFETENSORS_DTYPES, SAFETENSORS_INTEGER_DTYPES, DTYPE_BYTES, elementCount, shapeText } from './dtype';
 import { contiguousFileTensor, readRange, type FileTensors, type SkippedTensor, type SourcedTensor } from './tensor';
@@ -98,10 +98,12 @@ function isNonNegInt(v: unknown): boolean {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
+/** The size of a weight file, refusing a device, FIFO or folder by name (a /dev/zero symlink never ends). */
 export function fileSize(file: string): number {
   try {
-    return fs.statSync(file).size;
+    return regularFileSize(file, 'the weight file');
   } catch (e) {
+    if (isLensError(e)) throw e;
     throw new LensError(
       `${file}: cannot read weight file (${(e as NodeJS.ErrnoException).code ?? 'error'}); check it exists.`,
       'not-found',

@@ -1,32 +1,40 @@
 // Reading tokenizer files with errors the user can act on.
 import * as fs from 'node:fs';
-import { LensError } from '../errors';
+import { LensError, isLensError } from '../errors';
+import { parseJsonText } from '../checkpoint/json-file';
+import { MAX_SMALL_JSON_BYTES, MAX_TOKENIZER_FILE_BYTES, MAX_TOKENIZER_JSON_BYTES, readRegularFile } from '../checkpoint/regular-file';
 
-export function readFileOrThrow(file: string, what: string): Buffer {
+/** The file's bytes; a device, FIFO or folder in its place, or a file over `maxBytes`, is refused by name. */
+export function readFileOrThrow(file: string, what: string, maxBytes = MAX_TOKENIZER_FILE_BYTES): Buffer {
   try {
-    return fs.readFileSync(file);
+    return readRegularFile(file, what, maxBytes);
   } catch (e) {
+    if (isLensError(e)) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new LensError(`${what} not found: ${file} — check the model folder.`, 'not-found');
     throw new LensError(`Cannot read ${what} ${file} (${code ?? String(e)}) — check its permissions.`, 'invalid-input');
   }
 }
 
+// tokenizer.json and vocab.json hold a whole vocabulary; the others (tokenizer_config.json,
+// special_tokens_map.json, added_tokens.json) are small, so a file far larger is not what it claims.
+const JSON_CAPS: Record<string, number> = { 'tokenizer.json': MAX_TOKENIZER_JSON_BYTES, 'vocab.json': MAX_TOKENIZER_FILE_BYTES };
+
+/** Parsed JSON; an error names the file and the fault's position, never the file's content. */
 export function readJsonOrThrow(file: string, what: string): unknown {
-  const text = readFileOrThrow(file, what).toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new LensError(
-      `${what} ${file} is not valid JSON (${(e as Error).message}) — replace it with the model's original file.`,
-      'corrupt',
-    );
-  }
+  const text = readFileOrThrow(file, what, JSON_CAPS[what] ?? MAX_SMALL_JSON_BYTES).toString('utf8');
+  return parseJsonText(
+    text,
+    (where) => new LensError(`${what} ${file} is not valid JSON (${where}) — replace it with the model's original file.`, 'corrupt'),
+  );
 }
 
+/** Something is there (after symlinks). Not only regular files: a device or FIFO named like a tokenizer file is
+ *  then refused by name when read, rather than silently passed over. */
 export function exists(file: string): boolean {
   try {
-    return fs.statSync(file).isFile();
+    fs.statSync(file);
+    return true;
   } catch {
     return false;
   }
