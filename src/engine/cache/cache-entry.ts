@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type FileIdentity, type HashedFile, identityOf, recall, remember, sameIdentity, unchangedSinceHashed } from '../checkpoint/hash';
+import { makeDirs } from '../checkpoint/make-dirs';
 import { LensError } from '../errors';
 import { formatBytes } from '../../shared/format';
 import {
@@ -60,7 +61,7 @@ export function openEntry(
   const t0 = performance.now();
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
-    fs.mkdirSync(tmp, { recursive: true });
+    makeDirs(tmp);
     const placed: EntryFile[] = [];
     build({ dir: tmp, place: (source, location) => placed.push(place(cacheDir, hashed, source, path.join(tmp, location), location)) });
     for (const h of hashed) unchangedWhileLoading(h);
@@ -81,7 +82,17 @@ export function openEntry(
     }
     if (e instanceof LensError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC' || code === 'EDQUOT' || code === 'ENOTDIR') {
+    // ENOENT from a mkdir whose parent exists: a file system that takes no new folders (/proc, /sys).
+    if (
+      code === 'EACCES' ||
+      code === 'EPERM' ||
+      code === 'EROFS' ||
+      code === 'ENOSPC' ||
+      code === 'EDQUOT' ||
+      code === 'ENOTDIR' ||
+      code === 'EEXIST' ||
+      (code === 'ENOENT' && (e as NodeJS.ErrnoException).syscall === 'mkdir')
+    ) {
       const fix = code === 'ENOSPC' || code === 'EDQUOT' ? 'free space, or point' : 'point';
       throw new LensError(
         `cannot write the graph cache in ${cacheDir} (${code}): ${fix} XDG_CACHE_HOME (CLI: --cache-dir) at a folder you can write`,

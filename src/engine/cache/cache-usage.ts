@@ -3,6 +3,7 @@
 // open is never removed; markers of dead processes and leftovers of interrupted builds are cleared on the way.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { makeDirs } from '../checkpoint/make-dirs';
 import { type EntryModel, graphsOf, hashStoreOf, inUseOf, MANIFEST, readManifest } from './cache-layout';
 
 const held = new Set<string>(); // in-use markers this process created
@@ -20,7 +21,7 @@ export function markInUse(cacheDir: string, dir: string, key: string): () => voi
   }
   const marker = path.join(inUseOf(cacheDir), `${key}.${process.pid}.${held.size}-${Date.now()}`);
   try {
-    fs.mkdirSync(inUseOf(cacheDir), { recursive: true });
+    makeDirs(inUseOf(cacheDir));
     fs.writeFileSync(marker, '');
     held.add(marker);
   } catch {

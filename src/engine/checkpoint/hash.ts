@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { at } from '../../shared/checked';
 import { LensError } from '../errors';
+import { makeDirs } from './make-dirs';
 
 /** What must stay equal for a file's bytes to be taken as unchanged. */
 export interface FileIdentity {
@@ -107,7 +108,7 @@ export function remember(id: FileIdentity, known: Known, store: string | undefin
   memo.set(fullKey(id), { sha256: known.sha256, findings: known.findings });
   if (store === undefined) return;
   try {
-    fs.mkdirSync(store, { recursive: true });
+    makeDirs(store);
     const tmp = `${recordFile(store, id)}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, JSON.stringify({ identity: id, sha256: known.sha256, findings: known.findings, file }));
     fs.renameSync(tmp, recordFile(store, id));
