@@ -2,6 +2,7 @@
 // code: GLOBAL only asks `hooks.findClass` for a token (which refuses anything off its allow-list) and REDUCE
 // only asks `hooks.reduce` to build a plain value from such a token. Any other opcode is refused.
 import { LensError } from '../errors';
+import { opcodeName } from './pickle-opcodes';
 
 /** A Python tuple (kept apart from lists so argument tuples are recognisable). */
 export class PyTuple {
@@ -21,14 +22,44 @@ export interface PickleHooks {
 
 const MARK = Symbol('mark');
 
+// Budgets. The byte cap on data.pkl bounds bytes, not objects: 32 MiB of EMPTY_DICT opcodes is 33 million Maps,
+// which exhausts V8's heap. deberta-v3-large's pickle makes ~30k values, its memo ~10k entries and its stack stays
+// under ~2k (the pickler writes SETITEMS in batches of 1000), so these are far beyond any state dict yet bound the
+// worst case to some 150 MB.
+/** Values pushed in all (every opcode that makes or fetches one). */
+export const MAX_PICKLE_VALUES = 1_000_000;
+/** Values on the stack at once. */
+export const MAX_PICKLE_STACK = 500_000;
+/** Memo entries. */
+export const MAX_PICKLE_MEMO = 500_000;
+/** LONG1/LONG4 integers: a state dict's sizes, strides and offsets fit in 8 bytes; a 1 MiB integer takes minutes
+ *  of BigInt arithmetic (torch's own weights_only loader refuses LONG4 outright). */
+const MAX_LONG_BYTES = 8;
+
 export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): unknown {
   const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const stack: unknown[] = [];
   const memo = new Map<number, unknown>();
   let pos = 0;
+  let pushed = 0;
 
   const corrupt = (what: string) =>
     new LensError(`${file}: the checkpoint's pickle is damaged (${what} at byte ${pos}); re-download or re-save it.`, 'corrupt');
+  const overBudget = (what: string, limit: number) =>
+    new LensError(
+      `${file}: refusing to load: the pickle holds more than ${limit} ${what} (at byte ${pos}), far beyond what a state dict ` +
+        `needs; convert the checkpoint to model.safetensors from a trusted source.`,
+      'unsafe',
+    );
+  const push = (v: unknown) => {
+    if (++pushed > MAX_PICKLE_VALUES) throw overBudget('values', MAX_PICKLE_VALUES);
+    if (stack.length >= MAX_PICKLE_STACK) throw overBudget('values on its stack at once', MAX_PICKLE_STACK);
+    stack.push(v);
+  };
+  const memoSet = (k: number, v: unknown) => {
+    if (!memo.has(k) && memo.size >= MAX_PICKLE_MEMO) throw overBudget('memo entries', MAX_PICKLE_MEMO);
+    memo.set(k, v);
+  };
   const need = (n: number) => {
     if (n < 0 || pos + n > buf.length) throw corrupt('unexpected end of data');
   };
@@ -93,7 +124,15 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
     // Not push(...items): spreading 300k items overflows the call stack.
     for (const item of items) target.push(item);
   };
-  const long = (bytes: Buffer) => {
+  const long = (op: string, length: number) => {
+    if (length > MAX_LONG_BYTES) {
+      throw new LensError(
+        `${file}: refusing to load: the pickle holds a ${length}-byte ${op} integer at byte ${pos}; a state dict's numbers ` +
+          `fit in ${MAX_LONG_BYTES} bytes — convert the checkpoint to model.safetensors from a trusted source.`,
+        'unsafe',
+      );
+    }
+    const bytes = take(length);
     if (bytes.length === 0) return 0;
     let v = 0n;
     for (let k = bytes.length - 1; k >= 0; k--) v = (v << 8n) | BigInt(bytes[k]!);
@@ -113,45 +152,45 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
         pos += 8;
         break;
       case 0x28: // MARK
-        stack.push(MARK);
+        push(MARK);
         break;
       case 0x2e: // STOP
         return pop();
       case 0x7d: // EMPTY_DICT
-        stack.push(new Map());
+        push(new Map());
         break;
       case 0x5d: // EMPTY_LIST
-        stack.push([]);
+        push([]);
         break;
       case 0x29: // EMPTY_TUPLE
-        stack.push(new PyTuple([]));
+        push(new PyTuple([]));
         break;
       case 0x58: // BINUNICODE
-        stack.push(take(u32()).toString('utf8'));
+        push(take(u32()).toString('utf8'));
         break;
       case 0x8c: // SHORT_BINUNICODE
-        stack.push(take(u8()).toString('utf8'));
+        push(take(u8()).toString('utf8'));
         break;
       case 0x8d: // BINUNICODE8
-        stack.push(take(u64()).toString('utf8'));
+        push(take(u64()).toString('utf8'));
         break;
       case 0x55: // SHORT_BINSTRING (Python 2 str)
-        stack.push(take(u8()).toString('latin1'));
+        push(take(u8()).toString('latin1'));
         break;
       case 0x54: // BINSTRING
-        stack.push(take(u32()).toString('latin1'));
+        push(take(u32()).toString('latin1'));
         break;
       case 0x43: // SHORT_BINBYTES
-        stack.push(Uint8Array.from(take(u8())));
+        push(Uint8Array.from(take(u8())));
         break;
       case 0x42: // BINBYTES
-        stack.push(Uint8Array.from(take(u32())));
+        push(Uint8Array.from(take(u32())));
         break;
       case 0x63: {
         // GLOBAL
         const module = line();
         const name = line();
-        stack.push(hooks.findClass(module, name));
+        push(hooks.findClass(module, name));
         break;
       }
       case 0x93: {
@@ -159,80 +198,80 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
         const name = pop();
         const module = pop();
         if (typeof module !== 'string' || typeof name !== 'string') throw corrupt('STACK_GLOBAL without names');
-        stack.push(hooks.findClass(module, name));
+        push(hooks.findClass(module, name));
         break;
       }
       case 0x51: // BINPERSID
-        stack.push(hooks.persistentLoad(pop()));
+        push(hooks.persistentLoad(pop()));
         break;
       case 0x74: // TUPLE
-        stack.push(new PyTuple(popMark()));
+        push(new PyTuple(popMark()));
         break;
       case 0x85: // TUPLE1
-        stack.push(new PyTuple([pop()]));
+        push(new PyTuple([pop()]));
         break;
       case 0x86: {
         // TUPLE2
         const b = pop();
-        stack.push(new PyTuple([pop(), b]));
+        push(new PyTuple([pop(), b]));
         break;
       }
       case 0x87: {
         // TUPLE3
         const c = pop();
         const b = pop();
-        stack.push(new PyTuple([pop(), b, c]));
+        push(new PyTuple([pop(), b, c]));
         break;
       }
       case 0x6c: // LIST
-        stack.push(popMark());
+        push(popMark());
         break;
       case 0x64: {
         // DICT
         const d = new Map();
         setItems(d, popMark());
-        stack.push(d);
+        push(d);
         break;
       }
       case 0x4b: // BININT1
-        stack.push(u8());
+        push(u8());
         break;
       case 0x4d: // BININT2
         need(2);
-        stack.push(buf.readUInt16LE(pos));
+        push(buf.readUInt16LE(pos));
         pos += 2;
         break;
       case 0x4a: // BININT
         need(4);
-        stack.push(buf.readInt32LE(pos));
+        push(buf.readInt32LE(pos));
         pos += 4;
         break;
       case 0x8a: // LONG1
-        stack.push(long(take(u8())));
+        push(long('LONG1', u8()));
         break;
       case 0x8b: // LONG4
-        stack.push(long(take(u32())));
+        push(long('LONG4', u32()));
         break;
       case 0x47: // BINFLOAT (big-endian double)
         need(8);
-        stack.push(buf.readDoubleBE(pos));
+        push(buf.readDoubleBE(pos));
         pos += 8;
         break;
       case 0x88: // NEWTRUE
-        stack.push(true);
+        push(true);
         break;
       case 0x89: // NEWFALSE
-        stack.push(false);
+        push(false);
         break;
       case 0x4e: // NONE
-        stack.push(null);
+        push(null);
         break;
       case 0x52: {
         // REDUCE
         const args = pop();
         const fn = pop();
         if (!(args instanceof PyTuple)) throw corrupt('REDUCE without an argument tuple');
-        stack.push(hooks.reduce(fn, args.items));
+        push(hooks.reduce(fn, args.items));
         break;
       }
       case 0x62: {
@@ -267,19 +306,19 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
         break;
       }
       case 0x71: // BINPUT
-        memo.set(u8(), top());
+        memoSet(u8(), top());
         break;
       case 0x72: // LONG_BINPUT
-        memo.set(u32(), top());
+        memoSet(u32(), top());
         break;
       case 0x94: // MEMOIZE
-        memo.set(memo.size, top());
+        memoSet(memo.size, top());
         break;
       case 0x68: // BINGET
-        stack.push(memoGet(u8()));
+        push(memoGet(u8()));
         break;
       case 0x6a: // LONG_BINGET
-        stack.push(memoGet(u32()));
+        push(memoGet(u32()));
         break;
       case 0x30: // POP
         if (stack.length === 0) throw corrupt('stack underflow');
@@ -290,7 +329,7 @@ export function unpickle(data: Uint8Array, file: string, hooks: PickleHooks): un
         break;
       default:
         throw new LensError(
-          `${file}: refusing to load: the pickle uses opcode 0x${op.toString(16).padStart(2, '0')} at byte ${opAt}, ` +
+          `${file}: refusing to load: the pickle uses opcode ${opcodeName(op)} at byte ${opAt}, ` +
             `which a plain tensor state dict never needs; convert the checkpoint to model.safetensors from a trusted source.`,
           'unsafe',
         );
