@@ -15,6 +15,7 @@ import {
   isLensError,
   LensError,
   listEntries,
+  maxThreads,
   oneLine,
   openModel,
 } from '../engine';
@@ -23,6 +24,7 @@ import { jsonChunks } from '../analysis/export/json';
 import { writeNpzFile } from '../analysis/export/npz';
 import { writeChunks } from '../analysis/export/write-chunks';
 import { formatBytes } from '../shared/format';
+import { checkOutWritable, isClosedPipe, writeError } from './output';
 
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'cache-max-gb', 'max-tokens'];
 const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
@@ -83,9 +85,16 @@ function engineOptions(flags: Map<string, string>): EngineOptions {
     if (!Number.isInteger(n) || n < 1) throw new LensError(`--${name} takes a positive integer, got "${v}"`);
     return n;
   };
+  const threads = positive('threads');
+  // Each thread reserves a stack: --threads 100000 spawns threads until the process runs out of memory.
+  if (threads !== undefined && threads > maxThreads()) {
+    throw new LensError(
+      `--threads ${threads} is more than this machine can use: at most ${maxThreads()} (4 per core, 256 at most); leave it out to use every core`,
+    );
+  }
   return {
     executionProvider: ep,
-    threads: positive('threads'),
+    threads,
     maxTokens: positive('max-tokens'),
     maxTokensName: '--max-tokens',
     cacheDir: flags.get('cache-dir'),
@@ -164,13 +173,20 @@ async function explainCommand(flags: Map<string, string>): Promise<void> {
   const pair = flags.get('pair');
   const layersFlag = flags.get('layers') ?? 'all';
   const layers = layersFlag === 'all' ? undefined : intList(layersFlag, 'layers');
+  if (out !== undefined) checkOutWritable(out);
 
   const model = await openModel(requireModel(flags), engineOptions(flags));
   try {
     const result = await model.explain(ids ? { ids, layers } : { text, pair, layers });
     // Written layer by layer: each layer is computed, written and dropped (the layer cache bounds what stays).
-    if (format === 'npz') await writeNpzFile(result, out!);
-    else await writeChunks(out ?? 1, withNewline(jsonChunks(result)));
+    try {
+      if (format === 'npz') await writeNpzFile(result, out!);
+      else await writeChunks(out ?? 1, withNewline(jsonChunks(result)));
+    } catch (e) {
+      // A LensError from computing a layer passes; a failed write (ENOSPC, EIO, a closed pipe) is the output's.
+      if (isLensError(e) || isClosedPipe(e) || (e as NodeJS.ErrnoException).code === undefined) throw e;
+      throw writeError(e, '--out', out);
+    }
     result.release();
   } finally {
     await model.dispose();
@@ -231,6 +247,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (e) {
+    // A reader that stopped early (`| head`) is not an error.
+    if (isClosedPipe(e)) return 0;
     if (isLensError(e)) process.stderr.write(`deberta-lens: ${e.message}\n`);
     else
       process.stderr.write(
@@ -241,6 +259,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // Writes to a closed pipe fail asynchronously on process.stdout; without a listener that is an uncaught error.
+  process.stdout.on('error', (e) => {
+    if (isClosedPipe(e)) process.exit(0);
+    process.stderr.write(`deberta-lens: ${writeError(e, '', undefined).message}\n`);
+    process.exit(1);
+  });
   void main(process.argv.slice(2)).then((code) => process.exit(code));
 }
 

@@ -60,6 +60,6 @@ export { DEFAULT_CACHE_MAX_GB, defaultCacheDir } from './cache/cache-layout';
 export { clearCache, type EntryInfo, listEntries } from './cache/cache-usage';
 export { isLensError, LensError, type LensErrorCode, oneLine } from './errors';
 export { EXECUTION_PROVIDERS } from './runtime/execution-providers';
-export { defaultThreads } from './runtime/threads';
+export { defaultThreads, maxThreads } from './runtime/threads';
 export type { ExecutionProviderSetting, MatrixKind, ModelInfo, TermName, Token } from './types';
 export { TERM_NAMES } from './types';
