@@ -3,6 +3,7 @@
 // matrix requests, which read the result the host keeps. Types and validation only (both builds import this).
 import type { TermName } from './kinds';
 import type { Asking } from './messaging/message-handler';
+import { csvCell } from './markup-text';
 import { isInt } from './protocol/checks';
 
 export type RemovalMode = 'zero' | 'mean';
@@ -157,10 +158,9 @@ export function entryOf(layer: number, head: number | '*', term: TermName | 'all
 
 /** The ranking as CSV: one row per cell, largest drop first. */
 export function rankingCsv(r: RankingView): string {
-  const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
   const lines = ['rank,layer,head,term,drop,logprob_after,rank_after,top1_after'];
   r.ranking.forEach((c, k) =>
-    lines.push([k + 1, c.layer, c.head, c.term, c.drop, c.logprobAfter, c.rankAfter, quote(c.top1After)].join(',')),
+    lines.push([k + 1, c.layer, c.head, c.term, c.drop, c.logprobAfter, c.rankAfter, csvCell(c.top1After)].join(',')),
   );
   return `${lines.join('\n')}\n`;
 }

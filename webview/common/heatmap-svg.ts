@@ -1,14 +1,14 @@
 // A heatmap as an SVG document (the SVG export): cell rectangles in the same colours the canvas paints. Pure: no
 // DOM, runs under node for tests.
+import { markupText } from '../../src/shared/markup-text';
 import { colorOf, type Range, type Rgb } from './colors';
 
 function hex([r, g, b]: Rgb): string {
   return `#${[r, g, b].map((x) => x.toString(16).padStart(2, '0')).join('')}`;
 }
 
-function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+/** Labels are tokens: besides markup, they may hold characters XML 1.0 forbids (NUL, U+FFFE), replaced visibly. */
+const escapeXml = markupText;
 
 export interface SvgOptions {
   /** Side of one cell in SVG units (default: fits ~512 units). */

@@ -6,6 +6,7 @@ import type { ExplainResult } from '../../engine/result/explain-result';
 import { TERM_NAMES, type MatrixKind } from '../../engine/types';
 import { reportScript } from './html-report-script';
 import { HTML_REPORT_MAX_BYTES, reportDataBytes } from '../../shared/export-size';
+import { markupText } from '../../shared/markup-text';
 
 export interface HtmlReportOptions {
   title?: string;
@@ -33,9 +34,8 @@ h1{font-size:18px;margin:0 0 8px}
 #legend{color:#555;font-size:12px}
 `;
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+/** The title and text may hold controls and non-characters (HTML parse errors); markupText replaces them visibly. */
+const escapeHtml = markupText;
 
 /** JSON that is safe inside <script>: no "</script>", no "<!--". */
 function scriptJson(v: unknown): string {
