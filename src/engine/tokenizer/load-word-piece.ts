@@ -52,9 +52,12 @@ function readBertConfig(dir: string): BertTokenizerConfig {
       'unsupported',
     );
   }
+  // An absent key takes BertTokenizer's default; a key written as null passes Python's None to it, which its
+  // `if self.do_lower_case:` tests read as false (checked against BertTokenizer: special_literals.json).
   const flag = (key: string, dflt: boolean): boolean => {
     const v = json[key];
-    if (v === undefined || v === null) return dflt;
+    if (v === undefined) return dflt;
+    if (v === null) return false;
     if (typeof v !== 'boolean')
       throw new LensError(`${file}: ${key} must be true or false, got ${JSON.stringify(v)} — fix tokenizer_config.json.`, 'invalid-input');
     return v;
