@@ -1,7 +1,5 @@
 // How much memory explaining n tokens takes, estimated from the geometry before anything is allocated, so that a
 // length the machine cannot hold gets one clear message instead of an out-of-memory crash.
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { FORWARD_HEAD_GROUP } from '../graph/deberta-graph';
 import type { ModelSpec } from '../types';
 
@@ -45,13 +43,5 @@ export function layerChunkHeads(s: ModelSpec, n: number, budget = LAYER_CHUNK_BY
   return Math.max(1, Math.min(s.numHeads, Math.floor(budget / (ATTENTION_ARRAYS_PER_HEAD * n * n * F32))));
 }
 
-/** Memory the system can give now: MemAvailable on Linux (free + reclaimable cache), else os.freemem(). */
-export function availableMemory(): number {
-  try {
-    const m = /MemAvailable:\s+(\d+) kB/.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
-    if (m) return Number(m[1]) * 1024;
-  } catch {
-    /* not Linux */
-  }
-  return os.freemem();
-}
+/** Memory the process can take now, cgroup limits included (available-memory.ts). */
+export { availableMemory } from './available-memory';
