@@ -58,6 +58,9 @@ export interface TensorData {
   /** Absolute path and byte offset of contiguous little-endian data, when such a place exists. */
   file?: string;
   offset?: number;
+  /** Tensors with the same key hold the same bytes (views of one storage with the same offset, shape and stride,
+   *  such as tied weights): a graph stores them once. */
+  shareKey?: string;
   /** The little-endian bytes of `dtype`, contiguous, row-major. */
   read(): Uint8Array;
 }

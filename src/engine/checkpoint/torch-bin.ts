@@ -90,6 +90,7 @@ export function readTorchBin(file: string): FileTensors {
 
   const tensors: SourcedTensor[] = [];
   const skipped: SkippedTensor[] = [];
+  const copies = new CopyBudget(file, zip);
   for (const [name, value] of dict) {
     if (typeof name !== 'string' || !isTensor(value)) continue; // non-tensor entries (e.g. an epoch counter) are not weights
     const { type } = value.storage;
@@ -103,9 +104,48 @@ export function readTorchBin(file: string): FileTensors {
       skipped.push({ name, dtype: type.label, shape: value.shape, source: file });
       continue;
     }
-    tensors.push(tensorFrom(file, zip, name, type.dtype, value));
+    tensors.push(copies.add(tensorFrom(file, zip, name, type.dtype, value), value));
   }
   return { tensors, skipped };
+}
+
+/**
+ * Tensors whose bytes are copied out of their storage (deflated, or non-contiguous views) are bounded together by
+ * the archive's uncompressed size: torch keeps a storage once however many tensors view it, and a 150 KB file
+ * whose 870 tensors each view one inflated storage would otherwise take 2.4 GB of memory and cache. Views with the
+ * same storage, offset, shape and stride are one tensor under several names (tied weights): they count once and
+ * share a key, so the graph stores their bytes once.
+ */
+class CopyBudget {
+  private readonly seen = new Set<string>();
+  private copied = 0;
+  private readonly limit: number;
+
+  constructor(
+    private readonly file: string,
+    zip: ZipArchive,
+  ) {
+    this.limit = [...zip.entries.values()].reduce((s, e) => s + e.size, 0);
+  }
+
+  add(t: SourcedTensor, ref: TensorRef): SourcedTensor {
+    const key = `${this.file}|${ref.storage.entry.name}|${t.dtype}|${ref.offset}|${ref.shape.join(',')}|${ref.stride.join(',')}`;
+    // float32 read in place is referenced by the graph, never copied; float16/bfloat16 in place are widened into it.
+    if (t.file !== undefined && t.dtype === 'float32') return { ...t, shareKey: key };
+    if (!this.seen.has(key)) {
+      this.seen.add(key);
+      this.copied += t.byteLength;
+      if (this.copied > this.limit) {
+        throw new LensError(
+          `${this.file}: its tensors would take more than ${this.limit} bytes once copied out of their storages, more than ` +
+            `the archive holds uncompressed (many views of the same storage); re-save the checkpoint with each tensor ` +
+            `in its own storage, e.g. {k: v.clone() for k, v in state_dict.items()}.`,
+          'corrupt',
+        );
+      }
+    }
+    return { ...t, shareKey: key };
+  }
 }
 
 function torchHooks(file: string, zip: ZipArchive, prefix: string): PickleHooks {

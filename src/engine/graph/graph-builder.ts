@@ -23,6 +23,9 @@ export class GraphBuilder {
   private outputs: ValueDef[] = [];
   private counter = 0;
   private weightNames = new Map<string, string>();
+  /** Where the bytes of each shareKey went: tensors that share a storage in the checkpoint share it here too, so
+   *  870 names for one view cost one copy in the graph's weights file, not 870. */
+  private sharedBytes = new Map<string, InitializerDef['external']>();
   readonly placement: WeightPlacement = { blobs: [], blobBytes: 0, linked: new Map() };
 
   input(name: string, type: OnnxTypeId, dims: (number | string)[]): string {
@@ -77,8 +80,10 @@ export class GraphBuilder {
     const known = this.weightNames.get(t.name);
     if (known) return known;
     const name = `w:${t.name}`;
-    let external: InitializerDef['external'];
-    if (t.dtype === 'float32' && t.file !== undefined && t.offset !== undefined) {
+    let external: InitializerDef['external'] = t.shareKey === undefined ? undefined : this.sharedBytes.get(t.shareKey);
+    if (external !== undefined) {
+      // the same bytes as an earlier weight
+    } else if (t.dtype === 'float32' && t.file !== undefined && t.offset !== undefined) {
       const location = this.linkName(t.file);
       external = { location, offset: t.offset, length: t.byteLength };
     } else {
@@ -89,6 +94,7 @@ export class GraphBuilder {
       this.placement.blobBytes = offset + bytes.length;
       external = { location: WEIGHTS_FILE, offset, length: bytes.length };
     }
+    if (t.shareKey !== undefined) this.sharedBytes.set(t.shareKey, external);
     this.inits.push({ name, type: OnnxType.FLOAT, dims: t.shape, external });
     this.weightNames.set(t.name, name);
     return name;
