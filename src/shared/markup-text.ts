@@ -4,8 +4,8 @@
 // starts with "=" or "+" is run as a formula by spreadsheets.
 
 // Outside XML 1.0's Char production: C0 controls but tab, LF and CR; lone surrogates; U+FFFE and U+FFFF.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const NOT_XML_CHAR =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A character XML cannot carry, shown visibly: a C0 control as its Control Picture (NUL → ␀), others as U+FFFD. */
