@@ -33,7 +33,7 @@ const COMMANDS = {
   predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top'] },
   ablate: {
     switches: ['verbose', 'mean'],
-    values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position'],
+    values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position', 'target'],
   },
   info: { switches: ['json', 'verbose'], values: ['model'] },
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
@@ -52,8 +52,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
                        [--choices "A|B|C"] [--positions 3,7] [--top 5]
   deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--choices "A|B|C"] --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
-  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3)
-                       --sweep c2p|p2c|c2c|all [--position i] [--mean]
+  deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
+                       --sweep c2p|p2c|c2c|all [--position i] [--target label:NAME|label:ID|token:ID] [--mean]
   deberta-lens info    --model DIR|default|bert-twin [--json]
   deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -66,7 +66,10 @@ tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, voc
 --ablate LAYER.HEAD:TERM removes a term (c2c, c2p, p2c, or all = the whole head; head * = every head of the
 layer) before the softmax and reruns every later layer; --mean replaces it by its mean over key positions instead.
 --sweep TERMS removes each head's term alone (rerun from its layer) and ranks heads by the drop in the log-probability
-of the token followed at --position (default: the first [MASK]; another position is masked first).
+of the token followed at --position (default: the first [MASK]; another position is masked first; --target token:ID
+follows that token). On a fine-tuned head it ranks by the drop in a decision's logit: a classifier's label
+(--target label:NAME|label:ID, default the predicted one; token classification at --position), a QA head's
+predicted answer span (start + end logit).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
 types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
 score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits

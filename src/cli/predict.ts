@@ -4,6 +4,7 @@
 import { inputFlags, intList } from './args';
 import { at } from '../shared/checked';
 import {
+  type SweepTarget,
   type AblateResult,
   checkAblation,
   checkSweep,
@@ -115,7 +116,8 @@ export function sweepJson(r: SweepResult): object {
     position: r.position,
     token: at(r.tokens, r.position, 'position').text,
     source: r.source,
-    followed: r.followed,
+    ...(r.followed ? { followed: r.followed } : {}),
+    ...(r.task ? { task: r.task, target: r.target } : {}),
     grid: r.grid,
     ranking: r.ranking,
     tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
@@ -123,12 +125,24 @@ export function sweepJson(r: SweepResult): object {
   };
 }
 
-/** `ablate --sweep c2p|p2c|c2c|all [--position i]`: every head's term removed alone, heads ranked. */
+/** --target label:NAME, label:ID or token:ID; its fit to the checkpoint's head is the engine's to check. */
+export function targetFlag(text: string): SweepTarget {
+  const m = /^(label|token):(.+)$/.exec(text);
+  if (m?.[1] === 'label' && m[2]!.trim().length > 0) return { label: m[2]!.trim() };
+  if (m?.[1] === 'token' && /^\d+$/.test(m[2]!.trim())) return { token: Number(m[2]!.trim()) };
+  throw new LensError(`--target takes label:NAME, label:ID (a classification head) or token:ID (a masked-LM head), got "${text}"`);
+}
+
+/** `ablate --sweep c2p|p2c|c2c|all [--position i] [--target …]`: every head's term removed alone, heads ranked. */
 async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
   if (flags.has('ablate')) throw new LensError('--sweep and --ablate are two different runs: give one of them');
   for (const f of ['positions', 'top'])
     if (flags.has(f)) throw new LensError(`--${f} does not apply to --sweep: name the one position followed with --position i`);
   const input = inputFlags(flags);
+  if (flags.has('pair') && input.ids) throw new LensError('--pair goes with --text or --file: ids are fed as given');
+  if (flags.has('choices')) throw new LensError('--sweep does not rank multiple-choice heads yet: use --ablate');
+  const target = flags.has('target') ? targetFlag(flags.get('target')!) : undefined;
+  const pair = flags.get('pair');
   let position: number | undefined;
   if (flags.has('position')) {
     position = Number(flags.get('position'));
@@ -144,6 +158,7 @@ async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, m
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s.length > 0),
+    target,
   );
   const model = await openModel(modelDir, engine);
   const verbose = flags.has('verbose');
@@ -157,7 +172,9 @@ async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, m
       }
     : undefined;
   try {
-    process.stdout.write(`${JSON.stringify(sweepJson(await model.sweep({ ...input, terms, position, mode, onProgress })), null, 1)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(sweepJson(await model.sweep({ ...input, pair, terms, position, target, mode, onProgress })), null, 1)}\n`,
+    );
   } finally {
     await model.dispose();
   }
@@ -166,6 +183,7 @@ async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, m
 export async function ablateCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
   if (flags.has('sweep')) return sweepCommand(flags, engine, modelDir);
   if (flags.has('position')) throw new LensError('--position belongs to --sweep; an intervention takes --positions 3,7');
+  if (flags.has('target')) throw new LensError('--target belongs to --sweep (what the ranking follows)');
   const input = predictFlags(flags);
   if (!flags.has('ablate')) throw new LensError('--ablate is required: LAYER.HEAD:TERM entries such as 1.0:c2p, 4.*:p2c or 2.3:all');
   const ablate = flags.get('ablate')!;

@@ -300,8 +300,13 @@ export interface SweepInput {
   ids?: number[];
   /** The terms to remove one head at a time: c2c, c2p, p2c, or "all" (every term the model has). */
   terms: string[];
-  /** The position followed (masked first unless it is a [MASK]); default the input's first [MASK]. */
+  /** A task head's second text (question answering's context, a sentence pair). */
+  pair?: string;
+  /** The position followed: masked-LM (masked first unless it is a [MASK]; default the input's first [MASK]) or
+   *  token classification (required); the other task heads read their own rows. */
   position?: number;
+  /** What the ranking follows; default the model's own decision (see SweepTarget). */
+  target?: SweepTarget;
   /** zero (default) or mean, as in an intervention. */
   mode?: AblationMode;
   /** Called after every cell (and once at the start). */
@@ -317,17 +322,37 @@ export interface SweepProgress {
   layer: number;
 }
 
-/** One head's term removed alone. */
+/**
+ * What a head ranking follows, i.e. the decision each removal is measured against:
+ *   - `{ label }` (a classification head): that label's logit — a number is a label id; a string is a label name, or
+ *     an id when it is all digits and no label has that name. Default: the predicted label (token classification:
+ *     at `position`).
+ *   - `{ token }` (a masked-LM head): that token id's log-probability at the position. Default: the token there, or
+ *     the first choice at an input [MASK].
+ * A question-answering head always follows its predicted answer span (start logit + end logit).
+ */
+export type SweepTarget = { label: string | number } | { token: number };
+
+/** A task-head ranking's target and its value without any intervention. */
+export type SweepTargetInfo =
+  | { kind: 'label'; id: number; label: string; position?: number; logit_before: number; score_before: number }
+  | { kind: 'span'; start_token: number; end_token: number; logit_before: number };
+
+/** One head's term removed alone. Masked-LM rankings fill the log-prob fields, task-head rankings the logit ones. */
 export interface SweepCell {
   layer: number;
   head: number;
   term: TermName;
-  /** log p(followed) before − after: positive = the head's term helped the followed token. */
+  /** Followed value before − after (log p, or the target's logit): positive = the head's term helped it. */
   drop: number;
-  logprob_after: number;
-  rank_after: number;
+  logprob_after?: number;
+  rank_after?: number;
   /** The first choice after the intervention. */
-  top1_after: { id: number; token: string };
+  top1_after?: { id: number; token: string };
+  /** Task heads: the target's logit (QA: start + end logit) after the intervention… */
+  logit_after?: number;
+  /** …and its score (the head's score function over all labels; absent for QA). */
+  score_after?: number;
 }
 
 export interface SweepResult {
@@ -339,8 +364,11 @@ export interface SweepResult {
   source: 'input' | 'masked';
   input_ids: number[];
   tokens: Token[];
-  /** The token whose log-probability is followed, and how the model rates it without any intervention. */
-  followed: { id: number; token: string; which: 'original' | 'top1_before'; before: TokenRating };
+  /** Masked-LM: the token whose log-probability is followed, and how the model rates it without any intervention. */
+  followed?: { id: number; token: string; which: 'original' | 'top1_before' | 'asked'; before: TokenRating };
+  /** Task heads: the head's kind and the decision followed. */
+  task?: TaskName;
+  target?: SweepTargetInfo;
   /** Per term: drop as [layers][heads]. */
   grid: Partial<Record<TermName, number[][]>>;
   /** Every cell, largest drop first. */

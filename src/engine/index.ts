@@ -43,6 +43,8 @@ export type {
   SweepInput,
   SweepProgress,
   SweepResult,
+  SweepTarget,
+  SweepTargetInfo,
   TokenRating,
   TopToken,
   TrackedToken,

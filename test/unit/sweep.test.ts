@@ -42,24 +42,24 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 /** Every cell of the engine's sweep against HF's: log-probability ≤ 1e-4, rank and first choice exact. */
 function assertSweep(r: SweepResult, want: SweepCase, what: string): void {
   assert.equal(r.position, want.position, `${what}: position`);
-  assert.equal(r.followed.id, want.target, `${what}: followed token`);
+  assert.equal(r.followed!.id, want.target, `${what}: followed token`);
   assert.ok(
-    Math.abs(r.followed.before.logprob - want.logprob_before) <= 1e-4,
-    `${what}: log-prob before ${r.followed.before.logprob} vs ${want.logprob_before}`,
+    Math.abs(r.followed!.before.logprob - want.logprob_before) <= 1e-4,
+    `${what}: log-prob before ${r.followed!.before.logprob} vs ${want.logprob_before}`,
   );
-  assert.equal(r.followed.before.rank, want.rank_before, `${what}: rank before`);
+  assert.equal(r.followed!.before.rank, want.rank_before, `${what}: rank before`);
   assert.equal(r.ranking.length, want.cells.length, `${what}: one cell per layer × head × term`);
   for (const c of want.cells) {
     const got = r.ranking.find((x) => x.layer === c.layer && x.head === c.head && x.term === c.term);
     const cell = `${what} ${c.layer}.${c.head}:${c.term}`;
     assert.ok(got, `${cell}: missing`);
     assert.ok(
-      Math.abs(got.logprob_after - c.logprob_after) <= 1e-4,
-      `${cell}: log-prob after ${got.logprob_after} vs HF ${c.logprob_after}`,
+      Math.abs(got.logprob_after! - c.logprob_after) <= 1e-4,
+      `${cell}: log-prob after ${got.logprob_after!} vs HF ${c.logprob_after}`,
     );
     assert.ok(Math.abs(got.drop - (want.logprob_before - c.logprob_after)) <= 2e-4, `${cell}: drop`);
     assert.equal(got.rank_after, c.rank_after, `${cell}: rank after`);
-    assert.equal(got.top1_after.id, c.top1_after, `${cell}: first choice after`);
+    assert.equal(got.top1_after!.id, c.top1_after, `${cell}: first choice after`);
     assert.ok(Math.abs(at(at(r.grid[got.term]!, c.layer), c.head) - got.drop) < 1e-12, `${cell}: grid = ranking`);
   }
   for (let k = 1; k < r.ranking.length; k++)
@@ -76,7 +76,7 @@ describe('sweep: every cell against HF', () => {
       const seen: number[] = [];
       const r = await model.sweep({ text: want.text, terms: ['all'], onProgress: (p) => seen.push(p.done) });
       assert.deepEqual(r.input_ids, want.input_ids);
-      assert.equal(r.followed.token, '▁him');
+      assert.equal(r.followed!.token, '▁him');
       assert.equal(r.source, 'input');
       assertSweep(r, want, 'bundled');
       assert.deepEqual(
@@ -104,7 +104,7 @@ describe('sweep: every cell against HF', () => {
         const r = await model.sweep({ ids: c.input_ids, terms: ['c2p', 'p2c', 'c2c'], position: c.position, mode: c.mode, batch: c.batch });
         assert.equal(r.mode, c.mode);
         assert.equal(r.source, c.mode === 'mean' ? 'masked' : 'input');
-        assert.equal(r.followed.which, c.mode === 'mean' ? 'original' : 'top1_before');
+        assert.equal(r.followed!.which, c.mode === 'mean' ? 'original' : 'top1_before');
         assertSweep(r, c, `${c.name!} (batch ${c.batch})`);
       }
     } finally {

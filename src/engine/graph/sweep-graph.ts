@@ -11,16 +11,16 @@ import { OnnxType } from './onnx-proto';
  * The head-ranking sweep's graph from layer `start` on: V variants of the rerun at once, each with its own keep
  * masks for layer `start` (a variant removes one head's term; later layers run untouched). Inputs: `hidden` (layer
  * start's input state [n, D]), `rel`, the pick and skew inputs and `seq_len`, per term `keep_<t>` [V, H], `ablate_mean`
- * [1] and `position` [1]; output `rows` [V, D]: each variant's last hidden state at that position (all the
- * prediction head needs). The variants are a batch: their heads are stacked (V·H on the head axis of the attention,
+ * [1] and `positions` [k]; output `rows` [V·k, D]: each variant's last hidden state at those positions (all the
+ * head needs: a masked-LM head one position, a classifier [CLS] or one token, a QA head the span's start and end). The variants are a batch: their heads are stacked (V·H on the head axis of the attention,
  * V·n rows elsewhere), so every matrix product serves all of them — one runtime call instead of V.
  * Only for DeBERTa v2/v3 without the conv block in the swept layers (the caller checks `sweepGraphFits`).
  */
-export const SWEEP_GRAPH_VERSION = 'deberta-lens-sweep-1';
+export const SWEEP_GRAPH_VERSION = 'deberta-lens-sweep-2';
 export const SweepInput = {
   keep: (t: TermName) => `keep_${t}`,
   mean: 'ablate_mean',
-  position: 'position',
+  positions: 'positions',
 } as const;
 export const SWEEP_ROWS = 'rows';
 
@@ -52,7 +52,7 @@ export function buildSweepGraph(ck: Checkpoint, start: number): GraphBuilder {
     Record<TermName, string>
   >;
   const mean = g.input(SweepInput.mean, OnnxType.FLOAT, [1]);
-  const position = g.input(SweepInput.position, OnnxType.INT64, [1]);
+  const positions = g.input(SweepInput.positions, OnnxType.INT64, ['k']);
   // seq_len is declared by the attention builder (relative models): look it up by name.
   const nVec = InputName.n;
   const c = (xs: number[]) => g.constInt64(xs);
@@ -109,8 +109,8 @@ export function buildSweepGraph(ck: Checkpoint, start: number): GraphBuilder {
     const inter = activation(g, linear(attOut, `${p}.intermediate.dense`, s.intermediateSize, D), s.hiddenAct);
     x = enc.layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);
   }
-  // [V·n, D] → [V, n, D] → the followed position's row of each variant.
-  const rows = g.node('Reshape', [g.node('Gather', [g.node('Reshape', [x, shape(V, nVec, c([D]))]), position], { axis: 1 }), c([-1, D])]);
-  g.output(rows, SWEEP_ROWS, OnnxType.FLOAT, ['v', D]);
+  // [V·n, D] → [V, n, D] → [V, k, D]: the followed positions' rows of each variant, variant-major.
+  const rows = g.node('Reshape', [g.node('Gather', [g.node('Reshape', [x, shape(V, nVec, c([D]))]), positions], { axis: 1 }), c([-1, D])]);
+  g.output(rows, SWEEP_ROWS, OnnxType.FLOAT, ['r', D]);
   return g;
 }

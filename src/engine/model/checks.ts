@@ -1,10 +1,11 @@
 // The CLI's first step for an intervention or a sweep: the spec checked against a model's config alone (no graph
 // built, nothing run), so a typo is reported before a model opens.
-import type { AblationMode } from '../api';
+import type { AblationMode, SweepTarget } from '../api';
 import { loadCheckpoint } from '../checkpoint';
 import { modelTerms, parseAblation } from '../run/ablation-spec';
 import { requireMlmHead } from '../run/prediction-read';
 import { sweepTerms } from '../run/sweep';
+import { checkSweepTarget } from '../run/sweep-target';
 import type { TermName } from '../types';
 import { resolveModelDir } from './model-dir';
 
@@ -17,9 +18,9 @@ export async function checkAblation(modelDir: string, spec: string, mode: Ablati
 }
 
 /** A sweep's terms, checked against the model's. */
-export async function checkSweep(modelDir: string, terms: string[]): Promise<TermName[]> {
+export async function checkSweep(modelDir: string, terms: string[], target?: SweepTarget): Promise<TermName[]> {
   const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
   const out = sweepTerms(terms, modelTerms(ck.spec));
-  requireMlmHead(ck);
+  checkSweepTarget(ck, target); // a task head ranks by its target instead of a token (run/sweep-target.ts)
   return out;
 }

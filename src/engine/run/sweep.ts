@@ -1,7 +1,8 @@
-// Which heads matter at one position: each head's term removed alone (one intervention per cell), heads ranked by
-// how much the followed token's log-probability drops. Every rerun starts at the head's own layer, from that layer's
-// input state as one plain forward pass left it.
-import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, TokenRating } from '../api';
+// Which heads matter to one decision: each head's term removed alone (one intervention per cell), heads ranked by
+// how much the followed value drops — a masked token's log-probability, or a task head's target logit
+// (./sweep-target.ts). Every rerun starts at the head's own layer, from that layer's input state as one plain forward
+// pass left it, and returns only the rows of the last hidden state that the followed value reads.
+import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, SweepTargetInfo, TokenRating } from '../api';
 import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
@@ -14,8 +15,10 @@ import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
 import type { TermName } from '../types';
 import { type AblationPlan, modelTerms } from './ablation-spec';
-import { checkLength, int64Feeds, prepareInput } from './input';
-import { nameTokens, positionsToPredict, readPrediction, readPredictions, requireMlmHead } from './prediction-read';
+import { checkLength, int64Feeds, type Prepared, prepareInput } from './input';
+import { checkSweepTarget, taskFollow } from './sweep-target';
+import { taskWeights } from './task-head-run';
+import { nameTokens, positionsToPredict, readPrediction, readPredictions } from './prediction-read';
 import type { RunBase, RunContext } from './run-context';
 
 /** The terms a sweep covers: "all" or a list, each one the model has. */
@@ -93,8 +96,8 @@ function chooseSweepPosition(model: RunContext, ids: number[], asked: number | u
   return { position: asked, runIds, original: ids[asked] };
 }
 
-/** One batched rerun of layers l… for `part` (each variant removes one head's term in layer l): the followed
- *  position's last hidden state of each, [variants, D]. */
+/** One batched rerun of layers l… for `part` (each variant removes one head's term in layer l): the last hidden
+ *  state at `positions` of each, [variants · positions, D], variant-major. */
 async function runVariants(
   model: RunContext,
   session: RuntimeSession,
@@ -103,7 +106,7 @@ async function runVariants(
   rel: Float32Array,
   relRows: number,
   n: number,
-  position: number,
+  positions: number[],
   mode: AblationMode,
   signal?: AbortSignal,
 ) {
@@ -114,7 +117,7 @@ async function runVariants(
     [LayerInput.hidden]: { type: 'float32', data: hidden, dims: [n, D] },
     [LayerInput.rel]: { type: 'float32', data: rel, dims: [relRows, D] },
     [SweepFeed.mean]: { type: 'float32', data: Float32Array.of(mode === 'mean' ? 1 : 0), dims: [1] },
-    [SweepFeed.position]: { type: 'int64', data: BigInt64Array.of(BigInt(position)), dims: [1] },
+    [SweepFeed.positions]: { type: 'int64', data: BigInt64Array.from(positions, BigInt), dims: [positions.length] },
   };
   Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
   for (const t of modelTerms(spec)) {
@@ -132,24 +135,103 @@ async function runVariants(
   }
 }
 
+/** The value a sweep follows: the rows of the last hidden state it reads, its value before, and each variant's. */
+interface Follow {
+  rows: number[];
+  before: number;
+  /** `data`: `variants` × rows.length rows, variant-major. */
+  rate(data: Float32Array, variants: number): Promise<FollowedCell[]>;
+}
+type FollowedCell = { value: number } & Omit<SweepCell, 'layer' | 'head' | 'term' | 'drop'>;
+
+/** `rows` of a hidden state [n, D], stacked. */
+function pickRows(hidden: Float32Array, rows: number[], D: number): Float32Array {
+  const out = new Float32Array(rows.length * D);
+  rows.forEach((r, k) => out.set(hidden.subarray(r * D, (r + 1) * D), k * D));
+  return out;
+}
+
+/** The masked-LM follow: the log-probability of a token at `position` (the asked one, else as chooseSweepPosition
+ *  says: the original token, or the first choice at an input [MASK]). */
+async function mlmFollow(
+  model: RunContext,
+  last: Float32Array,
+  n: number,
+  at0: { position: number; original?: number; asked?: number },
+  addMs: (ms: number) => void,
+  signal?: AbortSignal,
+): Promise<{ follow: Follow; followed: NonNullable<SweepResult['followed']> }> {
+  const { position, original, asked } = at0;
+  const out = await model.heads.run(last, n, [position], [asked ?? original ?? 0], 1, false, signal);
+  addMs(out.ms);
+  const row = readPrediction(out.read, position, 1);
+  const lse = first(out.read(HeadOutput.logSumExp), 'the log-sum-exp row');
+  const token = asked ?? original ?? row.first.id;
+  const before: TokenRating =
+    asked === undefined && original === undefined
+      ? { logit: row.first.logit, logprob: row.first.logit - lse, rank: 1 }
+      : { logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank };
+  const which = asked !== undefined ? 'asked' : original === undefined ? 'top1_before' : 'original';
+  const follow: Follow = {
+    rows: [position],
+    before: before.logprob,
+    rate: async (data, variants) => {
+      const idx = Array.from({ length: variants }, (_, k) => k);
+      const res = await model.heads.run(
+        data,
+        variants,
+        idx,
+        idx.map(() => token),
+        1,
+        false,
+        signal,
+      );
+      addMs(res.ms);
+      const ranked = readPredictions(res.read, idx, 1);
+      const lses = res.read(HeadOutput.logSumExp);
+      return idx.map((k) => {
+        const r = at(ranked, k, 'variant');
+        const logprob = r.target.logit - at(lses, k, 'variant');
+        return {
+          value: logprob,
+          logprob_after: logprob,
+          rank_after: r.target.rank,
+          top1_after: { id: r.first.id, token: `#${r.first.id}` },
+        };
+      });
+    },
+  };
+  return { follow, followed: { id: token, token: `#${token}`, which, before } };
+}
+
 export async function sweepWith(model: RunContext, input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
   const t0 = performance.now();
   const ck = model.checkpoint,
     spec = ck.spec;
   const terms = sweepTerms(input.terms, modelTerms(spec));
   const mode: AblationMode = input.mode ?? 'zero';
-  requireMlmHead(ck);
-  const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
+  const task = model.heads.heads.task;
+  checkSweepTarget(ck, input.target);
+  const askedToken = input.target && 'token' in input.target ? input.target.token : undefined;
+  const prepared: Prepared = await prepareInput(model, { text: input.text, pair: input.pair, ids: input.ids }, signal);
+  const { ids, tokens } = prepared;
   const n = ids.length;
-  const { position, runIds, original } = chooseSweepPosition(model, ids, input.position);
+  // Every refusal before anything runs: the task head's target (./sweep-target.ts) or the masked-LM position.
+  const taskTarget = task
+    ? taskFollow(taskWeights(ck, task), prepared, { target: input.target, position: input.position, sepId: model.tokenizer?.special.sep })
+    : undefined;
+  const { position, runIds, original } = task
+    ? { position: 0, runIds: ids, original: undefined }
+    : chooseSweepPosition(model, ids, input.position);
   checkLength(model, n);
   const L = spec.numLayers,
-    H = spec.numHeads;
+    H = spec.numHeads,
+    D = spec.hiddenSize;
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
 
   // One forward pass keeps every layer's input state: each cell's rerun starts from its layer's.
   const fetches = [...Array.from({ length: L }, (_, l) => layerInputOutput(l)), LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
-  const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, runIds)), fetches, signal);
+  const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, runIds, prepared.tokenTypes)), fetches, signal);
   let states: Float32Array[],
     last: Float32Array,
     rel: Float32Array | undefined,
@@ -163,36 +245,34 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   }
   let rerunMs = 0,
     headMs = 0;
+  const addHeadMs = (ms: number) => (headMs += ms);
 
-  /** The followed token's logit, log-probability and rank, and the first choice, on a last hidden state. */
-  const rate = async (hidden: Float32Array, target: number) => {
-    const out = await model.heads.run(hidden, n, [position], [target], 1, false, signal);
-    headMs += out.ms;
-    const row = readPrediction(out.read, position, 1);
-    const lse = first(out.read(HeadOutput.logSumExp), 'the log-sum-exp row');
-    const top: TokenRating = { logit: row.first.logit, logprob: row.first.logit - lse, rank: 1 };
-    return { rating: { logit: row.target.logit, logprob: row.target.logit - lse, rank: row.target.rank }, top1: row.first.id, top };
-  };
-  // Before: at an input [MASK] the followed token is the first choice, else the original token.
-  const plain = await rate(last, original ?? 0);
-  const target = original ?? plain.top1;
-  const before = original === undefined ? plain.top : plain.rating;
+  let follow: Follow, followed: SweepResult['followed'], target: SweepTargetInfo | undefined;
+  if (taskTarget) {
+    const tf = taskTarget(last);
+    target = tf.target;
+    follow = {
+      rows: tf.rows,
+      before: tf.before,
+      rate: (data, variants) => {
+        const th = performance.now();
+        const out = tf.rate(data, variants);
+        addHeadMs(performance.now() - th);
+        return Promise.resolve(out);
+      },
+    };
+  } else {
+    ({ follow, followed } = await mlmFollow(model, last, n, { position, original, asked: askedToken }, addHeadMs, signal));
+  }
 
   const total = L * H * terms.length;
   let done = 0;
   const report = (layer: number) => input.onProgress?.({ done, total, layer } satisfies SweepProgress);
   report(0);
   const cells: SweepCell[] = [];
-  const record = (l: number, h: number, term: TermName, after: { rating: TokenRating; top1: number }) => {
-    cells.push({
-      layer: l,
-      head: h,
-      term,
-      logprob_after: after.rating.logprob,
-      rank_after: after.rating.rank,
-      drop: before.logprob - after.rating.logprob,
-      top1_after: { id: after.top1, token: `#${after.top1}` },
-    });
+  const record = (l: number, h: number, term: TermName, after: FollowedCell) => {
+    const { value, ...rest } = after;
+    cells.push({ layer: l, head: h, term, drop: follow.before - value, ...rest });
     done++;
     report(l);
   };
@@ -207,44 +287,13 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
           const chunk = variantsPerRun(model, n);
           for (let v0 = 0; v0 < variants.length; v0 += chunk) {
             const part = variants.slice(v0, v0 + chunk);
-            const rows = await runVariants(
-              model,
-              await unlessAborted(sessions.start(l), signal),
-              part,
-              state,
-              rel!,
-              relRows,
-              n,
-              position,
-              mode,
-              signal,
-            );
+            const session = await unlessAborted(sessions.start(l), signal);
+            const rows = await runVariants(model, session, part, state, rel!, relRows, n, follow.rows, mode, signal);
             rerunMs += rows.ms;
             if (!rows.data.every(Number.isFinite))
               throw new LensError(`${ck.dir}: the reruns of layer ${l} gave non-finite states`, 'runtime');
-            const out = await model.heads.run(
-              rows.data,
-              part.length,
-              part.map((_, k) => k),
-              part.map(() => target),
-              1,
-              false,
-              signal,
-            );
-            headMs += out.ms;
-            const ranked = readPredictions(
-              out.read,
-              part.map((_, k) => k),
-              1,
-            );
-            const lse = out.read(HeadOutput.logSumExp);
-            part.forEach(({ term, h }, k) => {
-              const row = at(ranked, k, 'variant');
-              record(l, h, term, {
-                rating: { logit: row.target.logit, logprob: row.target.logit - at(lse, k, 'variant'), rank: row.target.rank },
-                top1: row.first.id,
-              });
-            });
+            const after = await follow.rate(rows.data, part.length);
+            part.forEach(({ term, h }, k) => record(l, h, term, at(after, k, 'variant')));
           }
         } else {
           for (const term of terms) {
@@ -254,7 +303,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
               rerunMs += tail.ms;
               if (!tail.hidden.every(Number.isFinite))
                 throw new LensError(`${ck.dir}: the rerun without ${l}.${h}:${term} gave non-finite states`, 'runtime');
-              record(l, h, term, await rate(tail.hidden, target));
+              record(l, h, term, first(await follow.rate(pickRows(tail.hidden, follow.rows, D), 1), 'the variant'));
             }
           }
         }
@@ -266,8 +315,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
   } finally {
     await sessions?.dispose();
   }
-  const followed = { id: target, token: `#${target}` };
-  await nameTokens(model, [followed, ...cells.map((c) => c.top1_after)], signal);
+  if (followed) await nameTokens(model, [followed, ...cells.flatMap((c) => (c.top1_after ? [c.top1_after] : []))], signal);
   const grid = Object.fromEntries(
     terms.map((t) => [
       t,
@@ -280,11 +328,12 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
     model: { ...model.info, execution_provider: model.session.provider },
     mode,
     terms,
-    position,
+    position: task ? first(follow.rows, 'the rows followed') : position,
     source: original === undefined ? 'input' : 'masked',
     input_ids: ids,
     tokens,
-    followed: { ...followed, which: original === undefined ? 'top1_before' : 'original', before },
+    ...(followed ? { followed } : {}),
+    ...(task && target ? { task: task.kind, target } : {}),
     grid,
     ranking: [...cells].sort((a, b) => b.drop - a.drop),
     timings: { forward_ms: fwd.ms, rerun_ms: rerunMs, head_ms: headMs, cells: total, total_ms: performance.now() - t0 },

@@ -56,6 +56,12 @@ export function interventionView(r: AblateResult, ms: number): InterventionView 
 }
 
 export function rankingView(r: SweepResult, ms: number): RankingView {
+  const f = r.followed;
+  // The panel asks for no target: a masked-LM ranking follows a token, 'asked' never comes back.
+  if (!f || f.which === 'asked')
+    throw new Error(
+      `the ranking view follows a masked token; a ${r.task ?? 'targeted'} ranking is the CLI's (deberta-lens ablate --sweep)`,
+    );
   return {
     terms: r.terms,
     mode: r.mode,
@@ -63,16 +69,16 @@ export function rankingView(r: SweepResult, ms: number): RankingView {
     heads: r.model.heads,
     position: r.position,
     token: nth(r.tokens, r.position, 'token').text,
-    followed: { token: r.followed.token, which: r.followed.which, logprob: r.followed.before.logprob, rank: r.followed.before.rank },
+    followed: { token: f.token, which: f.which, logprob: f.before.logprob, rank: f.before.rank },
     grid: r.grid,
     ranking: r.ranking.map((c) => ({
       layer: c.layer,
       head: c.head,
       term: c.term,
       drop: c.drop,
-      logprobAfter: c.logprob_after,
-      rankAfter: c.rank_after,
-      top1After: c.top1_after.token,
+      logprobAfter: c.logprob_after ?? NaN,
+      rankAfter: c.rank_after ?? NaN,
+      top1After: c.top1_after?.token ?? '',
     })),
     ms,
   };
