@@ -130,6 +130,14 @@ export class RunHost {
         );
         this.panel.post({ type: 'runResult', id: m.id, ok: true, intervention: interventionView(r, performance.now() - t0) });
       } else {
+        // Refused before any rerun: the tab ranks by a masked token's log-prob, which only a masked-LM head gives.
+        const heads = cur.model.summary.prediction_heads;
+        if (!heads.includes('cls.predictions') && !heads.includes('lm_predictions.lm_head')) {
+          return fail(
+            m.id,
+            'Head ranking in the panel follows a masked token and this checkpoint has no masked-LM head; rank heads by a label with deberta-lens ablate --sweep TERM --target label:NAME',
+          );
+        }
         const onProgress = (p: { done: number; total: number; layer: number }) => this.panel.post({ type: 'runProgress', id: m.id, ...p });
         const r = await cur.model.sweep(
           { text: cur.text, terms: m.terms, mode: m.mode, position: m.position ?? undefined, onProgress },
