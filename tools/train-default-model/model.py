@@ -13,10 +13,12 @@ import torch.nn.functional as F
 
 
 class LayerNorm(nn.LayerNorm):
-    """nn.LayerNorm computed in float32 (torch 1.13's CPU bf16 autocast rejects bf16 input + fp32 weights)."""
+    """nn.LayerNorm computed in float32 (torch 1.13's CPU bf16 autocast rejects bf16 input + fp32 weights), or in
+    float64 when the module is (reference checks)."""
 
     def forward(self, x):
-        return F.layer_norm(x.float(), self.normalized_shape, self.weight, self.bias, self.eps)
+        x = x.to(torch.promote_types(x.dtype, self.weight.dtype))
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
 
 def check_config(cfg):
