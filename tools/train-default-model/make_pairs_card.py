@@ -7,7 +7,8 @@
 import json
 import os
 
-from pairs_card_tables import head_table, layer_summary, md_table, pct, read_log
+from make_card import read_log
+from pairs_card_tables import head_table, layer_summary, md_table, pct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))

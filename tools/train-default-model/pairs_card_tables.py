@@ -1,5 +1,5 @@
 """Markdown tables of the pair classifiers' cards (make_pairs_card.py): generic table and percentage formatting,
-the training log reader, and the per-head attention tables."""
+and the per-head attention tables."""
 
 
 def md_table(header, rows):
@@ -10,18 +10,6 @@ def md_table(header, rows):
 
 def pct(x):
     return f"{100 * x:.1f}%"
-
-
-def read_log(path):
-    rows = []
-    with open(path) as f:
-        head = f.readline().rstrip("\n").split("\t")
-        for line in f:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) == len(head):
-                rows.append(dict(zip(head, parts)))
-    last = {r["step"]: r for r in rows}
-    return sorted(last.values(), key=lambda r: int(r["step"]))
 
 
 def head_table(res, layer):

@@ -6,7 +6,7 @@ import { first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
-import type { AblationPlan } from './ablation-spec';
+import { type AblationPlan, planSummary } from './ablation-spec';
 import { checkLength, int64Feeds, type Prepared, prepareInput } from './input';
 import type { RunContext } from './run-context';
 import { choiceLogit, outputOf, requireTaskHead, taskWeights } from './task-head-run';
@@ -101,13 +101,7 @@ export async function ablateTask(model: RunContext, plan: AblationPlan, input: A
   const spec = model.checkpoint.spec;
   return {
     model: { ...model.info, execution_provider: model.session.provider },
-    ablation: {
-      entries: plan.entries,
-      mode: plan.mode,
-      first_layer: plan.firstLayer,
-      layers_rerun: spec.numLayers - plan.firstLayer,
-      layers: spec.numLayers,
-    },
+    ablation: planSummary(plan, spec.numLayers),
     mask_id: model.tokenizer?.special.mask ?? null,
     input_ids: shown.ids,
     tokens: shown.tokens,

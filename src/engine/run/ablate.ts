@@ -6,7 +6,7 @@ import { LensError } from '../errors';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
-import { parseAblation } from './ablation-spec';
+import { parseAblation, planSummary } from './ablation-spec';
 import { ablateTask } from './ablate-task';
 import { checkLength, int64Feeds, prepareInput } from './input';
 import { checkTop, nameTokens, positionsToPredict, type PredictionRow, readPredictions, requireMlmHead } from './prediction-read';
@@ -129,13 +129,7 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
   await nameTokens(model, [...[...before, ...after].flatMap((p) => p.top), ...originals(before), ...originals(after), ...tracked], signal);
   return {
     model: { ...model.info, execution_provider: model.session.provider },
-    ablation: {
-      entries: plan.entries,
-      mode: plan.mode,
-      first_layer: plan.firstLayer,
-      layers_rerun: spec.numLayers - plan.firstLayer,
-      layers: spec.numLayers,
-    },
+    ablation: planSummary(plan, spec.numLayers),
     mask_id: maskId ?? null,
     input_ids: ids,
     tokens,

@@ -1,7 +1,7 @@
 // Which attention terms an intervention removes: "LAYER.HEAD:TERM" entries, comma-separated, e.g.
 // "1.0:c2p,4.*:p2c,2.3:all" (head * = every head of the layer; term all = the head's every term), checked against
 // the model before anything runs.
-import type { AblationMode } from '../api';
+import type { AblateResult, AblationMode } from '../api';
 import { LensError } from '../errors';
 import type { ModelSpec, TermName } from '../types';
 
@@ -13,6 +13,17 @@ export interface AblationPlan {
   firstLayer: number;
   /** The entries as given, normalised ("1.0:c2p", "4.*:p2c"). */
   entries: string[];
+}
+
+/** What `ablate` reports of a plan: the entries, the mode and how many layers the rerun covers. */
+export function planSummary(plan: AblationPlan, numLayers: number): AblateResult['ablation'] {
+  return {
+    entries: plan.entries,
+    mode: plan.mode,
+    first_layer: plan.firstLayer,
+    layers_rerun: numLayers - plan.firstLayer,
+    layers: numLayers,
+  };
 }
 
 const ENTRY = /^(\d+)\.(\d+|\*):(c2c|c2p|p2c|all)$/;
