@@ -2,18 +2,16 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { inspect } from 'node:util';
 import { isLensError } from '../../src/engine/errors';
+import { at } from '../../src/shared/checked';
 
 /** The repository root, from out/test/unit (compiled) or test/unit (source). */
 export const REPO_ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
 export const DATA = path.join(REPO_ROOT, 'test', 'data');
 export const FIXTURES = path.join(DATA, 'fixtures');
 
-/** xs[i], or a failed assertion when there is none: a test that reads past what it got fails by name, not on `undefined`. */
-export function at<T>(xs: ArrayLike<T>, i: number): T {
-  const v = xs[i];
-  if (v === undefined) throw new assert.AssertionError({ message: `no element [${i}] (length ${xs.length})` });
-  return v;
-}
+/** xs[i], or a RangeError naming the index: the engine's own checked read, so a test that reads past what it got
+ *  fails by name, not on `undefined`. */
+export { at };
 
 /** rec[key], or a failed assertion when the key is missing (the same idea as `at` for records). */
 export function field<T>(rec: Readonly<Record<string, T>>, key: string): T {
