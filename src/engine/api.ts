@@ -31,6 +31,9 @@ export interface ExplainInput {
   /** With text: a second text, for a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1 from the
    *  pair on); the pair's tokens have offsets into `pair`. */
   pair?: string;
+  /** With pair: where the pair starts in the text the caller shows (an editor selection holding both texts): the
+   *  pair's tokens get offsets from there instead of into `pair`. Default 0. */
+  pairOffset?: number;
   /** Ids fed as given (no specials added). Exactly one of text/ids. */
   ids?: number[];
   /** Layers the result can give (default: all). Only these layers' input states are kept. */
@@ -97,6 +100,9 @@ export type AblationMode = 'zero' | 'mean';
 /** The attention of an intervened run (`LensModel.explainAblated`). */
 export interface AblatedRunInput {
   text?: string;
+  /** A sentence pair's second text, and where it starts in the shown text (as ExplainInput's). */
+  pair?: string;
+  pairOffset?: number;
   ids?: number[];
   /** LAYER.HEAD:TERM entries, as for ablate. */
   ablate: string;
@@ -110,6 +116,8 @@ export interface PredictInput {
   text?: string;
   /** With text: a second text, [CLS] text [SEP] pair [SEP] (question answering: text = question, pair = context). */
   pair?: string;
+  /** As ExplainInput's: the pair's token offsets from here (a QA answer's start/end too; its text stays the pair's). */
+  pairOffset?: number;
   /** Multiple choice: with text (the prompt), one run per choice, each [CLS] text [SEP] choice [SEP]. */
   choices?: string[];
   /** Ids fed as given (no specials added). */

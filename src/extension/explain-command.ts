@@ -9,7 +9,7 @@ import { explainError, modelOpenError } from './common/messages';
 import { positionSpecOf } from './common/result-shape';
 import type { LensSettings } from './common/settings';
 import type { EditorLens } from './lens/editor-lens';
-import { paragraphAround } from './common/text-range';
+import { paragraphAround, splitAtSep } from './common/text-range';
 import type { LensPanel } from './lens/panel';
 import type { PanelPredictions } from './lens/panel-predictions';
 import type { ModelHost } from './model/model-host';
@@ -51,16 +51,36 @@ export interface ExplainDeps {
 /** The text to explain and where it sits in its document (the editor lens maps tokens back through it). */
 interface Selection {
   editor: vscode.TextEditor;
+  /** The document's text the tokens' offsets count from (both texts of a pair, and what lies between). */
   text: string;
   version: number;
   base: number;
+  /** What the model reads: one text, or a sentence pair whose second text starts at `pairOffset` of `text`. */
+  input: { text: string; pair?: string; pairOffset?: number };
 }
 
-/** The selection, or the paragraph around the cursor when nothing is selected. */
+/**
+ * The selection, or the paragraph around the cursor when nothing is selected. A sentence pair comes as two
+ * selections (the earlier one is the first text) or as one with `[SEP]` typed between the texts.
+ */
 function selectionToExplain(): Selection {
   const editor = vscode.window.activeTextEditor;
   if (!editor) throw new LensError('Open a text editor and select the text to explain (DeBERTa Lens: Explain Attention).');
   const doc = editor.document;
+  const chosen = editor.selections.filter((s) => !s.isEmpty);
+  if (chosen.length > 2)
+    throw new LensError(`${chosen.length} selections: select one text, or two for a sentence pair (the earlier one is the first text).`);
+  if (chosen.length === 2) {
+    const [a, b] = [...chosen].sort((x, y) => x.start.compareTo(y.start)) as [vscode.Selection, vscode.Selection];
+    if (a.end.isAfter(b.start)) throw new LensError('The two selections overlap: select two separate texts for a sentence pair.');
+    const base = doc.offsetAt(a.start);
+    const first = doc.getText(a);
+    const pair = doc.getText(b);
+    if (!first.trim() || !pair.trim())
+      throw new LensError('One of the two selections is only whitespace: select two texts for a sentence pair.');
+    const text = doc.getText(new vscode.Range(a.start, b.end));
+    return { editor, text, version: doc.version, base, input: { text: first, pair, pairOffset: doc.offsetAt(b.start) - base } };
+  }
   let range: vscode.Range = editor.selection;
   if (editor.selection.isEmpty) {
     const lines = Array.from({ length: doc.lineCount }, (_, k) => doc.lineAt(k).text);
@@ -69,7 +89,7 @@ function selectionToExplain(): Selection {
   }
   const text = doc.getText(range);
   if (!text.trim()) throw new LensError('Nothing to explain: select some text, or put the cursor on a non-empty line.');
-  return { editor, text, version: doc.version, base: doc.offsetAt(range.start) };
+  return { editor, text, version: doc.version, base: doc.offsetAt(range.start), input: splitAtSep(text) };
 }
 
 const cancelled = () => new LensError('Explain was cancelled.', 'cancelled');
@@ -129,12 +149,12 @@ export class ExplainCommand {
           throw modelOpenError(e, s.modelPath);
         });
         if (controller.signal.aborted) throw cancelled();
-        progress.report({ message: `explaining ${sel.text.length} characters…` });
+        progress.report({ message: `explaining ${sel.input.pair !== undefined ? 'a sentence pair, ' : ''}${sel.text.length} characters…` });
         status.busy('explaining');
         const t0 = performance.now();
         // The head the first heatmap shows comes with the forward pass: the panel opens without waiting for its layer.
         const result = await model
-          .explain({ text: sel.text, preview: panel.previewFor(model.info, args.view) }, controller.signal)
+          .explain({ ...sel.input, preview: panel.previewFor(model.info, args.view) }, controller.signal)
           .catch((e: unknown) => {
             throw explainError(e, s.maxTokens);
           });

@@ -54,7 +54,12 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   );
   const lens = new EditorLens((i) => panel.focusToken(i));
-  const predictions = new PanelPredictions({ post: (m) => panel.send(m), topK: () => settings().predictionTopK, log });
+  const predictions = new PanelPredictions({
+    post: (m) => panel.send(m),
+    topK: () => settings().predictionTopK,
+    log,
+    decided: (id, decision) => lens.showDecision(id, decision),
+  });
   const explain = new ExplainCommand({ settings, models, status, panel, lens, predictions, log, showError });
   // Compare with Another Model: its own panel and its own second model (freed with the window).
   const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);

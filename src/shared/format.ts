@@ -27,3 +27,14 @@ export function formatBytes(b: number, units: 'binary' | 'decimal' = 'binary'): 
   }
   return b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(b >= 10 * 2 ** 20 ? 0 : 1)} MiB` : `${Math.max(1, Math.round(b / 1024))} KiB`;
 }
+
+/** A probability as a percentage with the digits that matter: 45.1%, 5.5%, 0.36%, 2.1e-3%. */
+export function formatProb(p: number): string {
+  if (!Number.isFinite(p)) return '–';
+  const pct = p * 100;
+  if (pct >= 99.95 && pct < 100) return '>99.9%';
+  if (pct >= 1) return `${pct.toFixed(1)}%`;
+  if (pct >= 0.01) return `${Number(pct.toPrecision(2))}%`;
+  if (pct === 0) return '0%';
+  return `${pct.toExponential(1)}%`;
+}

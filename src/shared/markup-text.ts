@@ -24,3 +24,8 @@ export function csvCell(s: string): string {
   const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
   return `"${safe.replace(/"/g, '""')}"`;
 }
+
+/** `s` as literal text inside Markdown (an editor hover): every character Markdown would read as syntax escaped. */
+export function escapeMarkdown(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}

@@ -1,6 +1,10 @@
 // Fill-mask in the views: what the host sends the panel (and the editor hover reads), the messages that carry
 // it, and how a prediction is written for a person. Pure: imported by the host and the webview.
+import type { Decision } from './decision';
+import { formatProb } from './format';
 import { isInt } from './protocol/checks';
+
+export { formatProb };
 import { pieceLabel } from './token-layout';
 
 export interface PredictedToken {
@@ -36,6 +40,8 @@ export type FillMask =
       rtd?: number[];
       /** The result on screen is an intervened run: these are its predictions, after the intervention. */
       intervened?: boolean;
+      /** A fine-tuned checkpoint's task head: what it decided (then `masks` is empty and `mlmHead` null). */
+      decision?: Decision;
     }
   /** Nothing to show, and why (no head, no [MASK] and no RTD head): one line for the panel. */
   | { state: 'none'; message: string }
@@ -62,17 +68,6 @@ export function parsePredictToken(m: Record<string, unknown>): PredictTokenMessa
   return m.type === 'predictToken' && isInt(m.resultId) && isInt(m.i) && m.i >= 0
     ? { type: 'predictToken', resultId: m.resultId, i: m.i }
     : undefined;
-}
-
-/** A probability as a percentage with the digits that matter: 45.1%, 5.5%, 0.36%, 2.1e-3%. */
-export function formatProb(p: number): string {
-  if (!Number.isFinite(p)) return '–';
-  const pct = p * 100;
-  if (pct >= 99.95 && pct < 100) return '>99.9%';
-  if (pct >= 1) return `${pct.toFixed(1)}%`;
-  if (pct >= 0.01) return `${Number(pct.toPrecision(2))}%`;
-  if (pct === 0) return '0%';
-  return `${pct.toExponential(1)}%`;
 }
 
 /** A predicted piece for reading: the word-boundary marker dropped, a lone marker as ␣. */

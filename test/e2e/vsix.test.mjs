@@ -48,7 +48,8 @@ describe('the VSIX', { skip: skip ?? false }, () => {
       [],
       `${stray.length} files that belong out of the VSIX (${mb.toFixed(1)} MB); add them to .vscodeignore`,
     );
-    assert.ok(mb < 60, `VSIX is ${mb.toFixed(1)} MB`);
+    // Four bundled models of ~21 MB each (two encoders, two fine-tuned pair classifiers) and one platform's runtime.
+    assert.ok(mb < 100, `VSIX is ${mb.toFixed(1)} MB`);
   });
 
   test('code-server installs it and Explain works from the installed copy', async () => {

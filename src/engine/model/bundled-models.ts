@@ -19,6 +19,18 @@ export const BUNDLED_MODELS: readonly BundledModel[] = [
     label: 'BERT twin of the default model',
     description: 'BERT, same size, data and training, bundled: for Compare',
   },
+  {
+    name: 'default-pairs',
+    folder: 'default-pairs',
+    label: 'Sentence-pair classifier (does B continue A?)',
+    description: 'the default model fine-tuned on sentence pairs, bundled: a task head to explain',
+  },
+  {
+    name: 'bert-twin-pairs',
+    folder: 'bert-twin-pairs',
+    label: 'BERT twin sentence-pair classifier',
+    description: 'the BERT twin fine-tuned the same way, bundled: for Compare',
+  },
 ];
 
 export function bundledModel(name: string): BundledModel | undefined {

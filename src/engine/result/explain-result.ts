@@ -86,6 +86,8 @@ export class ExplainResult implements LayerOwner {
     readonly tokenTypeIds?: number[],
     /** The second text of a sentence pair (its tokens' offsets are into it). */
     readonly pair?: string,
+    /** Where the pair starts in the caller's text: its tokens' offsets are from there (ExplainInput.pairOffset). */
+    readonly pairOffset?: number,
   ) {
     this.n = inputIds.length;
     this.heads = model.heads;

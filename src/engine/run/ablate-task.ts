@@ -50,7 +50,7 @@ export async function ablateTask(model: RunContext, plan: AblationPlan, input: A
     tokenizeMs = 0;
   const prepare = async (text: string | undefined, pair: string | undefined) => {
     const t = performance.now();
-    const p = await prepareInput(model, { text, pair, ids: input.ids }, signal);
+    const p = await prepareInput(model, { text, pair, pairOffset: input.choices ? undefined : input.pairOffset, ids: input.ids }, signal);
     tokenizeMs += performance.now() - t;
     return p;
   };

@@ -82,7 +82,11 @@ export async function explainAblatedWith(model: RunContext, input: AblatedRunInp
   const t0 = performance.now();
   const spec = model.checkpoint.spec;
   const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');
-  const { ids, tokens } = await prepareInput(model, { text: input.text, ids: input.ids }, signal);
+  const { ids, tokens, tokenTypes, pairOffset } = await prepareInput(
+    model,
+    { text: input.text, pair: input.pair, pairOffset: input.pairOffset, ids: input.ids },
+    signal,
+  );
   const n = ids.length,
     D = spec.hiddenSize,
     L = spec.numLayers;
@@ -93,7 +97,7 @@ export async function explainAblatedWith(model: RunContext, input: AblatedRunInp
   const before = Array.from({ length: start + 1 }, (_, l) => layerInputOutput(l));
   const fwd = await model.session.run(
     'forward',
-    int64Feeds(graphInputs(spec, ids)),
+    int64Feeds(graphInputs(spec, ids, tokenTypes)),
     [...before, ...(relative ? [REL_OUTPUT] : [])],
     signal,
   );
@@ -116,10 +120,6 @@ export async function explainAblatedWith(model: RunContext, input: AblatedRunInp
   base.lastHidden = tail.hidden;
   const source = new EditedLayers(base, plan, n, scale);
   const info = { ...model.info, execution_provider: model.session.provider };
-  return new ExplainResult(info, ids, tokens, scale, { layers, source }, input.text, {
-    tokenize_ms: t1 - t0,
-    run_ms: fwd.ms + tail.ms,
-    spill_ms: 0,
-    total_ms: performance.now() - t0,
-  });
+  const timings = { tokenize_ms: t1 - t0, run_ms: fwd.ms + tail.ms, spill_ms: 0, total_ms: performance.now() - t0 };
+  return new ExplainResult(info, ids, tokens, scale, { layers, source }, input.text, timings, tokenTypes, input.pair, pairOffset);
 }

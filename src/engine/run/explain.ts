@@ -25,7 +25,7 @@ function layersOf(model: RunContext, layers?: number[]): number[] {
 
 export async function explainWith(model: RunContext, input: ExplainInput, signal?: AbortSignal): Promise<ExplainResult> {
   const t0 = performance.now();
-  const { ids, tokens, tokenTypes } = await prepareInput(model, input, signal);
+  const { ids, tokens, tokenTypes, pairOffset } = await prepareInput(model, input, signal);
   checkLength(model, ids.length);
   const layers = layersOf(model, input.layers);
   const t1 = performance.now();
@@ -98,6 +98,7 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
     },
     tokenTypes,
     input.pair,
+    pairOffset,
   );
 }
 

@@ -16,6 +16,8 @@ export interface Prepared {
   tokens: Token[];
   /** Absent: all 0 (one text, or ids). */
   tokenTypes?: number[];
+  /** How far the pair's token offsets were moved (ExplainInput.pairOffset); 0 without one. */
+  pairOffset?: number;
 }
 
 /** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
@@ -31,6 +33,9 @@ export async function prepareInput(
     throw new LensError('give either text or ids to explain, not both or neither');
   if (input.pair !== undefined && input.text === undefined)
     throw new LensError('a sentence pair needs text for its first part; ids are fed as given');
+  const pairOffset = input.pairOffset ?? 0;
+  if (!Number.isInteger(pairOffset) || pairOffset < 0 || (pairOffset > 0 && (input.pair === undefined || pairOffset < input.text!.length)))
+    throw new LensError(`pairOffset ${pairOffset} must be a whole number, at or past the first text's end, and comes only with a pair`);
   if (input.ids !== undefined) {
     if (input.ids.length === 0) throw new LensError('no ids to explain: the id list is empty');
     const specials = tok ? new Set(Object.values(tok.special)) : new Set<number>();
@@ -63,7 +68,12 @@ export async function prepareInput(
       'invalid-input',
     );
   }
-  return { ids, tokens, tokenTypes: input.pair !== undefined ? tokenTypeIds : undefined };
+  if (pairOffset > 0)
+    tokenTypeIds.forEach((type, k) => {
+      const t = tokens[k]!;
+      if (type === 1) tokens[k] = { ...t, start: t.start + pairOffset, end: t.end + pairOffset };
+    });
+  return { ids, tokens, ...(input.pair !== undefined ? { tokenTypes: tokenTypeIds, pairOffset } : {}) };
 }
 
 /** Refuses a length over the limit, beyond an absolute-position table, or beyond what memory can hold. */

@@ -105,6 +105,7 @@ export function answerQuestion(
   tokens: Token[],
   context: [number, number] | undefined,
   pair: string | undefined,
+  pairOffset = 0,
 ): QuestionAnsweringOutput {
   const n = tokens.length;
   const start: number[] = [],
@@ -129,7 +130,7 @@ export function answerQuestion(
     answer = {
       start: from,
       end: to,
-      text: pair !== undefined && from !== null && to !== null ? pair.slice(from, to) : null,
+      text: pair !== undefined && from !== null && to !== null ? pair.slice(from - pairOffset, to - pairOffset) : null,
       score: best,
       start_token: bs,
       end_token: be,
@@ -142,7 +143,7 @@ export function answerQuestion(
 export function taskOutput(
   tw: TaskWeights,
   hidden: Float32Array,
-  seq: { tokens: Token[]; tokenTypes?: number[]; pair?: string; sepId?: number },
+  seq: { tokens: Token[]; tokenTypes?: number[]; pair?: string; pairOffset?: number; sepId?: number },
 ): TaskOutput {
   const n = seq.tokens.length;
   switch (tw.head.kind) {
@@ -151,7 +152,16 @@ export function taskOutput(
     case 'token-classification':
       return { token_classification: classifyTokens(tw, hidden, n) };
     case 'question-answering':
-      return { question_answering: answerQuestion(tw, hidden, seq.tokens, contextTokens(seq.tokens, seq.tokenTypes, seq.sepId), seq.pair) };
+      return {
+        question_answering: answerQuestion(
+          tw,
+          hidden,
+          seq.tokens,
+          contextTokens(seq.tokens, seq.tokenTypes, seq.sepId),
+          seq.pair,
+          seq.pairOffset,
+        ),
+      };
     case 'multiple-choice':
       throw new RangeError('multiple choice scores several sequences: use choiceLogit per choice');
   }
@@ -178,5 +188,6 @@ export function outputOf(
   pair: string | undefined,
 ): TaskOutput {
   const tw = taskWeights(model.checkpoint, head);
-  return taskOutput(tw, hidden, { tokens: prepared.tokens, tokenTypes: prepared.tokenTypes, pair, sepId: model.tokenizer?.special.sep });
+  const { tokens, tokenTypes, pairOffset } = prepared;
+  return taskOutput(tw, hidden, { tokens, tokenTypes, pair, pairOffset, sepId: model.tokenizer?.special.sep });
 }

@@ -37,7 +37,7 @@ export async function predictTask(model: RunContext, input: PredictInput, signal
     forwardMs = 0;
   const run = async (text: string | undefined, pair: string | undefined, ids: number[] | undefined) => {
     const t1 = performance.now();
-    const prepared = await prepareInput(model, { text, pair, ids }, signal);
+    const prepared = await prepareInput(model, { text, pair, pairOffset: input.choices ? undefined : input.pairOffset, ids }, signal);
     tokenizeMs += performance.now() - t1;
     const fwd = await forwardOnly(model, prepared.ids, signal, prepared.tokenTypes);
     forwardMs += fwd.ms;
@@ -81,7 +81,7 @@ export function predictTaskExplained(model: RunContext, result: ExplainResult, p
   const hidden = result.lastHidden;
   if (!hidden)
     throw new LensError('this result kept no last hidden state (it explained only some layers): explain every layer again', 'runtime');
-  const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds };
+  const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds, pairOffset: result.pairOffset };
   const th = performance.now();
   const output = outputOf(model, head, hidden, prepared, result.pair);
   return taskResult(model, prepared, output, { tokenizeMs: 0, forwardMs: 0, headMs: performance.now() - th, t0, reused: true });

@@ -10,8 +10,26 @@ export function availableKinds(result: ExplainResult): MatrixKind[] {
   return kindsOf((k) => result.has(k));
 }
 
-export function protocolTokens(result: ExplainResult): ProtocolToken[] {
-  return result.tokens.map((t, i) => ({ i, text: t.text, start: t.start, end: t.end, special: t.special }));
+/**
+ * The result's tokens as the views get them. `shown`: the text the view lays them out in; a sentence pair typed as
+ * "A [SEP] B" there gets its separator where it was typed, so the strip shows one [SEP], not the token and the text.
+ */
+export function protocolTokens(result: ExplainResult, shown?: string): ProtocolToken[] {
+  const tokens = result.tokens.map((t, i) => ({ i, text: t.text, start: t.start, end: t.end, special: t.special }));
+  const a = result.text?.length;
+  if (shown === undefined || result.pair === undefined || a === undefined || !result.pairOffset) return tokens;
+  const typed = shown.indexOf('[SEP]', a);
+  const sep = tokens.find((t) => t.special && t.start === a && t.i > 0);
+  if (sep && typed >= 0 && typed + 5 <= result.pairOffset) [sep.start, sep.end] = [typed, typed + 5];
+  return tokens;
+}
+
+/** The text the result's token offsets point into: a pair's second text at its offset (what lies between read as
+ *  spaces), so word boundaries fall between the two texts. */
+export function offsetText(result: ExplainResult): string | undefined {
+  if (result.pair === undefined || result.text === undefined) return result.text;
+  const at = Math.max(result.pairOffset ?? 0, result.text.length + 1);
+  return result.text.padEnd(at, ' ') + result.pair;
 }
 
 /** The position settings of a model summary, as the analysis functions take them. */

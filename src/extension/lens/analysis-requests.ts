@@ -37,7 +37,7 @@ import {
   type WordsResponse,
 } from '../../shared/protocol/lens';
 import { memo } from './result-memo';
-import { check } from '../common/result-shape';
+import { check, offsetText } from '../common/result-shape';
 
 export async function aggregated(result: ExplainResult, body: AggregateRequest): Promise<AggregateResponse> {
   const { layer, head, kind, discountSpecial } = body;
@@ -196,7 +196,7 @@ export async function words(result: ExplainResult, body: WordsRequest): Promise<
     await result.load(layer);
     matrix = result.slice(layer, head, kind);
   } else matrix = await memo(result, `agg/${layer}/${head}/${kind}`, () => aggregate(result, kind, head, { layers: [layer] }));
-  const groups = memo(result, `words/${mode}`, () => groupWords(result.tokens, result.text, mode));
+  const groups = memo(result, `words/${mode}`, () => groupWords(result.tokens, offsetText(result), mode));
   const columns = kind === 'probs' ? 'sum' : 'mean';
   const data = poolGroups(matrix, n, groups, { columns });
   return {

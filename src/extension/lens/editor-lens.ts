@@ -2,6 +2,7 @@
 // token lights up the tokens it attends to (a few decoration types bucketed by strength) and a hover lists
 // the per-term numbers. Read-only: the document is never edited.
 import * as vscode from 'vscode';
+import { escapeMarkdown as escapeMd } from '../../shared/markup-text';
 import type { ExplainResult, MatrixKind } from '../../engine';
 import type { HoverInfo } from '../../shared/protocol/lens';
 import { formatValue } from '../../shared/format';
@@ -9,6 +10,8 @@ import { isRawTerm, kindsOf } from '../../shared/kinds';
 import { neighbours, strengthBucket } from '../../shared/hover';
 import { pieceLabel, tokenAtOffset, visibleSpan } from '../../shared/token-layout';
 import { protocolTokens } from '../common/result-shape';
+import type { Decision } from '../../shared/decision';
+import { EditorDecision } from './editor-decision';
 
 const BUCKETS = 4;
 const TOP_K = 8;
@@ -31,6 +34,8 @@ export class EditorLens implements vscode.HoverProvider {
   private readonly negLevels: vscode.TextEditorDecorationType[];
   private readonly query: vscode.TextEditorDecorationType;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The task head's decision marked in the same editor (entities, the answer, the label). */
+  private readonly marks = new EditorDecision();
 
   constructor(private readonly onFocus: (i: number | null) => void) {
     this.levels = Array.from({ length: BUCKETS }, (_, k) =>
@@ -66,6 +71,7 @@ export class EditorLens implements vscode.HoverProvider {
 
   attach(a: Attachment, view: { layer: number; head: number; kind: MatrixKind }): void {
     this.clear();
+    this.marks.clear();
     this.att = a;
     this.view = view;
   }
@@ -78,7 +84,15 @@ export class EditorLens implements vscode.HoverProvider {
   /** Forget the result (panel closed, document edited): offsets no longer line up. */
   detach(): void {
     this.clear();
+    this.marks.clear();
     this.att = undefined;
+  }
+
+  /** Result `resultId`'s task-head decision (undefined: none) is known: mark it in the editor. */
+  showDecision(resultId: number, decision: Decision | undefined): void {
+    const a = this.att;
+    if (a && a.resultId === resultId && a.document.version === a.version)
+      this.marks.show({ document: a.document, base: a.base, tokens: a.result.tokens }, decision);
   }
 
   /** The explained token at `pos` of `doc`, with the result it belongs to and its range in the document. */
@@ -136,6 +150,7 @@ export class EditorLens implements vscode.HoverProvider {
 
   dispose(): void {
     this.clear();
+    this.marks.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
     for (const t of [...this.levels, ...this.negLevels, this.query]) t.dispose();
   }
@@ -214,8 +229,4 @@ export class EditorLens implements vscode.HoverProvider {
 function tokenRange(doc: vscode.TextDocument, a: Attachment, i: number): vscode.Range | undefined {
   const t = a.result.tokens[i];
   return t && new vscode.Range(doc.positionAt(a.base + t.start), doc.positionAt(a.base + t.end));
-}
-
-function escapeMd(s: string): string {
-  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }

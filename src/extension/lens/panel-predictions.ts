@@ -3,6 +3,8 @@
 // other token (masked, one more forward pass). Keeps the answers of the result on screen and sends them to the
 // view again when its page reloads. Pure (no `vscode`): the unit tests run it on the real engine.
 import { isLensError, type ExplainResult, type LensModel, LensError, type PositionPrediction, type PredictResult } from '../../engine';
+import type { Decision } from '../../shared/decision';
+import { escapeMarkdown as escapeMd } from '../../shared/markup-text';
 import {
   type FillMask,
   formatProb,
@@ -19,6 +21,8 @@ export interface PredictionsHost {
   /** The debertaLens.predictionTopK setting. */
   topK(): number;
   log(line: string): void;
+  /** A result's task-head decision is known (undefined: the checkpoint has none): the editor marks it. */
+  decided?(resultId: number, decision: Decision | undefined): void;
 }
 
 /** No [MASK] written in the selection: what the panel says instead of predictions. */
@@ -40,14 +44,58 @@ function positionPredictions(p: PositionPrediction): PositionPredictions {
   };
 }
 
-/** What the panel shows for a result's fill-mask. */
+/** A task head's output as the decision card, the strip and the editor show it (undefined: no task head). */
+export function decisionOf(r: PredictResult): Decision | undefined {
+  const label = (l: { id: number; label: string; logit: number; score: number }) => ({
+    id: l.id,
+    label: l.label,
+    logit: l.logit,
+    score: l.score,
+  });
+  if (r.classification) {
+    const c = r.classification;
+    return {
+      task: 'sequence-classification',
+      problemType: c.problem_type,
+      scoreFunction: c.score_function,
+      labels: c.labels.map(label),
+      predicted: c.predicted?.id ?? null,
+    };
+  }
+  if (r.token_classification) {
+    const names = r.token_classification[0]?.labels.map((l) => l.label) ?? [];
+    return {
+      task: 'token-classification',
+      names,
+      tokens: r.token_classification.map((t) => ({
+        position: t.position,
+        predicted: t.predicted.id,
+        scores: t.labels.map((l) => l.score),
+      })),
+    };
+  }
+  if (r.question_answering) {
+    const q = r.question_answering;
+    const a = q.answer;
+    return {
+      task: 'question-answering',
+      context: q.context_tokens,
+      answer: a ? { startToken: a.start_token, endToken: a.end_token, text: a.text, score: a.score } : null,
+    };
+  }
+  return undefined;
+}
+
+/** What the panel shows for a result's fill-mask (and a task head's decision). */
 export function fillMaskOf(r: PredictResult, k: number): FillMask {
+  const decision = decisionOf(r);
   return {
     state: 'ready',
     k,
     mlmHead: r.mlm_head,
     masks: r.predictions.filter((p) => p.source === 'input').map(positionPredictions),
     ...(r.rtd ? { rtd: r.rtd.map((s) => s.prob) } : {}),
+    ...(decision ? { decision } : {}),
   };
 }
 
@@ -110,7 +158,7 @@ export class PanelPredictions {
         (r): FillMask => {
           const masks = r.predictions.length;
           this.host.log(
-            `fill-mask: ${masks} [MASK]${masks === 1 ? '' : 's'}${r.rtd ? ', replaced-token detection' : ''} in ${(performance.now() - t0).toFixed(1)} ms${r.timings.forward_reused ? ' (heads on the explain’s hidden state)' : ''}`,
+            `${r.classification || r.token_classification || r.question_answering ? `${r.task} head, ` : ''}fill-mask: ${masks} [MASK]${masks === 1 ? '' : 's'}${r.rtd ? ', replaced-token detection' : ''} in ${(performance.now() - t0).toFixed(1)} ms${r.timings.forward_reused ? ' (heads on the explain’s hidden state)' : ''}`,
           );
           return { ...fillMaskOf(r, k), ...(plain ? { intervened: true } : {}) };
         },
@@ -119,6 +167,7 @@ export class PanelPredictions {
       .then((fillMask) => {
         cur.fillMask = fillMask;
         this.post(cur, { type: 'fillMask', resultId, fillMask });
+        if (this.current === cur) this.host.decided?.(resultId, fillMask.state === 'ready' ? fillMask.decision : undefined);
         return fillMask;
       });
     return cur.done;
@@ -240,8 +289,6 @@ export class PanelPredictions {
     if (this.current === cur) this.host.post(m);
   }
 }
-
-const escapeMd = (s: string) => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 
 /** The editor hover's text for a predicted position: a small table of the top tokens and their probabilities. */
 export function predictionMarkdown(p: PositionPredictions, tokenText: string): string {

@@ -325,7 +325,7 @@ export class LensPanel {
     const init: ViewInit = {
       resultId: cur.id,
       text: cur.text,
-      tokens: protocolTokens(r),
+      tokens: protocolTokens(r, cur.text),
       model: {
         name: r.model.name,
         type: r.model.type,
@@ -373,7 +373,7 @@ export class LensPanel {
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   return renderWebviewHtml(webview, extensionUri, {
     title: 'DeBERTa Lens',
-    styles: ['media/lens.css', 'media/lens-views.css', 'media/lens-runs.css'],
+    styles: ['media/lens.css', 'media/lens-views.css', 'media/lens-runs.css', 'media/lens-decision.css'],
     script: 'dist/webview.js',
     extraImgSrc: 'blob:',
   });

@@ -4,7 +4,7 @@ import type { HostToWebview } from '../../../src/shared/protocol/lens';
 import { listenForHost, showEmpty } from '../../common/host-messages';
 import { receiveRun } from '../state/run-channel';
 import { update } from '../state/actions';
-import { $hover, $init, $merged, $viewState } from '../state/store';
+import { $decision, $hover, $init, $merged, $viewState } from '../state/store';
 import { openResult, type Panel } from './open-result';
 
 export function listenToHost(panel: Panel): void {
@@ -31,7 +31,11 @@ export function listenToHost(panel: Panel): void {
     },
     show: (m) => update({ view: m.view }),
     exportImage: (m) => panel.exporter.send(m.format, m.requestId),
-    fillMask: (m) => panel.predictions.receive(m),
+    fillMask: (m) => {
+      if (m.resultId === $init.get()?.resultId && m.fillMask.state !== 'pending')
+        $decision.set(m.fillMask.state === 'ready' ? m.fillMask.decision : undefined);
+      panel.predictions.receive(m);
+    },
     tokenPrediction: (m) => panel.predictions.receive(m),
     runProgress: (m) => receiveRun(m),
     runResult: (m) => receiveRun(m),

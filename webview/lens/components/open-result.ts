@@ -5,7 +5,8 @@ import { reconcileState } from '../state/nav';
 import type { PredictionsPanel } from './predictions';
 import { showRunBanner } from '../state/run-channel';
 import { $kinds } from '../state/selectors';
-import { $buckets, $current, $hover, $init, $merged, $viewState } from '../state/store';
+import { $buckets, $current, $decision, $hover, $init, $merged, $viewState } from '../state/store';
+import type { DecisionCard } from './decision-card';
 import { wireControls } from './controls';
 import type { ViewExport } from './export';
 import type { HeadsView } from './heads-view';
@@ -24,6 +25,7 @@ export interface Panel {
   heatmap: HeatmapView;
   heads: HeadsView;
   predictions: PredictionsPanel;
+  decision: DecisionCard;
   exporter: ViewExport;
   renderer: ViewRenderer;
 }
@@ -39,6 +41,8 @@ export function openResult(next: ViewInit, panel: Panel): void {
   $merged.set(undefined);
   $init.set(next);
   $buckets.set(null);
+  // A new text's decision comes with its fill-mask; the same result shown again keeps its own.
+  if (!sameResult) $decision.set(undefined);
   $current.set(undefined);
   const state = reconcileState(saved, next.defaults, $kinds.get(), next.model.layers, next.model.heads, next.tokens.length);
   // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.
@@ -48,6 +52,7 @@ export function openResult(next: ViewInit, panel: Panel): void {
   panel.hover.reset();
   buildShell(next, {
     heatmap: panel.heatmap.heatmap.root,
+    decision: panel.decision.mount(),
     tokens: panel.strip.mount(),
     predictions: panel.predictions.mount(next.resultId, next.tokens),
   });

@@ -3,6 +3,7 @@
 import type { ProtocolToken, WordGroupInfo } from '../../../src/shared/protocol/lens';
 import { type FillMask, formatProb, type PositionPredictions, predictedLabel, type TokenPrediction } from '../../../src/shared/predictions';
 import { pieceLabel } from '../../../src/shared/token-layout';
+import { decisionLine } from '../../../src/shared/decision';
 
 /** `#5 “door”`: a token as the section names it. */
 export function tokenName(tokens: readonly ProtocolToken[], i: number): string {
@@ -66,7 +67,9 @@ export function summaryLine(
         const top = rtd[k];
         if (top !== undefined) parts.push(`replaced? highest ${formatProb(top)} at ${tokenName(tokens, k)}`);
       }
-      if (fm.mlmHead === null) parts.push('no masked-LM head in this checkpoint, so no fill-mask');
+      if (fm.decision) parts.push(`task head: ${decisionLine(fm.decision, (p) => tokens[p]?.special !== false)} (the decision card above)`);
+      if (fm.mlmHead === null)
+        parts.push(fm.decision ? 'no fill-mask (no masked-LM head)' : 'no masked-LM head in this checkpoint, so no fill-mask');
       else if (fm.masks.length === 0 && masked.length === 0) {
         parts.push(
           'no [MASK] in the selection: write [MASK] where a word should go, or pick a token and ask what the model would put there',

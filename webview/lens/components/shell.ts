@@ -12,6 +12,7 @@ import { post } from './host';
 /** The parts other components own, placed into the shell. */
 export interface ShellParts {
   heatmap: HTMLElement;
+  decision: HTMLElement;
   tokens: HTMLElement;
   predictions: HTMLElement;
 }
@@ -138,6 +139,7 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
   app.replaceChildren(
     toolbar,
     el('div', { id: 'export-form', class: 'export-form', role: 'dialog', 'aria-label': 'Export choices', hidden: '' }),
+    parts.decision,
     parts.tokens,
     parts.predictions,
     el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
@@ -149,6 +151,8 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     el('p', { class: 'keys meta' }, ['Keys: [ ] layer · , . head · 1–5 term · h heatmap · g heads · Esc clear']),
   );
   app.dataset.state = 'ready';
+  // Which result the page shows (the E2E tests wait for a new one).
+  app.dataset.result = String(init.resultId);
   const bar = $<HTMLCanvasElement>('#legend-bar');
   bar.style.width = '160px';
   bar.style.height = '10px';

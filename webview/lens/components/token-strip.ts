@@ -8,6 +8,7 @@ import { layoutTokens } from '../../../src/shared/token-layout';
 import { makeLut } from '../../common/colors';
 import { $, el, revealWithin, themeKind } from '../../common/dom';
 import { stripContext } from './predictions';
+import { followDecision, markStrip } from './strip-marks';
 import { chipColours } from '../../common/chip-colours';
 import { pin, setHover, togglePin } from '../state/actions';
 import { labelOf, stripTitle, $rowCount } from '../state/selectors';
@@ -34,6 +35,7 @@ export class TokenStrip {
 
   constructor() {
     $merged.listen(() => this.show($merged.get()));
+    followDecision();
   }
 
   /** The strip for a new result's shell: pieces, wired to the pointer and the keyboard. */
@@ -128,6 +130,7 @@ export class TokenStrip {
       rows.push(row);
     }
     box.replaceChildren(...rows);
+    markStrip(box, groups);
   }
 
   chip(k: number): HTMLElement | null {

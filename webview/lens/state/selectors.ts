@@ -4,8 +4,9 @@ import { computed, keepMount } from 'nanostores';
 import { type MatrixKind, viewKinds } from '../../../src/shared/kinds';
 import { ANALYSIS_VIEWS, type AnalysisView, type ViewInit } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
+import { tokenScoresLine } from '../../../src/shared/decision';
 import type { ViewState } from './nav';
-import { $init, $merged, $viewState } from './store';
+import { $decision, $init, $merged, $viewState } from './store';
 
 /** The matrix kinds this model's pickers offer, in picker order. */
 export const $kinds = computed($init, (init): MatrixKind[] => (init ? viewKinds(init.model) : []));
@@ -41,7 +42,12 @@ export function labelOf(k: number): string {
 export function stripTitle(k: number): string {
   const g = $merged.get()?.[k];
   const tokens = $init.get()?.tokens;
-  return g ? `word #${k} ${g.text} (pieces ${g.pieces.map((p) => tokens?.[p]?.text ?? p).join(' + ')})` : `#${k} ${labelOf(k)}`;
+  const base = g ? `word #${k} ${g.text} (pieces ${g.pieces.map((p) => tokens?.[p]?.text ?? p).join(' + ')})` : `#${k} ${labelOf(k)}`;
+  // A token classifier's scores for the token (or a word's first piece).
+  const d = $decision.get();
+  const piece = g ? g.pieces[0] : k;
+  const labels = d?.task === 'token-classification' && piece !== undefined ? tokenScoresLine(d, piece, 3) : '';
+  return labels ? `${base} · ${labels}` : base;
 }
 
 /** Row k as the readout names it. */

@@ -4,6 +4,7 @@
 // framework (the views are canvases drawn imperatively). What one component alone keeps (a request cache, which
 // strip chips it lit) lives in that component's instance, created once in main.ts.
 import { atom, keepMount } from 'nanostores';
+import type { Decision } from '../../../src/shared/decision';
 import type { MatrixKind } from '../../../src/shared/kinds';
 import type { ViewInit, WordGroupInfo } from '../../../src/shared/protocol/lens';
 import type { Range } from '../../common/colors';
@@ -11,6 +12,9 @@ import type { ViewState } from './nav';
 
 /** The result on screen (tokens, model shape, defaults); undefined before the first one and after `empty`. */
 export const $init = atom<ViewInit | undefined>(undefined);
+
+/** What the fine-tuned checkpoint decided about the result on screen (undefined: no task head, or not yet known). */
+export const $decision = atom<Decision | undefined>(undefined);
 
 /** What the reader chose (view, term, layer, head, pin, …); persisted with the webview's state. */
 export const $viewState = atom<ViewState | undefined>(undefined);

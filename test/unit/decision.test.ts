@@ -1,0 +1,210 @@
+// A fine-tuned checkpoint's decision on its way to the panel and the editor: a pair typed as "A [SEP] B" in one
+// selection (splitAtSep), the pair's offsets into the selection (pairOffset), the decision the panel's predictions
+// carry (against Hugging Face's numbers for the bundled pair classifier), and the pure parts the card, the strip and
+// the editor draw from (entity spans, colours, the card's rows).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openModel } from '../../src/engine/model/open-model';
+import { splitAtSep } from '../../src/extension/common/text-range';
+import { PanelPredictions } from '../../src/extension/lens/panel-predictions';
+import { type Decision, decisionLine, entityColour, entityNames, entityOf, entitySpans, tokenScoresLine } from '../../src/shared/decision';
+import type { PredictionsToWebview } from '../../src/shared/predictions';
+import { cardHeading, classificationRows, entityLegend } from '../../webview/lens/components/decision-model';
+import { FIXTURES, REPO_ROOT } from './helpers';
+
+const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-decision-'));
+after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
+const open = (dir: string) => openModel(dir, { cacheDir, executionProvider: 'cpu', threads: 2 });
+
+describe('a sentence pair typed in one selection', () => {
+  it('splits at [SEP], trims the spaces around it and gives the second text’s offset', () => {
+    const text = 'The cat sat.  [SEP]   It was tired.\n';
+    const s = splitAtSep(text);
+    assert.deepEqual(s, { text: 'The cat sat.', pair: 'It was tired.', pairOffset: 22 });
+    assert.equal(text.slice(s.pairOffset, s.pairOffset + s.pair.length), s.pair);
+  });
+  it('leaves a text without [SEP] alone and refuses two [SEP]s or an empty side', () => {
+    assert.deepEqual(splitAtSep('no separator here'), { text: 'no separator here' });
+    assert.throws(() => splitAtSep('a [SEP] b [SEP] c'), /more than one \[SEP\]/);
+    assert.throws(() => splitAtSep('   [SEP] b'), /both sides of \[SEP\]/);
+    assert.throws(() => splitAtSep('a [SEP]  \n'), /both sides of \[SEP\]/);
+  });
+});
+
+describe('pairOffset: the pair’s tokens count from where it sits in the shown text', () => {
+  it('moves only the second text’s offsets; a QA answer keeps its text and moves its offsets', async () => {
+    const exp = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'task-heads', 'v3_qa', 'expected_outputs.json'), 'utf8')) as {
+      cases: { text: string; text_pair: string; form: string }[];
+    };
+    const c = exp.cases.find((x) => x.form === 'pair')!;
+    const model = await open(path.join(FIXTURES, 'task-heads', 'v3_qa'));
+    try {
+      const shown = `${c.text} [SEP] ${c.text_pair}`;
+      const { text, pair, pairOffset } = splitAtSep(shown);
+      const plain = await model.predict({ text, pair });
+      const moved = await model.predict({ text, pair, pairOffset });
+      assert.deepEqual(moved.input_ids, plain.input_ids);
+      const cut = plain.tokens.findIndex((t) => t.special && t.start > 0);
+      moved.tokens.forEach((t, k) => {
+        const p = plain.tokens[k]!;
+        const shift = k > cut ? pairOffset! : 0;
+        assert.deepEqual([t.start, t.end], [p.start + shift, p.end + shift], `token ${k}`);
+        if (!t.special) assert.equal(shown.slice(t.start, t.end), (k > cut ? pair! : text).slice(p.start, p.end), `token ${k} text`);
+      });
+      const a = plain.question_answering!.answer!,
+        b = moved.question_answering!.answer!;
+      assert.equal(b.text, a.text);
+      assert.equal(b.start, a.start! + pairOffset!);
+      assert.equal(shown.slice(b.start, b.end!), a.text);
+      await assert.rejects(model.predict({ text, pair, pairOffset: 2 }), /pairOffset 2/);
+    } finally {
+      await model.dispose();
+    }
+  });
+});
+
+describe('the panel’s predictions carry the task head’s decision', () => {
+  it('the bundled pair classifier: every label, scores as Hugging Face computes them, and the editor is told', async () => {
+    const ref = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'default-pairs', 'hf_reference.json'), 'utf8')) as {
+      models: {
+        model: string;
+        cases: { text: string; text_pair: string; expected: { logits: number[]; scores: number[]; label: string } }[];
+      }[];
+    };
+    const m = ref.models.find((x) => x.model === 'models/default-pairs')!;
+    const c = m.cases[0]!;
+    const model = await open(path.join(REPO_ROOT, 'models', 'default-pairs'));
+    try {
+      const input = splitAtSep(`${c.text} [SEP] ${c.text_pair}`);
+      const result = await model.explain(input);
+      const posted: PredictionsToWebview[] = [];
+      const told: (Decision | undefined)[] = [];
+      const p = new PanelPredictions({
+        post: (x) => posted.push(x),
+        topK: () => 5,
+        log: () => undefined,
+        decided: (_id, d) => told.push(d),
+      });
+      const fm = await p.start(model, result, 7);
+      assert.equal(fm.state, 'ready');
+      const d = fm.state === 'ready' ? fm.decision : undefined;
+      assert.ok(d && d.task === 'sequence-classification', 'a sequence-classification decision');
+      assert.equal(d.scoreFunction, 'softmax');
+      d.labels.forEach((l, k) => {
+        assert.ok(Math.abs(l.logit - c.expected.logits[k]!) <= 1e-4 + 1e-4 * Math.abs(c.expected.logits[k]!), `logit ${k}`);
+        assert.ok(Math.abs(l.score - c.expected.scores[k]!) <= 1e-4, `score ${k}`);
+      });
+      assert.equal(d.labels.find((l) => l.id === d.predicted)?.label, c.expected.label);
+      assert.deepEqual(told, [d]);
+      assert.equal(posted.at(-1)?.type, 'fillMask');
+      assert.match(decisionLine(d), new RegExp(`^${c.expected.label} \\d`));
+    } finally {
+      await model.dispose();
+    }
+  });
+
+  it('a token classifier: one row per position, names in id order', async () => {
+    const model = await open(path.join(FIXTURES, 'task-heads', 'v3_tokcls'));
+    try {
+      const result = await model.explain({ text: 'the cat sat on the mat' });
+      const p = new PanelPredictions({ post: () => undefined, topK: () => 5, log: () => undefined });
+      const fm = await p.start(model, result, 1);
+      const d = fm.state === 'ready' ? fm.decision : undefined;
+      assert.ok(d && d.task === 'token-classification');
+      assert.equal(d.tokens.length, result.n);
+      const direct = await model.predict({ text: 'the cat sat on the mat' });
+      assert.deepEqual(
+        d.tokens.map((t) => t.predicted),
+        direct.token_classification!.map((t) => t.predicted.id),
+      );
+      assert.deepEqual(
+        d.names,
+        direct.token_classification![0]!.labels.map((l) => l.label),
+      );
+    } finally {
+      await model.dispose();
+    }
+  });
+});
+
+describe('entity spans, colours and the card’s rows', () => {
+  const names = ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC'];
+  const tok = (position: number, predicted: number) => ({
+    position,
+    predicted,
+    scores: names.map((_, k) => (k === predicted ? 0.8 : 0.05)),
+  });
+  const d: Extract<Decision, { task: 'token-classification' }> = {
+    task: 'token-classification',
+    names,
+    // [CLS] Ada Love lace in Paris B-PER B-PER [SEP]
+    tokens: [tok(0, 1), tok(1, 1), tok(2, 2), tok(3, 2), tok(4, 0), tok(5, 3), tok(6, 1), tok(7, 1), tok(8, 2)],
+  };
+  it('joins B- then I- into one span, starts another at a B-, skips O and the specials', () => {
+    const spans = entitySpans(d, (p) => p === 0 || p === 8);
+    assert.deepEqual(
+      spans.map((s) => [s.first, s.last, s.entity]),
+      [
+        [1, 3, 'PER'],
+        [5, 5, 'LOC'],
+        [6, 6, 'PER'],
+        [7, 7, 'PER'],
+      ],
+    );
+    assert.ok(Math.abs(spans[0]!.score - 0.8) < 1e-12);
+  });
+  it('names entities once, gives each one colour, and writes a token’s scores best first', () => {
+    assert.deepEqual(entityNames(names), ['PER', 'LOC']);
+    assert.equal(entityOf('I-LOC'), 'LOC');
+    assert.equal(entityOf('MISC'), 'MISC');
+    assert.notEqual(entityColour('PER', names), entityColour('LOC', names));
+    assert.match(tokenScoresLine(d, 5, 2), /^B-LOC 80\.0%, \S+ 5\.0%$/);
+    assert.equal(
+      decisionLine(d, (p) => p === 0 || p === 8),
+      '3 × PER, 1 × LOC',
+    );
+    assert.deepEqual(
+      entityLegend(d, (p) => p === 0 || p === 8).map((e) => [e.entity, e.count]),
+      [
+        ['PER', 5],
+        ['LOC', 1],
+      ],
+    );
+  });
+  it('a classifier’s rows mark the predicted label; a regression value has no bar', () => {
+    const cls: Decision = {
+      task: 'sequence-classification',
+      problemType: 'single_label_classification',
+      scoreFunction: 'softmax',
+      labels: [
+        { id: 0, label: 'next', logit: 1.2, score: 0.7 },
+        { id: 1, label: 'not_next', logit: 0.35, score: 0.3 },
+      ],
+      predicted: 0,
+    };
+    const rows = classificationRows(cls);
+    assert.deepEqual(
+      rows.map((r) => [r.name, r.text, r.predicted, r.bar]),
+      [
+        ['next', '70.0%', true, 0.7],
+        ['not_next', '30.0%', false, 0.3],
+      ],
+    );
+    assert.equal(cardHeading(cls), 'Sequence classification · softmax over 2 labels');
+    const reg: Decision = {
+      ...cls,
+      problemType: 'regression',
+      scoreFunction: 'none',
+      labels: [{ id: 0, label: 'LABEL_0', logit: 0.41723, score: 0.41723 }],
+      predicted: null,
+    };
+    assert.deepEqual(
+      classificationRows(reg).map((r) => [r.text, r.bar]),
+      [['0.4172', null]],
+    );
+    assert.equal(decisionLine(reg), 'LABEL_0 0.4172');
+  });
+});
