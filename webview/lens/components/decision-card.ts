@@ -47,6 +47,8 @@ export class DecisionCard {
       el('span', { class: 'meta decision-kind' }, [cardHeading(d)]),
     ]);
     this.root.replaceChildren(head, this.body(d));
+    // The UI bench reads when the card was drawn (command → decision).
+    performance.mark('lens-decision');
   }
 
   private whyButton(target: WhyTarget, what: string): HTMLElement {
