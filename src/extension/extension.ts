@@ -94,7 +94,11 @@ export function activate(context: vscode.ExtensionContext): void {
           settings,
           models,
           other: otherModel,
-          currentText: () => (panel.isOpen ? panel.text : undefined),
+          current: () => {
+            const text = panel.isOpen ? panel.text : undefined;
+            const input = panel.input;
+            return text !== undefined && input ? { text, input } : undefined;
+          },
           explain: async () => (await explain.explain()).ok,
           panel: compare,
           log,

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openModel } from '../../src/engine/model/open-model';
 import { splitAtSep } from '../../src/extension/common/text-range';
+import { compareSide } from '../../src/extension/compare/requests';
 import { PanelPredictions } from '../../src/extension/lens/panel-predictions';
 import { type Decision, decisionLine, entityColour, entityNames, entityOf, entitySpans, tokenScoresLine } from '../../src/shared/decision';
 import type { PredictionsToWebview } from '../../src/shared/predictions';
@@ -101,6 +102,9 @@ describe('the panel’s predictions carry the task head’s decision', () => {
       assert.deepEqual(told, [d]);
       assert.equal(posted.at(-1)?.type, 'fillMask');
       assert.match(decisionLine(d), new RegExp(`^${c.expected.label} \\d`));
+      // Compare shows the same decision on its side of the panel.
+      assert.deepEqual(compareSide({ result, ms: 1, decision: d }).decision, d);
+      assert.equal(compareSide({ result, ms: 1 }).decision, undefined);
     } finally {
       await model.dispose();
     }

@@ -12,6 +12,7 @@ import {
 } from '../../src/shared/protocol/compare';
 import type { ColorScaleName } from '../../src/shared/protocol/lens';
 import { pieceLabel } from '../../src/shared/token-layout';
+import { decisionLine } from '../../src/shared/decision';
 import { describeRange, makeLut, robustRange, type Range } from '../common/colors';
 import { el, themeKind } from '../common/dom';
 import { Heatmap } from '../common/heatmap';
@@ -84,6 +85,13 @@ export class CompareSideView {
         ]),
       ]),
       el('p', { class: 'meta cmp-arch' }, [arch]),
+      ...(info.decision
+        ? [
+            el('p', { class: 'cmp-decision', title: 'What this checkpoint’s task head decided about the text' }, [
+              `Decision: ${decisionLine(info.decision)}`,
+            ]),
+          ]
+        : []),
       el('div', { class: 'toolbar cmp-controls' }, [this.layer, this.head, el('label', {}, ['Term ', this.term])]),
       el('div', { class: 'legend cmp-legend' }, [this.legendBar, this.legend]),
       this.status,

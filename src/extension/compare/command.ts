@@ -2,7 +2,9 @@
 // a second model from the Select Model pick, both models run on that text, the pair shown side by side.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { inspectModel, isLensError, LensError, type LensModel } from '../../engine';
+import { type ExplainResult, inspectModel, isLensError, LensError, type LensModel } from '../../engine';
+import type { Decision } from '../../shared/decision';
+import { decisionOf } from '../lens/panel-predictions';
 import type { ComparePanel } from './panel';
 import { explainError, modelOpenError } from '../common/messages';
 import type { ModelHost } from '../model/model-host';
@@ -20,13 +22,22 @@ export interface CompareDeps {
   /** The main model (the Explain one) and the second model's own host. */
   models: ModelHost;
   other: ModelHost;
-  /** The text the main panel shows, or undefined when it shows nothing. */
-  currentText(): string | undefined;
+  /** The text the main panel shows and what its model read (one text, or a pair), or undefined when it shows nothing. */
+  current(): { text: string; input: { text: string; pair?: string; pairOffset?: number } } | undefined;
   /** Runs Explain on the editor's selection (so a text exists); false when it failed or was cancelled. */
   explain(): Promise<boolean>;
   panel: ComparePanel;
   log(line: string): void;
   showError(e: unknown): void;
+}
+
+/** A fine-tuned checkpoint's decision on the explained text (its head on the kept hidden state), or undefined. */
+async function decisionAfter(model: LensModel, result: ExplainResult): Promise<Decision | undefined> {
+  try {
+    return decisionOf(await model.predictExplained(result, {}));
+  } catch {
+    return undefined; // the encoder still compares; the side shows no decision
+  }
 }
 
 /** Tests and the bench pass `{ modelPath }` to skip the pick. */
@@ -46,12 +57,13 @@ export async function compareModels(d: CompareDeps, raw?: unknown): Promise<Comp
 }
 
 async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome> {
-  let text = d.currentText();
-  if (text === undefined) {
+  let cur = d.current();
+  if (cur === undefined) {
     if (!(await d.explain())) return { ok: false, error: 'nothing explained' };
-    text = d.currentText();
-    if (text === undefined) return { ok: false, error: 'nothing explained' };
+    cur = d.current();
+    if (cur === undefined) return { ok: false, error: 'nothing explained' };
   }
+  const { text, input } = cur;
   const given = modelPathArg(raw);
   let dir: string;
   if (given) {
@@ -72,8 +84,8 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
   const t0 = performance.now();
   // Two models run: a failure names the one that failed. A BERT's own position limit is no setting to change.
   const run = (model: LensModel) =>
-    model.explain({ text }, controller.signal).then(
-      (result) => ({ result, ms: result.timings?.total_ms ?? 0 }),
+    model.explain(input, controller.signal).then(
+      async (result) => ({ result, ms: result.timings?.total_ms ?? 0, decision: await decisionAfter(model, result) }),
       (e: unknown) => {
         if (!isLensError(e) || e.code === 'cancelled') throw e;
         const named = new LensError(`${model.info.name}: ${e.message}`, e.code);

@@ -2,6 +2,7 @@
 // terms, the alignment) and the one request it makes (one head's matrix of one term on one side). The unit
 // tests run it against real results of the bundled model and the BERT fixture.
 import type { ExplainResult } from '../../engine';
+import type { Decision } from '../../shared/decision';
 import { kindsFor, type CompareInit, type CompareKind, type CompareSide, type CompareSliceRequest } from '../../shared/protocol/compare';
 import type { ColorScaleName } from '../../shared/protocol/lens';
 import { alignTokens, sameTokenization } from '../../shared/token-alignment';
@@ -11,9 +12,11 @@ export interface SideResult {
   result: ExplainResult;
   /** Explain time in ms (shown beside the model name). */
   ms: number;
+  /** A fine-tuned checkpoint's decision on the text. */
+  decision?: Decision;
 }
 
-export function compareSide({ result, ms }: SideResult): CompareSide {
+export function compareSide({ result, ms, decision }: SideResult): CompareSide {
   const architecture = result.model.architecture ?? 'deberta';
   return {
     name: result.model.name,
@@ -26,6 +29,7 @@ export function compareSide({ result, ms }: SideResult): CompareSide {
     decomposition: result.hasDecomposition,
     tokens: protocolTokens(result),
     ms,
+    ...(decision ? { decision } : {}),
   };
 }
 

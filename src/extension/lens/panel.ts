@@ -114,6 +114,14 @@ export class LensPanel {
     return this.current?.text;
   }
 
+  /** What the model read for the result shown: one text, or a sentence pair and where its second text starts. */
+  get input(): { text: string; pair?: string; pairOffset?: number } | undefined {
+    const cur = this.current;
+    if (!cur) return undefined;
+    const r = cur.result;
+    return r.pair !== undefined && r.text !== undefined ? { text: r.text, pair: r.pair, pairOffset: r.pairOffset } : { text: cur.text };
+  }
+
   /** Shows a new result (creating or revealing the panel); returns its id. `previous`: what the Diff compares with. */
   show(r: PanelResult, view?: ViewName, previous?: ExplainResult): number {
     const id = this.nextId++;

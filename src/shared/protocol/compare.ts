@@ -10,6 +10,7 @@ import type { Alignment } from '../token-alignment';
 import { isInt, isOneOf } from './checks';
 import type { ColorScaleName } from './lens-names';
 import { parseReadyOrLog, type LogMessage, type ReadyMessage } from './page-messages';
+import type { Decision } from '../decision';
 import type { ProtocolToken } from './token';
 
 export const COMPARE_PROTOCOL_VERSION = 1;
@@ -39,6 +40,8 @@ export interface CompareSide {
   decomposition: boolean;
   tokens: ProtocolToken[];
   ms: number;
+  /** A fine-tuned checkpoint's decision on the text (its labels, entities or answer). */
+  decision?: Decision;
 }
 
 export interface CompareInit {
