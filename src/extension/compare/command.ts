@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { type ExplainResult, inspectModel, isLensError, LensError, type LensModel } from '../../engine';
 import type { Decision } from '../../shared/decision';
-import { decisionOf } from '../lens/panel-predictions';
+import { decisionOf } from '../common/decision-of';
 import type { ComparePanel } from './panel';
 import { explainError, modelOpenError } from '../common/messages';
 import type { ModelHost } from '../model/model-host';

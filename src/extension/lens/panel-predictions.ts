@@ -4,6 +4,7 @@
 // view again when its page reloads. Pure (no `vscode`): the unit tests run it on the real engine.
 import { isLensError, type ExplainResult, type LensModel, LensError, type PositionPrediction, type PredictResult } from '../../engine';
 import type { Decision } from '../../shared/decision';
+import { decisionOf } from '../common/decision-of';
 import { escapeMarkdown as escapeMd } from '../../shared/markup-text';
 import {
   type FillMask,
@@ -42,48 +43,6 @@ function positionPredictions(p: PositionPrediction): PositionPredictions {
     top: p.top.map(strip),
     ...(p.original ? { original: { ...strip(p.original), rank: p.original.rank } } : {}),
   };
-}
-
-/** A task head's output as the decision card, the strip and the editor show it (undefined: no task head). */
-export function decisionOf(r: PredictResult): Decision | undefined {
-  const label = (l: { id: number; label: string; logit: number; score: number }) => ({
-    id: l.id,
-    label: l.label,
-    logit: l.logit,
-    score: l.score,
-  });
-  if (r.classification) {
-    const c = r.classification;
-    return {
-      task: 'sequence-classification',
-      problemType: c.problem_type,
-      scoreFunction: c.score_function,
-      labels: c.labels.map(label),
-      predicted: c.predicted?.id ?? null,
-    };
-  }
-  if (r.token_classification) {
-    const names = r.token_classification[0]?.labels.map((l) => l.label) ?? [];
-    return {
-      task: 'token-classification',
-      names,
-      tokens: r.token_classification.map((t) => ({
-        position: t.position,
-        predicted: t.predicted.id,
-        scores: t.labels.map((l) => l.score),
-      })),
-    };
-  }
-  if (r.question_answering) {
-    const q = r.question_answering;
-    const a = q.answer;
-    return {
-      task: 'question-answering',
-      context: q.context_tokens,
-      answer: a ? { startToken: a.start_token, endToken: a.end_token, text: a.text, score: a.score } : null,
-    };
-  }
-  return undefined;
 }
 
 /** What the panel shows for a result's fill-mask (and a task head's decision). */
