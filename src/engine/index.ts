@@ -48,6 +48,12 @@ export type {
   TokenRating,
   TopToken,
   TrackedToken,
+  OccludeInput,
+  OcclusionMethod,
+  OcclusionProgress,
+  OcclusionResult,
+  OcclusionScores,
+  OcclusionTargetInfo,
 } from './api';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model/open-model';
 export type { OpenModel } from './model/open-model';
