@@ -44,7 +44,15 @@ export async function attributeCommand(flags: Map<string, string>, engine: Engin
         process.stderr.write(`attribute: ${done}/${total} variants (${method})\n`)
     : undefined;
   try {
-    const r = await model.occlude({ ...input, pair: flags.get('pair'), target, position, methods, batch: !flags.has('no-batch'), onProgress });
+    const r = await model.occlude({
+      ...input,
+      pair: flags.get('pair'),
+      target,
+      position,
+      methods,
+      batch: !flags.has('no-batch'),
+      onProgress,
+    });
     process.stdout.write(`${JSON.stringify(attributeJson(r), null, 1)}\n`);
   } finally {
     await model.dispose();

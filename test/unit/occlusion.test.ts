@@ -150,7 +150,8 @@ describe('occlusion: refusals', () => {
   it('without a mask id (ids, no tokenizer files) only remove runs, and mask is refused', async () => {
     const dir = path.join(tmp, 'no-tokenizer');
     fs.mkdirSync(dir);
-    for (const f of ['config.json', 'model.safetensors']) fs.copyFileSync(path.join(FIXTURES, 'task-heads', 'v3_seqcls_3', f), path.join(dir, f));
+    for (const f of ['config.json', 'model.safetensors'])
+      fs.copyFileSync(path.join(FIXTURES, 'task-heads', 'v3_seqcls_3', f), path.join(dir, f));
     const c = at(CASES, 0);
     const m = await open(dir);
     try {
@@ -171,9 +172,11 @@ describe('occlusion: refusals', () => {
 describe('occlusion: batch sizes', () => {
   it('bounded by memory and by 32, split evenly', () => {
     const base = { numHeads: 12, intermediateSize: 3072, hiddenSize: 768 } as Parameters<typeof variantsPerRun>[0];
-    assert.equal(variantsPerRun(base, 16), 32);
-    assert.equal(variantsPerRun(base, 128), 29);
-    assert.equal(variantsPerRun(base, 4096), 1);
+    assert.equal(variantsPerRun(base, 16), 32, 'short inputs: the most a run takes');
+    // 128 tokens: the feed-forward array [V·n, 3072] stays under 24 MiB (16 · 128 · 3072 · 4 B = 24 MiB).
+    assert.equal(variantsPerRun(base, 128), 16);
+    assert.equal(variantsPerRun(base, 512), 3, "512 tokens: a head group's [V·4, n, 2n] attention arrays");
+    assert.equal(variantsPerRun(base, 4096), 1, 'long inputs: one variant a run');
     assert.deepEqual(batchSizes(128, 28), [26, 26, 26, 25, 25]);
     assert.deepEqual(batchSizes(64, 32), [32, 32]);
     assert.deepEqual(batchSizes(0, 28), []);

@@ -1,7 +1,7 @@
 import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
 import { activation } from './activation';
-import { EncoderBuilder } from './deberta-graph';
+import { EncoderBuilder, FORWARD_HEAD_GROUP, headGroups } from './deberta-graph';
 import { InputName, LayerInput, type LayerInputName, layerWeights, positionFeeds } from './deberta-io';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
@@ -17,7 +17,7 @@ import { OnnxType } from './onnx-proto';
  * (deberta-graph.ts, same attention builder); only DeBERTa v2/v3 with relative attention and no conv block
  * (`occlusionGraphFits`), the other models take the forward graph once per variant.
  */
-export const OCCLUSION_GRAPH_VERSION = 'deberta-lens-occlusion-1';
+export const OCCLUSION_GRAPH_VERSION = 'deberta-lens-occlusion-2';
 export const OcclusionInput = { rows: 'rows' } as const;
 export const OCCLUSION_ROWS = 'rows_out';
 
@@ -29,7 +29,7 @@ export function occlusionGraphFits(ck: Checkpoint): boolean {
   );
 }
 
-export function buildOcclusionGraph(ck: Checkpoint): GraphBuilder {
+export function buildOcclusionGraph(ck: Checkpoint, headGroup = FORWARD_HEAD_GROUP): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
   const D = s.hiddenSize,
@@ -46,7 +46,10 @@ export function buildOcclusionGraph(ck: Checkpoint): GraphBuilder {
   let e = g.node('Gather', [Wt('embeddings.word_embeddings.weight', [s.vocabSize, E]), flat(ids)], { axis: 0 });
   if (s.positionBiasedInput) {
     const pos = g.input(InputName.positions, OnnxType.INT64, ['v', 'n']);
-    e = g.node('Add', [e, g.node('Gather', [Wt('embeddings.position_embeddings.weight', [s.maxPositionEmbeddings, E]), flat(pos)], { axis: 0 })]);
+    e = g.node('Add', [
+      e,
+      g.node('Gather', [Wt('embeddings.position_embeddings.weight', [s.maxPositionEmbeddings, E]), flat(pos)], { axis: 0 }),
+    ]);
   }
   if (s.typeVocabSize > 0) {
     const tt = g.input(InputName.tokenTypes, OnnxType.INT64, ['v', 'n']);
@@ -66,12 +69,14 @@ export function buildOcclusionGraph(ck: Checkpoint): GraphBuilder {
   const nVec = InputName.n;
   const V = g.node('Slice', [g.node('Shape', [ids]), c([0]), c([1]), c([0])]); // [1]
   const shape = (...parts: string[]) => g.node('Concat', parts, { axis: 0 });
-  /** [V·n, A] → [V·H, n, d]: the variants' heads stacked. */
-  const toBatchHeads = (y: string) =>
-    g.node('Reshape', [
-      g.node('Transpose', [g.node('Reshape', [y, shape(V, nVec, c([H, d]))])], { perm: [0, 2, 1, 3] }),
-      shape(c([-1]), nVec, c([d])),
-    ]);
+  // Attention in groups of heads, as the forward graph computes it (same arithmetic per head): [V·n, A] →
+  // [V, H, n, d] → per group [V·g, n, d], so one group's [V·g, n, 2n] arrays are the working set, not all heads'.
+  const sizes = headGroups(H, headGroup);
+  const toHeads4 = (y: string) => g.node('Transpose', [g.node('Reshape', [y, shape(V, nVec, c([H, d]))])], { perm: [0, 2, 1, 3] });
+  const byGroup = (y4: string) => (sizes.length === 1 ? [y4] : g.nodeN('Split', [y4, c(sizes)], sizes.length, { axis: 1 }));
+  const stacked = (y: string) => g.node('Reshape', [y, shape(c([-1]), nVec, c([d]))]); // [V, g, n, d] → [V·g, n, d]
+  const byColumn = (y: string | undefined) =>
+    y === undefined ? [] : sizes.length === 1 ? [y] : g.nodeN('Split', [y, c(sizes.map((h) => h * d))], sizes.length, { axis: 1 });
   const tileRepeats = shape(V, c([1, 1]));
   const tile = (y: string) => g.node('Tile', [y, tileRepeats]);
   for (let l = 0; l < s.numLayers; l++) {
@@ -79,21 +84,22 @@ export function buildOcclusionGraph(ck: Checkpoint): GraphBuilder {
     const w = layerWeights(s, l);
     const W = (name: LayerInputName) => enc.W(w[name]!.name, w[name]!.shape);
     const bias = (name: LayerInputName) => (w[name] ? W(name) : undefined);
-    const q = toBatchHeads(att.linear(x, W(LayerInput.wq), W(LayerInput.bq)));
-    const k = toBatchHeads(att.linear(x, W(LayerInput.wk), W(LayerInput.bk)));
-    const v = toBatchHeads(
-      att.linear(x, enc.W(`${p}.attention.self.value_proj.weight`, [A, D]), enc.W(`${p}.attention.self.value_proj.bias`, [A])),
+    const qs = byGroup(toHeads4(att.linear(x, W(LayerInput.wq), W(LayerInput.bq))));
+    const ks = byGroup(toHeads4(att.linear(x, W(LayerInput.wk), W(LayerInput.bk))));
+    const vs = byGroup(
+      toHeads4(att.linear(x, enc.W(`${p}.attention.self.value_proj.weight`, [A, D]), enc.W(`${p}.attention.self.value_proj.bias`, [A]))),
     );
     // The relative rows' projections, once for every variant.
     const { pkW, pkB, pqW, pqB } = positionFeeds(s);
-    const pk = att.flags.c2p ? att.linear(rel, W(pkW), bias(pkB)) : undefined;
-    const pq = att.flags.p2c ? att.linear(rel, W(pqW), bias(pqB)) : undefined;
-    const { probs } = att.terms(q, k, pk, pq, undefined, undefined, tile);
-    const heads = g.node('MatMul', [probs, v]); // [V·H, n, d]
-    let ctx = g.node('Reshape', [
-      g.node('Transpose', [g.node('Reshape', [heads, shape(V, c([H]), nVec, c([d]))])], { perm: [0, 2, 1, 3] }),
-      c([-1, A]),
-    ]);
+    const pks = byColumn(att.flags.c2p ? att.linear(rel, W(pkW), bias(pkB)) : undefined);
+    const pqs = byColumn(att.flags.p2c ? att.linear(rel, W(pqW), bias(pqB)) : undefined);
+    const groups = sizes.map((gs, j) => {
+      const { probs } = att.terms(stacked(qs[j]!), stacked(ks[j]!), pks[j], pqs[j], undefined, undefined, tile);
+      const out = g.node('MatMul', [probs, stacked(vs[j]!)]); // [V·g, n, d]
+      return g.node('Reshape', [out, shape(V, c([gs]), nVec, c([d]))]);
+    });
+    const heads = groups.length === 1 ? groups[0]! : g.node('Concat', groups, { axis: 1 }); // [V, H, n, d]
+    let ctx = g.node('Reshape', [g.node('Transpose', [heads], { perm: [0, 2, 1, 3] }), c([-1, A])]);
     const linear = (y: string, prefix: string, out: number, inp: number) =>
       att.linear(y, enc.W(`${prefix}.weight`, [out, inp]), enc.W(`${prefix}.bias`, [out]));
     if (l === s.numLayers - 1) {

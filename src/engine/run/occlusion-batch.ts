@@ -3,11 +3,11 @@
 // plain forward pass each. Both return only the followed rows of each variant's last hidden state.
 import type { OcclusionMethod } from '../api';
 import { LensError } from '../errors';
-import { LAST_HIDDEN } from '../graph/deberta-io';
+import { FORWARD_HEAD_GROUP } from '../graph/deberta-graph';
+import { InputName, LAST_HIDDEN } from '../graph/deberta-io';
 import { ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
 import { buildOcclusionGraph, OCCLUSION_GRAPH_VERSION, OCCLUSION_ROWS, OcclusionInput } from '../graph/occlusion-graph';
-import { InputName } from '../graph/deberta-io';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
@@ -15,17 +15,12 @@ import type { ModelSpec } from '../types';
 import { int64Feeds } from './input';
 import type { RunBase } from './run-base';
 
-/** Working memory one batched run may use, and the most variants it takes (more gains nothing on a CPU). */
-export const OCCLUSION_BATCH_BYTES = 512 * 2 ** 20;
-export const MAX_OCCLUSION_BATCH = 32;
-
 /** One variant: the input with the token at `position` masked or removed; `rows` are the followed rows in it. */
 export interface Variant {
   method: OcclusionMethod;
   position: number;
   rows: number[];
 }
-
 /** The ids (and token types) of a variant of `ids`. */
 export function variantInput(v: Variant, ids: number[], types: number[] | undefined, maskId: number | undefined) {
   if (v.method === 'mask') {
@@ -37,11 +32,22 @@ export function variantInput(v: Variant, ids: number[], types: number[] | undefi
   return { ids: drop(ids), types: types && drop(types) };
 }
 
-/** How many variants of n tokens one batched run takes: attention, feed-forward and state arrays of each, in the
- *  working memory, at most MAX_OCCLUSION_BATCH. */
-export function variantsPerRun(spec: ModelSpec, n: number, budget = OCCLUSION_BATCH_BYTES): number {
-  const perVariant = 4 * (6 * spec.numHeads * n * 2 * n + 3 * n * spec.intermediateSize + 10 * n * spec.hiddenSize);
-  return Math.max(1, Math.min(MAX_OCCLUSION_BATCH, Math.floor(budget / perVariant)));
+/** Working memory one batched run may use; the largest array of one run; the most variants a run takes. */
+export const OCCLUSION_BATCH_BYTES = 512 * 2 ** 20;
+export const OCCLUSION_ARRAY_BYTES = 24 * 2 ** 20;
+export const MAX_OCCLUSION_BATCH = 32;
+
+/**
+ * How many variants of n tokens one batched run takes: their attention, feed-forward and state arrays fit the working
+ * memory, and no single array passes OCCLUSION_ARRAY_BYTES. The runtime allocates without an arena (runtime/worker.ts),
+ * and the C allocator maps arrays past 32 MB afresh on every run: a batch whose feed-forward array [V·n, I] passed that
+ * spent more time faulting pages in than it saved (v3-base, 128 tokens, 26 variants: slower than one by one).
+ */
+export function variantsPerRun(spec: ModelSpec, n: number, headGroup = FORWARD_HEAD_GROUP, budget = OCCLUSION_BATCH_BYTES): number {
+  const perVariant = 4 * (6 * headGroup * n * 2 * n + 3 * n * spec.intermediateSize + 10 * n * spec.hiddenSize);
+  const largest = 4 * n * Math.max(spec.intermediateSize, headGroup * 2 * n, spec.hiddenSize);
+  const fit = Math.min(Math.floor(budget / perVariant), Math.floor(OCCLUSION_ARRAY_BYTES / largest));
+  return Math.max(1, Math.min(MAX_OCCLUSION_BATCH, fit));
 }
 
 /** `total` variants in runs of at most `most`, as even as can be (128 by 28: 26, 26, 26, 25, 25 — not 4 × 28 and 16). */
@@ -59,7 +65,14 @@ export class OcclusionSessions extends GraphSessions<'occlusion'> {
 
   start(): Promise<RuntimeSession> {
     const { checkpoint: ck, graphCache } = this.model;
-    const kind = { version: OCCLUSION_GRAPH_VERSION, what: 'occlusion graph', build: () => buildOcclusionGraph(ck) };
+    // Heads in the forward graph's groups (EngineOptions.attentionHeadGroup): a cache variant of its own.
+    const headGroup = graphCache.options.headGroup ?? FORWARD_HEAD_GROUP;
+    const kind = {
+      version: OCCLUSION_GRAPH_VERSION,
+      variant: `\nheads/${headGroup}`,
+      what: 'occlusion graph',
+      build: () => buildOcclusionGraph(ck, headGroup),
+    };
     const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
     // The encoder's process is idle while the variants run: the same threads.
     return this.session('occlusion', 'tail', graph, this.model.executionProvider, this.model.threads);

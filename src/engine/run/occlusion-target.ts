@@ -106,7 +106,14 @@ export function planOcclusion(
       const id = asked ?? original ?? row.first.id;
       const logit = asked === undefined && original === undefined ? row.first.logit : row.target.logit;
       const which = asked !== undefined ? 'asked' : original === undefined ? 'top1_before' : 'original';
-      const target: Extract<OcclusionTargetInfo, { kind: 'token' }> = { kind: 'token', id, token: `#${id}`, position, which, logprob_before: logit - lse };
+      const target: Extract<OcclusionTargetInfo, { kind: 'token' }> = {
+        kind: 'token',
+        id,
+        token: `#${id}`,
+        position,
+        which,
+        logprob_before: logit - lse,
+      };
       await nameTokens(model, [target], signal);
       return {
         target,

@@ -17,7 +17,8 @@ const METHODS: readonly OcclusionMethod[] = ['mask', 'remove'];
 function chooseMethods(asked: readonly string[] | undefined, maskId: number | undefined): { methods: OcclusionMethod[]; notes: string[] } {
   if (asked !== undefined) {
     if (asked.length === 0) throw new LensError('no occlusion method given: use mask, remove, or both');
-    for (const m of asked) if (!METHODS.includes(m as OcclusionMethod)) throw new LensError(`occlusion method "${m}" is not mask or remove`);
+    for (const m of asked)
+      if (!METHODS.includes(m as OcclusionMethod)) throw new LensError(`occlusion method "${m}" is not mask or remove`);
   }
   const methods = METHODS.filter((m) => (asked ?? METHODS).includes(m));
   const noMask = 'the [MASK] id is unknown (ids given to a model folder without tokenizer files)';
@@ -97,7 +98,7 @@ export async function occludeWith(model: RunContext, input: OccludeInput, signal
       };
       const length = method === 'mask' ? n : n - 1;
       // One variant a run when the batch would not fit more (long inputs): the plain forward graph then.
-      const most = sessions ? variantsPerRun(ck.spec, length) : 1;
+      const most = sessions ? variantsPerRun(ck.spec, length, model.graphCache.options.headGroup) : 1;
       let session: RuntimeSession | undefined;
       if (sessions && most > 1 && variants.length > 1 && !session) {
         const ts = performance.now();
