@@ -104,6 +104,18 @@ describe('occlusion against HF', () => {
     });
   }
 
+  it('attention in head groups (4 heads as 3 + 1, EngineOptions.attentionHeadGroup): the same numbers', async () => {
+    const c = CASES.find((x) => x.name === 'seqcls_pair')!;
+    const m = await openModel(path.join(FIXTURES, c.model), { cacheDir, executionProvider: 'cpu', threads: 2, attentionHeadGroup: 3 });
+    try {
+      const r = await m.occlude({ text: c.text!, pair: c.pair! });
+      assert.equal(r.timings.batched, true);
+      assertCase(r, c, 'groups of 3');
+    } finally {
+      await m.dispose();
+    }
+  });
+
   it('one method alone gives the same scores; a removal of the followed token is no score', async () => {
     const c = CASES.find((x) => x.name === 'tokcls')!;
     const m = await model(c);
