@@ -8,7 +8,7 @@
 //   5. runtime/, memory/                        onnxruntime in a child process; memory estimates, the layer cache
 //   6. result/                                  ExplainResult: a result whose layers are computed on demand
 //   7. api.ts                                   the public types (inputs, results, LensModel); types only
-//   8. run/                                     the verbs (explain, predict, ablate, ablated-run, sweep), each on
+//   8. run/                                     the verbs (explain, predict, ablate, ablated-run, sweep, occlusion), each on
 //                                               the RunContext interface (run/run-context.ts); their helpers
 //                                               (input, layer, head-session, tail-sessions, prediction-read)
 //                                               sit below them in run/ and import no verb

@@ -86,10 +86,12 @@ describe('occlusion against HF', () => {
       const seen: number[] = [];
       const batched = await m.occlude({ ...opts, onProgress: (p) => seen.push(p.done) });
       assertCase(batched, c, `${c.name} batched`);
-      assert.equal(batched.timings.batched, true);
       const variants = c.occluded.length + c.occluded.filter((o) => o.remove !== null).length;
       assert.equal(batched.timings.variants, variants);
-      assert.ok(batched.timings.runs < variants, 'fewer runs than variants');
+      // BERT: no batched graph covers it, so one forward pass per variant whatever was asked.
+      const covered = c.name !== 'bert_seqcls';
+      assert.equal(batched.timings.batched, covered);
+      assert.ok(covered ? batched.timings.runs < variants : batched.timings.runs === variants, 'runs');
       assert.equal(at(seen, seen.length - 1), variants, 'progress reaches the total');
       const single = await m.occlude({ ...opts, batch: false });
       assertCase(single, c, `${c.name} one by one`);
