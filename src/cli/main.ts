@@ -20,6 +20,7 @@ import {
   openModel,
 } from '../engine';
 import { ablateCommand, predictCommand } from './predict';
+import { attributeCommand } from './attribute';
 import { jsonChunks } from '../analysis/export/json';
 import { writeNpzFile } from '../analysis/export/npz';
 import { writeChunks } from '../analysis/export/write-chunks';
@@ -39,6 +40,10 @@ const COMMANDS = {
   bench: { switches: ['json', 'verbose', 'forward-only'], values: [...ENGINE_FLAGS, 'lengths', 'runs'] },
   'cache list': { switches: ['json'], values: ['cache-dir'] },
   'cache clear': { switches: [], values: ['cache-dir'] },
+  attribute: {
+    switches: ['verbose', 'no-batch'],
+    values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'target', 'position', 'method'],
+  },
 };
 
 /** Key prefixes of fine-tuned task heads, as ModelSummary.prediction_heads lists them. */
@@ -54,6 +59,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
                        [--choices "A|B|C"] --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
   deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        --sweep c2p|p2c|c2c|all [--position i] [--target label:NAME|label:ID|token:ID] [--mean]
+  deberta-lens attribute --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
+                       [--target label:NAME|label:ID|token:ID] [--position i] [--method mask|remove|both] [--no-batch]
   deberta-lens info    --model DIR|default|bert-twin [--json]
   deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -70,6 +77,10 @@ of the token followed at --position (default: the first [MASK]; another position
 follows that token). On a fine-tuned head it ranks by the drop in a decision's logit: a classifier's label
 (--target label:NAME|label:ID, default the predicted one; token classification at --position), a QA head's
 predicted answer span (start + end logit).
+attribute scores each token by occlusion: the token replaced by [MASK] (--method mask) or deleted (remove), alone,
+and the followed value (as for --sweep: a label's logit, a QA span, a masked token's log-probability at --position)
+run again; score = before − after (positive: the token supported it; null for specials). Variants run in batches
+(--no-batch: one forward pass each, the same numbers).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
 types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
 score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits
@@ -237,6 +248,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (command === 'explain') await explainCommand(flags);
     else if (command === 'predict') await predictCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'ablate') await ablateCommand(flags, engineOptions(flags), requireModel(flags));
+    else if (command === 'attribute') await attributeCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'info') await infoCommand(flags);
     else if (command === 'cache list' || command === 'cache clear') cacheCommand(command === 'cache list' ? 'list' : 'clear', flags);
     else if (command === 'bench') {

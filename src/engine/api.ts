@@ -91,6 +91,9 @@ export interface LensModel {
   /** Head ranking at one position: each head's term removed alone (rerun from its layer), ranked by the drop in
    *  the followed token's log-probability. Cancelling kills the run in progress (`signal`). */
   sweep(input: SweepInput, signal?: AbortSignal): Promise<SweepResult>;
+  /** Token attribution by occlusion: each non-special token masked, or removed, alone; scored by the drop in the
+   *  followed value (a label's logit, a QA span, a masked token's log-probability). Variants run as batches. */
+  occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult>;
   dispose(): Promise<void>;
 }
 
@@ -382,4 +385,72 @@ export interface SweepResult {
   /** Every cell, largest drop first. */
   ranking: SweepCell[];
   timings: { forward_ms: number; rerun_ms: number; head_ms: number; cells: number; total_ms: number };
+}
+
+/** How a token is taken out of the input: replaced by [MASK] (same length), or deleted (one token shorter). */
+export type OcclusionMethod = 'mask' | 'remove';
+
+export interface OccludeInput {
+  text?: string;
+  ids?: number[];
+  /** A second text (a sentence pair; question answering's context). */
+  pair?: string;
+  /** Masked-LM: the position followed (masked first unless it is a [MASK]; default the input's first [MASK]); token
+   *  classification: the token whose label is followed (required). Other heads read their own rows. */
+  position?: number;
+  /** What is followed, as for sweep (SweepTarget); default the model's own decision. */
+  target?: SweepTarget;
+  /** Default both (only 'remove' when the mask token is unknown: ids without a tokenizer). */
+  methods?: OcclusionMethod[];
+  /** false: one forward pass per variant instead of batched runs (the same numbers; for tests and benchmarks). */
+  batch?: boolean;
+  /** Called after every batch (and once at the start). */
+  onProgress?: (p: OcclusionProgress) => void;
+}
+
+export interface OcclusionProgress {
+  done: number;
+  total: number;
+  method: OcclusionMethod;
+}
+
+/** What an occlusion follows: a task head's label or answer span (as a sweep's), or a masked-LM token's log-probability. */
+export type OcclusionTargetInfo =
+  | SweepTargetInfo
+  | { kind: 'token'; id: number; token: string; position: number; which: 'original' | 'top1_before' | 'asked'; logprob_before: number };
+
+export interface OcclusionScores {
+  /** Per input position: the followed value before − after the token is taken out (positive = the token supported
+   *  the target); null for special tokens, the followed masked-LM position, and a followed row that a removal deletes. */
+  scores: (number | null)[];
+  /** The followed value after, per position (null where scores is). */
+  after: (number | null)[];
+}
+
+export interface OcclusionResult {
+  model: ModelInfo;
+  task: TaskName;
+  input_ids: number[];
+  tokens: Token[];
+  mask_id: number | null;
+  target: OcclusionTargetInfo;
+  /** The followed value of the input as given (after masking the followed masked-LM position). */
+  before: number;
+  methods: Partial<Record<OcclusionMethod, OcclusionScores>>;
+  /** Why a method was left out of the default ones. */
+  notes?: string[];
+  timings: {
+    tokenize_ms: number;
+    /** Every encoder run's time in the runtime (the input, and the variants'). */
+    forward_ms: number;
+    head_ms: number;
+    /** Starting the batched graph's process (building its graph on first use). */
+    start_ms: number;
+    total_ms: number;
+    /** Encoder runs of variants, how many variants, and the most one run took. */
+    variants: number;
+    runs: number;
+    batch_size: number;
+    batched: boolean;
+  };
 }

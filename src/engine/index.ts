@@ -8,7 +8,7 @@
 //   5. runtime/, memory/                        onnxruntime in a child process; memory estimates, the layer cache
 //   6. result/                                  ExplainResult: a result whose layers are computed on demand
 //   7. api.ts                                   the public types (inputs, results, LensModel); types only
-//   8. run/                                     the verbs (explain, predict, ablate, ablated-run, sweep), each on
+//   8. run/                                     the verbs (explain, predict, ablate, ablated-run, sweep, occlusion), each on
 //                                               the RunContext interface (run/run-context.ts); their helpers
 //                                               (input, layer, head-session, tail-sessions, prediction-read)
 //                                               sit below them in run/ and import no verb
@@ -48,6 +48,12 @@ export type {
   TokenRating,
   TopToken,
   TrackedToken,
+  OccludeInput,
+  OcclusionMethod,
+  OcclusionProgress,
+  OcclusionResult,
+  OcclusionScores,
+  OcclusionTargetInfo,
 } from './api';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model/open-model';
 export type { OpenModel } from './model/open-model';

@@ -135,6 +135,7 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     ablate: () => Promise.reject(new Error('not used')),
     sweep: () => Promise.reject(new Error('not used')),
     explainAblated: () => Promise.reject(new Error('not used')),
+    occlude: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);
     },

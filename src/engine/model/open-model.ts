@@ -9,6 +9,8 @@ import type {
   ExplainInput,
   LensModel,
   ModelSummary,
+  OccludeInput,
+  OcclusionResult,
   PredictInput,
   PredictResult,
   SweepInput,
@@ -24,6 +26,7 @@ import { ablateWith } from '../run/ablate';
 import { explainAblatedWith } from '../run/ablated-run';
 import { explainWith } from '../run/explain';
 import { HeadSession } from '../run/head-session';
+import { occludeWith } from '../run/occlusion';
 import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';
 import { sweepWith } from '../run/sweep';
@@ -179,6 +182,10 @@ class OpenModel implements LensModel, RunContext {
 
   sweep(input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
     return sweepWith(this, input, signal);
+  }
+
+  occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult> {
+    return occludeWith(this, input, signal);
   }
 
   async dispose(): Promise<void> {

@@ -1,0 +1,60 @@
+// `deberta-lens attribute`: which tokens the decision rests on, by occlusion — each token masked or removed alone,
+// scored by the drop in the followed value (a label's logit, a QA span, a masked token's log-probability).
+import { inputFlags } from './args';
+import { type EngineOptions, LensError, type OcclusionMethod, type OcclusionResult, openModel } from '../engine';
+import { targetFlag } from './predict';
+
+/** The JSON contract: task, input_ids, tokens, target, before, methods.{mask,remove}.{scores,after}, timings. */
+export function attributeJson(r: OcclusionResult): object {
+  return {
+    task: r.task,
+    model: r.model,
+    mask_id: r.mask_id,
+    input_ids: r.input_ids,
+    tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
+    target: r.target,
+    before: r.before,
+    methods: r.methods,
+    ...(r.notes ? { notes: r.notes } : {}),
+    timings: r.timings,
+  };
+}
+
+function methodFlag(text: string | undefined): OcclusionMethod[] | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'both') return ['mask', 'remove'];
+  if (text === 'mask' || text === 'remove') return [text];
+  throw new LensError(`--method takes mask, remove or both, got "${text}"`);
+}
+
+export async function attributeCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
+  const input = inputFlags(flags);
+  if (flags.has('pair') && input.ids) throw new LensError('--pair goes with --text or --file: ids are fed as given');
+  const target = flags.has('target') ? targetFlag(flags.get('target')!) : undefined;
+  let position: number | undefined;
+  if (flags.has('position')) {
+    position = Number(flags.get('position'));
+    if (!Number.isInteger(position) || position < 0)
+      throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
+  }
+  const methods = methodFlag(flags.get('method'));
+  const model = await openModel(modelDir, engine);
+  const onProgress = flags.has('verbose')
+    ? ({ done, total, method }: { done: number; total: number; method: string }) =>
+        process.stderr.write(`attribute: ${done}/${total} variants (${method})\n`)
+    : undefined;
+  try {
+    const r = await model.occlude({
+      ...input,
+      pair: flags.get('pair'),
+      target,
+      position,
+      methods,
+      batch: !flags.has('no-batch'),
+      onProgress,
+    });
+    process.stdout.write(`${JSON.stringify(attributeJson(r), null, 1)}\n`);
+  } finally {
+    await model.dispose();
+  }
+}

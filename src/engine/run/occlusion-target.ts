@@ -1,0 +1,141 @@
+// What an occlusion follows and how it is read off each variant's rows: a task head's decision (./sweep-target.ts's
+// targets, read in JS from a few rows of the last hidden state) or a masked-LM token's log-probability at one
+// position (the head graph). Every refusal is made before anything runs.
+import type { OccludeInput, OcclusionTargetInfo, TaskName } from '../api';
+import type { Checkpoint } from '../checkpoint';
+import { findHeads } from '../checkpoint/heads';
+import { at, first } from '../../shared/checked';
+import { LensError } from '../errors';
+import { HeadOutput } from '../graph/head-graph';
+import type { Prepared } from './input';
+import { nameTokens, positionsToPredict, readPrediction, readPredictions } from './prediction-read';
+import type { RunContext } from './run-context';
+import { checkSweepTarget, taskFollow } from './sweep-target';
+import { taskWeights } from './task-head-run';
+
+/** The followed value on the input and how to read it off variants. */
+export interface OcclusionFollow {
+  target: OcclusionTargetInfo;
+  before: number;
+  /** Input positions of the rows the followed value reads. */
+  rows: number[];
+  /** `data`: `variants` × rows.length rows of D (each variant's followed rows, in `rows` order), variant-major. */
+  rate(data: Float32Array, variants: number): Promise<number[]>;
+}
+
+/** One input's occlusion before any run: the ids the variants start from, the positions never taken out, and how
+ *  to read the target once the input's last hidden state is known. */
+export interface OcclusionPlan {
+  task: TaskName;
+  runIds: number[];
+  /** Positions no variant takes out (the followed masked-LM position). */
+  fixed: number[];
+  follow(last: Float32Array): Promise<OcclusionFollow>;
+}
+
+/** The head and target checked against the checkpoint alone (before a model opens, or anything is tokenized). */
+export function checkOcclusionTarget(ck: Checkpoint, input: Pick<OccludeInput, 'target'>): void {
+  if (findHeads(ck).task?.kind === 'multiple-choice')
+    throw new LensError('occlusion on a multiple-choice head is not supported yet (it would score every choice): use predict --choices');
+  checkSweepTarget(ck, input.target);
+}
+
+/** Masked-LM: the position followed (the asked one, masked first unless it is a [MASK]; else the first [MASK]). */
+function mlmPosition(model: RunContext, ids: number[], asked: number | undefined) {
+  const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, asked === undefined ? undefined : [asked]);
+  if (asked === undefined) {
+    if (inputMasks.length === 0)
+      throw new LensError(
+        'nothing to follow: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)',
+      );
+    return { position: first(inputMasks, 'the [MASK]s of the input'), runIds: ids, original: undefined };
+  }
+  if (toMask.length === 0) return { position: asked, runIds: ids, original: undefined };
+  const runIds = ids.slice();
+  runIds[asked] = maskId!;
+  return { position: asked, runIds, original: ids[asked] };
+}
+
+export function planOcclusion(
+  model: RunContext,
+  prepared: Prepared,
+  input: Pick<OccludeInput, 'target' | 'position'>,
+  addHeadMs: (ms: number) => void,
+  signal?: AbortSignal,
+): OcclusionPlan {
+  const ck = model.checkpoint;
+  const task = model.heads.heads.task;
+  if (task) {
+    const read = taskFollow(taskWeights(ck, task), prepared, {
+      target: input.target,
+      position: input.position,
+      sepId: model.tokenizer?.special.sep,
+    });
+    return {
+      task: task.kind,
+      runIds: prepared.ids,
+      fixed: [],
+      follow: (last) => {
+        const tf = read(last);
+        return Promise.resolve({
+          target: tf.target,
+          before: tf.before,
+          rows: tf.rows,
+          rate: (data, variants) => {
+            const t0 = performance.now();
+            const values = tf.rate(data, variants).map((v) => v.value);
+            addHeadMs(performance.now() - t0);
+            return Promise.resolve(values);
+          },
+        });
+      },
+    };
+  }
+  const asked = input.target && 'token' in input.target ? input.target.token : undefined;
+  const { position, runIds, original } = mlmPosition(model, prepared.ids, input.position);
+  return {
+    task: 'masked-lm',
+    runIds,
+    fixed: [position],
+    follow: async (last) => {
+      const n = runIds.length;
+      const out = await model.heads.run(last, n, [position], [asked ?? original ?? 0], 1, false, signal);
+      addHeadMs(out.ms);
+      const row = readPrediction(out.read, position, 1);
+      const lse = first(out.read(HeadOutput.logSumExp), 'the log-sum-exp row');
+      const id = asked ?? original ?? row.first.id;
+      const logit = asked === undefined && original === undefined ? row.first.logit : row.target.logit;
+      const which = asked !== undefined ? 'asked' : original === undefined ? 'top1_before' : 'original';
+      const target: Extract<OcclusionTargetInfo, { kind: 'token' }> = {
+        kind: 'token',
+        id,
+        token: `#${id}`,
+        position,
+        which,
+        logprob_before: logit - lse,
+      };
+      await nameTokens(model, [target], signal);
+      return {
+        target,
+        before: target.logprob_before,
+        rows: [position],
+        rate: async (data, variants) => {
+          const idx = Array.from({ length: variants }, (_, k) => k);
+          const res = await model.heads.run(
+            data,
+            variants,
+            idx,
+            idx.map(() => id),
+            1,
+            false,
+            signal,
+          );
+          addHeadMs(res.ms);
+          const ranked = readPredictions(res.read, idx, 1);
+          const lses = res.read(HeadOutput.logSumExp);
+          return idx.map((k) => at(ranked, k, 'variant').target.logit - at(lses, k, 'variant'));
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,145 @@
+// Which tokens made the model decide: occlusion. Every non-special token is taken out alone — replaced by [MASK]
+// ('mask') or deleted ('remove') — and scored by how much the followed value drops (./occlusion-target.ts: a label's
+// logit, a QA span's start + end logit, a masked token's log-probability). The variants of one method share a length,
+// so they run as batches of the occlusion graph, each returning only the rows the head reads (./occlusion-batch.ts).
+import type { OccludeInput, OcclusionMethod, OcclusionProgress, OcclusionResult, OcclusionScores } from '../api';
+import { LensError } from '../errors';
+import { occlusionGraphFits } from '../graph/occlusion-graph';
+import type { RuntimeSession } from '../runtime/session';
+import { checkLength, forwardOnly, type Prepared, prepareInput } from './input';
+import { batchSizes, OcclusionSessions, runBatch, runOne, type Variant, variantsPerRun } from './occlusion-batch';
+import { checkOcclusionTarget, planOcclusion } from './occlusion-target';
+import type { RunContext } from './run-context';
+
+const METHODS: readonly OcclusionMethod[] = ['mask', 'remove'];
+
+/** The methods asked for (default both), checked; 'mask' needs the tokenizer's mask id. */
+function chooseMethods(asked: readonly string[] | undefined, maskId: number | undefined): { methods: OcclusionMethod[]; notes: string[] } {
+  if (asked !== undefined) {
+    if (asked.length === 0) throw new LensError('no occlusion method given: use mask, remove, or both');
+    for (const m of asked)
+      if (!METHODS.includes(m as OcclusionMethod)) throw new LensError(`occlusion method "${m}" is not mask or remove`);
+  }
+  const methods = METHODS.filter((m) => (asked ?? METHODS).includes(m));
+  const noMask = 'the [MASK] id is unknown (ids given to a model folder without tokenizer files)';
+  if (maskId !== undefined) return { methods, notes: [] };
+  if (asked?.includes('mask')) throw new LensError(`occlusion by mask needs a [MASK] token, and ${noMask}: use --method remove`);
+  return { methods: ['remove'], notes: [`mask left out: ${noMask}`] };
+}
+
+/** `p`, or a rejection the moment `signal` aborts (starting a process is not itself cancellable). */
+function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  p.catch(() => undefined); // a start that fails after the abort is nobody's error
+  const cancelled = () => new LensError('cancelled', 'cancelled');
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** The variants of one method: every position but specials and fixed ones; a removal moves later rows up one and
+ *  cannot follow a row it deletes. */
+function variantsOf(method: OcclusionMethod, prepared: Prepared, rows: number[], fixed: number[]): Variant[] {
+  const out: Variant[] = [];
+  prepared.tokens.forEach((t, i) => {
+    if (t.special || fixed.includes(i)) return;
+    if (method === 'remove' && rows.includes(i)) return;
+    out.push({ method, position: i, rows: method === 'mask' ? rows : rows.map((r) => (r > i ? r - 1 : r)) });
+  });
+  return out;
+}
+
+export async function occludeWith(model: RunContext, input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult> {
+  const t0 = performance.now();
+  const ck = model.checkpoint;
+  checkOcclusionTarget(ck, input);
+  const maskId = model.tokenizer?.special.mask;
+  const { methods, notes } = chooseMethods(input.methods, maskId);
+  const prepared = await prepareInput(model, { text: input.text, pair: input.pair, ids: input.ids }, signal);
+  const tokenizeMs = performance.now() - t0;
+  const n = prepared.ids.length;
+  if (input.position !== undefined && !(Number.isInteger(input.position) && input.position >= 0 && input.position < n))
+    throw new LensError(`position ${input.position} does not exist: the input has tokens 0…${n - 1} ([CLS] is 0)`);
+  let headMs = 0;
+  const plan = planOcclusion(model, prepared, input, (ms) => (headMs += ms), signal);
+  checkLength(model, n);
+
+  const fwd = await forwardOnly(model, plan.runIds, signal, prepared.tokenTypes);
+  let forwardMs = fwd.ms;
+  const follow = await plan.follow(fwd.hidden);
+  const all = methods.map((m) => variantsOf(m, prepared, follow.rows, plan.fixed));
+  const total = all.reduce((s, vs) => s + vs.length, 0);
+  let done = 0;
+  const report = (method: OcclusionMethod) => input.onProgress?.({ done, total, method } satisfies OcclusionProgress);
+  report(methods[0]!);
+
+  const batched = input.batch !== false && occlusionGraphFits(ck);
+  const sessions = batched ? new OcclusionSessions(model) : undefined;
+  const source = { ids: plan.runIds, types: prepared.tokenTypes, maskId };
+  const scored: Partial<Record<OcclusionMethod, OcclusionScores>> = {};
+  let runs = 0,
+    batchSize = 0,
+    startMs = 0;
+  try {
+    for (const [j, method] of methods.entries()) {
+      const variants = all[j]!;
+      const scores: (number | null)[] = new Array<number | null>(n).fill(null);
+      const after: (number | null)[] = new Array<number | null>(n).fill(null);
+      const record = (part: Variant[], values: number[]) => {
+        part.forEach((v, k) => {
+          after[v.position] = values[k]!;
+          scores[v.position] = follow.before - values[k]!;
+        });
+        done += part.length;
+        report(method);
+      };
+      const length = method === 'mask' ? n : n - 1;
+      // One variant a run when the batch would not fit more (long inputs): the plain forward graph then.
+      const most = sessions ? variantsPerRun(ck.spec, length, model.graphCache.options.headGroup) : 1;
+      let session: RuntimeSession | undefined;
+      if (sessions && most > 1 && variants.length > 1 && !session) {
+        const ts = performance.now();
+        session = await unlessAborted(sessions.start(), signal);
+        startMs += performance.now() - ts;
+      }
+      let v0 = 0;
+      for (const size of batchSizes(variants.length, session ? most : 1)) {
+        const part = variants.slice(v0, v0 + size);
+        v0 += size;
+        const rows = session ? await runBatch(model, session, part, source, signal) : await runOne(model, part[0]!, source, signal);
+        forwardMs += rows.ms;
+        runs++;
+        batchSize = Math.max(batchSize, size);
+        record(part, await follow.rate(rows.data, size));
+      }
+      scored[method] = { scores, after };
+    }
+  } finally {
+    await sessions?.dispose();
+  }
+  return {
+    model: { ...model.info, execution_provider: model.session.provider },
+    task: plan.task,
+    input_ids: prepared.ids,
+    tokens: prepared.tokens,
+    mask_id: maskId ?? null,
+    target: follow.target,
+    before: follow.before,
+    methods: scored,
+    ...(notes.length ? { notes } : {}),
+    timings: {
+      tokenize_ms: tokenizeMs,
+      forward_ms: forwardMs,
+      head_ms: headMs,
+      start_ms: startMs,
+      total_ms: performance.now() - t0,
+      variants: total,
+      runs,
+      batch_size: batchSize,
+      batched: batchSize > 1,
+    },
+  };
+}
