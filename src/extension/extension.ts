@@ -12,6 +12,7 @@ import { registerPredictions } from './lens/predict-commands';
 import { ExplainCommand } from './explain-command';
 import { exportCommand } from './lens/export-command';
 import { LensPanel, VIEW_TYPE } from './lens/panel';
+import { PanelOcclusion } from './lens/panel-occlusion';
 import { PanelPredictions } from './lens/panel-predictions';
 import { exportRankingCommand } from './lens/ranking-command';
 import { installedModels } from './model/installed-models';
@@ -39,13 +40,25 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     {
       onHover: (id, h) => lens.fromPanel(id, h),
-      onInit: (id) => predictions.resend(id),
+      onInit: (id) => {
+        predictions.resend(id);
+        occlusion.resend(id);
+      },
+      onOcclude: (id, target) => {
+        const model = panel.model;
+        const result = panel.result;
+        if (target === null) {
+          occlusion.cancel();
+          lens.showAttribution(id, undefined);
+        } else if (model && result) void occlusion.start(model, result, id, target);
+      },
       onPredictToken: (id, i) => void predictions.predictToken(id, i),
       onRun: (result, id) => {
         lens.retarget(result, id);
         void predictions.follow(result, id);
       },
       onDispose: () => {
+        occlusion.clear();
         lens.detach();
         predictions.clear();
         explain.cancel();
@@ -59,6 +72,11 @@ export function activate(context: vscode.ExtensionContext): void {
     topK: () => settings().predictionTopK,
     log,
     decided: (id, decision) => lens.showDecision(id, decision),
+  });
+  const occlusion = new PanelOcclusion({
+    post: (m) => panel.send(m),
+    log,
+    shown: (id, scores) => lens.showAttribution(id, scores),
   });
   const explain = new ExplainCommand({ settings, models, status, panel, lens, predictions, log, showError });
   // Compare with Another Model: its own panel and its own second model (freed with the window).

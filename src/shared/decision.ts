@@ -46,6 +46,19 @@ export type Decision =
       answer: { startToken: number; endToken: number; text: string | null; score: number } | null;
     };
 
+/** What "Why?" and "Which words?" follow: a label (at a token, for token classification), or the QA answer span. */
+export type DecisionTarget = { label: number; position?: number } | { span: true };
+
+/** Validates a target from the webview (untrusted input for the host). */
+export function parseDecisionTarget(x: unknown): DecisionTarget | undefined {
+  if (!x || typeof x !== 'object') return undefined;
+  const t = x as Record<string, unknown>;
+  if (t.span === true) return { span: true };
+  const ok = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  if (!ok(t.label)) return undefined;
+  return ok(t.position) ? { label: t.label, position: t.position } : { label: t.label };
+}
+
 /** A score as the card writes it: a probability as a percentage, a regression value as a number. */
 export function formatScore(score: number, fn: ScoreFunction): string {
   if (fn === 'none') return Number.isFinite(score) ? score.toPrecision(4) : '–';

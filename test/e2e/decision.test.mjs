@@ -24,8 +24,8 @@ const LONG = `${cut(1900)} [SEP] ${B}`;
 const VIEWPORT = { width: 1400, height: 1000 };
 const skip = extensionMissing();
 
-function cliPredict(model, text, pair) {
-  const args = [path.join(REPO_ROOT, 'dist', 'cli.js'), 'predict', '--model', model, '--text', text];
+function cliPredict(model, text, pair, verb = 'predict', extra = []) {
+  const args = [path.join(REPO_ROOT, 'dist', 'cli.js'), verb, '--model', model, '--text', text, ...extra];
   if (pair !== undefined) args.push('--pair', pair);
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 120_000 });
   assert.equal(r.status, 0, `deberta-lens predict failed: ${r.stderr}`);
@@ -115,6 +115,29 @@ for (const theme of (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolea
         message: 'the label after the text in the editor',
       });
       await screenshot(page, `decision-${theme}-30`);
+    });
+
+    test('Words: the predicted label’s occlusion shades the strip with what `deberta-lens attribute` prints', async () => {
+      const want = cliPredict('default-pairs', A, B);
+      const label = want.classification.predicted;
+      await frame.locator('#decision .decision-row.predicted button', { hasText: 'Words' }).click();
+      await frame.locator('#attribution[data-state="ready"]').waitFor({ timeout: 120_000 });
+      const cli = cliPredict('default-pairs', A, B, 'attribute', ['--target', `label:${label.id}`, '--method', 'mask']);
+      const scores = cli.methods.mask.scores;
+      const max = Math.max(...scores.filter((x) => x !== null).map(Math.abs));
+      const shaded = await frame
+        .locator('#tokens .tok[data-attr]')
+        .evaluateAll((cs) => cs.map((c) => [Number(c.dataset.i), Number(c.dataset.attr)]));
+      assert.deepEqual(
+        shaded.map(([i]) => i),
+        scores.flatMap((x, i) => (x !== null && Math.abs(x) >= 0.05 * max ? [i] : [])),
+        'the tokens that move the label by ≥ 5% of the most are shaded',
+      );
+      for (const [i, x] of shaded) assert.ok(Math.abs(x - scores[i]) < 1e-3, `#${i}: ${x} vs ${scores[i]}`);
+      assert.match(await frame.locator('#attribution-line').innerText(), /^for: |against: /);
+      await screenshot(page, `decision-${theme}-words`);
+      await frame.locator('#attribution button', { hasText: 'Clear' }).click();
+      assert.equal(await frame.locator('#tokens .tok[data-attr]').count(), 0, 'Clear takes the shade away');
     });
 
     test('two selections are a pair too, the earlier one first', async () => {

@@ -10,7 +10,9 @@ import { after, describe, it } from 'node:test';
 import { openModel } from '../../src/engine/model/open-model';
 import { splitAtSep } from '../../src/extension/common/text-range';
 import { compareSide } from '../../src/extension/compare/requests';
+import { PanelOcclusion } from '../../src/extension/lens/panel-occlusion';
 import { PanelPredictions } from '../../src/extension/lens/panel-predictions';
+import { attributionLine, type OcclusionMessage, parseOcclusionMessage, signedStrengths } from '../../src/shared/occlusion';
 import { type Decision, decisionLine, entityColour, entityNames, entityOf, entitySpans, tokenScoresLine } from '../../src/shared/decision';
 import type { PredictionsToWebview } from '../../src/shared/predictions';
 import { cardHeading, classificationRows, entityLegend } from '../../webview/lens/components/decision-model';
@@ -210,5 +212,59 @@ describe('entity spans, colours and the card’s rows', () => {
       [['0.4172', null]],
     );
     assert.equal(decisionLine(reg), 'LABEL_0 0.4172');
+  });
+});
+
+describe('which words made it say that: occlusion in the panel', () => {
+  it('posts progress then every token’s score as the engine computes it, for the label asked; Cancel stops it', async () => {
+    const model = await open(path.join(REPO_ROOT, 'models', 'default-pairs'));
+    try {
+      const input = splitAtSep('A company of pioneers had arrived during the day. [SEP] Canolles ordered works to begin.');
+      const result = await model.explain(input);
+      const posted: OcclusionMessage[] = [];
+      const shown: ((number | null)[] | undefined)[] = [];
+      const occ = new PanelOcclusion({ post: (m) => posted.push(m), log: () => undefined, shown: (_id, s) => shown.push(s) });
+      const a = await occ.start(model, result, 3, { label: 1 });
+      assert.equal(a.state, 'ready');
+      assert.ok(a.state === 'ready' && a.mask && a.remove);
+      assert.equal(posted[0]?.attribution.state, 'running');
+      assert.ok(posted.every((m) => m.resultId === 3));
+      const direct = await model.occlude({ text: input.text, pair: input.pair, target: { label: 1 } });
+      assert.equal(a.followed, `“${direct.target.kind === 'label' ? direct.target.label : ''}” logit`);
+      assert.deepEqual(a.mask.length, result.n);
+      a.mask.forEach((x, i) => {
+        const want = direct.methods.mask!.scores[i]!;
+        if (want === null) assert.equal(x, null, `#${i}`);
+        else assert.ok(x !== null && Math.abs(x - want) < 1e-4, `#${i}: ${x} vs ${want}`);
+      });
+      assert.equal(a.mask[0], null, '[CLS] is not taken out');
+      assert.deepEqual(shown, [a.mask]);
+      assert.equal(occ.of(3), a);
+      // Cancelled at once: one line, and nothing handed to the editor.
+      const run = occ.start(model, result, 4, { label: 0 });
+      occ.cancel();
+      const c = await run;
+      assert.deepEqual(c, { state: 'error', message: 'cancelled' });
+      assert.equal(shown.length, 1);
+    } finally {
+      await model.dispose();
+    }
+  });
+
+  it('validates what the view asks and colours by signed strength', () => {
+    assert.deepEqual(parseOcclusionMessage({ type: 'occlude', resultId: 2, target: { label: 1, position: 4 } }), {
+      type: 'occlude',
+      resultId: 2,
+      target: { label: 1, position: 4 },
+    });
+    assert.deepEqual(parseOcclusionMessage({ type: 'occlude', resultId: 2, target: { span: true } })?.type, 'occlude');
+    assert.equal(parseOcclusionMessage({ type: 'occlude', resultId: 2, target: { label: -1 } }), undefined);
+    assert.equal(parseOcclusionMessage({ type: 'occlude', resultId: 'x', target: { label: 1 } }), undefined);
+    assert.deepEqual(signedStrengths([null, 2, -1, 0.05, -4]), [0, 0.5, -0.25, 0, -1]);
+    assert.equal(
+      attributionLine([null, 2, -1, 0.5], (i) => `t${i}`),
+      'for: t1 +2.000, t3 +0.500 · against: t2 −1.000',
+    );
+    assert.equal(attributionLine([null, null], String), 'no token moves it');
   });
 });

@@ -27,7 +27,7 @@ const requests = new MatrixRequests();
 // Hover order: heatmap overlay, predictions, compare overlays, then the host, strip and readout.
 const heatmap = new HeatmapView(requests);
 const predictions = predictionsSection();
-const decision = new DecisionCard({ why: () => update({ view: 'ranking' }) });
+const decision = new DecisionCard({ why: () => update({ view: 'ranking' }), post });
 const compare = new CompareHeads(requests);
 const strip = new TokenStrip();
 const hover = new HoverView(requests, strip);

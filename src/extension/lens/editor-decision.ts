@@ -7,7 +7,7 @@ import type { Token } from '../../engine';
 import { type Decision, decisionLine, entityColour, entitySpans, formatScore, tokenScoresLine } from '../../shared/decision';
 import { visibleSpan } from '../../shared/token-layout';
 
-export interface DecisionTarget {
+export interface MarkTarget {
   document: vscode.TextDocument;
   /** Document offset the tokens' offsets count from. */
   base: number;
@@ -15,7 +15,7 @@ export interface DecisionTarget {
 }
 
 export class EditorDecision implements vscode.Disposable {
-  private shown: { target: DecisionTarget; decision: Decision } | undefined;
+  private shown: { target: MarkTarget; decision: Decision } | undefined;
   /** Entity underline decorations by colour (created on first use; a checkpoint has few entities). */
   private readonly byColour = new Map<string, vscode.TextEditorDecorationType>();
   private readonly answer = vscode.window.createTextEditorDecorationType({
@@ -30,7 +30,7 @@ export class EditorDecision implements vscode.Disposable {
   });
   private readonly sub = vscode.window.onDidChangeVisibleTextEditors(() => this.paint());
 
-  show(target: DecisionTarget, decision: Decision | undefined): void {
+  show(target: MarkTarget, decision: Decision | undefined): void {
     this.clear();
     if (!decision) return;
     this.shown = { target, decision };

@@ -11,6 +11,7 @@ import { neighbours, strengthBucket } from '../../shared/hover';
 import { pieceLabel, tokenAtOffset, visibleSpan } from '../../shared/token-layout';
 import { protocolTokens } from '../common/result-shape';
 import type { Decision } from '../../shared/decision';
+import { EditorAttribution } from './editor-attribution';
 import { EditorDecision } from './editor-decision';
 
 const BUCKETS = 4;
@@ -36,6 +37,8 @@ export class EditorLens implements vscode.HoverProvider {
   private readonly disposables: vscode.Disposable[] = [];
   /** The task head's decision marked in the same editor (entities, the answer, the label). */
   private readonly marks = new EditorDecision();
+  /** Which words made the decision (occlusion scores), shaded in the same editor. */
+  private readonly attribution = new EditorAttribution();
 
   constructor(private readonly onFocus: (i: number | null) => void) {
     this.levels = Array.from({ length: BUCKETS }, (_, k) =>
@@ -72,6 +75,7 @@ export class EditorLens implements vscode.HoverProvider {
   attach(a: Attachment, view: { layer: number; head: number; kind: MatrixKind }): void {
     this.clear();
     this.marks.clear();
+    this.attribution.clear();
     this.att = a;
     this.view = view;
   }
@@ -85,6 +89,7 @@ export class EditorLens implements vscode.HoverProvider {
   detach(): void {
     this.clear();
     this.marks.clear();
+    this.attribution.clear();
     this.att = undefined;
   }
 
@@ -93,6 +98,13 @@ export class EditorLens implements vscode.HoverProvider {
     const a = this.att;
     if (a && a.resultId === resultId && a.document.version === a.version)
       this.marks.show({ document: a.document, base: a.base, tokens: a.result.tokens }, decision);
+  }
+
+  /** Result `resultId`'s occlusion scores (undefined: none): shade the tokens in the editor. */
+  showAttribution(resultId: number, scores: (number | null)[] | undefined): void {
+    const a = this.att;
+    if (a && a.resultId === resultId && a.document.version === a.version)
+      this.attribution.show({ document: a.document, base: a.base, tokens: a.result.tokens }, scores);
   }
 
   /** The explained token at `pos` of `doc`, with the result it belongs to and its range in the document. */
@@ -151,6 +163,7 @@ export class EditorLens implements vscode.HoverProvider {
   dispose(): void {
     this.clear();
     this.marks.dispose();
+    this.attribution.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
     for (const t of [...this.levels, ...this.negLevels, this.query]) t.dispose();
   }

@@ -1,5 +1,6 @@
 // The one DeBERTa Lens webview panel: created on the first Explain, reused by the next ones, restored after
 // a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
+import type { DecisionTarget } from '../../shared/decision';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { type ExplainResult, isLensError, LensError, type LensModel, type ModelInfo } from '../../engine';
@@ -49,6 +50,8 @@ export interface PanelEvents {
   onInit?(resultId: number): void;
   /** The view asked what the model would put at token `i`. */
   onPredictToken?(resultId: number, i: number): void;
+  /** The view asked which tokens made the decision (`target`), or to stop asking. */
+  onOcclude?(resultId: number, target: DecisionTarget | null): void;
   onDispose(): void;
   /** Another run of the same text is shown (the editor's decorations follow it). */
   onRun?(result: ExplainResult, resultId: number): void;
@@ -103,6 +106,11 @@ export class LensPanel {
 
   get resultId(): number | undefined {
     return this.current?.id;
+  }
+
+  /** The model that made the result shown (occlusion runs it again). */
+  get model(): LensModel | undefined {
+    return this.current?.model;
   }
 
   get result(): ExplainResult | undefined {
@@ -299,6 +307,10 @@ export class LensPanel {
         return;
       case 'predictToken':
         if (this.current && m.resultId === this.current.id) this.events.onPredictToken?.(m.resultId, m.i);
+        return;
+      case 'occlude':
+      case 'cancelOcclusion':
+        if (this.current && m.resultId === this.current.id) this.events.onOcclude?.(m.resultId, m.type === 'occlude' ? m.target : null);
         return;
       case 'compareModels':
         void vscode.commands.executeCommand('debertaLens.compareModels');

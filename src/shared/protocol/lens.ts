@@ -13,6 +13,7 @@
 import { isMatrixKind, type MatrixKind } from '../kinds';
 import { parsePredictToken, type PredictionsToWebview, type PredictTokenMessage } from '../predictions';
 import type { RunToHost, RunToWebview } from '../interventions';
+import { parseOcclusionMessage, type CancelOcclusionMessage, type OccludeMessage, type OcclusionMessage } from '../occlusion';
 import type { Answering, Asking, ReplyTo } from '../messaging/message-handler';
 import { isInt } from './checks';
 import { isExportFormat, type ExportFormat, type ViewName } from './lens-names';
@@ -120,6 +121,8 @@ export type WebviewToHost =
   /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
   | { type: 'compareModels' }
   | ExportMessage
+  | OccludeMessage
+  | CancelOcclusionMessage
   | RunToHost;
 
 export type HostToWebview =
@@ -132,6 +135,7 @@ export type HostToWebview =
   | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' }
   /** Fill-mask of the result, and "what would the model put here?" answers (../predictions.ts). */
   | PredictionsToWebview
+  | OcclusionMessage
   | RunToWebview;
 
 /** The view's side of a request on the wire: `request` {id, resultId, body} out, `response` back. */
@@ -183,6 +187,9 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
     }
     case 'predictToken':
       return parsePredictToken(m);
+    case 'occlude':
+    case 'cancelOcclusion':
+      return parseOcclusionMessage(m);
     case 'compareModels':
       return { type: 'compareModels' };
     case 'export': {

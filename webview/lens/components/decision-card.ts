@@ -2,18 +2,21 @@
 // score with the predicted one marked (sequence classification), the entities and the hovered token's label scores
 // (token classification), the answer (question answering) — and "Why this label?", which ranks the heads by how
 // much removing each moves that decision. Hidden for a checkpoint without a task head.
-import { answerText, type Decision, decisionLine, tokenScoresLine } from '../../../src/shared/decision';
+import { answerText, type Decision, type DecisionTarget, decisionLine, tokenScoresLine } from '../../../src/shared/decision';
 import { el } from '../../common/dom';
-import { $decision, $hover, $init, $merged, $viewState } from '../state/store';
+import { $attribution, $decision, $hover, $init, $merged, $viewState } from '../state/store';
+import { askWhichWords, attributionRow } from './attribution';
+import type { WebviewToHost } from '../../../src/shared/protocol/lens';
 import { cardHeading, classificationRows, entityLegend } from './decision-model';
 import { pieceOfRow, tokenName } from './predictions-model';
 
 /** What "Why this label?" asks the Head ranking for. */
-export type WhyTarget = { label: number; position?: number } | { span: true };
+export type WhyTarget = DecisionTarget;
 
 export interface DecisionContext {
   /** Opens the Head ranking aimed at `target`. */
   why(target: WhyTarget): void;
+  post: (m: WebviewToHost) => void;
 }
 
 export class DecisionCard {
@@ -23,6 +26,7 @@ export class DecisionCard {
 
   constructor(private readonly ctx: DecisionContext) {
     $decision.listen(() => this.render());
+    $attribution.listen(() => this.root.querySelector('#attribution')?.replaceWith(attributionRow(this.ctx.post)));
     $hover.listen(({ i }) => this.focus(pieceOfRow($viewState.get()?.pinned ?? i, $merged.get())));
   }
 
@@ -46,9 +50,24 @@ export class DecisionCard {
       ]),
       el('span', { class: 'meta decision-kind' }, [cardHeading(d)]),
     ]);
-    this.root.replaceChildren(head, this.body(d));
+    this.root.replaceChildren(head, this.body(d), attributionRow(this.ctx.post));
     // The UI bench reads when the card was drawn (command → decision).
     performance.mark('lens-decision');
+  }
+
+  /** "Why?" (the heads behind it) and "Words" (the tokens behind it) for one decision. */
+  private buttons(target: WhyTarget, what: string): HTMLElement[] {
+    const words = el(
+      'button',
+      {
+        type: 'button',
+        class: 'decision-why',
+        title: `Which words made it say ${what}? Mask (and remove) each token and see how ${what} moves`,
+      },
+      ['Words'],
+    );
+    words.addEventListener('click', () => askWhichWords(this.ctx.post, target, what));
+    return [this.whyButton(target, what), words];
   }
 
   private whyButton(target: WhyTarget, what: string): HTMLElement {
@@ -86,7 +105,7 @@ export class DecisionCard {
               bar,
               el('span', { class: 'pred-pct' }, [r.text]),
               el('span', { class: 'meta decision-logit' }, [`logit ${r.logit.toFixed(3)}`]),
-              this.whyButton({ label: r.id }, `“${r.name}”`),
+              el('span', { class: 'decision-buttons' }, this.buttons({ label: r.id }, `“${r.name}”`)),
             ],
           );
         });
@@ -113,7 +132,7 @@ export class DecisionCard {
           a
             ? el('span', { id: 'decision-answer' }, [
                 `“${answerText(a)}” · tokens #${a.startToken}–#${a.endToken} · start + end logit ${a.score.toFixed(3)} `,
-                this.whyButton({ span: true }, 'this answer'),
+                ...this.buttons({ span: true }, 'this answer'),
               ])
             : el('span', { class: 'meta' }, ['No context to answer from: give the question, [SEP], then the context.']),
         ]);
@@ -133,7 +152,7 @@ export class DecisionCard {
     const name = d.names[t.predicted] ?? `LABEL_${t.predicted}`;
     line.replaceChildren(
       `${tokenName($init.get()?.tokens ?? [], piece)}: ${tokenScoresLine(d, piece)} `,
-      this.whyButton({ label: t.predicted, position: piece }, `“${name}” here`),
+      ...this.buttons({ label: t.predicted, position: piece }, `“${name}” here`),
     );
   }
 }

@@ -4,7 +4,7 @@ import type { HostToWebview } from '../../../src/shared/protocol/lens';
 import { listenForHost, showEmpty } from '../../common/host-messages';
 import { receiveRun } from '../state/run-channel';
 import { update } from '../state/actions';
-import { $decision, $hover, $init, $merged, $viewState } from '../state/store';
+import { $attribution, $decision, $hover, $init, $merged, $viewState } from '../state/store';
 import { openResult, type Panel } from './open-result';
 
 export function listenToHost(panel: Panel): void {
@@ -37,6 +37,11 @@ export function listenToHost(panel: Panel): void {
       panel.predictions.receive(m);
     },
     tokenPrediction: (m) => panel.predictions.receive(m),
+    occlusion: (m) => {
+      if (m.resultId !== $init.get()?.resultId) return;
+      const st = $attribution.get();
+      $attribution.set({ asked: st?.asked ?? 'this', method: st?.method ?? 'mask', attribution: m.attribution });
+    },
     runProgress: (m) => receiveRun(m),
     runResult: (m) => receiveRun(m),
   });

@@ -5,7 +5,7 @@ import { reconcileState } from '../state/nav';
 import type { PredictionsPanel } from './predictions';
 import { showRunBanner } from '../state/run-channel';
 import { $kinds } from '../state/selectors';
-import { $buckets, $current, $decision, $hover, $init, $merged, $viewState } from '../state/store';
+import { $attribution, $buckets, $current, $decision, $hover, $init, $merged, $viewState } from '../state/store';
 import type { DecisionCard } from './decision-card';
 import { wireControls } from './controls';
 import type { ViewExport } from './export';
@@ -42,7 +42,10 @@ export function openResult(next: ViewInit, panel: Panel): void {
   $init.set(next);
   $buckets.set(null);
   // A new text's decision comes with its fill-mask; the same result shown again keeps its own.
-  if (!sameResult) $decision.set(undefined);
+  if (!sameResult) {
+    $decision.set(undefined);
+    $attribution.set(undefined);
+  }
   $current.set(undefined);
   const state = reconcileState(saved, next.defaults, $kinds.get(), next.model.layers, next.model.heads, next.tokens.length);
   // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.

@@ -9,10 +9,11 @@ import { makeLut } from '../../common/colors';
 import { $, el, revealWithin, themeKind } from '../../common/dom';
 import { stripContext } from './predictions';
 import { followDecision, markStrip } from './strip-marks';
+import { shadeStrip } from './attribution';
 import { chipColours } from '../../common/chip-colours';
 import { pin, setHover, togglePin } from '../state/actions';
 import { labelOf, stripTitle, $rowCount } from '../state/selectors';
-import { $hover, $init, $merged, $viewState } from '../state/store';
+import { $attribution, $hover, $init, $merged, $viewState } from '../state/store';
 
 /** Strongest keys that get a rank badge. */
 const LABELLED = 3;
@@ -36,6 +37,7 @@ export class TokenStrip {
   constructor() {
     $merged.listen(() => this.show($merged.get()));
     followDecision();
+    $attribution.listen(() => shadeStrip(document.getElementById('tokens')));
   }
 
   /** The strip for a new result's shell: pieces, wired to the pointer and the keyboard. */
@@ -131,6 +133,7 @@ export class TokenStrip {
     }
     box.replaceChildren(...rows);
     markStrip(box, groups);
+    shadeStrip(box);
   }
 
   chip(k: number): HTMLElement | null {
@@ -145,8 +148,9 @@ export class TokenStrip {
   unlight(): void {
     for (const t of this.lit) {
       t.classList.remove('query', 'key', 'neighbour', 'negative', 'pinned');
-      t.style.backgroundColor = '';
-      t.style.color = '';
+      // The attribution's shade comes back when the hover moves on.
+      t.style.backgroundColor = t.dataset.attrBg ?? '';
+      t.style.color = t.dataset.attrFg ?? '';
       t.removeAttribute('data-rank');
       t.title = stripTitle(Number(t.dataset.i));
       t.setAttribute('aria-selected', 'false');

@@ -6,6 +6,7 @@
 import { atom, keepMount } from 'nanostores';
 import type { Decision } from '../../../src/shared/decision';
 import type { MatrixKind } from '../../../src/shared/kinds';
+import type { Attribution, OcclusionMethodName } from '../../../src/shared/occlusion';
 import type { ViewInit, WordGroupInfo } from '../../../src/shared/protocol/lens';
 import type { Range } from '../../common/colors';
 import type { ViewState } from './nav';
@@ -15,6 +16,15 @@ export const $init = atom<ViewInit | undefined>(undefined);
 
 /** What the fine-tuned checkpoint decided about the result on screen (undefined: no task head, or not yet known). */
 export const $decision = atom<Decision | undefined>(undefined);
+
+/** "Which words made it say that?": the occlusion of the result on screen, what it follows, and the method shown. */
+export interface AttributionState {
+  attribution: Attribution;
+  /** The label or span asked about, as the card names it. */
+  asked: string;
+  method: OcclusionMethodName;
+}
+export const $attribution = atom<AttributionState | undefined>(undefined);
 
 /** What the reader chose (view, term, layer, head, pin, …); persisted with the webview's state. */
 export const $viewState = atom<ViewState | undefined>(undefined);
