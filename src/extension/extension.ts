@@ -44,6 +44,14 @@ export function activate(context: vscode.ExtensionContext): void {
         predictions.resend(id);
         occlusion.resend(id);
       },
+      exportExtras: (id) => {
+        const decision = predictions.decisionOf(id);
+        const attribution = occlusion.of(id);
+        return {
+          ...(decision ? { decision } : {}),
+          ...(attribution?.state === 'ready' ? { occlusion: attribution } : {}),
+        };
+      },
       onOcclude: (id, target) => {
         const model = panel.model;
         const result = panel.result;

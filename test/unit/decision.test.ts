@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import { openModel } from '../../src/engine/model/open-model';
 import { splitAtSep } from '../../src/extension/common/text-range';
 import { compareSide } from '../../src/extension/compare/requests';
+import { writeExport } from '../../src/extension/lens/export-files';
 import { PanelOcclusion } from '../../src/extension/lens/panel-occlusion';
 import { PanelPredictions } from '../../src/extension/lens/panel-predictions';
 import { attributionLine, type OcclusionMessage, parseOcclusionMessage, signedStrengths } from '../../src/shared/occlusion';
@@ -104,6 +105,13 @@ describe('the panel’s predictions carry the task head’s decision', () => {
       assert.deepEqual(told, [d]);
       assert.equal(posted.at(-1)?.type, 'fillMask');
       assert.match(decisionLine(d), new RegExp(`^${c.expected.label} \\d`));
+      // The JSON export carries the decision beside the matrices.
+      const file = path.join(cacheDir, 'pair.json');
+      await writeExport(result, 'json', file, {}, {}, { decision: d });
+      const written = JSON.parse(fs.readFileSync(file, 'utf8')) as { decision: Decision; text_pair: string; layers: unknown[] };
+      assert.deepEqual(written.decision, JSON.parse(JSON.stringify(d)));
+      assert.equal(written.text_pair, input.pair);
+      assert.equal(written.layers.length, result.layers.length);
       // Compare shows the same decision on its side of the panel.
       assert.deepEqual(compareSide({ result, ms: 1, decision: d }).decision, d);
       assert.equal(compareSide({ result, ms: 1 }).decision, undefined);

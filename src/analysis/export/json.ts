@@ -84,8 +84,9 @@ export async function toJson(result: ExplainResult): Promise<Record<string, unkn
 }
 
 /** The same JSON as text, one chunk per matrix row, computing one layer at a time; join or stream the chunks. */
-export async function* jsonChunks(result: ExplainResult): AsyncGenerator<string> {
-  const head = JSON.stringify(header(result));
+/** `extra`: fields written after the header (the panel adds the decision and the occlusion scores it shows). */
+export async function* jsonChunks(result: ExplainResult, extra: Record<string, unknown> = {}): AsyncGenerator<string> {
+  const head = JSON.stringify({ ...header(result), ...extra });
   yield head.slice(0, -1) + ',"layers":[';
   const { n, heads } = result;
   const layers = result.layers;

@@ -48,6 +48,8 @@ export async function writeExport(
   file: string,
   image: ImagePayload = {},
   report: HtmlReportOptions = {},
+  /** JSON: what the panel knows of the result besides its matrices (the decision, the occlusion). */
+  extra: Record<string, unknown> = {},
 ): Promise<void> {
   try {
     switch (format) {
@@ -55,7 +57,7 @@ export async function writeExport(
         await writeNpzFile(result, file);
         return;
       case 'json':
-        await writeChunks(file, jsonChunks(result));
+        await writeChunks(file, jsonChunks(result, extra));
         return;
       case 'html':
         await fs.promises.writeFile(file, await toHtmlReport(result, report), 'utf8');

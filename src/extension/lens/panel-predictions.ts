@@ -157,6 +157,12 @@ export class PanelPredictions {
     for (const { prediction } of cur.tokens.values()) this.host.post({ type: 'tokenPrediction', resultId, prediction });
   }
 
+  /** Result `resultId`'s task-head decision, once known (the JSON export carries it). */
+  decisionOf(resultId: number): Decision | undefined {
+    const cur = this.current;
+    return cur?.resultId === resultId && cur.fillMask.state === 'ready' ? cur.fillMask.decision : undefined;
+  }
+
   /** The result on screen, if any (the editor command asks about its tokens). */
   get resultId(): number | undefined {
     return this.current?.resultId;

@@ -52,6 +52,8 @@ export interface PanelEvents {
   onPredictToken?(resultId: number, i: number): void;
   /** The view asked which tokens made the decision (`target`), or to stop asking. */
   onOcclude?(resultId: number, target: DecisionTarget | null): void;
+  /** What the JSON export adds for result `resultId`: the decision and the occlusion scores the panel shows. */
+  exportExtras?(resultId: number): Record<string, unknown>;
   onDispose(): void;
   /** Another run of the same text is shown (the editor's decorations follow it). */
   onRun?(result: ExplainResult, resultId: number): void;
@@ -210,7 +212,7 @@ export class LensPanel {
     const report = format === 'html' ? reportPlan(cur.result, { layers: image?.layers, kinds: image?.kinds }) : {};
     const file = target ?? (await askExportPath(format, cur.result, payload?.name));
     if (!file) return undefined;
-    await writeExport(cur.result, format, file, payload ?? {}, report);
+    await writeExport(cur.result, format, file, payload ?? {}, report, this.events.exportExtras?.(cur.id) ?? {});
     this.events.log(`exported ${format} to ${file}`);
     return file;
   }
