@@ -9,6 +9,7 @@ import { availableMemory, estimateMemory } from '../memory/estimate';
 import type { FeedTensor } from '../runtime/messages';
 import { missingTokenizerError } from '../tokenizer';
 import type { Token } from '../types';
+import { cutMessage, findCut, InputTooLongError } from './input-cut';
 import type { RunBase } from './run-base';
 
 export interface Prepared {
@@ -19,9 +20,10 @@ export interface Prepared {
 }
 
 /** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
- *  Tokenizing runs in the tokenizer's thread, under its time budget. */
+ *  A text over the length limit is refused with where the cut would fall (./input-cut.ts). Tokenizing runs in the
+ *  tokenizer's thread, under its time budget. */
 export async function prepareInput(
-  model: Pick<RunBase, 'tokenizer' | 'checkpoint'>,
+  model: Pick<RunBase, 'tokenizer' | 'checkpoint'> & Partial<Pick<RunBase, 'maxTokens' | 'maxTokensName'>>,
   input: ExplainInput,
   signal?: AbortSignal,
 ): Promise<Prepared> {
@@ -63,7 +65,24 @@ export async function prepareInput(
       'invalid-input',
     );
   }
+  refuseCut(model, tokens, input.pair !== undefined ? tokenTypeIds : undefined, input.text!, input.pair);
   return { ids, tokens, tokenTypes: input.pair !== undefined ? tokenTypeIds : undefined };
+}
+
+/** The tightest of the maxTokens limit and an absolute-position table; over it, the refusal names the cut. */
+function refuseCut(
+  model: Partial<Pick<RunBase, 'maxTokens' | 'maxTokensName' | 'checkpoint'>>,
+  tokens: Token[],
+  types: number[] | undefined,
+  text: string,
+  pair: string | undefined,
+): void {
+  const spec = model.checkpoint!.spec;
+  const positions = spec.positionBiasedInput ? spec.maxPositionEmbeddings : Infinity;
+  const max = model.maxTokens ?? Infinity;
+  const [limit, by] = positions < max ? [positions, 'positions' as const] : [max, 'maxTokens' as const];
+  const cut = findCut(tokens, types, { text: text.length, pair: pair?.length }, limit, by);
+  if (cut) throw new InputTooLongError(cutMessage(cut, cut.part === 'pair' ? pair! : text, model.maxTokensName ?? 'maxTokens'), cut);
 }
 
 /** Refuses a length over the limit, beyond an absolute-position table, or beyond what memory can hold. */
