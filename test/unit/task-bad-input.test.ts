@@ -112,3 +112,50 @@ describe('config.json read again for the heads goes through the checked reader',
     assert.match(findHeads(ck).taskProblem ?? '', /config\.json.*16777216/);
   });
 });
+
+describe('a tokenizer with no [SEP]', () => {
+  /** bert_seqcls (a WordPiece BERT classifier) with [SEP] gone from vocab.txt (the line renamed, ids unchanged). */
+  function noSep(): string {
+    const from = path.join(FIXTURES, 'task-heads', 'bert_seqcls');
+    const dir = path.join(tmp, 'bert_no_sep');
+    fs.mkdirSync(dir);
+    for (const f of fs.readdirSync(from)) fs.copyFileSync(path.join(from, f), path.join(dir, f));
+    const vocab = fs.readFileSync(path.join(dir, 'vocab.txt'), 'utf8').split('\n');
+    assert.ok(vocab.includes('[SEP]'));
+    fs.writeFileSync(path.join(dir, 'vocab.txt'), vocab.map((l) => (l === '[SEP]' ? '[unused_sep]' : l)).join('\n'));
+    return dir;
+  }
+
+  it('a pair or a text is refused in one line naming the token and the files; ids still explain and predict', async () => {
+    const model = await openModel(noSep(), { cacheDir, executionProvider: 'cpu', threads: 2 });
+    try {
+      const line = (form: RegExp) => (e: unknown) => {
+        const msg = (e as Error).message;
+        assert.match(
+          msg,
+          /bert_no_sep: the tokenizer has no \[SEP\] token \(sep_token in tokenizer_config\.json or special_tokens_map\.json/,
+        );
+        assert.match(msg, form);
+        assert.match(msg, /explain ids instead \(--ids\)/);
+        assert.ok(!msg.includes('\n'), msg);
+        return true;
+      };
+      await assert.rejects(
+        model.predict({ text: 'the cat sat.', pair: 'a dog ran.' }),
+        line(/a pair is read as \[CLS\] A \[SEP\] B \[SEP\]/),
+      );
+      await assert.rejects(model.explain({ text: 'the cat sat.' }), line(/a text is read as \[CLS\] text \[SEP\]/));
+      const ids = [5, 20, 21, 22, 6];
+      const r = await model.explain({ ids });
+      try {
+        assert.equal((await r.load(0)).probs.length, model.checkpoint.spec.numHeads * ids.length ** 2);
+      } finally {
+        r.release();
+      }
+      const p = await model.predict({ ids });
+      assert.equal(p.classification?.labels.length, 3);
+    } finally {
+      await model.dispose();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { formatBytes } from '../../shared/format';
 import { availableMemory, estimateMemory } from '../memory/estimate';
 import type { FeedTensor } from '../runtime/messages';
 import { missingTokenizerError } from '../tokenizer';
+import { NO_SEP } from '../tokenizer/specials';
 import type { Token } from '../types';
 import { cutMessage, findCut, InputTooLongError } from './input-cut';
 import type { RunBase } from './run-base';
@@ -46,6 +47,13 @@ export async function prepareInput(
     return { ids: input.ids, tokens };
   }
   if (!tok) throw missingTokenizerError(model.checkpoint.dir, spec.architecture);
+  if (tok.special.sep === NO_SEP) {
+    const form = input.pair !== undefined ? 'a pair is read as [CLS] A [SEP] B [SEP]' : 'a text is read as [CLS] text [SEP]';
+    throw new LensError(
+      `${model.checkpoint.dir}: the tokenizer has no [SEP] token (sep_token in tokenizer_config.json or special_tokens_map.json, and the vocabulary): ${form}, so the input cannot be built; explain ids instead (--ids), or use the tokenizer files that came with the model`,
+      'invalid-input',
+    );
+  }
   const { tokens, ids, tokenTypeIds } = await tok.modelInput(input.text!, input.pair, signal);
   // [CLS] and [SEP] cover no characters; a [MASK] written in the text does, and counts as text.
   if (tokens.every((t) => t.special && t.start === t.end)) throw new LensError('nothing to explain: the text is empty or only whitespace');
