@@ -4,6 +4,7 @@
 //           same ids, interleaved, warm-up runs dropped.
 //   sweep:  the head ranking aimed at a label, one term over every head: first with the rerun graphs built into
 //           an empty cache (cold), then again with them cached.
+//   mlm-sweep: the masked-LM ranking over every term on a checkpoint with the MLM head (bench:sweep's).
 //   memory: explain + layer 0 + predict on the kept state + predict, three times, and the peak memory of this
 //           process (the caller, the tokenizer's thread included) and of the runtime process.
 import * as fs from 'node:fs';
@@ -102,6 +103,23 @@ async function sweep(model: OpenModel, n: number, label: string): Promise<object
   };
 }
 
+/** The masked-LM ranking `npm run bench:sweep -- --geometry v3-base` times (every term, at a [MASK] in the middle):
+ *  the reference with a figure from a quiet machine, measured here beside the label-aimed one. */
+async function mlmSweep(model: OpenModel, n: number): Promise<object> {
+  const { ids } = await textOf(model, n);
+  ids[Math.floor(n / 2)] = model.tokenizer!.special.mask;
+  const t0 = performance.now();
+  const result = await model.sweep({ ids, terms: ['all'] });
+  const wall = (performance.now() - t0) / 1000;
+  return {
+    tokens: n,
+    terms: result.terms,
+    cells: result.timings.cells,
+    wall_s: round(wall, 3),
+    rerun_ms_total: round(result.timings.rerun_ms),
+  };
+}
+
 async function memory(model: OpenModel, n: number, openMs: number): Promise<object> {
   const { text, ids } = await textOf(model, n);
   const afterOpen = { caller_rss_mb: rssMb(process.pid), runtime_rss_mb: rssMb(model.session.pid) };
@@ -166,7 +184,8 @@ async function main(): Promise<void> {
     if (what === 'ratio') row = await ratio(model, n, Number(flag('runs', '20')));
     else if (what === 'sweep') row = await sweep(model, n, flag('label', 'INJECTION'));
     else if (what === 'memory') row = await memory(model, n, openMs);
-    else throw new Error(`unknown --measure ${what}: ratio, sweep or memory`);
+    else if (what === 'mlm-sweep') row = await mlmSweep(model, n);
+    else throw new Error(`unknown --measure ${what}: ratio, sweep, mlm-sweep or memory`);
     process.stdout.write(`${JSON.stringify({ measure: what, threads, ...row })}\n`);
   } finally {
     await model.dispose();

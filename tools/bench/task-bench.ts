@@ -6,7 +6,10 @@
 //   - explain + predict at 512 tokens on v3-base and on Prompt-Guard's shape (mDeBERTa-v3-base: the same encoder,
 //     a 251,000-row embedding and a 250,104-piece SentencePiece model): peak memory of each, and how much more
 //     the big vocabulary costs against the extra embedding's size (≈ 1 copy: it is not duplicated).
-// Flags: --threads N, --runs N (the ratio's), --parts ratio,sweep,memory, --lengths 128,512 (ratio/sweep, memory).
+//   - with --parts …,mlm-sweep, bench:sweep's masked-LM ranking (every term) right after the label-aimed one, and
+//     the ratio of the two: a busy machine's figure then reads against bench:sweep's quiet one.
+// Flags: --threads N, --runs N (the ratio's), --parts ratio,sweep,memory[,mlm-sweep], --lengths 128,512 (ratio and
+// sweeps, memory).
 // Prints one JSON object.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -14,7 +17,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultThreads } from '../../src/engine';
 import { flag, round } from './bench-model';
-import { writeMdebertaClassifier, writeV3BaseClassifier } from './task-checkpoints';
+import { V3_GEOMETRIES, writeV3Checkpoint } from './geometries';
+import { REPO, writeMdebertaClassifier, writeV3BaseClassifier } from './task-checkpoints';
 
 const threads = flag('threads', String(defaultThreads()));
 const runs = flag('runs', '20');
@@ -39,6 +43,21 @@ function main(): void {
     writeV3BaseClassifier(base);
     if (parts.includes('ratio')) results.predict_vs_forward = measure('ratio', base, short!, ['--runs', runs]);
     if (parts.includes('sweep')) results.sweep_label = measure('sweep', base, short!, ['--label', 'INJECTION']);
+    if (parts.includes('mlm-sweep')) {
+      // Off by default (minutes under load): bench:sweep's masked-LM ranking right after the label-aimed one, so
+      // that a busy machine's figure can be read against bench:sweep's from a quiet one.
+      const mlm = path.join(root, 'v3-base-mlm');
+      writeV3Checkpoint(mlm, V3_GEOMETRIES['v3-base']!, true);
+      for (const f of ['spm.model', 'tokenizer_config.json', 'special_tokens_map.json'])
+        fs.copyFileSync(path.join(REPO, 'models', 'default', f), path.join(mlm, f));
+      const row = measure('mlm-sweep', mlm, short!);
+      const label = results.sweep_label as { wall_s?: number } | undefined;
+      results.sweep_mlm_all_terms = {
+        ...row,
+        ...(label?.wall_s ? { label_c2p_over_mlm_all: round(label.wall_s / (row.wall_s as number), 3) } : {}),
+      };
+      fs.rmSync(mlm, { recursive: true, force: true });
+    }
     if (parts.includes('memory')) {
       const mdeberta = path.join(root, 'mdeberta-v3-base-seqcls');
       process.stderr.write("task bench: writing a random classifier of Prompt-Guard's shape (mDeBERTa-v3-base)…\n");
