@@ -60,6 +60,7 @@ export type { OpenModel } from './model/open-model';
 export { checkAblation, checkSweep } from './model/checks';
 export { BUNDLED_MODELS, bundledModel, type BundledModel } from './model/bundled-models';
 export { forwardOnly } from './run/input';
+export { InputTooLongError, type InputCut } from './run/input-cut';
 export { DEFAULT_TOP } from './run/prediction-read';
 export { ExplainResult, type ExplainTimings, type LayerPreview, type LayerTensors } from './result/explain-result';
 export { layerCache, DEFAULT_LAYER_CACHE_BYTES } from './memory/layer-cache';

@@ -18,13 +18,13 @@ export const V3_GEOMETRIES: Record<string, Geometry> = {
   'v3-base': { name: 'v3-base', hidden: 768, layers: 12, heads: 12, intermediate: 3072 },
   'v3-large': { name: 'v3-large', hidden: 1024, layers: 24, heads: 16, intermediate: 4096 },
 };
-const VOCAB = 128100;
+const DEFAULT_VOCAB = 128100;
 const BUCKETS = 256;
 
-export function v3Config(g: Geometry): Record<string, unknown> {
+export function v3Config(g: Geometry, vocab = DEFAULT_VOCAB): Record<string, unknown> {
   return {
     model_type: 'deberta-v2',
-    vocab_size: VOCAB,
+    vocab_size: vocab,
     hidden_size: g.hidden,
     num_hidden_layers: g.layers,
     num_attention_heads: g.heads,
@@ -58,8 +58,17 @@ export function randomFill(seed: number): (chunk: Float32Array, start: number) =
 }
 export const constant = (v: number) => (chunk: Float32Array) => chunk.fill(v);
 
+/** What a checkpoint adds to a geometry: another vocabulary size (mDeBERTa's 251,000), tensors stored after the
+ *  encoder's (a task head, at the top level) and config.json fields (its labels). */
+export interface CheckpointExtras {
+  vocab?: number;
+  tensors?: (rand: (name: string, shape: number[]) => SafetensorsTensorSpec) => SafetensorsTensorSpec[];
+  config?: Record<string, unknown>;
+}
+
 /** A random v3 checkpoint; with `heads`, also the masked-LM head (microsoft's layout) and the RTD head. */
-export function writeV3Checkpoint(dir: string, g: Geometry, heads = false): void {
+export function writeV3Checkpoint(dir: string, g: Geometry, heads = false, extras: CheckpointExtras = {}): void {
+  const vocab = extras.vocab ?? DEFAULT_VOCAB;
   fs.mkdirSync(dir, { recursive: true });
   const D = g.hidden,
     I = g.intermediate;
@@ -70,7 +79,7 @@ export function writeV3Checkpoint(dir: string, g: Geometry, heads = false): void
     { name: `${prefix}.bias`, shape: [D], fill: constant(0) },
   ];
   const tensors: SafetensorsTensorSpec[] = [
-    rand('deberta.embeddings.word_embeddings.weight', [VOCAB, D]),
+    rand('deberta.embeddings.word_embeddings.weight', [vocab, D]),
     ...ln('deberta.embeddings.LayerNorm'),
   ];
   for (let l = 0; l < g.layers; l++) {
@@ -93,7 +102,7 @@ export function writeV3Checkpoint(dir: string, g: Geometry, heads = false): void
       rand('lm_predictions.lm_head.dense.bias', [D]),
       ...ln('lm_predictions.lm_head.LayerNorm'),
     );
-    tensors.push(rand('lm_predictions.lm_head.bias', [VOCAB]));
+    tensors.push(rand('lm_predictions.lm_head.bias', [vocab]));
     tensors.push(
       rand('mask_predictions.dense.weight', [D, D]),
       rand('mask_predictions.dense.bias', [D]),
@@ -101,6 +110,7 @@ export function writeV3Checkpoint(dir: string, g: Geometry, heads = false): void
     );
     tensors.push(rand('mask_predictions.classifier.weight', [1, D]), rand('mask_predictions.classifier.bias', [1]));
   }
+  if (extras.tensors) tensors.push(...extras.tensors(rand));
   writeSafetensors(path.join(dir, 'model.safetensors'), tensors, { metadata: { format: 'pt' } });
-  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(v3Config(g), null, 2));
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...v3Config(g, vocab), ...extras.config }, null, 2));
 }

@@ -10,10 +10,9 @@
 //   logit_i = act(LayerNorm(h_0 + h_i) W_d^T + b_d) · w_c + b_c, with h_0 the [CLS] state.
 // Fine-tuned task heads (sequence/token classification, question answering, multiple choice): ./task-head.ts finds
 // them; this file reports them with the others, so every caller asks here which heads a checkpoint carries.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Checkpoint } from './index';
-import { findTaskHead, type TaskHead } from './task-head';
+import { findTaskHead, readConfigJson, type TaskHead } from './task-head';
 
 export type { ProblemType, ScoreFunction, TaskHead, TaskKind } from './task-head';
 
@@ -100,10 +99,8 @@ export function noHeadMessage(ck: Checkpoint): string {
 }
 
 function legacyFlag(ck: Checkpoint): boolean | undefined {
-  try {
-    const v = (JSON.parse(fs.readFileSync(path.join(ck.dir, 'config.json'), 'utf8')) as { legacy?: unknown }).legacy;
-    return typeof v === 'boolean' ? v : undefined;
-  } catch {
-    return undefined; // config.json was read and validated when the checkpoint loaded
-  }
+  const json = readConfigJson(ck);
+  // A config.json that cannot be read now (it was when the checkpoint loaded) leaves Hugging Face's default.
+  const v = typeof json === 'string' ? undefined : json.legacy;
+  return typeof v === 'boolean' ? v : undefined;
 }

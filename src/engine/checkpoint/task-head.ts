@@ -9,12 +9,13 @@
 //     from one-label regression, so it is read there.
 // Nothing here throws: a checkpoint whose head is unusable still explains, so a defect becomes `problem`, the one
 // line predict and ablate refuse with.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ModelSpec, TensorData } from '../types';
 import { FieldReader } from './config-fields';
 import { shapeText } from './dtype';
 import type { Checkpoint } from './index';
+import { readJsonFile } from './json-file';
+import { MAX_SMALL_JSON_BYTES } from './regular-file';
 
 export type TaskKind = 'sequence-classification' | 'token-classification' | 'question-answering' | 'multiple-choice';
 export type ProblemType = 'single_label_classification' | 'multi_label_classification' | 'regression';
@@ -51,14 +52,23 @@ const KIND_OF_CLASS: [RegExp, TaskKind][] = [
 ];
 const PROBLEM_TYPES: readonly string[] = ['single_label_classification', 'multi_label_classification', 'regression'];
 
+/** config.json read again for the head's fields, through the checked reader the checkpoint loaded it with (size
+ *  limit, errors naming the file): the object, or the one line why it cannot be read now. */
+export function readConfigJson(ck: Pick<Checkpoint, 'dir'>): Record<string, unknown> | string {
+  const file = path.join(ck.dir, 'config.json');
+  try {
+    const json = readJsonFile(file, 'config.json', MAX_SMALL_JSON_BYTES, 're-download it.');
+    return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 export function findTaskHead(ck: Checkpoint): TaskHeadFound {
   const configFile = path.join(ck.dir, 'config.json');
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-  } catch {
-    return {}; // config.json was read and validated when the checkpoint loaded
-  }
+  const json = readConfigJson(ck);
+  // Read and validated when the checkpoint loaded: a failure now means it changed or went since.
+  if (typeof json === 'string') return { problem: json };
   const r = new FieldReader(json, configFile);
   const archs = Array.isArray(json.architectures) ? json.architectures.filter((a): a is string => typeof a === 'string') : [];
   let named: { architecture: string; kind: TaskKind } | undefined;

@@ -8,7 +8,9 @@ import { formatBytes } from '../../shared/format';
 import { availableMemory, estimateMemory } from '../memory/estimate';
 import type { FeedTensor } from '../runtime/messages';
 import { missingTokenizerError } from '../tokenizer';
+import { NO_SEP } from '../tokenizer/specials';
 import type { Token } from '../types';
+import { cutMessage, findCut, InputTooLongError } from './input-cut';
 import type { RunBase } from './run-base';
 
 export interface Prepared {
@@ -21,9 +23,10 @@ export interface Prepared {
 }
 
 /** text → [CLS] tokens [SEP] with offsets; ids → as given (no specials added), validated against the vocabulary.
- *  Tokenizing runs in the tokenizer's thread, under its time budget. */
+ *  A text over the length limit is refused with where the cut would fall (./input-cut.ts). Tokenizing runs in the
+ *  tokenizer's thread, under its time budget. */
 export async function prepareInput(
-  model: Pick<RunBase, 'tokenizer' | 'checkpoint'>,
+  model: Pick<RunBase, 'tokenizer' | 'checkpoint'> & Partial<Pick<RunBase, 'maxTokens' | 'maxTokensName'>>,
   input: ExplainInput,
   signal?: AbortSignal,
 ): Promise<Prepared> {
@@ -49,6 +52,13 @@ export async function prepareInput(
     return { ids: input.ids, tokens };
   }
   if (!tok) throw missingTokenizerError(model.checkpoint.dir, spec.architecture);
+  if (tok.special.sep === NO_SEP) {
+    const form = input.pair !== undefined ? 'a pair is read as [CLS] A [SEP] B [SEP]' : 'a text is read as [CLS] text [SEP]';
+    throw new LensError(
+      `${model.checkpoint.dir}: the tokenizer has no [SEP] token (sep_token in tokenizer_config.json or special_tokens_map.json, and the vocabulary): ${form}, so the input cannot be built; explain ids instead (--ids), or use the tokenizer files that came with the model`,
+      'invalid-input',
+    );
+  }
   const { tokens, ids, tokenTypeIds } = await tok.modelInput(input.text!, input.pair, signal);
   // [CLS] and [SEP] cover no characters; a [MASK] written in the text does, and counts as text.
   if (tokens.every((t) => t.special && t.start === t.end)) throw new LensError('nothing to explain: the text is empty or only whitespace');
@@ -68,12 +78,30 @@ export async function prepareInput(
       'invalid-input',
     );
   }
+  // The cut is named in the texts' own offsets, before the pair's are moved.
+  refuseCut(model, tokens, input.pair !== undefined ? tokenTypeIds : undefined, input.text!, input.pair);
   if (pairOffset > 0)
     tokenTypeIds.forEach((type, k) => {
       const t = tokens[k]!;
       if (type === 1) tokens[k] = { ...t, start: t.start + pairOffset, end: t.end + pairOffset };
     });
   return { ids, tokens, ...(input.pair !== undefined ? { tokenTypes: tokenTypeIds, pairOffset } : {}) };
+}
+
+/** The tightest of the maxTokens limit and an absolute-position table; over it, the refusal names the cut. */
+function refuseCut(
+  model: Partial<Pick<RunBase, 'maxTokens' | 'maxTokensName' | 'checkpoint'>>,
+  tokens: Token[],
+  types: number[] | undefined,
+  text: string,
+  pair: string | undefined,
+): void {
+  const spec = model.checkpoint!.spec;
+  const positions = spec.positionBiasedInput ? spec.maxPositionEmbeddings : Infinity;
+  const max = model.maxTokens ?? Infinity;
+  const [limit, by] = positions < max ? [positions, 'positions' as const] : [max, 'maxTokens' as const];
+  const cut = findCut(tokens, types, { text: text.length, pair: pair?.length }, limit, by);
+  if (cut) throw new InputTooLongError(cutMessage(cut, cut.part === 'pair' ? pair! : text, model.maxTokensName ?? 'maxTokens'), cut);
 }
 
 /** Refuses a length over the limit, beyond an absolute-position table, or beyond what memory can hold. */

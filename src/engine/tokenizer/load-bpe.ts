@@ -42,6 +42,7 @@ export function loadBpeTokenizer(dir: string): ByteLevelBpeTokenizer {
   }
   // Like Hugging Face's DebertaTokenizer, special-token text in the input is matched as that token.
   const addedTokens = new Map(info.added);
-  for (const role of ['pad', 'cls', 'sep', 'unk', 'mask'] as const) addedTokens.set(info.names[role], special[role]);
+  for (const role of ['pad', 'cls', 'sep', 'unk', 'mask'] as const)
+    if (special[role] >= 0) addedTokens.set(info.names[role], special[role]);
   return new ByteLevelBpeTokenizer({ kind: 'bpe', vocab, merges, special, addPrefixSpace, useRegex: true, addedTokens });
 }

@@ -64,7 +64,12 @@ export function readSpecialInfo(dir: string): SpecialInfo {
   return { names, added, additional, unnormalized };
 }
 
-/** Resolves every role; `fallback` may supply an id the vocabulary lacks (spm: [MASK] after the pieces). */
+/** The id of a [SEP] the tokenizer files do not have. Such a tokenizer still loads, so the encoder explains ids;
+ *  text input needs [SEP] ([CLS] A [SEP], [CLS] A [SEP] B [SEP]) and is refused (run/input.ts). */
+export const NO_SEP = -1;
+
+/** Resolves every role; `fallback` may supply an id the vocabulary lacks (spm: [MASK] after the pieces). A missing
+ *  [SEP] resolves to NO_SEP; any other missing role is refused. */
 export function resolveSpecials(
   info: SpecialInfo,
   lookup: (piece: string) => number | undefined,
@@ -75,6 +80,10 @@ export function resolveSpecials(
   for (const role of ROLES) {
     const name = info.names[role];
     const id = info.added.get(name) ?? lookup(name) ?? fallback[role];
+    if (id === undefined && role === 'sep') {
+      out.sep = NO_SEP;
+      continue;
+    }
     if (id === undefined) {
       throw new LensError(
         `${file} has no ${name} token (the ${role} token) — use the tokenizer files that came with the model.`,

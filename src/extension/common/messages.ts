@@ -1,5 +1,5 @@
 // Turns engine errors into messages that name the VS Code setting to change (the engine only knows flags).
-import { isLensError, LensError } from '../../engine';
+import { InputTooLongError, isLensError, LensError } from '../../engine';
 
 /** A failure to open the model: the only kind whose notification offers Select Model and the model setting. */
 export class ModelOpenError extends LensError {}
@@ -37,5 +37,7 @@ export function errorActions(e: unknown): ErrorAction[] {
 /** An error while explaining: a too-long input names the maxTokens setting and its value. */
 export function explainError(e: unknown, maxTokens: number): unknown {
   if (!isLensError(e) || e.code !== 'too-long' || e.message.includes('debertaLens.maxTokens')) return e;
-  return new LensError(`${e.message} (setting debertaLens.maxTokens = ${maxTokens})`, e.code);
+  const message = `${e.message} (setting debertaLens.maxTokens = ${maxTokens})`;
+  // Where the cut would fall travels on with the message.
+  return e instanceof InputTooLongError ? new InputTooLongError(message, e.cut) : new LensError(message, e.code);
 }
