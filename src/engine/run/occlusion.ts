@@ -44,6 +44,8 @@ function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
  *  cannot follow a row it deletes. */
 function variantsOf(method: OcclusionMethod, prepared: Prepared, rows: number[], fixed: number[]): Variant[] {
   const out: Variant[] = [];
+  // A one-token input has nothing left once its token is removed (an empty input is no run).
+  if (method === 'remove' && prepared.ids.length < 2) return out;
   prepared.tokens.forEach((t, i) => {
     if (t.special || fixed.includes(i)) return;
     if (method === 'remove' && rows.includes(i)) return;
@@ -110,7 +112,7 @@ export async function occludeWith(
       // One variant a run when the batch would not fit more (long inputs): the plain forward graph then.
       const most = sessions ? variantsPerRun(ck.spec, length, model.graphCache.options.headGroup) : 1;
       let session: RuntimeSession | undefined;
-      if (sessions && most > 1 && variants.length > 1 && !session) {
+      if (sessions && most > 1 && variants.length > 1) {
         const ts = performance.now();
         session = await unlessAborted(sessions.start(), signal);
         startMs += performance.now() - ts;
