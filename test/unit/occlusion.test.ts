@@ -118,6 +118,15 @@ describe('occlusion against HF', () => {
     }
   });
 
+  it('cancelling between batches rejects with cancelled; the next occlusion starts a fresh process, same numbers', async () => {
+    const c = at(CASES, 0);
+    const m = await model(c);
+    const controller = new AbortController();
+    const run = m.occlude({ text: c.text!, onProgress: (p) => p.done > 0 && controller.abort() }, controller.signal);
+    await rejectsWith(run, 'cancelled', /cancelled/);
+    assertCase(await m.occlude({ text: c.text! }), c, 'after a cancel');
+  });
+
   it('one method alone gives the same scores; a removal of the followed token is no score', async () => {
     const c = CASES.find((x) => x.name === 'tokcls')!;
     const m = await model(c);

@@ -27,6 +27,7 @@ import { explainAblatedWith } from '../run/ablated-run';
 import { explainWith } from '../run/explain';
 import { HeadSession } from '../run/head-session';
 import { occludeWith } from '../run/occlusion';
+import { OcclusionSessions } from '../run/occlusion-batch';
 import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';
 import { sweepWith } from '../run/sweep';
@@ -149,6 +150,7 @@ class OpenModel implements LensModel, RunContext {
 
   private headSession?: HeadSession;
   private tailSessions?: TailSessions;
+  private occlusionSessions?: OcclusionSessions;
 
   /** The prediction heads and their own runtime session, started on the first prediction. */
   get heads(): HeadSession {
@@ -185,12 +187,18 @@ class OpenModel implements LensModel, RunContext {
   }
 
   occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult> {
-    return occludeWith(this, input, signal);
+    return occludeWith(this, input, signal, (this.occlusionSessions ??= new OcclusionSessions(this)));
   }
 
   async dispose(): Promise<void> {
     try {
-      await Promise.all([this.session.dispose(), this.headSession?.dispose(), this.tailSessions?.dispose(), this.tokenizer?.dispose()]);
+      await Promise.all([
+        this.session.dispose(),
+        this.headSession?.dispose(),
+        this.tailSessions?.dispose(),
+        this.occlusionSessions?.dispose(),
+        this.tokenizer?.dispose(),
+      ]);
     } finally {
       this.graph.release();
     }

@@ -44,6 +44,8 @@ function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
  *  cannot follow a row it deletes. */
 function variantsOf(method: OcclusionMethod, prepared: Prepared, rows: number[], fixed: number[]): Variant[] {
   const out: Variant[] = [];
+  // A one-token input has nothing left once its token is removed (an empty input is no run).
+  if (method === 'remove' && prepared.ids.length < 2) return out;
   prepared.tokens.forEach((t, i) => {
     if (t.special || fixed.includes(i)) return;
     if (method === 'remove' && rows.includes(i)) return;
@@ -52,7 +54,17 @@ function variantsOf(method: OcclusionMethod, prepared: Prepared, rows: number[],
   return out;
 }
 
-export async function occludeWith(model: RunContext, input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult> {
+/**
+ * The occlusion of one input. `kept`: the model's occlusion process, started on first use and stopped with the model
+ * (it holds a second copy of the weights; starting it costs about a second at v3-base); without it, a process is
+ * started for this call and stopped after it.
+ */
+export async function occludeWith(
+  model: RunContext,
+  input: OccludeInput,
+  signal?: AbortSignal,
+  kept?: OcclusionSessions,
+): Promise<OcclusionResult> {
   const t0 = performance.now();
   const ck = model.checkpoint;
   checkOcclusionTarget(ck, input);
@@ -77,7 +89,7 @@ export async function occludeWith(model: RunContext, input: OccludeInput, signal
   report(methods[0]!);
 
   const batched = input.batch !== false && occlusionGraphFits(ck);
-  const sessions = batched ? new OcclusionSessions(model) : undefined;
+  const sessions = batched ? (kept ?? new OcclusionSessions(model)) : undefined;
   const source = { ids: plan.runIds, types: prepared.tokenTypes, maskId };
   const scored: Partial<Record<OcclusionMethod, OcclusionScores>> = {};
   let runs = 0,
@@ -100,7 +112,7 @@ export async function occludeWith(model: RunContext, input: OccludeInput, signal
       // One variant a run when the batch would not fit more (long inputs): the plain forward graph then.
       const most = sessions ? variantsPerRun(ck.spec, length, model.graphCache.options.headGroup) : 1;
       let session: RuntimeSession | undefined;
-      if (sessions && most > 1 && variants.length > 1 && !session) {
+      if (sessions && most > 1 && variants.length > 1) {
         const ts = performance.now();
         session = await unlessAborted(sessions.start(), signal);
         startMs += performance.now() - ts;
@@ -117,9 +129,12 @@ export async function occludeWith(model: RunContext, input: OccludeInput, signal
       }
       scored[method] = { scores, after };
     }
-  } finally {
+  } catch (e) {
+    // A cancelled or failed run leaves its process mid-run: stop it (the next call starts a fresh one).
     await sessions?.dispose();
+    throw e;
   }
+  if (sessions !== kept) await sessions?.dispose();
   return {
     model: { ...model.info, execution_provider: model.session.provider },
     task: plan.task,
