@@ -189,7 +189,15 @@ export function parseRunMessage(x: unknown): RunToHost | undefined {
         isMode(m.mode) &&
         isPosition(m.position) &&
         label !== null
-        ? { type: 'sweep', id: m.id, resultId: m.resultId, terms, mode: m.mode, position: m.position, ...(label === undefined ? {} : { label }) }
+        ? {
+            type: 'sweep',
+            id: m.id,
+            resultId: m.resultId,
+            terms,
+            mode: m.mode,
+            position: m.position,
+            ...(label === undefined ? {} : { label }),
+          }
         : undefined;
     }
     case 'decision':
@@ -218,7 +226,9 @@ export function rankingCsv(r: RankingView): string {
   if (t) {
     const what = t.kind === 'label' ? [csvCell(t.label), t.id, t.position ?? ''] : [csvCell(t.text), `${t.startToken}-${t.endToken}`, ''];
     const lines = ['rank,layer,head,term,drop,logit_after,score_after,target,target_id,target_position'];
-    r.ranking.forEach((c, k) => lines.push([k + 1, c.layer, c.head, c.term, c.drop, c.logitAfter ?? '', c.scoreAfter ?? '', ...what].join(',')));
+    r.ranking.forEach((c, k) =>
+      lines.push([k + 1, c.layer, c.head, c.term, c.drop, c.logitAfter ?? '', c.scoreAfter ?? '', ...what].join(',')),
+    );
     return `${lines.join('\n')}\n`;
   }
   const lines = ['rank,layer,head,term,drop,logprob_after,rank_after,top1_after'];

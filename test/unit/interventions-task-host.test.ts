@@ -154,7 +154,11 @@ describe('RunHost on the pair classifier (models/default-pairs)', () => {
     assert.deepEqual(ablated.inputIds, plain.inputIds);
     assert.deepEqual(ablated.tokenTypeIds, plain.tokenTypeIds);
     await Promise.all([ablated.load(0), plain.load(0)]);
-    assert.deepEqual(ablated.slice(0, 0, 'probs'), plain.slice(0, 0, 'probs'), 'layer 0 is not intervened: the pair’s attention as explained');
+    assert.deepEqual(
+      ablated.slice(0, 0, 'probs'),
+      plain.slice(0, 0, 'probs'),
+      'layer 0 is not intervened: the pair’s attention as explained',
+    );
   });
 });
 

@@ -29,12 +29,18 @@ export function decisionView(out: TaskOutput, tokens: readonly Token[]): Decisio
     const a = out.question_answering.answer;
     return {
       kind: 'span',
-      answer: a ? { text: a.text ?? spanText(tokens, a.start_token, a.end_token), startToken: a.start_token, endToken: a.end_token, score: a.score } : null,
+      answer: a
+        ? { text: a.text ?? spanText(tokens, a.start_token, a.end_token), startToken: a.start_token, endToken: a.end_token, score: a.score }
+        : null,
     };
   }
   if (out.multiple_choice) {
     const m = out.multiple_choice;
-    return { kind: 'choices', choices: m.choices.map((c) => ({ index: c.index, text: c.text, logit: c.logit, score: c.score })), predicted: m.predicted };
+    return {
+      kind: 'choices',
+      choices: m.choices.map((c) => ({ index: c.index, text: c.text, logit: c.logit, score: c.score })),
+      predicted: m.predicted,
+    };
   }
   return undefined;
 }

@@ -8,7 +8,9 @@ let asked: { resultId: number; info: Promise<DecisionInfo> } | undefined;
 /** The decision on result `resultId` (a failed question is asked again next time). */
 export function decisionFor(resultId: number): Promise<DecisionInfo> {
   if (asked?.resultId === resultId) return asked.info;
-  const info = startRun({ type: 'decision', resultId }).done.then((r) => r.decision ?? { task: null, unrankable: 'The host gave no answer.' });
+  const info = startRun({ type: 'decision', resultId }).done.then(
+    (r) => r.decision ?? { task: null, unrankable: 'The host gave no answer.' },
+  );
   asked = { resultId, info };
   info.catch(() => {
     if (asked?.info === info) asked = undefined;

@@ -22,7 +22,7 @@ import { fmtNum as fmt } from './task-scores-model';
 
 /** BERT's score is one q·k product, which the engine removes under the name c2c: the ranking calls it the score. */
 const BERT_TERMS: TermName[] = ['c2c'];
-const termLabel = (init: ViewInit, t: TermName | string) => (isBertModel(init.model) ? 'score' : t);
+const termLabel = (init: ViewInit, t: string) => (isBertModel(init.model) ? 'score' : t);
 /** What a run removes: the terms ticked, or for BERT each head's whole score. */
 const runTerms = (init: ViewInit) => (isBertModel(init.model) ? BERT_TERMS : memo.terms);
 
@@ -70,9 +70,11 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
   mode.addEventListener('change', () => (memo.mode = mode.value as RemovalMode));
   const target = el('span', { class: 'group', id: 'rk-target' }, ['…']);
   const run = el('button', { id: 'rk-run', type: 'button', class: 'primary' }, ['Rank heads']);
-  const why = el('button', { id: 'rk-why', type: 'button', hidden: '', title: 'Rank every head and term by this target, then read the heads that move it most' }, [
-    'Why this label?',
-  ]);
+  const why = el(
+    'button',
+    { id: 'rk-why', type: 'button', hidden: '', title: 'Rank every head and term by this target, then read the heads that move it most' },
+    ['Why this label?'],
+  );
   const cancel = el('button', { id: 'rk-cancel', type: 'button' }, ['Cancel']);
   const progress = el('progress', { id: 'rk-progress', max: '1', value: '0', 'aria-label': 'Cells done' });
   const status = el('p', { id: 'rk-status', class: 'meta', role: 'status' });
@@ -105,7 +107,11 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
     } else if (!memo.info) status.textContent = 'Reading what this model decides…';
     else
       status.textContent = `Each head’s term is removed alone and the model rerun from its layer; heads are ranked by how much ${
-        task() === 'masked-lm' ? 'the followed token’s log-probability' : task() === 'question-answering' ? 'the answer span’s logit' : 'the chosen label’s logit'
+        task() === 'masked-lm'
+          ? 'the followed token’s log-probability'
+          : task() === 'question-answering'
+            ? 'the answer span’s logit'
+            : 'the chosen label’s logit'
       } drops.`;
     exportJson.toggleAttribute('disabled', !memo.result);
     exportCsv.toggleAttribute('disabled', !memo.result);

@@ -40,7 +40,8 @@ export function renderInterventions(body: HTMLElement): void {
   const init = onScreen()?.init;
   if (!init) return;
   const m = init.model;
-  if (memo.text !== init.text) Object.assign(memo, { text: init.text, entries: [], result: undefined, error: undefined, taskHead: undefined });
+  if (memo.text !== init.text)
+    Object.assign(memo, { text: init.text, entries: [], result: undefined, error: undefined, taskHead: undefined });
   const option = (value: string, label: string) => el('option', { value }, [label]);
   const layer = el(
     'select',

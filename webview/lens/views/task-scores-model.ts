@@ -64,8 +64,7 @@ export function labelChanges(
   const flipped = pb?.id !== pa?.id;
   let summary: string;
   if (!pb || !pa) summary = `Regression output: ${fmtNum(before.labels[0]?.logit ?? NaN)} → ${fmtNum(after.labels[0]?.logit ?? NaN)}`;
-  else if (flipped)
-    summary = `Decision changed: ${pb.label} (${fmtScore(pb.score, fn)}) → ${pa.label} (${fmtScore(pa.score, fn)})`;
+  else if (flipped) summary = `Decision changed: ${pb.label} (${fmtScore(pb.score, fn)}) → ${pa.label} (${fmtScore(pa.score, fn)})`;
   else summary = `Decision unchanged: ${pb.label} (${fmtScore(pb.score, fn)} → ${fmtScore(pa.score, fn)})`;
   return { rows, before: pb, after: pa, flipped, summary };
 }
@@ -115,7 +114,11 @@ export function tokenChanges(
 export function spanChange(before: Extract<DecisionView, { kind: 'span' }>, after: Extract<DecisionView, { kind: 'span' }>): string {
   const say = (a: (typeof before)['answer']) =>
     a ? `“${a.text ?? ''}” (tokens ${a.startToken}–${a.endToken}, score ${fmtNum(a.score)})` : 'no answer';
-  const same = before.answer && after.answer && before.answer.startToken === after.answer.startToken && before.answer.endToken === after.answer.endToken;
+  const same =
+    before.answer &&
+    after.answer &&
+    before.answer.startToken === after.answer.startToken &&
+    before.answer.endToken === after.answer.endToken;
   return `${same ? 'Answer unchanged' : 'Answer changed'}: ${say(before.answer)} → ${say(after.answer)}`;
 }
 

@@ -27,10 +27,16 @@ export function taskScores(before: DecisionView | undefined, after: DecisionView
         ]),
         el('td', { class: 'num' }, [`${fmtNum(r.logitBefore)} → ${fmtNum(r.logitAfter)}`]),
         el('td', { class: 'ts-scores' }, [
-          el('div', {}, [el('span', { class: 'ts-which' }, ['before ']), bar(r.scoreBefore, fn, 'before'), ` ${fmtScore(r.scoreBefore, fn)}`]),
+          el('div', {}, [
+            el('span', { class: 'ts-which' }, ['before ']),
+            bar(r.scoreBefore, fn, 'before'),
+            ` ${fmtScore(r.scoreBefore, fn)}`,
+          ]),
           el('div', {}, [el('span', { class: 'ts-which' }, ['after ']), bar(r.scoreAfter, fn, 'after'), ` ${fmtScore(r.scoreAfter, fn)}`]),
         ]),
-        el('td', { class: 'num ts-delta' }, [fn === 'none' ? fmtDelta(r.logitAfter - r.logitBefore) : fmtDelta(100 * (r.scoreAfter - r.scoreBefore), 1)]),
+        el('td', { class: 'num ts-delta' }, [
+          fn === 'none' ? fmtDelta(r.logitAfter - r.logitBefore) : fmtDelta(100 * (r.scoreAfter - r.scoreBefore), 1),
+        ]),
       ]),
     );
     return el('div', { id: 'ts-labels' }, [
@@ -61,14 +67,22 @@ export function taskScores(before: DecisionView | undefined, after: DecisionView
     return el('div', { id: 'ts-tokens' }, [
       el('p', { id: 'ts-summary', class: c.changed.length ? 'ts-summary flipped' : 'ts-summary' }, [c.summary]),
       el('table', { id: 'ts-table', class: 'iv-table ts-table' }, [
-        el('thead', {}, [el('tr', {}, ['Token', 'Label before', 'Label after'].map((h) => el('th', { scope: 'col' }, [h])))]),
+        el('thead', {}, [
+          el(
+            'tr',
+            {},
+            ['Token', 'Label before', 'Label after'].map((h) => el('th', { scope: 'col' }, [h])),
+          ),
+        ]),
         el('tbody', {}, rows),
       ]),
     ]);
   }
   if (before.kind === 'span' && after.kind === 'span') {
     const line = spanChange(before, after);
-    return el('div', { id: 'ts-span' }, [el('p', { id: 'ts-summary', class: line.startsWith('Answer changed') ? 'ts-summary flipped' : 'ts-summary' }, [line])]);
+    return el('div', { id: 'ts-span' }, [
+      el('p', { id: 'ts-summary', class: line.startsWith('Answer changed') ? 'ts-summary flipped' : 'ts-summary' }, [line]),
+    ]);
   }
   if (before.kind === 'choices' && after.kind === 'choices') {
     const rows = before.choices.map((b, k) => {

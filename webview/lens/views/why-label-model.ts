@@ -71,7 +71,9 @@ export function whyCells(r: RankingView, k = WHY_HEADS): WhyCell[] {
 
 /** "removing it lowers the logit by 0.812" / "raises it by 0.120". */
 export function effectText(c: WhyCell): string {
-  return c.effect === 'supports' ? `removing it lowers the logit by ${fmtNum(c.drop)}` : `removing it raises the logit by ${fmtNum(-c.drop)}`;
+  return c.effect === 'supports'
+    ? `removing it lowers the logit by ${fmtNum(c.drop)}`
+    : `removing it raises the logit by ${fmtNum(-c.drop)}`;
 }
 
 /** The query row the head reads for the decision: [CLS] (0) for a sequence classifier, the token for token

@@ -15,7 +15,12 @@ export function openPinned(layer: number, head: number, row: number): void {
   pin(row);
 }
 
-export function whySummary(r: RankingView, init: ViewInit, ctx: Pick<ViewContext, 'request'>, termLabel: (t: string) => string): HTMLElement {
+export function whySummary(
+  r: RankingView,
+  init: ViewInit,
+  ctx: Pick<ViewContext, 'request'>,
+  termLabel: (t: string) => string,
+): HTMLElement {
   const row = decisionRow(r);
   const rowName = `${row} “${init.tokens[row]?.text ?? ''}”`;
   const cells = whyCells(r);
@@ -48,6 +53,8 @@ export function whySummary(r: RankingView, init: ViewInit, ctx: Pick<ViewContext
     cells.length === 0
       ? el('p', { class: 'meta' }, ['No single head’s term moves it: every removal left the logit as it was.'])
       : el('ol', { id: 'why-list' }, items),
-    el('p', { class: 'meta' }, [`Each link opens that head’s attention with row ${rowName} pinned: the row the head reads for the decision.`]),
+    el('p', { class: 'meta' }, [
+      `Each link opens that head’s attention with row ${rowName} pinned: the row the head reads for the decision.`,
+    ]),
   ]);
 }
