@@ -15,6 +15,7 @@ import { barWidth, fmtDelta, labelChanges, spanChange, tokenChanges } from '../.
 import {
   cellText,
   decisionRow,
+  gridDigits,
   dropOf,
   effectText,
   labelOptions,
@@ -200,6 +201,14 @@ describe('Why this label?', () => {
       { value: '0', text: 'not_next (26.9%)' },
       { value: '1', text: 'next (73.1%, predicted)' },
     ]);
+  });
+  it('grid decimals: two, up to four when every drop is small', () => {
+    assert.equal(gridDigits(0.41), 2);
+    assert.equal(gridDigits(3.2), 2);
+    assert.equal(gridDigits(0.072), 3);
+    assert.equal(gridDigits(0.0072), 4);
+    assert.equal(gridDigits(1e-9), 4);
+    assert.equal(gridDigits(0), 2);
   });
   it('CSV: the target on every row', () => {
     const csv = rankingCsv(ranking([[0, 0, 'c2p', 0.5]], { ...target, position: 4, token: '▁paris' }));

@@ -8,6 +8,7 @@ import { firstWordPosition, ranksByLabel, type DecisionInfo, type RankingView, t
 import { colorOf, cssRgb, makeLut, type Range } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
 import { pieceLabel } from '../../../src/shared/token-layout';
+import { formatProb } from '../../../src/shared/predictions';
 import { hasMask, NO_MASK, positionOptions } from './mask-position';
 import { openHead } from '../state/actions';
 import { cancelRun, sendRun, startRun } from '../state/run-channel';
@@ -16,7 +17,7 @@ import { isBertModel, type ViewInit } from '../../../src/shared/protocol/lens';
 import { decisionFor } from './decision';
 import type { ViewContext } from './view-context';
 import { takeAsk } from './why-label';
-import { cellText, dropOf, labelOptions, targetText } from './why-label-model';
+import { cellText, dropOf, gridDigits, labelOptions, targetText } from './why-label-model';
 import { whySummary } from './why-summary';
 import { fmtNum as fmt } from './task-scores-model';
 
@@ -230,6 +231,13 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
   const lut = makeLut('diverging', true, themeKind());
   const open = openHead;
   const what = dropOf(r);
+  const digits = gridDigits(m);
+  // A task-head cell's title also gives the target's score after the removal.
+  const scoreAfter = new Map(r.ranking.map((c) => [`${c.layer}.${c.head}.${c.term}`, c.scoreAfter]));
+  const after = (l: number, h: number, t: string) => {
+    const x = scoreAfter.get(`${l}.${h}.${t}`);
+    return x === undefined ? '' : ` (score after ${formatProb(x)})`;
+  };
   const grids = r.terms.map((t) => {
     const g = r.grid[t]!;
     const head = el('tr', {}, [el('th', {}, ['']), ...Array.from({ length: r.heads }, (_, h) => el('th', { scope: 'col' }, [`h${h}`]))]);
@@ -247,9 +255,9 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
               'data-layer': String(l),
               'data-head': String(h),
               'data-term': t,
-              title: `layer ${l}, head ${h}, ${termLabel(init, t)}: ${what} drops by ${fmt(drop)} — click to open this head`,
+              title: `layer ${l}, head ${h}, ${termLabel(init, t)}: ${what} drops by ${fmt(drop)}${after(l, h, t)} — click to open this head`,
             },
-            [fmt(drop, 2)],
+            [fmt(drop, digits)],
           );
           cell.style.background = cssRgb([cr, cg, cb]);
           cell.style.color = dark ? '#fff' : '#000';

@@ -5,6 +5,13 @@ import { pieceLabel } from '../../../src/shared/token-layout';
 import { el } from '../../common/dom';
 import { barWidth, fmtDelta, fmtNum, fmtScore, labelChanges, spanChange, tokenChanges } from './task-scores-model';
 
+/** Under a label's name: whether it is the head's decision before, after, or both. */
+function predictedMark(before: boolean, after: boolean): HTMLElement | string {
+  if (!before && !after) return '';
+  const what = before && after ? 'predicted' : before ? 'predicted before' : 'predicted after';
+  return el('div', { class: 'ts-mark', title: 'The label with the largest logit' }, [`● ${what}`]);
+}
+
 const bar = (score: number, fn: 'softmax' | 'sigmoid' | 'none', which: 'before' | 'after') => {
   const b = el('span', { class: `ts-bar ts-bar-${which}` });
   b.style.width = `${barWidth(score, fn)}%`;
@@ -20,11 +27,7 @@ export function taskScores(before: DecisionView | undefined, after: DecisionView
     const c = labelChanges(before, after);
     const rows = c.rows.map((r) =>
       el('tr', { 'data-label': r.label, class: [r.changed ? 'changed' : '', r.predictedAfter ? 'predicted' : ''].join(' ').trim() }, [
-        el('th', { scope: 'row' }, [
-          r.label,
-          r.predictedBefore ? el('span', { class: 'ts-mark', title: 'The predicted label before the intervention' }, [' ● before']) : '',
-          r.predictedAfter ? el('span', { class: 'ts-mark', title: 'The predicted label after the intervention' }, [' ● after']) : '',
-        ]),
+        el('th', { scope: 'row' }, [r.label, predictedMark(r.predictedBefore, r.predictedAfter)]),
         el('td', { class: 'num' }, [`${fmtNum(r.logitBefore)} → ${fmtNum(r.logitAfter)}`]),
         el('td', { class: 'ts-scores' }, [
           el('div', {}, [
@@ -46,7 +49,7 @@ export function taskScores(before: DecisionView | undefined, after: DecisionView
           el(
             'tr',
             {},
-            ['Label', 'Logit before → after', fn === 'none' ? 'Value' : 'Score', fn === 'none' ? 'Δ' : 'Δ score (points)'].map((h) =>
+            ['Label', 'Logit before → after', fn === 'none' ? 'Value' : 'Score', fn === 'none' ? 'Δ' : 'Δ (points)'].map((h) =>
               el('th', { scope: 'col' }, [h]),
             ),
           ),

@@ -102,3 +102,10 @@ export function topKeys(row: ArrayLike<number>, tokens: readonly { text: string 
 export function readsText(keys: readonly ReadKey[]): string {
   return `reads ${keys.map((x) => `${x.i} “${pieceLabel(x.token)}” ${formatProb(x.p)}`).join(', ')}`;
 }
+
+/** Decimals of the grid's cells: two, or up to four when every drop is small (a weak classifier's logits move by
+ *  thousandths: 0.0072 rather than a grid of 0.00). */
+export function gridDigits(maxAbsDrop: number): number {
+  if (!(maxAbsDrop > 0) || !Number.isFinite(maxAbsDrop)) return 2;
+  return Math.max(2, Math.min(4, 1 - Math.floor(Math.log10(maxAbsDrop))));
+}
