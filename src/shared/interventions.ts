@@ -147,7 +147,11 @@ export const runAsking: Asking<RunRequests, void, RunToHost, RunToWebview, RunPr
   request: (id, body) => ({ ...body, id }),
   readReply: (m) => {
     if (m.type === 'runProgress') return { id: m.id, progress: m };
-    if (m.ok) return { id: m.id, outcome: { ok: true, reply: { intervention: m.intervention, ranking: m.ranking, decision: m.decision } } };
+    if (m.ok)
+      return {
+        id: m.id,
+        outcome: { ok: true, reply: { intervention: m.intervention, ranking: m.ranking, ...(m.decision ? { decision: m.decision } : {}) } },
+      };
     return { id: m.id, outcome: { ok: false, error: m.error, cancelled: m.cancelled } };
   },
 };
