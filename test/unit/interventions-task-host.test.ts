@@ -201,6 +201,12 @@ describe('RunHost on the other task heads', () => {
     assert.equal(m.ranking.target.startToken, want.target.start_token);
     assert.equal(m.ranking.target.text, d.decision.decision.answer.text);
     assert.match(rankingCsv(m.ranking), /^rank,layer,head,term,drop,logit_after,score_after,target,target_id,target_position\n1,/);
+    // A typed [SEP] instead of a pair: the same span, its text cut from the input by the tokens' offsets.
+    const typed = await panelOn(model, `${q} [SEP] ${ctx}`);
+    const t = await typed.ask({ type: 'decision', id: 3, resultId: 3 });
+    assert.ok(t.ok && t.decision?.decision?.kind === 'span' && t.decision.decision.answer);
+    assert.equal(t.decision.decision.answer.startToken, d.decision.decision.answer.startToken);
+    assert.equal(t.decision.decision.answer.text?.trim(), d.decision.decision.answer.text?.trim());
   });
 
   it('multiple choice: one line saying nothing can be ranked, and the sweep refused with it', async () => {

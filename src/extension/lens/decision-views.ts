@@ -6,8 +6,9 @@ import type { DecisionInfo, DecisionView, PanelTask, RankingTarget } from '../..
 const labelsOf = (ls: readonly { id: number; label: string; logit: number; score: number }[]) =>
   ls.map((l) => ({ id: l.id, label: l.label, logit: l.logit, score: l.score }));
 
-/** The decision in `out` (exactly one of its fields is set, by the head's kind); undefined when none is. */
-export function decisionView(out: TaskOutput, tokens: readonly Token[]): DecisionView | undefined {
+/** The decision in `out` (exactly one of its fields is set, by the head's kind); undefined when none is. `text`: the
+ *  input the tokens' offsets point into, for a span the engine gives no text for (a typed [SEP], not a pair). */
+export function decisionView(out: TaskOutput, tokens: readonly Token[], text?: string): DecisionView | undefined {
   if (out.classification) {
     const c = out.classification;
     return { kind: 'labels', scoreFunction: c.score_function, labels: labelsOf(c.labels), predicted: c.predicted?.id ?? null };
@@ -45,16 +46,21 @@ export function decisionView(out: TaskOutput, tokens: readonly Token[]): Decisio
   return undefined;
 }
 
-/** The pieces of tokens [start, end] joined (a span without offsets: ids were given). */
-export function spanText(tokens: readonly Token[], start: number, end: number): string {
+/** The text of tokens [start, end]: from `text` by their offsets, else their pieces joined (ids were given). */
+export function spanText(tokens: readonly Token[], start: number, end: number, text?: string): string {
+  const [s, e] = [tokens[start], tokens[end]];
+  if (text !== undefined && s && e && !s.special && !e.special && s.start < e.end) return text.slice(s.start, e.end);
   return tokens
     .slice(start, end + 1)
     .map((t) => t.text)
-    .join(' ');
+    .join('')
+    .replace(/[▁Ġ]/gu, ' ')
+    .replace(/##/g, '')
+    .trim();
 }
 
 /** What the Head ranking tab can follow on this checkpoint, from what its head predicted on the explained input. */
-export function decisionInfo(p: Pick<PredictResult, 'task' | 'tokens'> & TaskOutput): DecisionInfo {
+export function decisionInfo(p: Pick<PredictResult, 'task' | 'tokens'> & TaskOutput, text?: string): DecisionInfo {
   const task: PanelTask = p.task;
   if (task === 'masked-lm') return { task };
   if (task === 'replaced-token-detection')
@@ -63,7 +69,7 @@ export function decisionInfo(p: Pick<PredictResult, 'task' | 'tokens'> & TaskOut
       unrankable:
         'This checkpoint has only a replaced-token-detection head: a head ranking follows a masked token (masked-LM head) or a label (a classifier); choose such a model.',
     };
-  const decision = decisionView(p, p.tokens);
+  const decision = decisionView(p, p.tokens, text);
   if (task === 'multiple-choice')
     return { task, decision, unrankable: 'A head ranking on a multiple-choice head is not supported (it would sweep every choice).' };
   if (task === 'question-answering' && (!decision || decision.kind !== 'span' || !decision.answer))

@@ -28,11 +28,11 @@ function nth<T>(list: readonly T[], k: number, what: string): T {
   return v;
 }
 
-export function interventionView(r: AblateResult, ms: number): InterventionView {
+export function interventionView(r: AblateResult, ms: number, text?: string): InterventionView {
   const tops = (p: AblateResult['before'][number]) => p.top.map((t) => ({ token: t.token, prob: t.prob }));
   const task =
     r.task && r.task_before && r.task_after
-      ? { task: r.task, taskBefore: decisionView(r.task_before, r.tokens), taskAfter: decisionView(r.task_after, r.tokens) }
+      ? { task: r.task, taskBefore: decisionView(r.task_before, r.tokens, text), taskAfter: decisionView(r.task_after, r.tokens, text) }
       : {};
   return {
     entries: r.ablation.entries,
@@ -158,7 +158,12 @@ export class RunHost {
           { text: cur.text, pair, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] },
           controller.signal,
         );
-        this.panel.post({ type: 'runResult', id: m.id, ok: true, intervention: interventionView(r, performance.now() - t0) });
+        this.panel.post({
+          type: 'runResult',
+          id: m.id,
+          ok: true,
+          intervention: interventionView(r, performance.now() - t0, pair === undefined ? cur.text : undefined),
+        });
       } else {
         const info = await this.decision(cur.model, cur.result, controller.signal);
         if (!info.task || info.unrankable) return fail(m.id, info.unrankable ?? 'nothing to rank on this checkpoint');
@@ -195,7 +200,7 @@ export class RunHost {
     if (known) return known;
     let info: DecisionInfo;
     try {
-      info = decisionInfo(await model.predictExplained(base, { top: 1 }, signal));
+      info = decisionInfo(await model.predictExplained(base, { top: 1 }, signal), base.pair === undefined ? base.text : undefined);
     } catch (e) {
       if (isLensError(e) && e.code === 'cancelled') throw e;
       info = { task: null, unrankable: `Nothing to rank here: ${e instanceof Error ? e.message : String(e)}` };
