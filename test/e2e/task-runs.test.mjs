@@ -151,3 +151,108 @@ for (const theme of ['light', 'dark']) {
     });
   });
 }
+
+/** `deberta-lens ablate --model DIR --text TEXT …` as JSON. */
+function cliOn(dir, text, ...args) {
+  const r = spawnSync(process.execPath, [CLI, 'ablate', '--model', dir, '--text', text, '--threads', '2', ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+const FIXTURE_HEADS = path.join(REPO_ROOT, 'test', 'data', 'fixtures', 'task-heads');
+
+/** Explains `text` with the tiny task-head fixture `name` (the Extension Development Host, default theme). */
+function explainWith(name, text) {
+  const state = {};
+  before(async () => {
+    state.lens = await startLens({ name: `task-runs-${name}`, model: path.join(FIXTURE_HEADS, name), files: { 'input.md': `${text}\n` } });
+    await openFile(state.lens.page, 'input.md');
+    await selectLines(state.lens.page, 1, 1);
+    await runCommand(state.lens.page, 'DeBERTa Lens: Explain Attention');
+    await waitReady(state.lens.frame, 180_000);
+  });
+  after(() => stopWithScreenshot(state.lens, `task-runs-${name}`));
+  return state;
+}
+
+describe('DeBERTa Lens runs on a token classifier (tiny fixture)', { skip: skip ?? false }, () => {
+  const TEXT = 'alice went to paris.';
+  const dir = path.join(FIXTURE_HEADS, 'v3_tokcls');
+  const state = explainWith('v3_tokcls', TEXT);
+
+  test('Intervention: each token’s label before → after, the changed ones marked as the CLI’s', async () => {
+    const { frame, page } = state.lens;
+    const want = cliOn(dir, TEXT, '--ablate', '0.*:all');
+    const changed = want.before.token_classification
+      .filter((b, k) => b.predicted.id !== want.after.token_classification[k].predicted.id)
+      .map((b) => String(b.position));
+    await frame.locator('#view-interventions').click();
+    await frame.locator('#iv-term').selectOption('all');
+    await frame.locator('#iv-head').selectOption('*');
+    await frame.locator('#iv-layer').selectOption('0');
+    await frame.locator('#iv-add').click();
+    await frame.locator('#iv-run').click();
+    await frame.locator('#ts-tokens').waitFor({ timeout: 60_000 });
+    assert.equal(await frame.locator('#ts-table tbody tr').count(), want.before.token_classification.length);
+    assert.deepEqual(await frame.locator('#ts-table tbody tr.changed').evaluateAll((rs) => rs.map((r) => r.dataset.position)), changed);
+    await screenshot(page, 'task-runs-v3_tokcls-intervention');
+  });
+
+  test('Head ranking: at a chosen token, by a label picked by name; Why pins that token', async () => {
+    const { frame, page } = state.lens;
+    await frame.locator('#view-ranking').click();
+    const position = frame.locator('#rk-position');
+    await position.waitFor({ timeout: 30_000 });
+    assert.equal(await position.inputValue(), '1', 'the first word by default');
+    await position.selectOption('10');
+    await frame.locator('#rk-label').selectOption('3');
+    const want = cliOn(dir, TEXT, '--sweep', 'all', '--position', '10', '--target', 'label:B-LOC');
+    await frame.locator('#rk-run').click();
+    await frame.locator('#rk-grid-c2p').waitFor({ timeout: 120_000 });
+    const largest = Math.max(...want.ranking.map((c) => Math.abs(c.drop)));
+    const digits = Math.max(2, Math.min(4, 1 - Math.floor(Math.log10(largest))));
+    assert.deepEqual(
+      await frame.locator('#rk-grid-c2p td.rk-cell').allTextContents(),
+      want.grid.c2p.flat().map((x) => minus(x, digits)),
+    );
+    assert.match(await frame.locator('#why-label h3').textContent(), /^Why label “B-LOC” at 10 /);
+    await screenshot(page, 'task-runs-v3_tokcls-ranking');
+    await frame.locator('#why-list button.why-open').first().click();
+    await frame.locator('#tokens .tok.pinned[data-i="10"]').waitFor({ timeout: 15_000 });
+  });
+});
+
+describe('DeBERTa Lens runs on a QA head (tiny fixture, question [SEP] context)', { skip: skip ?? false }, () => {
+  const TEXT = 'who sat on the mat? [SEP] the cat sat on the mat and the dog ran.';
+  const dir = path.join(FIXTURE_HEADS, 'v3_qa');
+  const state = explainWith('v3_qa', TEXT);
+
+  test('Intervention: the answer span before → after; Head ranking follows it, Why this answer? pins its start', async () => {
+    const { frame, page } = state.lens;
+    await frame.locator('#view-interventions').click();
+    await frame.locator('#iv-term').selectOption('all');
+    await frame.locator('#iv-head').selectOption('*');
+    await frame.locator('#iv-layer').selectOption('0');
+    await frame.locator('#iv-add').click();
+    await frame.locator('#iv-run').click();
+    await frame.locator('#ts-span').waitFor({ timeout: 60_000 });
+    assert.match(await frame.locator('#ts-summary').textContent(), /^Answer (unchanged|changed): “[^▁]+” \(tokens \d+–\d+, score /);
+    await screenshot(page, 'task-runs-v3_qa-intervention');
+    const want = cliOn(dir, TEXT, '--sweep', 'all');
+    await frame.locator('#view-ranking').click();
+    await waitUntil(async () => /Follows the answer span “/.test((await frame.locator('#rk-target').textContent()) ?? ''), {
+      timeout: 30_000,
+      message: 'the target is the answer span',
+    });
+    await frame.locator('#rk-why').click();
+    await frame.locator('#rk-grid-c2p').waitFor({ timeout: 120_000 });
+    assert.match(await frame.locator('#why-label h3').textContent(), /^Why the answer span “/);
+    assert.equal(await frame.locator('#rk-list li').count(), 12);
+    assert.equal(want.target.kind, 'span');
+    await screenshot(page, 'task-runs-v3_qa-ranking');
+    await frame.locator('#why-list button.why-open').first().click();
+    await frame.locator(`#tokens .tok.pinned[data-i="${want.target.start_token}"]`).waitFor({ timeout: 15_000 });
+  });
+});

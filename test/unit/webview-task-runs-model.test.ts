@@ -116,7 +116,7 @@ describe('token labels and answer spans before → after', () => {
     };
     const c = tokenChanges(before, after);
     assert.deepEqual(c.changed, [1]);
-    assert.equal(c.summary, '1 of 3 tokens changed their label: 1 ▁alice B-PER → O');
+    assert.equal(c.summary, '1 of 3 tokens changed their label: 1 alice B-PER → O');
     assert.equal(tokenChanges(before, before).summary, 'No token changed its label (3 tokens).');
   });
   it('the answer span: same or changed, with its score', () => {

@@ -2,6 +2,7 @@
 // intervention, the tokens whose label changed (token classification), the answer span before and after (QA). No DOM.
 import type { DecisionView, LabelView } from '../../../src/shared/interventions';
 import { formatProb } from '../../../src/shared/predictions';
+import { pieceLabel } from '../../../src/shared/token-layout';
 
 /** A number with a typographic minus, as the other views print them. */
 export const fmtNum = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits).replace('-', '−') : '–');
@@ -105,7 +106,7 @@ export function tokenChanges(
       ? `No token changed its label (${rows.length} tokens).`
       : `${changed.length} of ${rows.length} tokens changed their label: ${rows
           .filter((r) => r.changed)
-          .map((r) => `${r.position} ${r.token} ${r.before} → ${r.after}`)
+          .map((r) => `${r.position} ${pieceLabel(r.token)} ${r.before} → ${r.after}`)
           .join(', ')}`;
   return { rows, changed, summary };
 }

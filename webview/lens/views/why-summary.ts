@@ -4,6 +4,7 @@
 import type { RankingView } from '../../../src/shared/interventions';
 import { fromBuffer } from '../../../src/shared/protocol/lens';
 import type { ViewInit } from '../../../src/shared/protocol/lens';
+import { pieceLabel } from '../../../src/shared/token-layout';
 import { el } from '../../common/dom';
 import { pin, update } from '../state/actions';
 import type { ViewContext } from './view-context';
@@ -22,7 +23,7 @@ export function whySummary(
   termLabel: (t: string) => string,
 ): HTMLElement {
   const row = decisionRow(r);
-  const rowName = `${row} “${init.tokens[row]?.text ?? ''}”`;
+  const rowName = `${row} “${pieceLabel(init.tokens[row]?.text ?? '')}”`;
   const cells = whyCells(r);
   const items = cells.map((c) => {
     const reads = el('span', { class: 'meta why-reads', 'data-layer': String(c.layer), 'data-head': String(c.head) }, ['…']);
