@@ -149,6 +149,20 @@ for (const theme of ['light', 'dark']) {
       assert.equal(lines.length, 1 + 4 * 8 * 3);
       assert.match(lines[1], /,"not_next",0,$/);
     });
+
+    test('Why this label? (the tab’s button, askWhy’s path): every term ranked for the predicted label', async () => {
+      await frame.locator('#view-ranking').click();
+      await frame.locator('#rk-term-c2c').uncheck();
+      await frame.locator('#rk-label').selectOption('');
+      await frame.locator('#rk-why').click();
+      await waitUntil(async () => /^Following label “next”/.test((await frame.locator('#rk-status').textContent()) ?? ''), {
+        timeout: 120_000,
+        message: 'the ranking follows the predicted label',
+      });
+      assert.equal(await frame.locator('#rk-term-c2c').isChecked(), true, 'every term');
+      assert.equal(await frame.locator('#rk-grid-c2c td.rk-cell').count(), 32);
+      assert.match(await frame.locator('#why-label h3').textContent(), /^Why label “next”/);
+    });
   });
 }
 

@@ -209,6 +209,23 @@ describe('RunHost on the other task heads', () => {
     assert.equal(t.decision.decision.answer.text?.trim(), d.decision.decision.answer.text?.trim());
   });
 
+  it('no head, or only RTD: one line saying why nothing can be ranked; the sweep refused with it, no rerun', async () => {
+    for (const [name, line] of [
+      ['v2_tiny', /^Nothing to rank here: v2_tiny has no prediction head/],
+      ['v3_tiny_rtd', /only a replaced-token-detection head/],
+    ] as const) {
+      const model = await open(path.join(FIXTURES, 'deberta', name));
+      const { ask, posted } = await panelOn(model, 'the cat sat on the mat');
+      const d = await ask({ type: 'decision', id: 1, resultId: 3 });
+      assert.ok(d.ok && d.decision, name);
+      assert.match(d.decision.unrankable ?? '', line, name);
+      assert.ok(!d.decision.unrankable!.includes('\n'), name);
+      const m = await ask({ type: 'sweep', id: 2, resultId: 3, terms: ['c2p'], mode: 'zero', position: 2 });
+      assert.ok(!m.ok && m.error === d.decision.unrankable, name);
+      assert.equal(posted.filter((x) => x.type === 'runProgress').length, 0, `${name}: nothing reran`);
+    }
+  });
+
   it('multiple choice: one line saying nothing can be ranked, and the sweep refused with it', async () => {
     const model = await open(fixture('v3_mc'));
     const { ask } = await panelOn(model, 'the cat sat on the');

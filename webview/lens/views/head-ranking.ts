@@ -16,7 +16,7 @@ import { onScreen } from '../state/selectors';
 import { isBertModel, type ViewInit } from '../../../src/shared/protocol/lens';
 import { decisionFor } from './decision';
 import type { ViewContext } from './view-context';
-import { takeAsk } from './why-label';
+import { requestWhy, takeAsk } from './why-label';
 import { cellText, dropOf, gridDigits, labelOptions, targetText } from './why-label-model';
 import { whySummary } from './why-summary';
 import { fmtNum as fmt } from './task-scores-model';
@@ -189,7 +189,8 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
       });
   };
   run.addEventListener('click', () => start(runTerms(init)));
-  why.addEventListener('click', () => start(isBertModel(m) ? BERT_TERMS : [...m.terms]));
+  // The same path as askWhy from elsewhere: the tab draws again with that target and starts the ranking.
+  why.addEventListener('click', () => requestWhy({ labelId: memo.label, position: memo.position }));
   cancel.addEventListener('click', () => {
     if (memo.running) cancelRun(memo.running.id);
   });

@@ -12,7 +12,12 @@ let pending: WhyAsk | undefined;
 
 /** Opens the Head ranking tab with this target and starts the ranking (every term the model has). */
 export function askWhy(labelId: number, position?: number): void {
-  pending = { labelId, position: position ?? null };
+  requestWhy({ labelId, position: position ?? null });
+}
+
+/** The same for the tab's own button: null = the predicted label / the default position. */
+export function requestWhy(ask: WhyAsk): void {
+  pending = ask;
   update({ view: 'ranking' });
 }
 
