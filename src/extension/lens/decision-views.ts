@@ -31,7 +31,12 @@ export function decisionView(out: TaskOutput, tokens: readonly Token[], text?: s
     return {
       kind: 'span',
       answer: a
-        ? { text: a.text ?? spanText(tokens, a.start_token, a.end_token), startToken: a.start_token, endToken: a.end_token, score: a.score }
+        ? {
+            text: a.text ?? spanText(tokens, a.start_token, a.end_token, text),
+            startToken: a.start_token,
+            endToken: a.end_token,
+            score: a.score,
+          }
         : null,
     };
   }

@@ -203,7 +203,12 @@ export class RunHost {
       info = decisionInfo(await model.predictExplained(base, { top: 1 }, signal), base.pair === undefined ? base.text : undefined);
     } catch (e) {
       if (isLensError(e) && e.code === 'cancelled') throw e;
-      info = { task: null, unrankable: `Nothing to rank here: ${e instanceof Error ? e.message : String(e)}` };
+      // A masked-LM checkpoint still ranks (the sweep runs its own forward pass) when the kept state cannot answer.
+      const heads = model.summary.prediction_heads;
+      info =
+        heads.includes('cls.predictions') || heads.includes('lm_predictions.lm_head')
+          ? { task: 'masked-lm' }
+          : { task: null, unrankable: `Nothing to rank here: ${e instanceof Error ? e.message : String(e)}` };
     }
     this.decisions.set(base, info);
     return info;

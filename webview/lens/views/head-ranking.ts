@@ -49,7 +49,9 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
   const init = onScreen()?.init;
   if (!init) return;
   const m = init.model;
-  if (memo.text !== init.text) Object.assign(memo, { text: init.text, result: undefined, error: undefined, position: null, label: null });
+  // Choices belong to one text on one model (another model may have other labels, layers or heads).
+  const key = `${init.model.name}\n${init.text}`;
+  if (memo.text !== key) Object.assign(memo, { text: key, result: undefined, error: undefined, position: null, label: null });
   // "Why this label?" from elsewhere: that target, every term, started once the decision is known.
   memo.info = undefined;
   const ask = takeAsk();

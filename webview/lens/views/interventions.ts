@@ -40,8 +40,9 @@ export function renderInterventions(body: HTMLElement): void {
   const init = onScreen()?.init;
   if (!init) return;
   const m = init.model;
-  if (memo.text !== init.text)
-    Object.assign(memo, { text: init.text, entries: [], result: undefined, error: undefined, taskHead: undefined });
+  // Choices belong to one text on one model (another model may have other labels, layers or heads).
+  const key = `${init.model.name}\n${init.text}`;
+  if (memo.text !== key) Object.assign(memo, { text: key, entries: [], result: undefined, error: undefined, taskHead: undefined });
   const option = (value: string, label: string) => el('option', { value }, [label]);
   const layer = el(
     'select',
