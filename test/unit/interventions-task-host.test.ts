@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { ExplainResult } from '../../src/engine';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
+import { spanText } from '../../src/extension/lens/decision-views';
 import { RunHost, type RunPanel } from '../../src/extension/lens/interventions';
 import { rankingCsv, type RunLabel, type RunToWebview } from '../../src/shared/interventions';
 import { FIXTURES, REPO_ROOT, at } from './helpers';
@@ -56,6 +57,16 @@ async function panelOn(model: OpenModel, text: string, pair?: string) {
   };
   return { host, posted, shown, plain, ask };
 }
+
+describe('an answer span’s text', () => {
+  const tok = (text: string, start: number, end: number, special = false) => ({ id: 0, text, start, end, special });
+  const tokens = [tok('[CLS]', 0, 0, true), tok('▁the', 0, 3), tok('▁m', 3, 5), tok('at', 5, 7), tok('[SEP]', 7, 7, true)];
+  it('cut from the input by the tokens’ offsets; without the input, the pieces joined without their markers', () => {
+    assert.equal(spanText(tokens, 1, 3, 'the mat'), 'the mat');
+    assert.equal(spanText(tokens, 1, 3), 'the mat');
+    assert.equal(spanText([tok('[CLS]', 0, 0, true), tok('pa', 0, 2), tok('##ris', 2, 5)], 1, 2), 'paris');
+  });
+});
 
 describe('RunHost on the pair classifier (models/default-pairs)', () => {
   it('decision: the sequence classifier, its two labels and predicted label on the pair, as model.predict gives them', async () => {
