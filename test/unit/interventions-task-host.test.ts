@@ -30,12 +30,13 @@ const open = async (dir: string) => {
 const PAIRS = path.join(REPO_ROOT, 'models', 'default-pairs');
 const fixture = (name: string) => path.join(FIXTURES, 'task-heads', name);
 
-/** A panel stand-in showing `model`'s explain of text (+ pair), recording what the host posts and shows. */
+/** A panel stand-in showing `model`'s explain of text (+ pair, typed after a [SEP] as the editor gives it: the
+ *  shown text holds both, the pair's offset says where the second starts), recording what the host posts and shows. */
 async function panelOn(model: OpenModel, text: string, pair?: string) {
-  const plain = await model.explain({ text, pair });
+  const plain = await model.explain({ text, pair, ...(pair === undefined ? {} : { pairOffset: `${text} [SEP] `.length }) });
   const posted: RunToWebview[] = [];
   const shown: { result: ExplainResult; run?: RunLabel; previous: ExplainResult }[] = [];
-  const current = { id: 3, text, result: plain, model };
+  const current = { id: 3, text: pair === undefined ? text : `${text} [SEP] ${pair}`, result: plain, model };
   const panel: RunPanel = {
     current: () => current,
     plain: () => plain,
@@ -162,6 +163,8 @@ describe('RunHost on the pair classifier (models/default-pairs)', () => {
     await host.handle({ type: 'showRun', resultId: 3, run: 'ablated', entries: '1.1:c2p', mode: 'zero' });
     const ablated = at(shown, 0).result;
     assert.equal(ablated.pair, B);
+    assert.equal(ablated.pairOffset, plain.pairOffset);
+    assert.deepEqual(ablated.tokens, plain.tokens, 'the same offsets into the shown text');
     assert.deepEqual(ablated.inputIds, plain.inputIds);
     assert.deepEqual(ablated.tokenTypeIds, plain.tokenTypeIds);
     await Promise.all([ablated.load(0), plain.load(0)]);

@@ -113,6 +113,14 @@ export function rankingJson(r: RankingView): string {
   return `${JSON.stringify(r, null, 1)}\n`;
 }
 
+/** What the model read for `plain`: one text (`shown`), or a sentence pair and where its second text starts in the
+ *  shown text (a typed [SEP] or two selections). */
+export function explainedInput(plain: ExplainResult, shown: string): { text: string; pair?: string; pairOffset?: number } {
+  return plain.pair !== undefined && plain.text !== undefined
+    ? { text: plain.text, pair: plain.pair, ...(plain.pairOffset === undefined ? {} : { pairOffset: plain.pairOffset }) }
+    : { text: shown };
+}
+
 export class RunHost {
   private readonly running = new Map<number, AbortController>();
   /** The last finished ranking (what Export writes). */
@@ -148,21 +156,21 @@ export class RunHost {
     const controller = new AbortController();
     this.running.set(m.id, controller);
     const t0 = performance.now();
-    // Every rerun uses the explained input: a sentence pair's second text too.
-    const pair = (this.panel.plain() ?? cur.result).pair;
+    // Every rerun uses the explained input: a sentence pair's two texts, not the selection that held both.
+    const input = explainedInput(this.panel.plain() ?? cur.result, cur.text);
     try {
       if (m.type === 'decision') {
         this.panel.post({ type: 'runResult', id: m.id, ok: true, decision: await this.decision(cur.model, cur.result, controller.signal) });
       } else if (m.type === 'intervene') {
         const r = await cur.model.ablate(
-          { text: cur.text, pair, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] },
+          { ...input, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] },
           controller.signal,
         );
         this.panel.post({
           type: 'runResult',
           id: m.id,
           ok: true,
-          intervention: interventionView(r, performance.now() - t0, pair === undefined ? cur.text : undefined),
+          intervention: interventionView(r, performance.now() - t0, input.pair === undefined ? input.text : undefined),
         });
       } else {
         const info = await this.decision(cur.model, cur.result, controller.signal);
@@ -178,7 +186,7 @@ export class RunHost {
         const target = ranksByLabel(info.task) && m.label !== undefined ? { label: m.label } : undefined;
         const onProgress = (p: { done: number; total: number; layer: number }) => this.panel.post({ type: 'runProgress', id: m.id, ...p });
         const r = await cur.model.sweep(
-          { text: cur.text, pair, terms: m.terms, mode: m.mode, position, target, onProgress },
+          { text: input.text, pair: input.pair, terms: m.terms, mode: m.mode, position, target, onProgress },
           controller.signal,
         );
         const answer = info.decision?.kind === 'span' ? (info.decision.answer?.text ?? undefined) : undefined;
@@ -224,7 +232,7 @@ export class RunHost {
       return;
     }
     if (!cur.model) throw new Error('the model behind this view is closed: explain again');
-    const ablated = await cur.model.explainAblated({ text: cur.text, pair: plain.pair, ablate: entries, mode });
+    const ablated = await cur.model.explainAblated({ ...explainedInput(plain, cur.text), ablate: entries, mode });
     this.panel.show(ablated, { entries: entries.split(',').map((s) => s.trim()), mode }, plain);
   }
 
