@@ -1,5 +1,6 @@
 // "Why this label?": opens the Head ranking tab aimed at one label of a classifier (at one token for token
 // classification) and starts the ranking over every term. The decision card calls askWhy; the tab's own button too.
+import type { DecisionTarget } from '../../../src/shared/decision';
 import { update } from '../state/actions';
 
 /** An ask waiting for the Head ranking tab to render (it takes it once, then runs). */
@@ -13,6 +14,12 @@ let pending: WhyAsk | undefined;
 /** Opens the Head ranking tab with this target and starts the ranking (every term the model has). */
 export function askWhy(labelId: number, position?: number): void {
   requestWhy({ labelId, position: position ?? null });
+}
+
+/** The decision card's target (a label, at a token for token classification; or the QA answer span). */
+export function askWhyFor(target: DecisionTarget): void {
+  if ('span' in target) requestWhy({ labelId: null, position: null });
+  else askWhy(target.label, target.position);
 }
 
 /** The same for the tab's own button: null = the predicted label / the default position. */
