@@ -149,7 +149,7 @@ describe('RunHost on the bundled model', () => {
       want.ranking.map((c) => `${c.layer}.${c.head}:${c.term}`),
     );
     assert.deepEqual(last.ranking.grid, want.grid);
-    assert.equal(last.ranking.followed.token, '▁him');
+    assert.equal(last.ranking.followed?.token, '▁him');
     const csv = path.join(tmp, 'r.csv'),
       json = path.join(tmp, 'r.json');
     assert.equal(await host.exportRanking('csv', csv), csv);

@@ -3,8 +3,9 @@
 // the engine's answers for the view. No `vscode` here: the panel passes in how to show a result and save a file.
 import type { AblateResult, ExplainResult, LensModel, SweepResult } from '../../engine';
 import { isLensError } from '../../engine';
-import type { InterventionView, RankingView, RunLabel, RunToHost, RunToWebview } from '../../shared/interventions';
-import { rankingCsv } from '../../shared/interventions';
+import type { DecisionInfo, InterventionView, RankingView, RunLabel, RunToHost, RunToWebview } from '../../shared/interventions';
+import { firstWordPosition, rankingCsv, ranksByLabel } from '../../shared/interventions';
+import { decisionInfo, decisionView, rankingTarget } from './decision-views';
 
 /** What a run needs from the panel: the result shown, the plain run behind it, and how to show another one. */
 export interface RunPanel {
@@ -27,13 +28,18 @@ function nth<T>(list: readonly T[], k: number, what: string): T {
   return v;
 }
 
-export function interventionView(r: AblateResult, ms: number): InterventionView {
+export function interventionView(r: AblateResult, ms: number, text?: string): InterventionView {
   const tops = (p: AblateResult['before'][number]) => p.top.map((t) => ({ token: t.token, prob: t.prob }));
+  const task =
+    r.task && r.task_before && r.task_after
+      ? { task: r.task, taskBefore: decisionView(r.task_before, r.tokens, text), taskAfter: decisionView(r.task_after, r.tokens, text) }
+      : {};
   return {
     entries: r.ablation.entries,
     mode: r.ablation.mode,
     firstLayer: r.ablation.first_layer,
     layersRerun: r.ablation.layers_rerun,
+    ...task,
     rows: r.before.map((b, k) => {
       const tracked = nth(r.tracked, k, 'followed token');
       return {
@@ -55,22 +61,40 @@ export function interventionView(r: AblateResult, ms: number): InterventionView 
   };
 }
 
-export function rankingView(r: SweepResult, ms: number): RankingView {
+export function rankingView(r: SweepResult, ms: number, answerText?: string): RankingView {
   const f = r.followed;
-  // The panel asks for no target: a masked-LM ranking follows a token, 'asked' never comes back.
-  if (!f || f.which === 'asked')
-    throw new Error(
-      `the ranking view follows a masked token; a ${r.task ?? 'targeted'} ranking is the CLI's (deberta-lens ablate --sweep)`,
-    );
-  return {
+  const shape = {
     terms: r.terms,
     mode: r.mode,
     layers: r.model.layers,
     heads: r.model.heads,
     position: r.position,
     token: nth(r.tokens, r.position, 'token').text,
-    followed: { token: f.token, which: f.which, logprob: f.before.logprob, rank: f.before.rank },
     grid: r.grid,
+  };
+  if (r.task) {
+    const target = rankingTarget(r, answerText);
+    if (!target) throw new Error(`the engine's ${r.task} ranking has no target`);
+    return {
+      ...shape,
+      task: r.task,
+      target,
+      ranking: r.ranking.map((c) => ({
+        layer: c.layer,
+        head: c.head,
+        term: c.term,
+        drop: c.drop,
+        logitAfter: c.logit_after ?? NaN,
+        ...(c.score_after === undefined ? {} : { scoreAfter: c.score_after }),
+      })),
+      ms,
+    };
+  }
+  // The panel names no token target: a masked-LM ranking follows the token there, 'asked' never comes back.
+  if (!f || f.which === 'asked') throw new Error('the ranking view follows a masked token or a task head’s decision');
+  return {
+    ...shape,
+    followed: { token: f.token, which: f.which, logprob: f.before.logprob, rank: f.before.rank },
     ranking: r.ranking.map((c) => ({
       layer: c.layer,
       head: c.head,
@@ -89,10 +113,20 @@ export function rankingJson(r: RankingView): string {
   return `${JSON.stringify(r, null, 1)}\n`;
 }
 
+/** What the model read for `plain`: one text (`shown`), or a sentence pair and where its second text starts in the
+ *  shown text (a typed [SEP] or two selections). */
+export function explainedInput(plain: ExplainResult, shown: string): { text: string; pair?: string; pairOffset?: number } {
+  return plain.pair !== undefined && plain.text !== undefined
+    ? { text: plain.text, pair: plain.pair, ...(plain.pairOffset === undefined ? {} : { pairOffset: plain.pairOffset }) }
+    : { text: shown };
+}
+
 export class RunHost {
   private readonly running = new Map<number, AbortController>();
   /** The last finished ranking (what Export writes). */
   lastRanking: RankingView | undefined;
+  /** Per plain result: what its checkpoint decides (asked once; the tabs ask on every render). */
+  private readonly decisions = new WeakMap<ExplainResult, DecisionInfo>();
 
   constructor(private readonly panel: RunPanel) {}
 
@@ -122,28 +156,41 @@ export class RunHost {
     const controller = new AbortController();
     this.running.set(m.id, controller);
     const t0 = performance.now();
+    // Every rerun uses the explained input: a sentence pair's two texts, not the selection that held both.
+    const input = explainedInput(this.panel.plain() ?? cur.result, cur.text);
     try {
-      if (m.type === 'intervene') {
+      if (m.type === 'decision') {
+        this.panel.post({ type: 'runResult', id: m.id, ok: true, decision: await this.decision(cur.model, cur.result, controller.signal) });
+      } else if (m.type === 'intervene') {
         const r = await cur.model.ablate(
-          { text: cur.text, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] },
+          { ...input, ablate: m.entries, mode: m.mode, top: m.top, positions: m.position === null ? undefined : [m.position] },
           controller.signal,
         );
-        this.panel.post({ type: 'runResult', id: m.id, ok: true, intervention: interventionView(r, performance.now() - t0) });
+        this.panel.post({
+          type: 'runResult',
+          id: m.id,
+          ok: true,
+          intervention: interventionView(r, performance.now() - t0, input.pair === undefined ? input.text : undefined),
+        });
       } else {
-        // Refused before any rerun: the tab ranks by a masked token's log-prob, which only a masked-LM head gives.
-        const heads = cur.model.summary.prediction_heads;
-        if (!heads.includes('cls.predictions') && !heads.includes('lm_predictions.lm_head')) {
-          return fail(
-            m.id,
-            'Head ranking in the panel follows a masked token and this checkpoint has no masked-LM head; rank heads by a label with deberta-lens ablate --sweep TERM --target label:NAME',
-          );
-        }
+        const info = await this.decision(cur.model, cur.result, controller.signal);
+        if (!info.task || info.unrankable) return fail(m.id, info.unrankable ?? 'nothing to rank on this checkpoint');
+        // A masked-LM ranking follows the chosen token (or the first [MASK]); token classification one token
+        // (default: the first word); a sequence classifier its [CLS] row and a QA head its answer span.
+        const position =
+          info.task === 'masked-lm'
+            ? (m.position ?? undefined)
+            : info.task === 'token-classification'
+              ? (m.position ?? firstWordPosition(cur.result.tokens))
+              : undefined;
+        const target = ranksByLabel(info.task) && m.label !== undefined ? { label: m.label } : undefined;
         const onProgress = (p: { done: number; total: number; layer: number }) => this.panel.post({ type: 'runProgress', id: m.id, ...p });
         const r = await cur.model.sweep(
-          { text: cur.text, terms: m.terms, mode: m.mode, position: m.position ?? undefined, onProgress },
+          { text: input.text, pair: input.pair, terms: m.terms, mode: m.mode, position, target, onProgress },
           controller.signal,
         );
-        this.lastRanking = rankingView(r, performance.now() - t0);
+        const answer = info.decision?.kind === 'span' ? (info.decision.answer?.text ?? undefined) : undefined;
+        this.lastRanking = rankingView(r, performance.now() - t0, answer);
         this.panel.post({ type: 'runResult', id: m.id, ok: true, ranking: this.lastRanking });
       }
     } catch (e) {
@@ -152,6 +199,27 @@ export class RunHost {
     } finally {
       this.running.delete(m.id);
     }
+  }
+
+  /** What the checkpoint decides on the plain run's input (its task head's output read from the kept state). */
+  private async decision(model: LensModel, shown: ExplainResult, signal: AbortSignal): Promise<DecisionInfo> {
+    const base = this.panel.plain() ?? shown;
+    const known = this.decisions.get(base);
+    if (known) return known;
+    let info: DecisionInfo;
+    try {
+      info = decisionInfo(await model.predictExplained(base, { top: 1 }, signal), base.pair === undefined ? base.text : undefined);
+    } catch (e) {
+      if (isLensError(e) && e.code === 'cancelled') throw e;
+      // A masked-LM checkpoint still ranks (the sweep runs its own forward pass) when the kept state cannot answer.
+      const heads = model.summary.prediction_heads;
+      info =
+        heads.includes('cls.predictions') || heads.includes('lm_predictions.lm_head')
+          ? { task: 'masked-lm' }
+          : { task: null, unrankable: `Nothing to rank here: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    this.decisions.set(base, info);
+    return info;
   }
 
   /** The intervened run's attention in every tab, or the plain run again. */
@@ -164,7 +232,7 @@ export class RunHost {
       return;
     }
     if (!cur.model) throw new Error('the model behind this view is closed: explain again');
-    const ablated = await cur.model.explainAblated({ text: cur.text, ablate: entries, mode });
+    const ablated = await cur.model.explainAblated({ ...explainedInput(plain, cur.text), ablate: entries, mode });
     this.panel.show(ablated, { entries: entries.split(',').map((s) => s.trim()), mode }, plain);
   }
 

@@ -52,6 +52,6 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
     case 'interventions':
       return renderInterventions(body);
     case 'ranking':
-      return renderRanking(body);
+      return renderRanking(body, ctx);
   }
 }

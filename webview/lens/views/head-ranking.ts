@@ -1,20 +1,29 @@
-// The Head ranking tab: for one position, every head's term removed alone (the host reruns from that head's layer),
-// shown as a layer × head grid per term (colour = drop in the followed token's log-probability) and as a ranked
-// list; progress while it runs, Cancel, a cell click opens that head in the heatmap, export as JSON or CSV.
+// The Head ranking tab: every head's term removed alone (the host reruns from that head's layer), shown as a
+// layer × head grid per term (colour = drop in the followed value) and as a ranked list. A masked-LM checkpoint
+// follows a token's log-probability at one position; a classifier one label's logit (picked by name, default the
+// predicted label; token classification at one token), with "Why this label?" on top; a QA head its answer span.
+// Progress while it runs, Cancel, a cell click opens that head in the heatmap, export as JSON or CSV.
 import type { TermName } from '../../../src/shared/kinds';
-import type { RankingView, RemovalMode } from '../../../src/shared/interventions';
+import { firstWordPosition, ranksByLabel, type DecisionInfo, type RankingView, type RemovalMode } from '../../../src/shared/interventions';
 import { colorOf, cssRgb, makeLut, type Range } from '../../common/colors';
-import { pieceLabel } from '../../../src/shared/token-layout';
 import { el, themeKind } from '../../common/dom';
+import { pieceLabel } from '../../../src/shared/token-layout';
+import { formatProb } from '../../../src/shared/predictions';
 import { hasMask, NO_MASK, positionOptions } from './mask-position';
 import { openHead } from '../state/actions';
 import { cancelRun, sendRun, startRun } from '../state/run-channel';
 import { onScreen } from '../state/selectors';
 import { isBertModel, type ViewInit } from '../../../src/shared/protocol/lens';
+import { decisionFor } from './decision';
+import type { ViewContext } from './view-context';
+import { requestWhy, takeAsk } from './why-label';
+import { cellText, dropOf, gridDigits, labelOptions, targetText } from './why-label-model';
+import { whySummary } from './why-summary';
+import { fmtNum as fmt } from './task-scores-model';
 
 /** BERT's score is one q·k product, which the engine removes under the name c2c: the ranking calls it the score. */
 const BERT_TERMS: TermName[] = ['c2c'];
-const termLabel = (init: ViewInit, t: TermName) => (isBertModel(init.model) ? 'score' : t);
+const termLabel = (init: ViewInit, t: string) => (isBertModel(init.model) ? 'score' : t);
 /** What a run removes: the terms ticked, or for BERT each head's whole score. */
 const runTerms = (init: ViewInit) => (isBertModel(init.model) ? BERT_TERMS : memo.terms);
 
@@ -26,20 +35,27 @@ const memo: {
   terms: TermName[];
   mode: RemovalMode;
   position: number | null;
+  /** A classifier's label id followed; null = the predicted label. */
+  label: number | null;
+  info?: DecisionInfo;
   result?: RankingView;
   error?: string;
   running?: { id: number; done: number; total: number; layer: number };
-} = { terms: ['c2p', 'p2c', 'c2c'], mode: 'zero', position: null };
+} = { terms: ['c2p', 'p2c', 'c2c'], mode: 'zero', position: null, label: null };
 
-const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits).replace('-', '−') : String(x));
-
-export function renderRanking(body: HTMLElement): void {
+export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request'>): void {
   // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
   document.getElementById('analysis-readout')?.setAttribute('hidden', '');
   const init = onScreen()?.init;
   if (!init) return;
   const m = init.model;
-  if (memo.text !== init.text) Object.assign(memo, { text: init.text, result: undefined, error: undefined });
+  // Choices belong to one text on one model (another model may have other labels, layers or heads).
+  const key = `${init.model.name}\n${init.text}`;
+  if (memo.text !== key) Object.assign(memo, { text: key, result: undefined, error: undefined, position: null, label: null });
+  // "Why this label?" from elsewhere: that target, every term, started once the decision is known.
+  memo.info = undefined;
+  const ask = takeAsk();
+  if (ask) Object.assign(memo, { label: ask.labelId, position: ask.position, terms: [...m.terms], error: undefined });
   const termBoxes = m.terms.map((t) => {
     const box = el('input', { type: 'checkbox', id: `rk-term-${t}`, value: t });
     box.checked = memo.terms.includes(t);
@@ -55,10 +71,13 @@ export function renderRanking(body: HTMLElement): void {
   ]);
   mode.value = memo.mode;
   mode.addEventListener('change', () => (memo.mode = mode.value as RemovalMode));
-  const position = positionOptions(init.tokens, 'rk-position', 'first [MASK]');
-  position.value = memo.position === null ? '' : String(memo.position);
-  position.addEventListener('change', () => (memo.position = position.value === '' ? null : Number(position.value)));
+  const target = el('span', { class: 'group', id: 'rk-target' }, ['…']);
   const run = el('button', { id: 'rk-run', type: 'button', class: 'primary' }, ['Rank heads']);
+  const why = el(
+    'button',
+    { id: 'rk-why', type: 'button', hidden: '', title: 'Rank every head and term by this target, then read the heads that move it most' },
+    ['Why this label?'],
+  );
   const cancel = el('button', { id: 'rk-cancel', type: 'button' }, ['Cancel']);
   const progress = el('progress', { id: 'rk-progress', max: '1', value: '0', 'aria-label': 'Cells done' });
   const status = el('p', { id: 'rk-status', class: 'meta', role: 'status' });
@@ -67,36 +86,86 @@ export function renderRanking(body: HTMLElement): void {
   exportJson.addEventListener('click', () => sendRun({ type: 'exportRanking', format: 'json' }));
   exportCsv.addEventListener('click', () => sendRun({ type: 'exportRanking', format: 'csv' }));
   const out = el('div', { id: 'rk-result' });
+  const task = () => memo.info?.task;
 
   const paintControls = () => {
     const r = memo.running;
-    run.toggleAttribute('disabled', !!r || runTerms(init).length === 0);
+    const blocked = memo.info?.unrankable;
+    run.toggleAttribute('disabled', !!r || runTerms(init).length === 0 || !memo.info || !!blocked);
+    why.toggleAttribute('disabled', !!r || !!blocked);
     cancel.hidden = !r;
     progress.hidden = !r;
     if (r) {
       progress.max = Math.max(1, r.total);
       progress.value = r.done;
       status.textContent = `${r.done} of ${r.total} reruns (layer ${r.layer})…`;
-    } else if (memo.error) status.textContent = memo.error;
+    } else if (blocked) status.textContent = blocked;
+    else if (memo.error) status.textContent = memo.error;
     else if (memo.result) {
       const x = memo.result;
-      status.textContent = `At ${x.position}: ${x.token} · followed “${pieceLabel(x.followed.token)}” (${x.followed.which === 'original' ? 'the original token' : 'the top prediction'}, log p ${fmt(x.followed.logprob)}, rank ${x.followed.rank}) · ${x.ranking.length} reruns, ${(x.ms / 1000).toFixed(1)} s`;
-    } else
-      status.textContent =
-        'Each head’s term is removed alone and the model rerun from its layer; heads are ranked by how much the followed token’s log-probability drops.';
+      const what = x.target
+        ? `Following ${targetText(x)}`
+        : `At ${x.position}: ${x.token} · followed “${pieceLabel(x.followed?.token ?? '')}” (${x.followed?.which === 'original' ? 'the original token' : 'the top prediction'}, log p ${fmt(x.followed?.logprob ?? NaN)}, rank ${x.followed?.rank ?? '–'})`;
+      status.textContent = `${what} · ${x.ranking.length} reruns, ${(x.ms / 1000).toFixed(1)} s`;
+    } else if (!memo.info) status.textContent = 'Reading what this model decides…';
+    else
+      status.textContent = `Each head’s term is removed alone and the model rerun from its layer; heads are ranked by how much ${
+        task() === 'masked-lm'
+          ? 'the followed token’s log-probability'
+          : task() === 'question-answering'
+            ? 'the answer span’s logit'
+            : 'the chosen label’s logit'
+      } drops.`;
     exportJson.toggleAttribute('disabled', !memo.result);
     exportCsv.toggleAttribute('disabled', !memo.result);
   };
 
-  run.addEventListener('click', () => {
-    if (memo.running || runTerms(init).length === 0) return;
-    if (memo.position === null && !hasMask(init.tokens)) {
+  /** The target controls for the checkpoint's head (known once the host answered `decision`). */
+  const paintTarget = () => {
+    const info = memo.info;
+    if (!info) return;
+    why.hidden = !ranksByLabel(info.task) && info.task !== 'question-answering';
+    why.textContent = info.task === 'question-answering' ? 'Why this answer?' : 'Why this label?';
+    if (info.unrankable) return void target.replaceChildren();
+    if (info.task === 'masked-lm') {
+      const position = positionOptions(init.tokens, 'rk-position', 'first [MASK]');
+      position.value = memo.position === null ? '' : String(memo.position);
+      position.addEventListener('change', () => (memo.position = position.value === '' ? null : Number(position.value)));
+      return void target.replaceChildren('At ', position);
+    }
+    if (info.decision?.kind === 'span') {
+      const a = info.decision.answer;
+      return void target.replaceChildren(`Follows the answer span “${a?.text ?? ''}” (start + end logit)`);
+    }
+    const label = el('select', { id: 'rk-label', 'aria-label': 'Label followed' });
+    const fillLabels = () => {
+      label.replaceChildren(...labelOptions(info, memo.position).map((o) => el('option', { value: o.value }, [o.text])));
+      label.value = memo.label === null ? '' : String(memo.label);
+    };
+    label.addEventListener('change', () => (memo.label = label.value === '' ? null : Number(label.value)));
+    fillLabels();
+    if (info.task !== 'token-classification') return void target.replaceChildren('Follow ', label);
+    memo.position ??= firstWordPosition(init.tokens);
+    const position = el('select', { id: 'rk-position', 'aria-label': 'Token' });
+    for (const t of init.tokens) if (!t.special) position.append(el('option', { value: String(t.i) }, [`${t.i}: ${t.text}`]));
+    position.value = String(memo.position);
+    position.addEventListener('change', () => {
+      memo.position = Number(position.value);
+      fillLabels();
+    });
+    target.replaceChildren('At ', position, ' follow ', label);
+  };
+
+  const start = (terms: TermName[]) => {
+    if (memo.running || terms.length === 0 || !memo.info || memo.info.unrankable) return;
+    if (task() === 'masked-lm' && memo.position === null && !hasMask(init.tokens)) {
       status.textContent = NO_MASK;
       return;
     }
     memo.error = undefined;
+    const label = ranksByLabel(task()) && memo.label !== null ? { label: memo.label } : {};
     const { id, done } = startRun(
-      { type: 'sweep', resultId: init.resultId, terms: runTerms(init), mode: memo.mode, position: memo.position },
+      { type: 'sweep', resultId: init.resultId, terms, mode: memo.mode, position: memo.position, ...label },
       (p) => {
         if (memo.running?.id !== id) return;
         memo.running = { id, ...p };
@@ -118,9 +187,12 @@ export function renderRanking(body: HTMLElement): void {
         memo.running = undefined;
         if (!document.body.contains(progress)) return;
         paintControls();
-        drawRanking(out, init);
+        drawRanking(out, init, ctx);
       });
-  });
+  };
+  run.addEventListener('click', () => start(runTerms(init)));
+  // The same path as askWhy from elsewhere: the tab draws again with that target and starts the ranking.
+  why.addEventListener('click', () => requestWhy({ labelId: memo.label, position: memo.position }));
   cancel.addEventListener('click', () => {
     if (memo.running) cancelRun(memo.running.id);
   });
@@ -129,18 +201,31 @@ export function renderRanking(body: HTMLElement): void {
     el('div', { class: 'iv-controls' }, [
       el('span', { class: 'group' }, ['Remove ', ...(isBertModel(m) ? ['each head’s score'] : termBoxes)]),
       el('span', { class: 'group' }, ['Replace by ', mode]),
-      el('span', { class: 'group' }, ['At ', position]),
+      target,
     ]),
-    el('p', {}, [run, ' ', cancel, ' ', progress, ' ', exportJson, ' ', exportCsv]),
+    el('p', {}, [run, ' ', why, ' ', cancel, ' ', progress, ' ', exportJson, ' ', exportCsv]),
     status,
     out,
   );
   paintControls();
-  drawRanking(out, init);
+  drawRanking(out, init, ctx);
+  decisionFor(init.resultId).then(
+    (info) => {
+      memo.info = info;
+      if (!document.body.contains(target)) return;
+      paintTarget();
+      paintControls();
+      if (ask) start(isBertModel(m) ? BERT_TERMS : [...m.terms]);
+    },
+    (e: Error) => {
+      memo.info = { task: null, unrankable: `Could not read what this model decides: ${e.message}` };
+      if (document.body.contains(target)) paintControls();
+    },
+  );
 }
 
-/** The grids (one per term, same colour limits) and the top of the ranking. */
-function drawRanking(out: HTMLElement, init: ViewInit): void {
+/** The "Why" summary (task heads), the grids (one per term, same colour limits) and the top of the ranking. */
+function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'request'>): void {
   const r = memo.result;
   if (!r) return void out.replaceChildren();
   const all = r.ranking.map((c) => Math.abs(c.drop));
@@ -148,6 +233,14 @@ function drawRanking(out: HTMLElement, init: ViewInit): void {
   const range: Range = { min: -m, max: m, signed: true };
   const lut = makeLut('diverging', true, themeKind());
   const open = openHead;
+  const what = dropOf(r);
+  const digits = gridDigits(m);
+  // A task-head cell's title also gives the target's score after the removal.
+  const scoreAfter = new Map(r.ranking.map((c) => [`${c.layer}.${c.head}.${c.term}`, c.scoreAfter]));
+  const after = (l: number, h: number, t: string) => {
+    const x = scoreAfter.get(`${l}.${h}.${t}`);
+    return x === undefined ? '' : ` (score after ${formatProb(x)})`;
+  };
   const grids = r.terms.map((t) => {
     const g = r.grid[t]!;
     const head = el('tr', {}, [el('th', {}, ['']), ...Array.from({ length: r.heads }, (_, h) => el('th', { scope: 'col' }, [`h${h}`]))]);
@@ -165,9 +258,9 @@ function drawRanking(out: HTMLElement, init: ViewInit): void {
               'data-layer': String(l),
               'data-head': String(h),
               'data-term': t,
-              title: `layer ${l}, head ${h}, ${termLabel(init, t)}: log p drops by ${fmt(drop)} — click to open this head`,
+              title: `layer ${l}, head ${h}, ${termLabel(init, t)}: ${what} drops by ${fmt(drop)}${after(l, h, t)} — click to open this head`,
             },
-            [fmt(drop, 2)],
+            [fmt(drop, digits)],
           );
           cell.style.background = cssRgb([cr, cg, cb]);
           cell.style.color = dark ? '#fff' : '#000';
@@ -194,15 +287,16 @@ function drawRanking(out: HTMLElement, init: ViewInit): void {
           el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [
             `layer ${c.layer} head ${c.head} ${termLabel(init, c.term)}`,
           ]),
-          ` drop ${fmt(c.drop)} (log p ${fmt(c.logprobAfter)}, rank ${c.rankAfter}, top “${c.top1After}”)`,
+          cellText(c, r),
         ]),
       ),
   );
   for (const b of list.querySelectorAll<HTMLButtonElement>('button'))
     b.addEventListener('click', () => open(Number(b.dataset.layer), Number(b.dataset.head)));
   out.replaceChildren(
+    ...(r.target ? [whySummary(r, init, ctx, (t) => termLabel(init, t))] : []),
     el('p', { class: 'meta' }, [
-      `Colour: drop in log p of “${pieceLabel(r.followed.token)}” when the term is removed (red: the head helped it, blue: it hindered), limits ±${fmt(m)}.`,
+      `Colour: drop in ${what} when the term is removed (red: the head helped it, blue: it hindered), limits ±${fmt(m)}.`,
     ]),
     el('div', { class: 'rk-grids' }, grids),
     el('h3', {}, [`Largest drops (of ${r.ranking.length})`]),

@@ -1,6 +1,7 @@
 // The Intervention (rerun) tab: pick heads and terms to remove, run the model again from the first affected layer,
 // and read the predictions before and after at each [MASK] (or a chosen token), the followed token's log-probability
-// and rank, and KL. "Show in all tabs" puts the intervened run's attention in every view (and the Diff).
+// and rank, and KL — or, on a task head's checkpoint, its decision before and after (./task-scores.ts). "Show in all
+// tabs" puts the intervened run's attention in every view (and the Diff).
 import type { InterventionView, RemovalMode } from '../../../src/shared/interventions';
 import { entryOf } from '../../../src/shared/interventions';
 import { pieceLabel } from '../../../src/shared/token-layout';
@@ -8,11 +9,22 @@ import { el } from '../../common/dom';
 import { sendRun, startRun } from '../state/run-channel';
 import { onScreen } from '../state/selectors';
 import { hasMask, NO_MASK, positionOptions } from './mask-position';
+import { decisionFor } from './decision';
+import { taskScores } from './task-scores';
 
 const TOP = 5;
 
 /** What the tab keeps between renders (a new init for the intervened run rebuilds the DOM, not this). */
-const memo: { text?: string; entries: string[]; mode: RemovalMode; position: number | null; result?: InterventionView; error?: string } = {
+const memo: {
+  text?: string;
+  entries: string[];
+  mode: RemovalMode;
+  position: number | null;
+  result?: InterventionView;
+  error?: string;
+  /** The checkpoint has a task head: no position to pick, the head's decision is compared. */
+  taskHead?: boolean;
+} = {
   entries: [],
   mode: 'zero',
   position: null,
@@ -28,7 +40,9 @@ export function renderInterventions(body: HTMLElement): void {
   const init = onScreen()?.init;
   if (!init) return;
   const m = init.model;
-  if (memo.text !== init.text) Object.assign(memo, { text: init.text, entries: [], result: undefined, error: undefined });
+  // Choices belong to one text on one model (another model may have other labels, layers or heads).
+  const key = `${init.model.name}\n${init.text}`;
+  if (memo.text !== key) Object.assign(memo, { text: key, entries: [], result: undefined, error: undefined, taskHead: undefined });
   const option = (value: string, label: string) => el('option', { value }, [label]);
   const layer = el(
     'select',
@@ -86,7 +100,7 @@ export function renderInterventions(body: HTMLElement): void {
   position.addEventListener('change', () => (memo.position = position.value === '' ? null : Number(position.value)));
   run.addEventListener('click', () => {
     if (memo.entries.length === 0) return;
-    if (memo.position === null && !hasMask(init.tokens)) {
+    if (!memo.taskHead && memo.position === null && !hasMask(init.tokens)) {
       status.textContent = NO_MASK;
       return;
     }
@@ -97,7 +111,7 @@ export function renderInterventions(body: HTMLElement): void {
       resultId: init.resultId,
       entries: memo.entries.join(','),
       mode: memo.mode,
-      position: memo.position,
+      position: memo.taskHead ? null : memo.position,
       top: TOP,
     });
     done
@@ -122,11 +136,21 @@ export function renderInterventions(body: HTMLElement): void {
     status.textContent = 'computing the intervened run…';
     sendRun({ type: 'showRun', resultId: init.resultId, run: 'ablated', entries: memo.result.entries.join(','), mode: memo.result.mode });
   });
+  const at = el('span', { class: 'group', id: 'iv-at' }, ['At ', position]);
+  at.hidden = !!memo.taskHead;
+  // A task head reads the input as it is (no [MASK] to follow): its decision is compared instead.
+  decisionFor(init.resultId).then(
+    (info) => {
+      memo.taskHead = info.task !== null && info.task !== 'masked-lm' && info.task !== 'replaced-token-detection';
+      at.hidden = memo.taskHead;
+    },
+    () => undefined,
+  );
   body.replaceChildren(
     el('div', { class: 'iv-controls' }, [
       el('span', { class: 'group' }, ['Remove ', term, ' of ', head, ' in ', layer, ' ', add]),
       el('span', { class: 'group' }, ['Replace by ', mode]),
-      el('span', { class: 'group' }, ['At ', position]),
+      at,
     ]),
     el('p', { class: 'iv-list' }, ['Removed: ', chips]),
     el('p', {}, [run, ' ', show]),
@@ -150,6 +174,7 @@ function drawResult(out: HTMLElement, status: HTMLElement): void {
     return;
   }
   status.textContent = `${r.entries.join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; layers ${r.firstLayer}–${r.firstLayer + r.layersRerun - 1} rerun · ${Math.round(r.ms)} ms`;
+  if (r.task) return void out.replaceChildren(taskScores(r.taskBefore, r.taskAfter));
   const tops = (xs: { token: string; prob: number }[], followed: string) =>
     el(
       'ol',

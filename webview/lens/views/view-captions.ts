@@ -15,9 +15,9 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
   rollout:
     'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), for the real model or an ablation.',
   interventions:
-    'Remove attention terms inside the real forward pass (zero them before the softmax, or replace them by their mean) and rerun every later layer: the predictions at each [MASK] before and after. Unlike “Softmax ablation”, which re-softmaxes one layer’s stored terms, this is a recomputation.',
+    'Remove attention terms inside the real forward pass (zero them before the softmax, or replace them by their mean) and rerun every later layer: the predictions at each [MASK] (or a classifier’s labels) before and after. Unlike “Softmax ablation”, which re-softmaxes one layer’s stored terms, this is a recomputation.',
   ranking:
-    'Which heads matter at one position: each head’s term removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there. Click a cell to open that head.',
+    'Which heads matter at one position: each head’s term removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there (a classifier: in the logit of the label you pick). Click a cell to open that head.',
   diff: 'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
@@ -34,9 +34,9 @@ export const BERT_VIEW_CAPTIONS: Partial<Record<AnalysisView, string>> = {
   rollout:
     'Attention rollout: how much of each key token’s input reaches each query token’s output through all layers (heads averaged, residual added), of the real attention.',
   interventions:
-    'Remove whole heads inside the real forward pass (BERT’s score is one q·k product: zero a head’s score, or replace it by its mean over keys) and rerun every later layer: the predictions at each [MASK] before and after.',
+    'Remove whole heads inside the real forward pass (BERT’s score is one q·k product: zero a head’s score, or replace it by its mean over keys) and rerun every later layer: the predictions at each [MASK] (or a classifier’s labels) before and after.',
   ranking:
-    'Which heads matter at one position: each head’s score removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there. Click a cell to open that head.',
+    'Which heads matter at one position: each head’s score removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there (a classifier: in the logit of the label you pick). Click a cell to open that head.',
 };
 
 /** One line instead of a view that works on DeBERTa's separable relative-position terms. */
