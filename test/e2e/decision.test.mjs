@@ -138,6 +138,9 @@ for (const theme of (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolea
       await screenshot(page, `decision-${theme}-words`);
       await frame.locator('#attribution button', { hasText: 'Clear' }).click();
       assert.equal(await frame.locator('#tokens .tok[data-attr]').count(), 0, 'Clear takes the shade away');
+      // Why? opens the Head ranking aimed at that label.
+      await frame.locator('#decision .decision-row.predicted button', { hasText: 'Why?' }).click();
+      await frame.locator('#app[data-view="ranking"]').waitFor({ timeout: 30_000 });
     });
 
     test('two selections are a pair too, the earlier one first', async () => {

@@ -14,7 +14,7 @@ import { HoverView } from './components/hover';
 import { listenToHost } from './components/message-loop';
 import { predictionsSection } from './components/predictions-section';
 import { DecisionCard } from './components/decision-card';
-import { update } from './state/actions';
+import { askWhyFor } from './views/why-label';
 import { ViewRenderer } from './components/render';
 import { MatrixRequests } from './components/requests';
 import { listenForShortcuts } from './components/shortcuts';
@@ -27,7 +27,7 @@ const requests = new MatrixRequests();
 // Hover order: heatmap overlay, predictions, compare overlays, then the host, strip and readout.
 const heatmap = new HeatmapView(requests);
 const predictions = predictionsSection();
-const decision = new DecisionCard({ why: () => update({ view: 'ranking' }), post });
+const decision = new DecisionCard({ why: askWhyFor, post });
 const compare = new CompareHeads(requests);
 const strip = new TokenStrip();
 const hover = new HoverView(requests, strip);
