@@ -32,16 +32,17 @@ function cli(...args) {
 }
 
 // The Extension Development Host ignores workbench.colorTheme: the extension runs from its VSIX (as look.test.mjs).
+const themes = (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolean);
 let vsix;
 before(() => {
-  if (!skip) vsix = packageVsix();
+  if (!skip && themes.includes('dark')) vsix = packageVsix();
 });
 after(() => {
   if (vsix) fs.rmSync(path.dirname(vsix), { recursive: true, force: true });
 });
 
 // E2E_THEMES=light,dark for both (the dark one installs a packaged VSIX); CI runs light.
-for (const theme of (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolean)) {
+for (const theme of themes) {
   describe(`DeBERTa Lens runs on a pair classifier, ${theme} theme`, { skip: skip ?? false }, () => {
     let lens, frame, page;
 
@@ -49,7 +50,7 @@ for (const theme of (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolea
       lens = await startLens({
         name: `task-runs-${theme}`,
         model: PAIRS,
-        vsix,
+        vsix: theme === 'dark' ? vsix : undefined,
         viewport: { width: 1400, height: 1000 },
         settings: { 'workbench.colorTheme': THEMES[theme] },
         files: { 'pair.md': `${TEXT}\n` },
