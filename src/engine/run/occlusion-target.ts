@@ -8,7 +8,7 @@ import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
 import type { Prepared } from './input';
-import { nameTokens, positionsToPredict, readPrediction, readPredictions } from './prediction-read';
+import { followedPosition, nameTokens, readPrediction, readPredictions } from './prediction-read';
 import type { RunContext } from './run-context';
 import { checkSweepTarget, taskFollow } from './sweep-target';
 import { taskWeights } from './task-head-run';
@@ -38,22 +38,6 @@ export function checkOcclusionTarget(ck: Checkpoint, input: Pick<OccludeInput, '
   if (findHeads(ck).task?.kind === 'multiple-choice')
     throw new LensError('occlusion on a multiple-choice head is not supported yet (it would score every choice): use predict --choices');
   checkSweepTarget(ck, input.target);
-}
-
-/** Masked-LM: the position followed (the asked one, masked first unless it is a [MASK]; else the first [MASK]). */
-function mlmPosition(model: RunContext, ids: number[], asked: number | undefined) {
-  const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, asked === undefined ? undefined : [asked]);
-  if (asked === undefined) {
-    if (inputMasks.length === 0)
-      throw new LensError(
-        'nothing to follow: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)',
-      );
-    return { position: first(inputMasks, 'the [MASK]s of the input'), runIds: ids, original: undefined };
-  }
-  if (toMask.length === 0) return { position: asked, runIds: ids, original: undefined };
-  const runIds = ids.slice();
-  runIds[asked] = maskId!;
-  return { position: asked, runIds, original: ids[asked] };
 }
 
 export function planOcclusion(
@@ -92,7 +76,7 @@ export function planOcclusion(
     };
   }
   const asked = input.target && 'token' in input.target ? input.target.token : undefined;
-  const { position, runIds, original } = mlmPosition(model, prepared.ids, input.position);
+  const { position, runIds, original } = followedPosition(model, prepared.ids, input.position, 'follow');
   return {
     task: 'masked-lm',
     runIds,

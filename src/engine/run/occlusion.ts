@@ -2,6 +2,7 @@
 // ('mask') or deleted ('remove') — and scored by how much the followed value drops (./occlusion-target.ts: a label's
 // logit, a QA span's start + end logit, a masked token's log-probability). The variants of one method share a length,
 // so they run as batches of the occlusion graph, each returning only the rows the head reads (./occlusion-batch.ts).
+import { unlessAborted } from './abortable';
 import type { OccludeInput, OcclusionMethod, OcclusionProgress, OcclusionResult, OcclusionScores } from '../api';
 import { LensError } from '../errors';
 import { occlusionGraphFits } from '../graph/occlusion-graph';
@@ -25,19 +26,6 @@ function chooseMethods(asked: readonly string[] | undefined, maskId: number | un
   if (maskId !== undefined) return { methods, notes: [] };
   if (asked?.includes('mask')) throw new LensError(`occlusion by mask needs a [MASK] token, and ${noMask}: use --method remove`);
   return { methods: ['remove'], notes: [`mask left out: ${noMask}`] };
-}
-
-/** `p`, or a rejection the moment `signal` aborts (starting a process is not itself cancellable). */
-function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return p;
-  p.catch(() => undefined); // a start that fails after the abort is nobody's error
-  const cancelled = () => new LensError('cancelled', 'cancelled');
-  if (signal.aborted) return Promise.reject(cancelled());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** The variants of one method: every position but specials and fixed ones; a removal moves later rows up one and

@@ -118,3 +118,21 @@ export function requireMlmHead(ck: Checkpoint, task = false): void {
     'unsupported',
   );
 }
+
+/** The one masked-LM position a verb follows (`what`: the verb's words for the refusal): the asked one, masked first
+ *  unless it is a [MASK]; else the input's first [MASK]. */
+export function followedPosition(model: RunContext, ids: number[], asked: number | undefined, what: string) {
+  const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, asked === undefined ? undefined : [asked]);
+  if (asked === undefined) {
+    if (inputMasks.length === 0) {
+      throw new LensError(
+        `nothing to ${what}: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)`,
+      );
+    }
+    return { position: first(inputMasks, 'the [MASK]s of the input'), runIds: ids, original: undefined };
+  }
+  if (toMask.length === 0) return { position: asked, runIds: ids, original: undefined };
+  const runIds = ids.slice();
+  runIds[asked] = maskId!;
+  return { position: asked, runIds, original: ids[asked] };
+}

@@ -2,6 +2,7 @@
 // how much the followed value drops — a masked token's log-probability, or a task head's target logit
 // (./sweep-target.ts). Every rerun starts at the head's own layer, from that layer's input state as one plain forward
 // pass left it, and returns only the rows of the last hidden state that the followed value reads.
+import { unlessAborted } from './abortable';
 import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, SweepTargetInfo, TokenRating } from '../api';
 import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
@@ -18,7 +19,7 @@ import { type AblationPlan, modelTerms } from './ablation-spec';
 import { checkLength, int64Feeds, type Prepared, prepareInput } from './input';
 import { checkSweepTarget, taskFollow } from './sweep-target';
 import { taskWeights } from './task-head-run';
-import { nameTokens, positionsToPredict, readPrediction, readPredictions } from './prediction-read';
+import { followedPosition, nameTokens, readPrediction, readPredictions } from './prediction-read';
 import type { RunBase, RunContext } from './run-context';
 
 /** The terms a sweep covers: "all" or a list, each one the model has. */
@@ -59,41 +60,11 @@ class SweepSessions extends GraphSessions<number> {
   }
 }
 
-/** `p`, or a rejection the moment `signal` aborts (starting a rerun process is not itself cancellable). */
-function unlessAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return p;
-  p.catch(() => undefined); // a start that fails after the abort is nobody's error
-  const cancelled = () => new LensError('cancelled', 'cancelled');
-  if (signal.aborted) return Promise.reject(cancelled());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 /** How many variants one batched run takes at n tokens (attention, feed-forward and state arrays of each). */
 function variantsPerRun(model: RunContext, n: number): number {
   const s = model.checkpoint.spec;
   const perVariant = 4 * (6 * s.numHeads * n * 2 * n + 3 * n * s.intermediateSize + 10 * n * s.hiddenSize);
   return Math.max(1, Math.floor(SWEEP_CHUNK_BYTES / perVariant));
-}
-
-/** The one position a sweep follows: the asked one, else the input's first [MASK]. */
-function chooseSweepPosition(model: RunContext, ids: number[], asked: number | undefined) {
-  const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, asked === undefined ? undefined : [asked]);
-  if (asked === undefined) {
-    if (inputMasks.length === 0) {
-      throw new LensError(
-        'nothing to rank heads on: the input has no [MASK] token and no position was given; write [MASK] where a word should be predicted, or name a position (--position 3)',
-      );
-    }
-    return { position: first(inputMasks, 'the [MASK]s of the input'), runIds: ids, original: undefined };
-  }
-  if (toMask.length === 0) return { position: asked, runIds: ids, original: undefined };
-  const runIds = ids.slice();
-  runIds[asked] = maskId!;
-  return { position: asked, runIds, original: ids[asked] };
 }
 
 /** One batched rerun of layers l… for `part` (each variant removes one head's term in layer l): the last hidden
@@ -222,7 +193,7 @@ export async function sweepWith(model: RunContext, input: SweepInput, signal?: A
     : undefined;
   const { position, runIds, original } = task
     ? { position: 0, runIds: ids, original: undefined }
-    : chooseSweepPosition(model, ids, input.position);
+    : followedPosition(model, ids, input.position, 'rank heads on');
   checkLength(model, n);
   const L = spec.numLayers,
     H = spec.numHeads,

@@ -4,8 +4,7 @@
 import * as vscode from 'vscode';
 import type { Token } from '../../engine';
 import { signedStrengths } from '../../shared/occlusion';
-import { visibleSpan } from '../../shared/token-layout';
-import type { MarkTarget as Target } from './editor-decision';
+import { editorsOf, inkRange, type MarkTarget as Target } from './editor-decision';
 
 const LEVELS = 4;
 
@@ -40,8 +39,7 @@ export class EditorAttribution implements vscode.Disposable {
   }
 
   private editors(): vscode.TextEditor[] {
-    const doc = this.shown?.target.document;
-    return doc ? vscode.window.visibleTextEditors.filter((ed) => ed.document === doc) : [];
+    return editorsOf(this.shown?.target.document);
   }
 
   private paint(): void {
@@ -55,10 +53,8 @@ export class EditorAttribution implements vscode.Disposable {
       const t: Token | undefined = tokens[i];
       const score = s.scores[i];
       if (!t || t.special || x === 0 || score === null || score === undefined) return;
-      const own = doc.getText(new vscode.Range(doc.positionAt(base + t.start), doc.positionAt(base + t.end)));
-      const v = visibleSpan(own, 0, own.length);
-      if (!v) return;
-      const range = new vscode.Range(doc.positionAt(base + t.start + v.start), doc.positionAt(base + t.start + v.end));
+      const range = inkRange(doc, base + t.start, base + t.end);
+      if (!range) return;
       const k = Math.min(LEVELS - 1, Math.floor(Math.abs(x) * LEVELS));
       const hover = new vscode.MarkdownString(
         `**DeBERTa Lens** · occlusion: masking #${i} moves the followed logit by ${(-score).toFixed(4)} (${score > 0 ? 'it supported the decision' : 'it worked against it'})`,

@@ -53,8 +53,7 @@ export class EditorDecision implements vscode.Disposable {
   }
 
   private editors(): vscode.TextEditor[] {
-    const doc = this.shown?.target.document;
-    return doc ? vscode.window.visibleTextEditors.filter((ed) => ed.document === doc) : [];
+    return editorsOf(this.shown?.target.document);
   }
 
   private paint(): void {
@@ -62,12 +61,7 @@ export class EditorDecision implements vscode.Disposable {
     if (!s) return;
     const { target, decision } = s;
     const doc = target.document;
-    // The characters with ink between two token offsets (a leading space or a line break paints nothing).
-    const range = (from: number, to: number): vscode.Range | undefined => {
-      const text = doc.getText(new vscode.Range(doc.positionAt(target.base + from), doc.positionAt(target.base + to)));
-      const v = visibleSpan(text, 0, text.length);
-      return v ? new vscode.Range(doc.positionAt(target.base + from + v.start), doc.positionAt(target.base + from + v.end)) : undefined;
-    };
+    const range = (from: number, to: number) => inkRange(doc, target.base + from, target.base + to);
     const byColour = new Map<string, vscode.DecorationOptions[]>();
     const answers: vscode.DecorationOptions[] = [];
     const verdicts: vscode.DecorationOptions[] = [];
@@ -139,4 +133,16 @@ export class EditorDecision implements vscode.Disposable {
       ed.setDecorations(this.verdict, verdicts);
     }
   }
+}
+
+/** The characters with ink between two document offsets (a leading space or a line break paints nothing). */
+export function inkRange(doc: vscode.TextDocument, from: number, to: number): vscode.Range | undefined {
+  const text = doc.getText(new vscode.Range(doc.positionAt(from), doc.positionAt(to)));
+  const v = visibleSpan(text, 0, text.length);
+  return v ? new vscode.Range(doc.positionAt(from + v.start), doc.positionAt(from + v.end)) : undefined;
+}
+
+/** The visible editors showing `doc` (none without one). */
+export function editorsOf(doc: vscode.TextDocument | undefined): vscode.TextEditor[] {
+  return doc ? vscode.window.visibleTextEditors.filter((ed) => ed.document === doc) : [];
 }
