@@ -4,11 +4,11 @@
 import type { OccludeInput, OcclusionTargetInfo, TaskName } from '../api';
 import type { Checkpoint } from '../checkpoint';
 import { findHeads } from '../checkpoint/heads';
-import { at, first } from '../../shared/checked';
+import { first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
 import type { Prepared } from './input';
-import { followedPosition, nameTokens, readPrediction, readPredictions } from './prediction-read';
+import { followedPosition, nameTokens, rateTokenInVariants, readPrediction } from './prediction-read';
 import type { RunContext } from './run-context';
 import { checkSweepTarget, taskFollow } from './sweep-target';
 import { taskWeights } from './task-head-run';
@@ -103,22 +103,7 @@ export function planOcclusion(
         target,
         before: target.logprob_before,
         rows: [position],
-        rate: async (data, variants) => {
-          const idx = Array.from({ length: variants }, (_, k) => k);
-          const res = await model.heads.run(
-            data,
-            variants,
-            idx,
-            idx.map(() => id),
-            1,
-            false,
-            signal,
-          );
-          addHeadMs(res.ms);
-          const ranked = readPredictions(res.read, idx, 1);
-          const lses = res.read(HeadOutput.logSumExp);
-          return idx.map((k) => at(ranked, k, 'variant').target.logit - at(lses, k, 'variant'));
-        },
+        rate: async (data, variants) => (await rateTokenInVariants(model, data, variants, id, signal, addHeadMs)).map((r) => r.logprob),
       };
     },
   };

@@ -3,7 +3,7 @@
 import type { TopToken } from '../api';
 import type { Checkpoint } from '../checkpoint';
 import { findHeads, noHeadMessage } from '../checkpoint/heads';
-import { first } from '../../shared/checked';
+import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
 import type { RunContext } from './run-context';
@@ -135,4 +135,33 @@ export function followedPosition(model: RunContext, ids: number[], asked: number
   const runIds = ids.slice();
   runIds[asked] = maskId!;
   return { position: asked, runIds, original: ids[asked] };
+}
+
+/** The masked-LM head on `variants` rows of `data`, each following `token` (one position a variant, as sweep and
+ *  occlusion feed it): per variant the token's log-probability, its rank and the first choice. */
+export async function rateTokenInVariants(
+  model: RunContext,
+  data: Float32Array,
+  variants: number,
+  token: number,
+  signal: AbortSignal | undefined,
+  addMs: (ms: number) => void,
+): Promise<{ logprob: number; rank: number; firstId: number }[]> {
+  const idx = Array.from({ length: variants }, (_, k) => k);
+  const res = await model.heads.run(
+    data,
+    variants,
+    idx,
+    idx.map(() => token),
+    1,
+    false,
+    signal,
+  );
+  addMs(res.ms);
+  const ranked = readPredictions(res.read, idx, 1);
+  const lses = res.read(HeadOutput.logSumExp);
+  return idx.map((k) => {
+    const r = at(ranked, k, 'variant');
+    return { logprob: r.target.logit - at(lses, k, 'variant'), rank: r.target.rank, firstId: r.first.id };
+  });
 }

@@ -19,7 +19,7 @@ import { type AblationPlan, modelTerms } from './ablation-spec';
 import { checkLength, int64Feeds, type Prepared, prepareInput } from './input';
 import { checkSweepTarget, taskFollow } from './sweep-target';
 import { taskWeights } from './task-head-run';
-import { followedPosition, nameTokens, readPrediction, readPredictions } from './prediction-read';
+import { followedPosition, nameTokens, rateTokenInVariants, readPrediction } from './prediction-read';
 import type { RunBase, RunContext } from './run-context';
 
 /** The terms a sweep covers: "all" or a list, each one the model has. */
@@ -146,31 +146,13 @@ async function mlmFollow(
   const follow: Follow = {
     rows: [position],
     before: before.logprob,
-    rate: async (data, variants) => {
-      const idx = Array.from({ length: variants }, (_, k) => k);
-      const res = await model.heads.run(
-        data,
-        variants,
-        idx,
-        idx.map(() => token),
-        1,
-        false,
-        signal,
-      );
-      addMs(res.ms);
-      const ranked = readPredictions(res.read, idx, 1);
-      const lses = res.read(HeadOutput.logSumExp);
-      return idx.map((k) => {
-        const r = at(ranked, k, 'variant');
-        const logprob = r.target.logit - at(lses, k, 'variant');
-        return {
-          value: logprob,
-          logprob_after: logprob,
-          rank_after: r.target.rank,
-          top1_after: { id: r.first.id, token: `#${r.first.id}` },
-        };
-      });
-    },
+    rate: async (data, variants) =>
+      (await rateTokenInVariants(model, data, variants, token, signal, addMs)).map((r) => ({
+        value: r.logprob,
+        logprob_after: r.logprob,
+        rank_after: r.rank,
+        top1_after: { id: r.firstId, token: `#${r.firstId}` },
+      })),
   };
   return { follow, followed: { id: token, token: `#${token}`, which, before } };
 }
