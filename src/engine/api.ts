@@ -402,6 +402,10 @@ export interface OccludeInput {
   target?: SweepTarget;
   /** Default both (only 'remove' when the mask token is unknown: ids without a tokenizer). */
   methods?: OcclusionMethod[];
+  /** Token positions taken out together, a group per variant (a word's pieces); default every token alone. A group
+   *  holding a special token (or the followed masked-LM position) is left out, as such tokens are. A function is
+   *  given the input's tokens once they are known (the command line groups them into words). */
+  groups?: number[][] | ((tokens: readonly Token[]) => number[][]);
   /** false: one forward pass per variant instead of batched runs (the same numbers; for tests and benchmarks). */
   batch?: boolean;
   /** Called after every batch (and once at the start). */
@@ -437,6 +441,9 @@ export interface OcclusionResult {
   /** The followed value of the input as given (after masking the followed masked-LM position). */
   before: number;
   methods: Partial<Record<OcclusionMethod, OcclusionScores>>;
+  /** The groups taken out together when some were given (sorted positions); each position of a group holds the
+   *  group's score. */
+  groups?: number[][];
   /** Why a method was left out of the default ones. */
   notes?: string[];
   timings: {

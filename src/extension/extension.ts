@@ -52,13 +52,13 @@ export function activate(context: vscode.ExtensionContext): void {
           ...(attribution?.state === 'ready' ? { occlusion: attribution } : {}),
         };
       },
-      onOcclude: (id, target) => {
+      onOcclude: (id, target, merge) => {
         const model = panel.model;
         const result = panel.result;
         if (target === null) {
           occlusion.cancel();
           lens.showAttribution(id, undefined);
-        } else if (model && result) void occlusion.start(model, result, id, target);
+        } else if (model && result) void occlusion.start(model, result, id, target, merge);
       },
       onPredictToken: (id, i) => void predictions.predictToken(id, i),
       onRun: (result, id) => {
@@ -84,7 +84,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const occlusion = new PanelOcclusion({
     post: (m) => panel.send(m),
     log,
-    shown: (id, scores) => lens.showAttribution(id, scores),
+    shown: (id, scores, words) => lens.showAttribution(id, scores, words),
   });
   const explain = new ExplainCommand({ settings, models, status, panel, lens, predictions, log, showError });
   // Compare with Another Model: its own panel and its own second model (freed with the window).

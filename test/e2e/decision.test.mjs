@@ -138,6 +138,27 @@ for (const theme of (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolea
       await screenshot(page, `decision-${theme}-words`);
       await frame.locator('#attribution button', { hasText: 'Clear' }).click();
       assert.equal(await frame.locator('#tokens .tok[data-attr]').count(), 0, 'Clear takes the shade away');
+      // With the strip merged into words, each word is taken out whole: as `attribute --words` prints it.
+      await frame.locator('#merge-words').check();
+      await frame.locator('#decision .decision-row.predicted button', { hasText: 'Words' }).click();
+      await frame.locator('#attribution[data-state="ready"]').waitFor({ timeout: 120_000 });
+      assert.match(await frame.locator('#attribution .attribution-title').innerText(), /each word/);
+      const byWord = cliPredict('default-pairs', A, B, 'attribute', ['--target', `label:${label.id}`, '--method', 'mask', '--words']);
+      const wordScore = new Map(byWord.groups.map((g) => [g[0], byWord.methods.mask.scores[g[0]]]));
+      const chips = await frame
+        .locator('#tokens .tok[data-attr]')
+        .evaluateAll((cs) => cs.map((c) => [c.textContent, Number(c.dataset.attr)]));
+      assert.ok(chips.length > 0, 'words are shaded');
+      const scoresShown = chips.map(([, x]) => x).sort((a, b) => a - b);
+      const scoresWanted = [...wordScore.values()].filter((x) => x !== null).sort((a, b) => a - b);
+      for (const x of scoresShown)
+        assert.ok(
+          scoresWanted.some((w) => Math.abs(w - x) < 1e-3),
+          `a shaded word's score ${x} is one of the CLI's word scores`,
+        );
+      await screenshot(page, `decision-${theme}-words-merged`);
+      await frame.locator('#attribution button', { hasText: 'Clear' }).click();
+      await frame.locator('#merge-words').uncheck();
       // Why? opens the Head ranking aimed at that label.
       await frame.locator('#decision .decision-row.predicted button', { hasText: 'Why?' }).click();
       await frame.locator('#app[data-view="ranking"]').waitFor({ timeout: 30_000 });

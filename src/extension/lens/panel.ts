@@ -1,6 +1,7 @@
 // The one DeBERTa Lens webview panel: created on the first Explain, reused by the next ones, restored after
 // a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
 import type { DecisionTarget } from '../../shared/decision';
+import type { OcclusionMerge } from '../../shared/occlusion';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { type ExplainResult, isLensError, LensError, type LensModel, type ModelInfo } from '../../engine';
@@ -51,7 +52,7 @@ export interface PanelEvents {
   /** The view asked what the model would put at token `i`. */
   onPredictToken?(resultId: number, i: number): void;
   /** The view asked which tokens made the decision (`target`), or to stop asking. */
-  onOcclude?(resultId: number, target: DecisionTarget | null): void;
+  onOcclude?(resultId: number, target: DecisionTarget | null, merge?: OcclusionMerge): void;
   /** What the JSON export adds for result `resultId`: the decision and the occlusion scores the panel shows. */
   exportExtras?(resultId: number): Record<string, unknown>;
   onDispose(): void;
@@ -312,7 +313,8 @@ export class LensPanel {
         return;
       case 'occlude':
       case 'cancelOcclusion':
-        if (this.current && m.resultId === this.current.id) this.events.onOcclude?.(m.resultId, m.type === 'occlude' ? m.target : null);
+        if (this.current && m.resultId === this.current.id)
+          this.events.onOcclude?.(m.resultId, m.type === 'occlude' ? m.target : null, m.type === 'occlude' ? m.merge : undefined);
         return;
       case 'compareModels':
         void vscode.commands.executeCommand('debertaLens.compareModels');
