@@ -35,7 +35,7 @@ function unitsOf(prepared: Prepared, groups: readonly (readonly number[])[] | un
   if (groups === undefined) return prepared.tokens.map((_, i) => [i]);
   const seen = new Set<number>();
   return groups.map((g, k) => {
-    if (!Array.isArray(g) || g.length === 0) throw new LensError(`occlusion group ${k} is empty: give each group's token positions`);
+    if (g.length === 0) throw new LensError(`occlusion group ${k} is empty: give each group's token positions`);
     for (const p of g) {
       if (!(Number.isInteger(p) && p >= 0 && p < n))
         throw new LensError(`occlusion group ${k} names position ${String(p)}, which does not exist: the input has tokens 0…${n - 1}`);
