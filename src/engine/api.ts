@@ -64,6 +64,8 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
   bundled: string | null;
   /** The prediction heads stored with the encoder, by key prefix (cls.predictions, lm_predictions.lm_head, mask_predictions). */
   prediction_heads: string[];
+  /** The fine-tuned task head that runs (sequence-classification, …, multiple-choice), or null. */
+  task_head: TaskName | null;
 }
 
 export interface LensModel {

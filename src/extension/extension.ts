@@ -61,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): void {
         } else if (model && result) void occlusion.start(model, result, id, target, merge);
       },
       onPredictToken: (id, i) => void predictions.predictToken(id, i),
+      onShowChoice: (_id, index) => void explain.showChoice(index),
       onRun: (result, id) => {
         lens.retarget(result, id);
         void predictions.follow(result, id);

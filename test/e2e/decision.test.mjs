@@ -259,3 +259,43 @@ onFixture('v3_qa', `${Q} [SEP] ${CONTEXT}`, async (frame) => {
   );
   assert.ok((await frame.locator('#decision-answer').innerText()).includes(`“${a.text.trim()}”`), 'the card quotes the answer');
 });
+
+const PROMPT = 'the cat sat on the';
+const CHOICES = ['mat.', 'dog in the park.', 'tree.'];
+onFixture('v3_mc', `${PROMPT} [SEP] ${CHOICES.join(' [SEP] ')}`, async (frame) => {
+  await frame.locator('#decision[data-task="multiple-choice"]').waitFor({ timeout: 60_000 });
+  const want = cliPredict(path.join(FIXTURES, 'task-heads', 'v3_mc'), PROMPT, undefined, 'predict', ['--choices', CHOICES.join('|')]);
+  const mc = want.multiple_choice;
+  const rows = await labelRows(frame);
+  assert.deepEqual(
+    rows.map((r) => r.score),
+    mc.choices.map((c) => `${(c.score * 100).toFixed(1)}%`),
+    'every choice scored as `predict --choices` scores it',
+  );
+  assert.deepEqual(
+    rows.filter((r) => r.predicted).map((r) => r.label),
+    [`${mc.predicted + 1}. ${CHOICES[mc.predicted]}`],
+  );
+  const shownTokens = async () => frame.locator('#tokens .tok').count();
+  assert.equal(
+    await frame.locator('#decision .decision-row.shown').getAttribute('data-id'),
+    String(mc.predicted),
+    'the predicted choice is on screen',
+  );
+  assert.equal(await shownTokens(), mc.choices[mc.predicted].input_ids.length, '[CLS] prompt [SEP] choice [SEP]');
+  // Show another choice: the panel explains the prompt with it.
+  const other = (mc.predicted + 1) % CHOICES.length;
+  await frame.locator(`#decision .decision-row[data-id="${other}"] button`, { hasText: 'Show' }).click();
+  await waitUntil(
+    async () =>
+      (await frame
+        .locator('#decision .decision-row.shown')
+        .getAttribute('data-id')
+        .catch(() => null)) === String(other),
+    {
+      timeout: 60_000,
+      message: `choice ${other + 1} on screen`,
+    },
+  );
+  assert.equal(await shownTokens(), mc.choices[other].input_ids.length, 'the strip holds the other choice');
+});

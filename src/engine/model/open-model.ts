@@ -61,6 +61,7 @@ function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | un
   const s = ck.spec;
   // One walk up the folders for both fields (each bundled model is looked for beside the bundle or the sources).
   const bundled = bundledName(ck.dir);
+  const heads = findHeads(ck);
   return {
     path: ck.dir,
     name: ck.name,
@@ -81,7 +82,8 @@ function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | un
     weights: ck.weightFiles.map((f) => path.basename(f)),
     is_default: bundled === DEFAULT_MODEL,
     bundled,
-    prediction_heads: headNames(findHeads(ck)),
+    prediction_heads: headNames(heads),
+    task_head: heads.task?.kind ?? null,
   };
 }
 

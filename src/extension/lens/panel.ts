@@ -53,6 +53,8 @@ export interface PanelEvents {
   onPredictToken?(resultId: number, i: number): void;
   /** The view asked which tokens made the decision (`target`), or to stop asking. */
   onOcclude?(resultId: number, target: DecisionTarget | null, merge?: OcclusionMerge): void;
+  /** A multiple-choice card's Show: explain the prompt with choice `index`. */
+  onShowChoice?(resultId: number, index: number): void;
   /** What the JSON export adds for result `resultId`: the decision and the occlusion scores the panel shows. */
   exportExtras?(resultId: number): Record<string, unknown>;
   onDispose(): void;
@@ -315,6 +317,9 @@ export class LensPanel {
       case 'cancelOcclusion':
         if (this.current && m.resultId === this.current.id)
           this.events.onOcclude?.(m.resultId, m.type === 'occlude' ? m.target : null, m.type === 'occlude' ? m.merge : undefined);
+        return;
+      case 'showChoice':
+        if (this.current && m.resultId === this.current.id) this.events.onShowChoice?.(m.resultId, m.index);
         return;
       case 'compareModels':
         void vscode.commands.executeCommand('debertaLens.compareModels');
