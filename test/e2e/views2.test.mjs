@@ -41,7 +41,7 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     assert.equal(await frame.locator('canvas#diff-matrix').count(), 0);
   });
 
-  test('explain, edit, explain again: Diff draws current − previous over matched tokens', async () => {
+  test('explain, edit, explain again: Diff draws current − previous, the edited tokens kept in grey', async () => {
     await frame.locator('#view-heatmap').click();
     const before = await tokenCount(frame);
     // Type a word into the line (after "The "), then explain the edited line. The panel has focus: go back
@@ -64,14 +64,21 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     const [matched, current, previous] = m.slice(1).map(Number);
     assert.ok(current > previous, `the edit added tokens (${previous} → ${current})`);
     assert.ok(matched >= previous - 1 && matched < current, `${matched} matched`);
-    assert.equal(stats.width, matched, 'one backing pixel per matched token');
-    assert.equal(await frame.locator('#diff-labels li').count(), matched);
+    // The edited tokens keep their rows and columns (grey: nothing to subtract), and the caption names them.
+    assert.equal(stats.width, current, 'one backing pixel per current token, the edited ones included');
+    assert.equal(await frame.locator('#diff-labels li').count(), current);
+    assert.equal(await frame.locator('#diff-labels li.diff-new').count(), current - matched);
+    assert.match((await frame.locator('#diff-labels li.diff-new').first().textContent()) ?? '', /very/);
+    assert.match((await frame.locator('#diff-edited').textContent()) ?? '', /new in this text \(“very”/);
     assert.ok((await frame.locator('#analysis-caption').textContent()).length > 40);
     const box = await canvas.boundingBox();
     await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.6);
-    await waitUntil(async () => /current − previous \w+ = -?[\d.]/.test((await frame.locator('#analysis-readout').textContent()) ?? ''), {
-      message: 'diff hover readout',
-    });
+    await waitUntil(
+      async () => /current − previous \w+ = -?[\d.]|no previous value/.test((await frame.locator('#analysis-readout').textContent()) ?? ''),
+      {
+        message: 'diff hover readout',
+      },
+    );
     await screenshot(page, 'views2-diff');
   });
 

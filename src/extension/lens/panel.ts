@@ -29,6 +29,7 @@ import { firstSlice, firstViewAt, loadFirstLayer, type ViewAt } from './first-sl
 import { parseRunMessage, type RunLabel } from '../../shared/interventions';
 import { RunHost } from './interventions';
 import { renderWebviewHtml } from '../common/webview-html';
+import { trackInNotification } from '../common/work-notification';
 
 export const VIEW_TYPE = 'debertaLens.view';
 
@@ -72,6 +73,8 @@ export class LensPanel {
   private readonly images = new MessageHandler({ post: (m: HostToWebview) => this.post(m), asks: imageAsking });
   /** The layer, head and term the view showed last (from its hover messages): the next init's first matrix. */
   private viewAt: ViewAt | undefined;
+  /** Why the last explain failed, while the panel still shows the result before it (sent again after a reload). */
+  private failed: string | undefined;
   /** The plain explain behind an intervened run on screen (the Diff compares with it; "back" shows it). */
   private plain: PanelResult | undefined;
   /** The line to the view: its matrix requests are answered here, the rest of what it sends goes to `receive`. */
@@ -94,6 +97,7 @@ export class LensPanel {
       return file;
     },
     log: (line) => this.events.log(line),
+    track: trackInNotification,
   });
 
   constructor(
@@ -147,6 +151,7 @@ export class LensPanel {
       if (dropped && dropped !== this.previous && dropped !== r.result) dropped.release();
     }
     this.current = { ...r, id };
+    this.failed = undefined;
     this.pendingView = view;
     loadFirstLayer(r.result, this.ready);
     if (!this.panel) this.attach(this.create());
@@ -186,6 +191,13 @@ export class LensPanel {
   /** A message for the view that is loaded now (dropped otherwise: `onInit` follows the next load). */
   send(m: HostToWebview): void {
     if (this.ready) this.post(m);
+  }
+
+  /** An explain failed or was refused: the open panel marks what it shows as the previous result. */
+  markFailed(message: string): void {
+    if (!this.panel) return;
+    this.failed = message;
+    if (this.ready) this.post({ type: 'stale', message });
   }
 
   /** Brings the panel to the front without taking the focus. */
@@ -277,6 +289,7 @@ export class LensPanel {
       this.current = undefined;
       this.previous = undefined;
       this.plain = undefined;
+      this.failed = undefined;
       this.runs.cancelAll();
       this.ready = false;
       this.events.onDispose();
@@ -296,6 +309,7 @@ export class LensPanel {
         this.ready = true;
         if (this.current) this.sendInit();
         else this.post({ type: 'empty', message: 'Select text in an editor and run “DeBERTa Lens: Explain Attention” (Ctrl+Alt+E).' });
+        if (!this.current && this.failed) this.post({ type: 'stale', message: this.failed });
         return;
       case 'request':
         this.messages.receive(m);
@@ -368,6 +382,7 @@ export class LensPanel {
       if (this.current !== cur || this.panel !== ready || !this.ready) return;
       this.post({ type: 'init', init: first ? { ...init, first } : init });
       if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+      if (this.failed) this.post({ type: 'stale', message: this.failed });
       // After the init: what the view gets for this result besides it (predictions) must find it in place.
       this.events.onInit?.(cur.id);
     });
