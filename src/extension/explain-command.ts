@@ -187,7 +187,7 @@ export class ExplainCommand {
           throw explainError(e, s.maxTokens);
         });
         const rateKey = `${model.info.path}|${model.info.execution_provider}`;
-        const rate = this.d.rates.rate(rateKey);
+        const rate = this.d.rates.rate(rateKey, work.flops);
         const stage = { tokens: work.tokens, layers: work.layers, etaMs: work.flops / rate.flopsPerMs };
         progress.report({ message: explainStartText({ ...stage, measured: rate.measured, pair: sel.input.pair !== undefined }) });
         if (stage.etaMs >= LONG_WAIT_MS) this.d.log(`explain: ${work.tokens} tokens, estimated ${Math.round(stage.etaMs)} ms`);
@@ -204,7 +204,8 @@ export class ExplainCommand {
             throw explainError(e, s.maxTokens);
           })
           .finally(() => clearInterval(ticker));
-        this.d.rates.record(rateKey, work.flops, performance.now() - t0);
+        // The pass itself, timed in the runtime: not the wait behind a layer still computing for the last result.
+        this.d.rates.record(rateKey, work.flops, result.timings?.run_ms ?? performance.now() - t0);
         // The engine may finish just as the user cancels: a cancelled run shows nothing.
         if (controller.signal.aborted) throw cancelled();
         return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0 };

@@ -99,16 +99,19 @@ describe('refusals for length, on the real engine', () => {
 });
 
 describe('progress lines', () => {
-  it('a rate is measured per model; tiny runs do not count', () => {
+  it('a rate is measured per model, from the timed run closest in size; tiny runs do not count', () => {
     const book = new RateBook();
     assert.deepEqual(book.rate('m'), { flopsPerMs: DEFAULT_FLOPS_PER_MS, measured: false });
     book.record('m', 1e9, 10); // 10 ms: fixed costs, not a rate
     assert.equal(book.rate('m').measured, false);
     book.record('m', 1e10, 1000);
-    assert.deepEqual(book.rate('m'), { flopsPerMs: 1e7, measured: true });
-    book.record('m', 3e10, 1000);
-    assert.equal(book.rate('m').flopsPerMs, 2e7, 'smoothed');
-    assert.equal(book.etaMs('m', 2e11), 10_000);
+    assert.deepEqual(book.rate('m', 1e12), { flopsPerMs: 1e7, measured: true });
+    book.record('m', 1e12, 200_000); // long runs are slower per FLOP
+    assert.equal(book.rate('m', 2e10).flopsPerMs, 1e7, 'a short text: the short run');
+    assert.equal(book.rate('m', 5e11).flopsPerMs, 5e6, 'a long text: the long run');
+    assert.equal(book.etaMs('m', 2e12), 400_000);
+    book.record('m', 1.1e10, 500); // about the same size: replaces the older timing
+    assert.equal(book.rate('m', 1e10).flopsPerMs, 2.2e7);
     assert.equal(book.rate('other').measured, false);
   });
 

@@ -3,31 +3,39 @@
 // FLOPs count scaled by the rate this machine showed on earlier explains of the same model (vscode-free).
 
 /** FLOPs per millisecond assumed before any explain of a model was timed: a 2-core CPU's order of magnitude. */
-export const DEFAULT_FLOPS_PER_MS = 2e7;
+export const DEFAULT_FLOPS_PER_MS = 1e7;
 /** An explain expected to take longer than this says so before it starts. */
 export const LONG_WAIT_MS = 5000;
+/** Timed runs kept per model. */
+const KEPT = 8;
 
-/** The measured forward-pass rate per model (and execution provider), smoothed over the explains seen. */
+/**
+ * The forward-pass rates measured per model (and execution provider). The rate falls with length (attention's n²
+ * arrays leave the caches), so an estimate uses the timed run closest in size (FLOPs, on a log scale).
+ */
 export class RateBook {
-  private readonly rates = new Map<string, number>();
+  private readonly runs = new Map<string, { flops: number; perMs: number }[]>();
 
-  /** FLOPs per ms for `key`, or the default when nothing was measured yet. */
-  rate(key: string): { flopsPerMs: number; measured: boolean } {
-    const r = this.rates.get(key);
-    return r === undefined ? { flopsPerMs: DEFAULT_FLOPS_PER_MS, measured: false } : { flopsPerMs: r, measured: true };
+  /** FLOPs per ms for a run of `flops` on `key`, or the default when nothing was timed yet. */
+  rate(key: string, flops = 0): { flopsPerMs: number; measured: boolean } {
+    const runs = this.runs.get(key);
+    if (!runs?.length) return { flopsPerMs: DEFAULT_FLOPS_PER_MS, measured: false };
+    const far = (r: { flops: number }) => Math.abs(Math.log(r.flops) - Math.log(Math.max(flops, 1)));
+    const nearest = runs.reduce((a, b) => (far(b) < far(a) ? b : a));
+    return { flopsPerMs: nearest.perMs, measured: true };
   }
 
   /** One timed forward pass. Tiny inputs are dominated by fixed costs and would make long ones look fast: skipped. */
   record(key: string, flops: number, ms: number): void {
     if (!(flops > 0) || !(ms >= 50)) return;
-    const r = flops / ms;
-    const old = this.rates.get(key);
-    this.rates.set(key, old === undefined ? r : 0.5 * old + 0.5 * r);
+    // A run of about the same size replaces the one before (the newest timing wins).
+    const runs = (this.runs.get(key) ?? []).filter((r) => Math.abs(Math.log(r.flops / flops)) > Math.log(1.25));
+    this.runs.set(key, [...runs, { flops, perMs: flops / ms }].slice(-KEPT));
   }
 
   /** Expected milliseconds of `flops` on `key`. */
   etaMs(key: string, flops: number): number {
-    return flops / this.rate(key).flopsPerMs;
+    return flops / this.rate(key, flops).flopsPerMs;
   }
 }
 

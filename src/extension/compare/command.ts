@@ -95,12 +95,12 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
       // Tokens and the wait first: a refusal comes before any run, and a long one says how long.
       const work = await model.estimate(input, controller.signal);
       const key = `${model.info.path}|${model.info.execution_provider}`;
-      const rate = d.rates.rate(key);
+      const rate = d.rates.rate(key, work.flops);
       const etaMs = work.flops / rate.flopsPerMs;
       progress.report({ message: `${model.info.name} (${k} of 2): ${explainStartText({ ...work, etaMs, measured: rate.measured })}` });
       const t0 = performance.now();
       result = await model.explain(input, controller.signal);
-      d.rates.record(key, work.flops, performance.now() - t0);
+      d.rates.record(key, work.flops, result.timings?.run_ms ?? performance.now() - t0);
     } catch (e) {
       if (!isLensError(e) || e.code === 'cancelled') throw e;
       const message = `${model.info.name}: ${e.message}`;
