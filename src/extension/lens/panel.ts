@@ -25,7 +25,7 @@ import { protocolTokens } from '../common/result-shape';
 import { writeExport } from './export-files';
 import { askExportPath, askRankingPath, askViewImage } from './save-dialogs';
 import { reportPlan } from '../../analysis/export/html-report';
-import { firstSlice, firstViewAt, loadFirstLayer, type ViewAt } from './first-slice';
+import { firstSlice, loadFirstLayer, previewAsk, type LayerPreviewAsk, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../../shared/interventions';
 import { RunHost } from './interventions';
 import { renderWebviewHtml } from '../common/webview-html';
@@ -167,17 +167,8 @@ export class LensPanel {
    * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
    * which starts with the view's later requests instead of taking the cores while the page paints.
    */
-  previewFor(
-    info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>,
-    view?: ViewName,
-  ): { layer: number; head: number; heads: number } | undefined {
-    const defaults = { ...this.defaults(), ...(view ? { view } : {}) };
-    const at = firstViewAt(
-      { type: info.type, layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms },
-      this.viewAt,
-      defaults,
-    );
-    return at && { layer: at.layer, head: at.head, heads: 2 };
+  previewFor(info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>, view?: ViewName): LayerPreviewAsk | undefined {
+    return previewAsk(info, this.viewAt, { ...this.defaults(), ...(view ? { view } : {}) });
   }
 
   /** Opens a view (heatmap or heads) in the panel that shows the current result. */
