@@ -89,7 +89,10 @@ export function activate(context: vscode.ExtensionContext): void {
     shown: (id, scores) => lens.showAttribution(id, scores),
     track: trackInNotification,
   });
-  const rates = new RateBook();
+  // Rates timed in earlier sessions: the first long explain of a session is told its wait too.
+  const rates = new RateBook(context.globalState.get('debertaLens.explainRates'), (snapshot) => {
+    void context.globalState.update('debertaLens.explainRates', snapshot);
+  });
   const explain = new ExplainCommand({ settings, models, status, panel, lens, predictions, log, showError, rates });
   explain.noteEditor(vscode.window.activeTextEditor);
   // Compare with Another Model: its own panel and its own second model (freed with the window).

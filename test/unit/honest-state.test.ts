@@ -115,6 +115,18 @@ describe('progress lines', () => {
     assert.equal(book.rate('other').measured, false);
   });
 
+  it('rates are kept for the next session; a malformed snapshot is dropped', () => {
+    const saved: unknown[] = [];
+    const book = new RateBook(undefined, (s) => saved.push(s));
+    book.record('m', 1e10, 1000);
+    assert.deepEqual(saved, [{ m: [{ flops: 1e10, perMs: 1e7 }] }]);
+    const next = new RateBook(saved[0]);
+    assert.deepEqual(next.rate('m', 1e10), { flopsPerMs: 1e7, measured: true });
+    const bad = new RateBook({ m: [{ flops: -1, perMs: 3 }, 'x', null], n: 'nope', o: [{ flops: 5, perMs: 2 }] });
+    assert.deepEqual(bad.snapshot(), { o: [{ flops: 5, perMs: 2 }] });
+    assert.deepEqual(new RateBook('junk').snapshot(), {});
+  });
+
   it('a long explain says how long before it starts; a short one does not', () => {
     const long = explainStartText({ tokens: 1952, layers: 12, etaMs: 31_000, measured: true });
     assert.equal(long, 'forward pass, 12 layers, 1,952 tokens — this will take about 31 s…');

@@ -6,6 +6,8 @@
 export const DEFAULT_FLOPS_PER_MS = 1e7;
 /** An explain expected to take longer than this says so before it starts. */
 export const LONG_WAIT_MS = 5000;
+/** The timed runs kept, per model key. */
+export type RateSnapshot = Record<string, { flops: number; perMs: number }[]>;
 /** Timed runs kept per model. */
 const KEPT = 8;
 
@@ -15,6 +17,33 @@ const KEPT = 8;
  */
 export class RateBook {
   private readonly runs = new Map<string, { flops: number; perMs: number }[]>();
+
+  /** `saved`: a snapshot from an earlier session (anything malformed in it is dropped); `changed`: called after each
+   *  timed run with the new snapshot, to keep it for the next session. */
+  constructor(
+    saved?: unknown,
+    private readonly changed?: (snapshot: RateSnapshot) => void,
+  ) {
+    if (!saved || typeof saved !== 'object') return;
+    for (const [key, list] of Object.entries(saved as Record<string, unknown>)) {
+      if (!Array.isArray(list)) continue;
+      const positive = (x: unknown): x is number => typeof x === 'number' && x > 0 && Number.isFinite(x);
+      const ok = list.filter((r): r is { flops: number; perMs: number } => {
+        const o = (r ?? {}) as { flops?: unknown; perMs?: unknown };
+        return typeof r === 'object' && positive(o.flops) && positive(o.perMs);
+      });
+      if (ok.length)
+        this.runs.set(
+          key,
+          ok.slice(-KEPT).map((r) => ({ flops: Number(r.flops), perMs: Number(r.perMs) })),
+        );
+    }
+  }
+
+  /** What the constructor reads back. */
+  snapshot(): RateSnapshot {
+    return Object.fromEntries([...this.runs].map(([k, v]) => [k, v.map((r) => ({ ...r }))]));
+  }
 
   /** FLOPs per ms for a run of `flops` on `key`, or the default when nothing was timed yet. */
   rate(key: string, flops = 0): { flopsPerMs: number; measured: boolean } {
@@ -31,6 +60,7 @@ export class RateBook {
     // A run of about the same size replaces the one before (the newest timing wins).
     const runs = (this.runs.get(key) ?? []).filter((r) => Math.abs(Math.log(r.flops / flops)) > Math.log(1.25));
     this.runs.set(key, [...runs, { flops, perMs: flops / ms }].slice(-KEPT));
+    this.changed?.(this.snapshot());
   }
 
   /** Expected milliseconds of `flops` on `key`. */
