@@ -96,7 +96,19 @@ export interface LensModel {
   /** Token attribution by occlusion: each non-special token masked, or removed, alone; scored by the drop in the
    *  followed value (a label's logit, a QA span, a masked token's log-probability). Variants run as batches. */
   occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult>;
+  /** What explaining `input` costs, before it runs: tokens (the length limits checked), forward FLOPs, memory. */
+  estimate(input: ExplainInput, signal?: AbortSignal): Promise<WorkEstimate>;
   dispose(): Promise<void>;
+}
+
+/** An explain's size before it runs (LensModel.estimate). */
+export interface WorkEstimate {
+  tokens: number;
+  layers: number;
+  /** Multiply-add FLOPs of the forward pass (graph/flops.ts). */
+  flops: number;
+  /** Bytes it needs at its peak (memory/estimate.ts). */
+  bytes: number;
 }
 
 /** zero: a removed term is set to 0 before the softmax; mean: replaced by its mean over key positions (per query). */

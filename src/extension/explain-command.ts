@@ -3,9 +3,11 @@
 // fill-mask predictions. One explain at a time per window.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isLensError, type LensModel, LensError } from '../engine';
+import { InputTooLongError, isLensError, type LensModel, LensError } from '../engine';
 import type { ViewName } from '../shared/protocol/lens';
+import type { ErrorFixers } from './common/error-report';
 import { explainError, modelOpenError } from './common/messages';
+import { explainRunningText, explainStartText, LONG_WAIT_MS, type RateBook } from './common/work-progress';
 import { positionSpecOf } from './common/result-shape';
 import type { LensSettings } from './common/settings';
 import type { EditorLens } from './lens/editor-lens';
@@ -45,7 +47,9 @@ export interface ExplainDeps {
   lens: EditorLens;
   predictions: PanelPredictions;
   log(line: string): void;
-  showError(e: unknown): void;
+  showError(e: unknown, fixers?: ErrorFixers): void;
+  /** Forward-pass rates measured so far (the wait a long text is told about before it starts). */
+  rates: RateBook;
 }
 
 /** The text to explain and where it sits in its document (the editor lens maps tokens back through it). */
@@ -65,8 +69,9 @@ interface Selection {
  * selections (the earlier one is the first text) or as one with `[SEP]` typed between the texts; a multiple-choice
  * head's prompt and choices the same way, one selection or one [SEP] more per choice.
  */
-function selectionToExplain(): Selection {
-  const editor = vscode.window.activeTextEditor;
+function selectionToExplain(fallback: vscode.TextEditor | undefined): Selection {
+  // With the focus in the panel there is no active text editor: the one used last (still on screen) is meant.
+  const editor = vscode.window.activeTextEditor ?? (fallback && vscode.window.visibleTextEditors.includes(fallback) ? fallback : undefined);
   if (!editor) throw new LensError('Open a text editor and select the text to explain (DeBERTa Lens: Explain Attention).');
   const doc = editor.document;
   const chosen = [...editor.selections.filter((s) => !s.isEmpty)].sort((x, y) => x.start.compareTo(y.start));
@@ -101,14 +106,38 @@ function selectionToExplain(): Selection {
 
 const cancelled = () => new LensError('Explain was cancelled.', 'cancelled');
 
+/** A refusal of one text for its length: "Select Text That Fits" selects what the model reads of it. */
+function fitsFixer(e: unknown, sel: Selection | undefined): ErrorFixers {
+  if (!(e instanceof InputTooLongError) || !sel || sel.parts.length !== 1 || e.cut.part !== 'text') return {};
+  const { editor, base, version } = sel;
+  const at = e.cut.at_char;
+  return {
+    selectFits: () => {
+      const doc = editor.document;
+      if (doc.version !== version) return void vscode.window.showWarningMessage('DeBERTa Lens: the text changed since; explain it again.');
+      const range = new vscode.Range(doc.positionAt(base), doc.positionAt(base + at));
+      editor.selection = new vscode.Selection(range.start, range.end);
+      editor.revealRange(range);
+      void vscode.window.showTextDocument(doc, editor.viewColumn);
+    },
+  };
+}
+
 export class ExplainCommand {
   /** The explain in flight, if any. */
   private running: AbortController | undefined;
+  /** The text editor used last: Explain from the panel (where no text editor is active) reads its selection. */
+  private lastEditor: vscode.TextEditor | undefined;
 
   constructor(private readonly d: ExplainDeps) {}
 
   /** The selection of the last explain (a multiple-choice card's Show explains it again with another choice). */
   private last: { sel: Selection; choices?: ChoiceRuns; model: LensModel } | undefined;
+
+  /** The active text editor changed (undefined: the focus went to a panel, keep the one before). */
+  noteEditor(editor: vscode.TextEditor | undefined): void {
+    if (editor && editor.document.uri.scheme !== 'output') this.lastEditor = editor;
+  }
 
   /** `debertaLens.explain`: never rejects; a failure is shown and resolves to `{ ok: false }`. */
   explain(raw?: unknown): Promise<ExplainOutcome> {
@@ -121,15 +150,19 @@ export class ExplainCommand {
   }
 
   private async guarded(args: ExplainArgs, choice?: number): Promise<ExplainOutcome> {
+    let sel: Selection | undefined;
     try {
-      return await this.run(args, choice);
+      sel = choice === undefined ? selectionToExplain(this.lastEditor) : this.sameSelection();
+      return await this.run(args, sel, choice);
     } catch (e) {
       if (isLensError(e) && e.code === 'cancelled') {
         this.d.log('explain cancelled');
         this.d.status.idle('cancelled');
       } else {
-        this.d.showError(e);
+        this.d.showError(e, fitsFixer(e, sel));
         this.d.status.idle('last run failed');
+        // The panel keeps what it showed, marked as the result before this failure.
+        this.d.panel.markFailed(e instanceof Error ? e.message : String(e));
       }
       return { ok: false, error: e instanceof Error ? e.message : String(e), code: isLensError(e) ? e.code : 'runtime' };
     }
@@ -158,9 +191,9 @@ export class ExplainCommand {
     return sel;
   }
 
-  private async run(args: ExplainArgs, choice?: number): Promise<ExplainOutcome> {
+  private async run(args: ExplainArgs, sel: Selection, choice?: number): Promise<ExplainOutcome> {
     const { panel, status } = this.d;
-    const sel = choice === undefined ? selectionToExplain() : this.sameSelection();
+    this.lastEditor = sel.editor;
     const s = this.d.settings();
     const controller = new AbortController();
     this.running = controller;
@@ -198,17 +231,32 @@ export class ExplainCommand {
           choices = { predict, shown: asked.choices?.shown ?? shown };
         }
         const input = asked.input;
-        progress.report({
-          message: `explaining ${choices ? `choice ${choices.shown + 1} of ${asked.choices?.list.length}, ` : input.pair !== undefined ? 'a sentence pair, ' : ''}${sel.text.length} characters…`,
+        // Tokens first (a refusal comes now, not after a wait), then how long the forward pass will take here.
+        const work = await model.estimate(input, controller.signal).catch((e: unknown) => {
+          throw explainError(e, s.maxTokens);
         });
+        const rateKey = `${model.info.path}|${model.info.execution_provider}`;
+        const rate = this.d.rates.rate(rateKey, work.flops);
+        const stage = { tokens: work.tokens, layers: work.layers, etaMs: work.flops / rate.flopsPerMs };
+        progress.report({
+          message: `${choices ? `choice ${choices.shown + 1} of ${asked.choices?.list.length}: ` : ''}${explainStartText({ ...stage, measured: rate.measured, pair: input.pair !== undefined })}`,
+        });
+        if (stage.etaMs >= LONG_WAIT_MS) this.d.log(`explain: ${work.tokens} tokens, estimated ${Math.round(stage.etaMs)} ms`);
         status.busy('explaining');
         const t0 = performance.now();
+        // The runtime reports nothing until the pass ends: the line counts the time against the estimate.
+        const ticker = setInterval(() => {
+          progress.report({ message: explainRunningText({ ...stage, elapsedMs: performance.now() - t0 }) });
+        }, 1000);
         // The head the first heatmap shows comes with the forward pass: the panel opens without waiting for its layer.
         const result = await model
           .explain({ ...input, preview: panel.previewFor(model.info, args.view) }, controller.signal)
           .catch((e: unknown) => {
             throw explainError(e, s.maxTokens);
-          });
+          })
+          .finally(() => clearInterval(ticker));
+        // The pass itself, timed in the runtime: not the wait behind a layer still computing for the last result.
+        this.d.rates.record(rateKey, work.flops, result.timings?.run_ms ?? performance.now() - t0);
         // The engine may finish just as the user cancels: a cancelled run shows nothing.
         if (controller.signal.aborted) throw cancelled();
         return { model, result, ms: result.timings?.total_ms ?? performance.now() - t0, choices };

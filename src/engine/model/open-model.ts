@@ -15,6 +15,7 @@ import type {
   PredictResult,
   SweepInput,
   SweepResult,
+  WorkEstimate,
 } from '../api';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cache-layout';
 import { type Checkpoint, loadCheckpoint } from '../checkpoint';
@@ -30,6 +31,7 @@ import { occludeWith } from '../run/occlusion';
 import { OcclusionSessions } from '../run/occlusion-batch';
 import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';
+import { estimateWith } from '../run/estimate';
 import { sweepWith } from '../run/sweep';
 import { TailSessions } from '../run/tail-sessions';
 import { providerOrder } from '../runtime/execution-providers';
@@ -190,6 +192,10 @@ class OpenModel implements LensModel, RunContext {
 
   occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult> {
     return occludeWith(this, input, signal, (this.occlusionSessions ??= new OcclusionSessions(this)));
+  }
+
+  estimate(input: ExplainInput, signal?: AbortSignal): Promise<WorkEstimate> {
+    return estimateWith(this, input, signal);
   }
 
   async dispose(): Promise<void> {

@@ -7,12 +7,15 @@ import type { DecisionTarget } from '../../shared/decision';
 import type { Attribution, OcclusionMerge, OcclusionMessage } from '../../shared/occlusion';
 import { groupWords } from '../../analysis/words';
 import { offsetText } from '../common/result-shape';
+import type { TrackWork } from '../common/work-progress';
 
 export interface OcclusionHost {
   post(m: OcclusionMessage): void;
   log(line: string): void;
   /** The attribution of result `resultId` is known (scores by the mask method, else removal), or cleared. */
   shown?(resultId: number, scores: (number | null)[] | undefined, words?: boolean): void;
+  /** A progress notification (stage, count, time left; its Cancel stops the attribution). */
+  track?: TrackWork;
 }
 
 /** What a person reads as the followed value. */
@@ -57,6 +60,7 @@ export class PanelOcclusion {
     const sweepTarget: SweepTarget | undefined = 'label' in target ? { label: target.label } : undefined;
     const t0 = performance.now();
     let total = 0;
+    const tracker = this.host.track?.('DeBERTa Lens: which tokens made the decision', abort);
     try {
       if (result.text === undefined) throw new Error('this result was explained from ids: there is no text to take tokens out of');
       const groups = merge
@@ -74,6 +78,8 @@ export class PanelOcclusion {
           onProgress: (p) => {
             total = p.total;
             post({ state: 'running', done: p.done, total: p.total });
+            const how = p.method === 'mask' ? 'masking each token alone' : 'removing each token alone';
+            tracker?.report({ stage: how, unit: 'variants', done: p.done, total: p.total });
           },
         },
         abort.signal,
@@ -98,6 +104,7 @@ export class PanelOcclusion {
       this.host.log(`occlusion: ${message}${total ? ` (after ${total} variants planned)` : ''}`);
       return post({ state: 'error', message });
     } finally {
+      tracker?.done();
       if (this.running?.abort === abort) this.running = undefined;
     }
   }

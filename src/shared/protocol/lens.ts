@@ -130,6 +130,8 @@ export type WebviewToHost =
 export type HostToWebview =
   | { type: 'init'; init: ViewInit }
   | { type: 'empty'; message: string }
+  /** The last explain failed or was refused: the view marks what it shows as the previous result (null: clears). */
+  | { type: 'stale'; message: string | null }
   | LensResponseMessage
   | { type: 'focus'; resultId: number; i: number | null }
   | { type: 'show'; view: ViewName }
