@@ -57,7 +57,7 @@ export type {
 } from './api';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model/open-model';
 export type { OpenModel } from './model/open-model';
-export { checkAblation, checkSweep } from './model/checks';
+export { checkAblation, checkPatch, checkSweep } from './model/checks';
 export { BUNDLED_MODELS, bundledModel, type BundledModel } from './model/bundled-models';
 export { forwardOnly } from './run/input';
 export { InputTooLongError, type InputCut } from './run/input-cut';

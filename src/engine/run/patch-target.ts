@@ -7,6 +7,7 @@ import { findHeads } from '../checkpoint/heads';
 import { at } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
+import { patchGraphFits } from '../graph/patch-graph';
 import type { Prepared } from './input';
 import { planOcclusion, type OcclusionFollow } from './occlusion-target';
 import type { RunContext } from './run-context';
@@ -28,15 +29,18 @@ const rtdOnly = (ck: Checkpoint) => {
   return !heads.mlm && !heads.task && !heads.taskProblem && heads.rtd !== undefined;
 };
 
-/** The head and target checked against the checkpoint alone (before a model opens, or anything is tokenized). */
+/** The model, head and target checked against the checkpoint alone (before a model opens, or anything is tokenized). */
 export function checkPatchTarget(ck: Checkpoint, target: SweepTarget | undefined): void {
   if (findHeads(ck).task?.kind === 'multiple-choice')
     throw new LensError('patching a multiple-choice head is not supported yet (it would score every choice): use predict --choices');
   if (rtdOnly(ck)) {
     if (target) throw new LensError('this checkpoint has only a replaced-token-detection head: drop --target and name --position i');
-    return;
-  }
-  checkSweepTarget(ck, target);
+  } else checkSweepTarget(ck, target);
+  if (!patchGraphFits(ck, 0))
+    throw new LensError(
+      `${ck.name}: patching reruns DeBERTa v2/v3 relative attention (without a conv block); this checkpoint is ${ck.spec.architecture === 'bert' ? 'BERT' : ck.spec.modelType}`,
+      'unsupported',
+    );
 }
 
 export function planPatchTarget(

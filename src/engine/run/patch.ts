@@ -8,7 +8,6 @@ import { first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
-import { patchGraphFits } from '../graph/patch-graph';
 import type { TermName } from '../types';
 import { modelTerms } from './ablation-spec';
 import { checkLength, int64Feeds, type Prepared, prepareInput } from './input';
@@ -44,11 +43,6 @@ function pickRows(hidden: Float32Array, rows: number[], D: number): Float32Array
 /** Everything checked before anything runs: the model, the target, both texts' lengths and the spec. */
 async function prepare(model: RunContext, input: PatchInput, signal?: AbortSignal) {
   const ck = model.checkpoint;
-  if (!patchGraphFits(ck, 0))
-    throw new LensError(
-      `${ck.name}: patching reruns DeBERTa v2/v3 relative attention (without a conv block); this checkpoint is ${ck.spec.modelType}${ck.spec.architecture === 'bert' ? ' (BERT)' : ''}`,
-      'unsupported',
-    );
   if (input.patch === undefined && input.trace === undefined)
     throw new LensError('nothing to patch: give a patch spec (--patch) or a trace (--trace heads|resid)');
   if (input.patch !== undefined && input.trace !== undefined)
