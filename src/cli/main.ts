@@ -47,7 +47,7 @@ const COMMANDS = {
   },
   patch: {
     switches: ['verbose', 'no-batch'],
-    values: [...ENGINE_FLAGS, 'text', 'corrupt', 'pair', 'corrupt-pair', 'patch', 'trace', 'target', 'position'],
+    values: [...ENGINE_FLAGS, 'text', 'corrupt', 'pair', 'corrupt-pair', 'patch', 'trace', 'target', 'position', 'threshold'],
   },
 };
 
@@ -67,7 +67,7 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
   deberta-lens attribute --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--target label:NAME|label:ID|token:ID] [--position i] [--method mask|remove|both] [--no-batch]
   deberta-lens patch   --model DIR|default --text CLEAN --corrupt CORRUPT [--pair P --corrupt-pair P2]
-                       (--patch SPEC[,SPEC…] | --trace heads|resid) [--target label:NAME|label:ID|token:ID] [--position i]
+                       (--patch SPEC[,SPEC…] | --trace heads|resid|flow [--threshold T]) [--target …] [--position i]
   deberta-lens info    --model DIR|default|bert-twin [--json]
   deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -94,7 +94,9 @@ resid:L (the state entering layer L; L = layers: the final state), resid:L@i (po
 removed in every head). It prints clean, corrupt and patched (what predict prints) and restored = (patched −
 corrupt) / (clean − corrupt) of the target (as for --sweep; an RTD-only checkpoint: the RTD logit at --position).
 --trace heads patches every head's term alone (grid term × layer × head), --trace resid every state row (layer ×
-position); cells from one layer run as batches (--no-batch: one rerun each).
+position); cells from one layer run as batches (--no-batch: one rerun each). --trace flow knocks out attention edges
+of the clean run one at a time, walking back from the target's rows layer by layer, and keeps an edge (with the term
+that dominates its score) when the target moves by more than --threshold (default 0.1 × |clean − corrupt|).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
 types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
 score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits

@@ -28,22 +28,28 @@ export function patchJson(r: PatchResult): object {
 
 function traceFlag(text: string | undefined): PatchTrace | undefined {
   if (text === undefined) return undefined;
-  if (text === 'heads' || text === 'resid') return text;
-  if (text === 'flow')
-    throw new LensError('--trace flow (attention-edge knockout per edge) is not built yet: use knock:L:i->j parts in --patch');
-  throw new LensError(`--trace takes heads (layer × head per term) or resid (layer × position), got "${text}"`);
+  if (text === 'heads' || text === 'resid' || text === 'flow') return text;
+  throw new LensError(`--trace takes heads (layer × head per term), resid (layer × position) or flow (attention edges), got "${text}"`);
 }
 
 export async function patchCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
   const text = flags.get('text'),
     corrupt = flags.get('corrupt');
-  if (text === undefined || corrupt === undefined)
+  const trace = traceFlag(flags.get('trace'));
+  // The flow knocks edges out of the clean run: the corrupted text only sets the default threshold there.
+  if (text === undefined || (corrupt === undefined && trace !== 'flow'))
     throw new LensError('patch needs the clean text and a corrupted one of the same token length: --text CLEAN --corrupt CORRUPT');
   if (flags.has('corrupt-pair') && !flags.has('pair')) throw new LensError("--corrupt-pair goes with --pair (the clean text's pair)");
-  const trace = traceFlag(flags.get('trace'));
+  let threshold: number | undefined;
+  if (flags.has('threshold')) {
+    if (trace !== 'flow') throw new LensError('--threshold belongs to --trace flow');
+    threshold = Number(flags.get('threshold'));
+    if (!(Number.isFinite(threshold) && threshold >= 0))
+      throw new LensError(`--threshold takes a number ≥ 0, got "${flags.get('threshold')}"`);
+  }
   const patch = flags.get('patch');
   if (patch === undefined && trace === undefined)
-    throw new LensError('give --patch SPEC[,SPEC…] (e.g. 1.0:c2p, 3.*:all, resid:4@2) or --trace heads|resid');
+    throw new LensError('give --patch SPEC[,SPEC…] (e.g. 1.0:c2p, 3.*:all, resid:4@2) or --trace heads|resid|flow');
   if (patch !== undefined && trace !== undefined) throw new LensError('--patch and --trace are two different runs: give one of them');
   const target = flags.has('target') ? targetFlag(flags.get('target')!) : undefined;
   let position: number | undefined;
@@ -69,8 +75,9 @@ export async function patchCommand(flags: Map<string, string>, engine: EngineOpt
   try {
     const r = await model.patch({
       text,
-      corrupt,
-      ...(pair !== undefined ? { pair, corruptPair } : {}),
+      ...(corrupt !== undefined ? { corrupt } : {}),
+      ...(pair !== undefined ? { pair, ...(corrupt !== undefined ? { corruptPair } : {}) } : {}),
+      ...(threshold !== undefined ? { threshold } : {}),
       ...(patch !== undefined ? { patch } : {}),
       ...(trace ? { trace } : {}),
       target,

@@ -121,6 +121,24 @@ describe('patch traces', () => {
     const same = c.clean.input_ids.map((id, i) => id === c.corrupt.input_ids[i]);
     g.value[0]!.forEach((v, i) => same[i] && near(v, batched.corrupt_value, `unchanged position ${i}`));
   });
+  it("the flow: its last layer edges into [CLS] move the target as HF's knockouts do; no knockout changes nothing", async () => {
+    const r = await model.patch({ text: c.clean.text, trace: 'flow', threshold: 0 });
+    const g = r.grid!;
+    assert.ok(g.kind === 'flow');
+    assert.deepEqual(g.target_rows, [0]);
+    assert.equal(r.corrupt_value, r.clean_value, 'no corrupted text: the clean one');
+    const last = fx.num_hidden_layers - 1;
+    for (const k of c.knockouts) {
+      const m = /^knock:(\d+):0->(\d+)$/.exec(k.spec);
+      if (!m || Number(m[1]) !== last) continue;
+      const edge = g.edges.find((e) => e.layer === last && e.to === 0 && e.from === Number(m[2]));
+      assert.ok(edge, k.spec);
+      near(edge.change, k.on_clean.target_value - c.clean_value, k.spec);
+      assert.ok(['c2c', 'c2p', 'p2c'].includes(edge.term));
+    }
+    const none = await model.patch({ text: c.clean.text, corrupt: c.clean.text, patch: '' });
+    assert.equal(none.patch!.value, none.clean_value);
+  });
   it('the head grid matches single patches', async () => {
     const r = await model.patch({ text: c.clean.text, corrupt: c.corrupt.text, trace: 'heads' });
     const g = r.grid!;

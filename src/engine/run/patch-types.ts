@@ -1,10 +1,11 @@
 // Activation patching's public types (OpenModel.patch; exported by the engine's front door). Types only.
 import type { OcclusionTargetInfo, PredictResult, SweepTarget } from '../api';
 import type { ModelInfo, TermName, Token } from '../types';
+import type { FlowGrid } from './patch-flow';
 
-/** A grid instead of one patch: every head's term alone (layer × head per term), or every state row alone (layer ×
- *  position, the causal trace). */
-export type PatchTrace = 'heads' | 'resid';
+/** A grid instead of one patch: every head's term alone (layer × head per term), every state row alone (layer ×
+ *  position, the causal trace), or the attention edges that carry the target (./patch-flow.ts). */
+export type PatchTrace = 'heads' | 'resid' | 'flow';
 
 export interface PatchInput {
   /** The clean text (and its pair), or ids fed as given. */
@@ -18,6 +19,9 @@ export interface PatchInput {
   /** What is put in (./patch-spec.ts): "1.0:c2p,resid:3@5,…"; empty = nothing (the corrupted run). */
   patch?: string;
   trace?: PatchTrace;
+  /** The flow trace keeps an edge whose knockout moves the target by more than this; default 0.1 × |clean −
+   *  corrupt| (0.01 when they are equal; the flow needs no corrupted text). */
+  threshold?: number;
   /** What is measured, as for sweep and occlusion; default the clean run's own decision. */
   target?: SweepTarget;
   /** Masked-LM: the followed position (default the first [MASK]); token classification and RTD: the token. */
@@ -39,7 +43,8 @@ export type PatchGrid =
       restored: Partial<Record<TermName, (number | null)[][]>>;
       value: Partial<Record<TermName, number[][]>>;
     }
-  | { kind: 'resid'; axes: ['layer', 'position']; restored: (number | null)[][]; value: number[][] };
+  | { kind: 'resid'; axes: ['layer', 'position']; restored: (number | null)[][]; value: number[][] }
+  | FlowGrid;
 
 export interface PatchResult {
   model: ModelInfo;

@@ -15,7 +15,10 @@ import { batchSizes, variantsPerRun } from './occlusion-batch';
 import { graphOptions, type KeptRuns, PatchSessions, runPatches } from './patch-batch';
 import { cellPlan, type PatchPlan, parsePatch } from './patch-spec';
 import { checkPatchTarget, type PatchFollow, planPatchTarget } from './patch-target';
-import type { PatchGrid, PatchInput, PatchResult } from './patch-types';
+import type { PatchGrid, PatchInput, PatchResult, PatchTrace } from './patch-types';
+import { flowTrace } from './patch-flow';
+import { explainWith } from './explain';
+import type { ExplainResult } from '../result/explain-result';
 import { predictOnHidden } from './predict';
 import type { RunContext } from './run-context';
 
@@ -49,8 +52,12 @@ async function prepare(model: RunContext, input: PatchInput, signal?: AbortSigna
     throw new LensError('a patch spec and a trace are two different runs: give one of them');
   checkPatchTarget(ck, input.target);
   if (input.patch !== undefined) parsePatch(input.patch, ck.spec);
-  if (input.corrupt === undefined && input.corruptIds === undefined)
-    throw new LensError('patching needs a corrupted text (--corrupt TEXT)');
+  if (input.corrupt === undefined && input.corruptIds === undefined) {
+    if (input.trace !== 'flow') throw new LensError('patching needs a corrupted text (--corrupt TEXT)');
+    input = { ...input, corrupt: input.text, corruptPair: input.pair, corruptIds: input.ids };
+  }
+  if (input.threshold !== undefined && !(Number.isFinite(input.threshold) && input.threshold >= 0))
+    throw new LensError(`the flow threshold must be a number ≥ 0, got ${input.threshold}`);
   const clean = await prepareInput(model, { text: input.text, pair: input.pair, ids: input.ids }, signal);
   const corrupt = await prepareInput(model, { text: input.corrupt, pair: input.corruptPair, ids: input.corruptIds }, signal);
   const n = clean.ids.length;
@@ -62,7 +69,7 @@ async function prepare(model: RunContext, input: PatchInput, signal?: AbortSigna
     throw new LensError(`position ${input.position} does not exist: the texts have tokens 0…${n - 1} ([CLS] is 0)`);
   const plan = input.patch !== undefined ? parsePatch(input.patch, ck.spec, n) : undefined;
   checkLength(model, n);
-  return { clean, corrupt, n, plan };
+  return { clean, corrupt, n, plan, input };
 }
 
 /** The corrupted ids as they run: a position the clean run masks to follow it is masked in the corrupted run too. */
@@ -77,7 +84,8 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
     L = spec.numLayers,
     H = spec.numHeads,
     D = spec.hiddenSize;
-  const { clean, corrupt, n, plan } = await prepare(model, input, signal);
+  const { clean, corrupt, n, plan, input: asked } = await prepare(model, input, signal);
+  input = asked;
   let headMs = 0,
     rerunMs = 0,
     runs = 0,
@@ -102,7 +110,12 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
 
   const sessions = kept ?? new PatchSessions(model);
   /** Reruns `plans` (grouped by start layer, in batches that fit) → each one's rows at `positions`. */
-  const rerun = async (plans: PatchPlan[], positions: number[], onRun: (part: number[], data: Float32Array) => Promise<void>) => {
+  const rerun = async (
+    plans: PatchPlan[],
+    positions: number[],
+    onRun: (part: number[], data: Float32Array) => Promise<void>,
+    base = runsKept,
+  ) => {
     const byStart = new Map<number, number[]>();
     plans.forEach((p, k) => byStart.set(p.firstLayer, [...(byStart.get(p.firstLayer) ?? []), k]));
     for (const [start, idx] of [...byStart].sort(([a], [b]) => a - b)) {
@@ -153,7 +166,8 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
   }
   if (sessions !== kept) await sessions.dispose();
 
-  async function trace(kind: 'heads' | 'resid'): Promise<PatchGrid> {
+  async function trace(kind: PatchTrace): Promise<PatchGrid> {
+    if (kind === 'flow') return flow();
     const terms: TermName[] = modelTerms(spec);
     const cells =
       kind === 'heads'
@@ -183,6 +197,51 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
     ) as Record<TermName, number[][]>;
     const rest = Object.fromEntries(terms.map((t) => [t, value[t].map((row) => row.map(restored))]));
     return { kind, axes: ['term', 'layer', 'head'], terms, value, restored: rest };
+  }
+
+  /** Knockouts on the clean run (its states as the base), walking back from the target's rows (./patch-flow.ts). */
+  async function flow(): Promise<PatchGrid> {
+    const onClean: KeptRuns = { ...runsKept, corrupt: c.states };
+    const threshold = input.threshold ?? (cleanValue === corruptValue ? 0.01 : 0.1 * Math.abs(cleanValue - corruptValue));
+    let explained: ExplainResult | undefined;
+    try {
+      return await flowTrace(
+        spec,
+        n,
+        follow.rows,
+        cleanValue,
+        threshold,
+        async (plans) => {
+          const values = new Array<number>(plans.length).fill(NaN);
+          await rerun(
+            plans,
+            follow.rows,
+            async (part, data) => {
+              const after = await follow.rate(data, part.length);
+              part.forEach((k, j) => (values[k] = after[j]!));
+            },
+            onClean,
+          );
+          return values;
+        },
+        async (layer, edges) => {
+          explained ??= await explainWith(model, { ids: cleanRun }, signal);
+          await explained.load(layer, signal);
+          const r = explained;
+          return edges.map(([i, j]) =>
+            Object.fromEntries(
+              modelTerms(spec).map((t) => [
+                t,
+                Array.from({ length: H }, (_, h) => Math.abs(r.value(layer, h, t, i, j))).reduce((a, b) => a + b, 0),
+              ]),
+            ),
+          );
+        },
+        (done, total, layer) => input.onProgress?.({ done, total, layer }),
+      );
+    } finally {
+      explained?.release();
+    }
   }
 
   return {
