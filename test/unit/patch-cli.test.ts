@@ -119,10 +119,21 @@ describe('patch (CLI)', () => {
     assert.deepEqual(g.axes, ['term', 'layer', 'head']);
     assert.deepEqual([g.restored.c2p.length, g.restored.c2p[0].length], [2, 4]);
   });
+  it('--trace flow needs no corrupted text and prints the kept edges with their terms', () => {
+    const r = cli('--text', CLEAN, '--trace', 'flow', '--threshold', '0.05');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual([out.grid.kind, out.grid.threshold, out.values.clean], ['flow', 0.05, out.values.corrupt]);
+    assert.ok(out.grid.edges.every((e: { change: number; term: string }) => Math.abs(e.change) > 0.05 && /^c2[cp]|p2c$/.test(e.term)));
+  });
   it('refuses bad flags in one line', () => {
     assertOneLineError(cli('--text', CLEAN, '--patch', '0.0:c2c'), /--text CLEAN --corrupt CORRUPT/);
     assertOneLineError(cli('--text', CLEAN, '--corrupt', CORRUPT), /give --patch SPEC/);
     assertOneLineError(cli('--text', CLEAN, '--corrupt', CORRUPT, '--trace', 'paths'), /--trace takes heads/);
+    assertOneLineError(
+      cli('--text', CLEAN, '--corrupt', CORRUPT, '--patch', '0.0:c2c', '--threshold', '1'),
+      /--threshold belongs to --trace flow/,
+    );
     assertOneLineError(cli('--text', CLEAN, '--corrupt', CORRUPT, '--patch', '7.0:c2c'), /layer 7 does not exist/);
     assertOneLineError(cli('--text', CLEAN, '--corrupt', 'a dog', '--patch', '0.0:c2c'), /must tokenize to the same length/);
   });

@@ -122,11 +122,11 @@ describe('patch traces', () => {
     g.value[0]!.forEach((v, i) => same[i] && near(v, batched.corrupt_value, `unchanged position ${i}`));
   });
   it("the flow: its last layer edges into [CLS] move the target as HF's knockouts do; no knockout changes nothing", async () => {
-    const r = await model.patch({ text: c.clean.text, trace: 'flow', threshold: 0 });
+    const r = await model.patch({ text: c.clean.text, corrupt: c.corrupt.text, trace: 'flow', threshold: 0 });
     const g = r.grid!;
     assert.ok(g.kind === 'flow');
     assert.deepEqual(g.target_rows, [0]);
-    assert.equal(r.corrupt_value, r.clean_value, 'no corrupted text: the clean one');
+    assert.notEqual(r.corrupt_value, r.clean_value, 'the knockouts run on the clean text, not the corrupted one');
     const last = fx.num_hidden_layers - 1;
     for (const k of c.knockouts) {
       const m = /^knock:(\d+):0->(\d+)$/.exec(k.spec);

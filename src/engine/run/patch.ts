@@ -134,7 +134,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
           session,
           o,
           part.map((k) => plans[k]!),
-          runsKept,
+          base,
           positions,
           signal,
         );
