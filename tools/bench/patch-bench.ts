@@ -32,7 +32,10 @@ async function flowBench(cacheDir: string): Promise<object> {
     ids[Math.floor(flowLength / 2)] = tok.special.mask!;
     await model.patch({ ids: ids.slice(0, 8).concat([tok.special.mask, tok.special.sep]), trace: 'flow' });
     const t0 = performance.now();
-    const r = await model.patch({ ids, trace: 'flow' });
+    // A corrupted text (the token before the [MASK] swapped) sets the threshold: 0.1 × |clean − corrupt|.
+    const corruptIds = ids.slice();
+    corruptIds[Math.floor(flowLength / 2) - 1] = ids[Math.floor(flowLength / 2) - 2]!;
+    const r = await model.patch({ ids, corruptIds, trace: 'flow' });
     const g = r.grid!;
     return {
       model: 'default (bundled)',
