@@ -21,6 +21,7 @@ import {
 } from '../engine';
 import { ablateCommand, predictCommand } from './predict';
 import { attributeCommand } from './attribute';
+import { patchCommand } from './patch';
 import { jsonChunks } from '../analysis/export/json';
 import { writeNpzFile } from '../analysis/export/npz';
 import { writeChunks } from '../analysis/export/write-chunks';
@@ -44,6 +45,10 @@ const COMMANDS = {
     switches: ['verbose', 'no-batch', 'words', 'identifiers'],
     values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'target', 'position', 'method'],
   },
+  patch: {
+    switches: ['verbose', 'no-batch'],
+    values: [...ENGINE_FLAGS, 'text', 'corrupt', 'pair', 'corrupt-pair', 'patch', 'trace', 'target', 'position', 'threshold'],
+  },
 };
 
 /** Key prefixes of fine-tuned task heads, as ModelSummary.prediction_heads lists them. */
@@ -62,6 +67,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
   deberta-lens attribute --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--target label:NAME|label:ID|token:ID] [--position i] [--method mask|remove|both] [--words|--identifiers]
                        [--no-batch]
+  deberta-lens patch   --model DIR|default --text CLEAN --corrupt CORRUPT [--pair P --corrupt-pair P2]
+                       (--patch SPEC[,SPEC…] | --trace heads|resid|flow [--threshold T]) [--target …] [--position i]
   deberta-lens info    --model DIR|default|bert-twin [--json]
   deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -83,6 +90,15 @@ and the followed value (as for --sweep: a label's logit, a QA span, a masked tok
 run again; score = before − after (positive: the token supported it; null for specials). --words takes each word
 out whole (all its pieces; --identifiers: code identifiers), every piece holding its word's score. Variants run in
 batches (--no-batch: one forward pass each, the same numbers).
+patch runs both texts (same token length), then the corrupted one again with the clean run's values put in from the
+first patched layer: L.H:c2c|c2p|p2c|all|out (a head's term, whole score or context vector; H or L may be *),
+resid:L (the state entering layer L; L = layers: the final state), resid:L@i (position i only), knock:L:i->j (edge
+removed in every head). It prints clean, corrupt and patched (what predict prints) and restored = (patched −
+corrupt) / (clean − corrupt) of the target (as for --sweep; an RTD-only checkpoint: the RTD logit at --position).
+--trace heads patches every head's term alone (grid term × layer × head), --trace resid every state row (layer ×
+position); cells from one layer run as batches (--no-batch: one rerun each). --trace flow knocks out attention edges
+of the clean run one at a time, walking back from the target's rows layer by layer, and keeps an edge (with the term
+that dominates its score) when the target moves by more than --threshold (default 0.1 × |clean − corrupt|).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
 types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
 score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits
@@ -251,6 +267,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (command === 'predict') await predictCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'ablate') await ablateCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'attribute') await attributeCommand(flags, engineOptions(flags), requireModel(flags));
+    else if (command === 'patch') await patchCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'info') await infoCommand(flags);
     else if (command === 'cache list' || command === 'cache clear') cacheCommand(command === 'cache list' ? 'list' : 'clear', flags);
     else if (command === 'bench') {

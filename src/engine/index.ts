@@ -58,7 +58,7 @@ export type {
 } from './api';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model/open-model';
 export type { OpenModel } from './model/open-model';
-export { checkAblation, checkSweep } from './model/checks';
+export { checkAblation, checkPatch, checkSweep } from './model/checks';
 export { BUNDLED_MODELS, bundledModel, type BundledModel } from './model/bundled-models';
 export { forwardOnly } from './run/input';
 export { InputTooLongError, type InputCut } from './run/input-cut';
@@ -73,3 +73,5 @@ export { EXECUTION_PROVIDERS } from './runtime/execution-providers';
 export { defaultThreads, maxThreads } from './runtime/threads';
 export type { ExecutionProviderSetting, MatrixKind, ModelInfo, TermName, Token } from './types';
 export { TERM_NAMES } from './types';
+export type { PatchGrid, PatchInput, PatchResult, PatchTargetInfo, PatchTrace } from './run/patch-types';
+export { parsePatch, type PatchPlan } from './run/patch-spec';

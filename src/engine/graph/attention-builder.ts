@@ -71,6 +71,7 @@ export class AttentionBuilder {
     names?: (kind: TermName | 'probs') => string,
     edit?: TermEdit,
     tile?: (x: string) => string,
+    scoreEdit?: (score: string) => string,
   ) {
     // [h, d, 2n]; `tile` repeats it for a batch of variants whose heads are stacked on axis 0.
     const byDistance = (p: string, pick: string) => () => {
@@ -83,6 +84,7 @@ export class AttentionBuilder {
       { c2p: pk ? byDistance(pk, this.c2pPick) : undefined, p2c: pq ? byDistance(pq, this.p2cPick) : undefined },
       names,
       edit,
+      scoreEdit,
     );
   }
 
@@ -103,6 +105,7 @@ export class AttentionBuilder {
     pos: { c2p?: () => string; p2c?: () => string },
     names?: (kind: TermName | 'probs') => string,
     edit?: TermEdit,
+    scoreEdit?: (score: string) => string,
   ) {
     const g = this.g;
     const edited = (kind: TermName, t: string) => (edit ? edit(kind, t) : t);
@@ -121,7 +124,9 @@ export class AttentionBuilder {
       terms.p2c = g.node('Transpose', [transposed], { perm: [0, 2, 1] }, names?.('p2c'));
       sum = g.node('Add', [sum, edited('p2c', terms.p2c)]);
     }
+    // The raw score (c2c + c2p + p2c, unscaled): a patch or an edge knockout changes it here (activation patching).
+    if (scoreEdit) sum = scoreEdit(sum);
     const probs = g.node('Softmax', [g.node('Mul', [sum, this.invScale])], { axis: -1 }, names?.('probs'));
-    return { terms, probs };
+    return { terms, probs, score: sum };
   }
 }

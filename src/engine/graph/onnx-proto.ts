@@ -1,7 +1,7 @@
 import { ProtoWriter } from './protobuf-writer';
 
 /** ONNX TensorProto.DataType values we use. */
-export const OnnxType = { FLOAT: 1, INT32: 6, INT64: 7, FLOAT16: 10, BFLOAT16: 16 } as const;
+export const OnnxType = { FLOAT: 1, INT32: 6, INT64: 7, BOOL: 9, FLOAT16: 10, BFLOAT16: 16 } as const;
 export type OnnxTypeId = (typeof OnnxType)[keyof typeof OnnxType];
 
 export type AttrValue = number | string | number[] | { floats: number[] } | { float: number };

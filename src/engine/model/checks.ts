@@ -6,6 +6,8 @@ import { modelTerms, parseAblation } from '../run/ablation-spec';
 import { requireMlmHead } from '../run/prediction-read';
 import { sweepTerms } from '../run/sweep';
 import { checkSweepTarget } from '../run/sweep-target';
+import { parsePatch } from '../run/patch-spec';
+import { checkPatchTarget } from '../run/patch-target';
 import type { TermName } from '../types';
 import { resolveModelDir } from './model-dir';
 
@@ -23,4 +25,11 @@ export async function checkSweep(modelDir: string, terms: string[], target?: Swe
   const out = sweepTerms(terms, modelTerms(ck.spec));
   checkSweepTarget(ck, target); // a task head ranks by its target instead of a token (run/sweep-target.ts)
   return out;
+}
+
+/** A patch spec's parts (layers, heads, terms; positions are checked once the texts are tokenized) and the target. */
+export async function checkPatch(modelDir: string, spec: string | undefined, target?: SweepTarget): Promise<void> {
+  const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
+  checkPatchTarget(ck, target);
+  if (spec !== undefined) parsePatch(spec, ck.spec);
 }

@@ -28,6 +28,9 @@ import { explainAblatedWith } from '../run/ablated-run';
 import { explainWith } from '../run/explain';
 import { HeadSession } from '../run/head-session';
 import { occludeWith } from '../run/occlusion';
+import { patchWith } from '../run/patch';
+import { PatchSessions } from '../run/patch-batch';
+import type { PatchInput, PatchResult } from '../run/patch-types';
 import { OcclusionSessions } from '../run/occlusion-batch';
 import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';
@@ -155,6 +158,7 @@ class OpenModel implements LensModel, RunContext {
   private headSession?: HeadSession;
   private tailSessions?: TailSessions;
   private occlusionSessions?: OcclusionSessions;
+  private patchSessions?: PatchSessions;
 
   /** The prediction heads and their own runtime session, started on the first prediction. */
   get heads(): HeadSession {
@@ -198,6 +202,11 @@ class OpenModel implements LensModel, RunContext {
     return estimateWith(this, input, signal);
   }
 
+  /** Activation patching (run/patch.ts): a patch spec's restored fraction, or a trace's grid. */
+  patch(input: PatchInput, signal?: AbortSignal): Promise<PatchResult> {
+    return patchWith(this, input, signal, (this.patchSessions ??= new PatchSessions(this)));
+  }
+
   async dispose(): Promise<void> {
     try {
       await Promise.all([
@@ -205,6 +214,7 @@ class OpenModel implements LensModel, RunContext {
         this.headSession?.dispose(),
         this.tailSessions?.dispose(),
         this.occlusionSessions?.dispose(),
+        this.patchSessions?.dispose(),
         this.tokenizer?.dispose(),
       ]);
     } finally {

@@ -9,7 +9,7 @@ import type { Token } from '../types';
 import { prepareInput } from './input';
 import { checkTop, nameTokens, positionsToPredict, readPrediction, readPredictions } from './prediction-read';
 import type { RunContext } from './run-context';
-import { predictTask, predictTaskExplained } from './task-predict';
+import { predictTask, predictTaskExplained, predictTaskOnHidden } from './task-predict';
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -53,6 +53,20 @@ export async function predictExplained(
   if (!heads.mlm && !heads.rtd) return predictTaskExplained(model, result, input.positions);
   const prepared = { ids: result.inputIds, tokens: result.tokens, tokenTypes: result.tokenTypeIds };
   return predictPrepared(model, prepared, input, result.lastHidden, t0, signal);
+}
+
+/** What predict gives for prepared tokens whose last hidden state is known (a patched run's): every [MASK], RTD, or
+ *  the task head's output, read off `hidden` with no encoder run. */
+export function predictOnHidden(
+  model: RunContext,
+  prepared: { ids: number[]; tokens: Token[]; tokenTypes?: number[]; pairOffset?: number },
+  hidden: Float32Array,
+  pair: string | undefined,
+  signal?: AbortSignal,
+): Promise<PredictResult> {
+  const heads = model.heads.heads;
+  if (!heads.mlm && !heads.rtd) return Promise.resolve(predictTaskOnHidden(model, prepared, hidden, pair));
+  return predictPrepared(model, prepared, {}, hidden, performance.now(), signal);
 }
 
 /** The head runs on prepared tokens; `hidden`, when given, is the last hidden state of those tokens as they are. */

@@ -87,6 +87,20 @@ export function predictTaskExplained(model: RunContext, result: ExplainResult, p
   return taskResult(model, prepared, output, { tokenizeMs: 0, forwardMs: 0, headMs: performance.now() - th, t0, reused: true });
 }
 
+/** The task head on a last hidden state computed elsewhere (a patched run's), as predict prints it. */
+export function predictTaskOnHidden(
+  model: RunContext,
+  prepared: { ids: number[]; tokens: Token[]; tokenTypes?: number[]; pairOffset?: number },
+  hidden: Float32Array,
+  pair: string | undefined,
+): PredictResult {
+  const t0 = performance.now();
+  const head = requireTaskHead(model);
+  if (head.kind === 'multiple-choice') throw new LensError('a multiple-choice head scores several choices, one run each');
+  const output = outputOf(model, head, hidden, prepared, pair);
+  return taskResult(model, prepared, output, { tokenizeMs: 0, forwardMs: 0, headMs: performance.now() - t0, t0, reused: true });
+}
+
 function taskResult(
   model: RunContext,
   prepared: { ids: number[]; tokens: Token[] },

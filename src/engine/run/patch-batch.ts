@@ -1,0 +1,126 @@
+// How patched reruns run: variants that start at the same layer go through the patch graph (graph/patch-graph.ts)
+// as one batch, in a runtime process of its own per graph, each returning only the followed rows of its final state.
+import { LensError } from '../errors';
+import { ensureGraphOf } from '../graph/graph-cache';
+import { relativeInputs } from '../graph/graph-inputs';
+import { LayerInput } from '../graph/deberta-io';
+import { buildPatchGraph, PATCH_GRAPH_VERSION, PATCH_ROWS, PatchFeed, type PatchGraphOptions } from '../graph/patch-graph';
+import { GraphSessions } from '../runtime/graph-sessions';
+import type { FeedTensor } from '../runtime/messages';
+import type { RuntimeSession } from '../runtime/session';
+import { int64Feeds } from './input';
+import { type PatchPlan, PATCH_SITES } from './patch-spec';
+import type { RunBase } from './run-base';
+import { modelTerms } from './ablation-spec';
+
+/** What the clean and corrupted runs kept: the states entering every layer, the final state (index L), the
+ *  relative rows (the same for both: they depend on the length only). */
+export interface KeptRuns {
+  n: number;
+  clean: Float32Array[];
+  corrupt: Float32Array[];
+  rel: Float32Array;
+  relRows: number;
+}
+
+/** The graph a group of plans starting at `start` needs (head sites, knockouts) — fewer inputs when not. */
+export function graphOptions(start: number, plans: PatchPlan[]): PatchGraphOptions {
+  return { start, terms: plans.some((p) => p.heads.size > 0), knock: plans.some((p) => p.knock.size > 0) };
+}
+
+/** The patch graphs' runtime processes, one per graph (start layer and inputs), kept with the model; one runs at a time
+ *  (each holds its start layer's weights and all later ones'): starting another stops the one before. */
+export class PatchSessions extends GraphSessions<string> {
+  private current?: string;
+
+  constructor(private readonly model: RunBase) {
+    super();
+  }
+
+  static key(o: PatchGraphOptions): string {
+    return `from/${o.start}/terms/${o.terms ? 1 : 0}/knock/${o.knock ? 1 : 0}`;
+  }
+
+  async start(o: PatchGraphOptions): Promise<RuntimeSession> {
+    const { checkpoint: ck, graphCache } = this.model;
+    const key = PatchSessions.key(o);
+    if (this.current !== undefined && this.current !== key) await this.idle(this.current);
+    this.current = key;
+    const kind = {
+      version: PATCH_GRAPH_VERSION,
+      variant: `\n${PatchSessions.key(o)}`,
+      what: `patch graph of layers ${o.start}…${ck.spec.numLayers - 1}`,
+      build: () => buildPatchGraph(ck, o),
+    };
+    const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+    // The encoder's process is idle while the reruns run: the same threads.
+    return this.session(key, 'tail', graph, this.model.executionProvider, this.model.threads);
+  }
+}
+
+/**
+ * One batched rerun of `plans` (all starting at o.start) from the corrupted state, with the clean values their specs
+ * name put in: each variant's final state at `positions`, [plans · positions, D], variant-major.
+ */
+export async function runPatches(
+  model: RunBase,
+  session: RuntimeSession,
+  o: PatchGraphOptions,
+  plans: PatchPlan[],
+  kept: KeptRuns,
+  positions: number[],
+  signal?: AbortSignal,
+): Promise<{ ms: number; data: Float32Array }> {
+  const spec = model.checkpoint.spec,
+    D = spec.hiddenSize,
+    H = spec.numHeads,
+    L = spec.numLayers;
+  const { n } = kept;
+  const V = plans.length,
+    Lt = L - o.start;
+  const clean = new Float32Array((Lt + 1) * n * D);
+  for (let j = 0; j <= Lt; j++) clean.set(kept.clean[o.start + j]!, j * n * D);
+  const resid = new Float32Array(V * (Lt + 1) * n);
+  plans.forEach((p, v) => {
+    for (const [l, where] of p.resid) {
+      if (l < o.start) throw new LensError(`patch ${p.entries.join(',')}: resid:${l} is before the rerun's first layer ${o.start}`);
+      const base = (v * (Lt + 1) + (l - o.start)) * n;
+      if (where === 'all') resid.fill(1, base, base + n);
+      else for (const i of where) resid[base + i] = 1;
+    }
+  });
+  const feeds: Record<string, FeedTensor> = {
+    [LayerInput.hidden]: { type: 'float32', data: kept.corrupt[o.start]!, dims: [n, D] },
+    [LayerInput.rel]: { type: 'float32', data: kept.rel, dims: [kept.relRows, D] },
+    [PatchFeed.clean]: { type: 'float32', data: clean, dims: [Lt + 1, n, D] },
+    [PatchFeed.resid]: { type: 'float32', data: resid, dims: [V, Lt + 1, n] },
+    [PatchFeed.positions]: { type: 'int64', data: BigInt64Array.from(positions, BigInt), dims: [positions.length] },
+  };
+  if (o.terms) {
+    const sites = PATCH_SITES.filter((s) => s === 'all' || s === 'out' || modelTerms(spec).includes(s));
+    for (const site of sites) {
+      const mask = new Float32Array(V * Lt * H);
+      plans.forEach((p, v) => {
+        for (const [l, bySite] of p.heads) for (const h of bySite[site] ?? []) mask[(v * Lt + (l - o.start)) * H + h] = 1;
+      });
+      feeds[PatchFeed.site(site)] = { type: 'float32', data: mask, dims: [V, Lt, H] };
+    }
+  }
+  if (o.knock) {
+    const bias = new Float32Array(V * Lt * n * n);
+    plans.forEach((p, v) => {
+      for (const [l, edges] of p.knock) for (const [i, j] of edges) bias[((v * Lt + (l - o.start)) * n + i) * n + j] = -Infinity;
+    });
+    feeds[PatchFeed.knock] = { type: 'float32', data: bias, dims: [V, Lt, n, n] };
+  }
+  Object.assign(feeds, int64Feeds(relativeInputs(spec, n)));
+  const run = await session.run('tail', feeds, [PATCH_ROWS], signal);
+  try {
+    const data = run.outputs.read(PATCH_ROWS);
+    if (!data.every(Number.isFinite))
+      throw new LensError(`${model.checkpoint.dir}: a patched rerun from layer ${o.start} gave non-finite states`, 'runtime');
+    return { ms: run.ms, data };
+  } finally {
+    run.outputs.release();
+  }
+}
