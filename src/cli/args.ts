@@ -60,3 +60,12 @@ export function inputFlags(flags: Map<string, string>): { text?: string; ids?: n
     throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'not-found');
   }
 }
+
+/** `--position i`: a token index (0 = [CLS]), or undefined without the flag. */
+export function positionFlag(flags: Map<string, string>): number | undefined {
+  if (!flags.has('position')) return undefined;
+  const position = Number(flags.get('position'));
+  if (!Number.isInteger(position) || position < 0)
+    throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
+  return position;
+}

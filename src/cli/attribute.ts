@@ -1,6 +1,6 @@
 // `deberta-lens attribute`: which tokens the decision rests on, by occlusion — each token masked or removed alone,
 // scored by the drop in the followed value (a label's logit, a QA span, a masked token's log-probability).
-import { inputFlags } from './args';
+import { inputFlags, positionFlag } from './args';
 import { type EngineOptions, LensError, type OcclusionMethod, type OcclusionResult, openModel } from '../engine';
 import { targetFlag } from './predict';
 import { groupWords, type MergeMode } from '../analysis/words';
@@ -41,12 +41,7 @@ export async function attributeCommand(flags: Map<string, string>, engine: Engin
   const input = inputFlags(flags);
   if (flags.has('pair') && input.ids) throw new LensError('--pair goes with --text or --file: ids are fed as given');
   const target = flags.has('target') ? targetFlag(flags.get('target')!) : undefined;
-  let position: number | undefined;
-  if (flags.has('position')) {
-    position = Number(flags.get('position'));
-    if (!Number.isInteger(position) || position < 0)
-      throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
-  }
+  const position = positionFlag(flags);
   const methods = methodFlag(flags.get('method'));
   const words = wordsFlag(flags);
   // A pair's offsets are its own text's: the pieces' own text decides the word breaks there.

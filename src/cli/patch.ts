@@ -1,5 +1,6 @@
 // `deberta-lens patch`: what carries a decision — the corrupted text rerun with pieces of the clean run put in
 // (--patch SPEC), or a grid of such patches (--trace heads|resid), as JSON.
+import { positionFlag } from './args';
 import { checkPatch, type EngineOptions, LensError, openModel, type PatchResult, type PatchTrace } from '../engine';
 import { predictJson, targetFlag } from './predict';
 
@@ -52,12 +53,7 @@ export async function patchCommand(flags: Map<string, string>, engine: EngineOpt
     throw new LensError('give --patch SPEC[,SPEC…] (e.g. 1.0:c2p, 3.*:all, resid:4@2) or --trace heads|resid|flow');
   if (patch !== undefined && trace !== undefined) throw new LensError('--patch and --trace are two different runs: give one of them');
   const target = flags.has('target') ? targetFlag(flags.get('target')!) : undefined;
-  let position: number | undefined;
-  if (flags.has('position')) {
-    position = Number(flags.get('position'));
-    if (!Number.isInteger(position) || position < 0)
-      throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
-  }
+  const position = positionFlag(flags);
   // Checked against the config before any graph is built or run.
   await checkPatch(modelDir, patch, target);
   const model = await openModel(modelDir, engine);

@@ -1,7 +1,7 @@
 // `deberta-lens predict`: fill-mask and replaced-token detection as JSON, with the checkpoint's own heads;
 // `deberta-lens ablate`: the same predictions before and after removing attention terms of chosen heads, and
 // with --sweep the heads ranked by what removing each one's term costs the followed token.
-import { inputFlags, intList } from './args';
+import { inputFlags, intList, positionFlag } from './args';
 import { at } from '../shared/checked';
 import {
   type SweepTarget,
@@ -143,12 +143,7 @@ async function sweepCommand(flags: Map<string, string>, engine: EngineOptions, m
   if (flags.has('choices')) throw new LensError('--sweep does not rank multiple-choice heads yet: use --ablate');
   const target = flags.has('target') ? targetFlag(flags.get('target')!) : undefined;
   const pair = flags.get('pair');
-  let position: number | undefined;
-  if (flags.has('position')) {
-    position = Number(flags.get('position'));
-    if (!Number.isInteger(position) || position < 0)
-      throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
-  }
+  const position = positionFlag(flags);
   const mode = flags.has('mean') ? 'mean' : 'zero';
   // Checked against the config before any graph is built or run.
   const terms = await checkSweep(
