@@ -50,7 +50,9 @@ export function wireControls(exporter: ViewExport): void {
   $('#view-heatmap').addEventListener('click', () => update({ view: 'heatmap' }));
   $('#view-heads').addEventListener('click', () => update({ view: 'heads' }));
   const scalingSel = $<HTMLSelectElement>('#scaling');
-  scalingSel.addEventListener('change', () => update({ scaling: scalingSel.value as ViewState['scaling'] }));
+  scalingSel.addEventListener('change', () =>
+    update({ scaling: scalingSel.value === 'auto' ? undefined : (scalingSel.value as ViewState['scaling']) }),
+  );
 }
 
 /** Shows the state in the controls and the sections, whenever it changes (once a shell is built). */
@@ -65,7 +67,7 @@ export function syncControls(): void {
   // Word merging pools raw slices (or head means); the special-token discount does not apply to it.
   discount.disabled = state.term !== 'probs' || !!state.merge;
   $<HTMLSelectElement>('#color-scale').value = state.colorScale;
-  $<HTMLSelectElement>('#scaling').value = state.scaling ?? 'linear';
+  $<HTMLSelectElement>('#scaling').value = state.scaling ?? 'auto';
   $<HTMLInputElement>('#merge-words').checked = !!state.merge;
   if (state.merge) $<HTMLSelectElement>('#merge-mode').value = state.merge;
   const heat = state.view === 'heatmap';

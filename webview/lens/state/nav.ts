@@ -94,7 +94,8 @@ export function reconcileState(
     ...(s.discountSpecial === true ? { discountSpecial: true } : {}),
     ...(s.preset && ABLATION_PRESETS.includes(s.preset) ? { preset: s.preset } : {}),
     ...(s.merge === 'words' || s.merge === 'identifiers' ? { merge: s.merge } : {}),
-    ...(s.scaling && s.scaling !== 'linear' && SCALINGS.includes(s.scaling) ? { scaling: s.scaling } : {}),
+    // Absent = the default mapping (effectiveScaling), so 'linear' is a pick like any other.
+    ...(s.scaling && SCALINGS.includes(s.scaling) ? { scaling: s.scaling } : {}),
   };
 }
 
