@@ -3,12 +3,12 @@
 import type { MatrixKind } from '../../../src/shared/kinds';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type MergeModeName } from '../../../src/shared/protocol/lens';
 import { $ } from '../../common/dom';
-import { showExportForm } from './export-form';
+import { showExportForm, showFigureForm } from './export-form';
 import { VIEW_CONTROLS, type ViewState } from '../state/nav';
 import { act, update } from '../state/actions';
 import { isAnalysis } from '../state/selectors';
 import { $init, $viewState } from '../state/store';
-import type { ViewExport } from './export';
+import { figureSize, type ViewExport } from './export';
 import { post } from './host';
 
 /** Wires the controls of a freshly built shell. */
@@ -35,7 +35,9 @@ export function wireControls(exporter: ViewExport): void {
     $(`#export-${f}`).addEventListener('click', () => {
       const init = $init.get();
       const state = $viewState.get();
-      if (f === 'png' || f === 'svg' || !init || !state) return exporter.send(f);
+      if (f === 'png' || f === 'svg')
+        return showFigureForm($('#export-form'), f, figureSize(), (size) => exporter.send(f, undefined, size));
+      if (!init || !state) return exporter.send(f);
       showExportForm($('#export-form'), f, init.model, init.tokens.length, { layer: state.layer, term: state.term }, (c) =>
         post({ type: 'export', ...c }),
       );
