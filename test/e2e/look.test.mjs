@@ -101,7 +101,8 @@ async function rowRankingFaults(frame, i, n) {
         return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
       };
       const ctx = c.getContext('2d');
-      const at = (j) => [...ctx.getImageData(Math.floor(((j + 0.5) * c.width) / n), Math.floor(((i + 0.5) * c.height) / n), 1, 1).data].slice(0, 3);
+      const at = (j) =>
+        [...ctx.getImageData(Math.floor(((j + 0.5) * c.width) / n), Math.floor(((i + 0.5) * c.height) / n), 1, 1).data].slice(0, 3);
       const floor = Math.max(Math.max(...keys.map((k) => k.v)) / 10 ** 1.5, 1 / n);
       const faults = [];
       let pairs = 0;
@@ -149,7 +150,9 @@ async function exportFigure(lens, format, name) {
       }, svg);
       assert.equal(error, null, `${name}.svg parses as XML`);
       // The figure at 3× its size in CSS pixels (1 pt = 4/3 px), to look at.
-      await view.setContent(`<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 113.4}" height="${h * 113.4}"`)}</body>`);
+      await view.setContent(
+        `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 113.4}" height="${h * 113.4}"`)}</body>`,
+      );
       await view.locator('svg').screenshot({ path: path.join(RESULTS_DIR, `${name}-svg.png`) });
     } finally {
       await view.close();

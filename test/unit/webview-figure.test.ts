@@ -1,6 +1,7 @@
 // Exported figures (webview/common/figure.ts): well-formed SVG with a title, whole-word labels, a colour bar
 // and its range, text as text, and labels legible in print: ≥ 7 pt at 8 cm wide with 500 tokens.
 import { test } from 'node:test';
+import { inflateSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { describeRange, lutFor, makeLut } from '../../webview/common/colors';
 import { figureSvg, layoutFigure, MIN_FONT_PT, POINTS_PER_CM, type FigureSpec } from '../../webview/common/figure';
@@ -101,7 +102,11 @@ test('500 tokens at 8 cm: every text ≥ 7 pt, labels thinned (and the caption s
   assert.ok(L.shownRows.length >= 8 && L.shownRows.length < 167, `${L.shownRows.length} row labels`);
   const rowYs = L.texts.filter((t) => t.anchor === 'end').map((t) => t.y);
   for (let k = 1; k < rowYs.length; k++) assert.ok((rowYs[k] ?? 0) - (rowYs[k - 1] ?? 0) >= 7 * 1.2 - 1e-9, 'labels do not overlap');
-  assert.match(svg, new RegExp(`${L.shownRows.length} of 167 words labelled`));
+  const caption = L.texts
+    .filter((t) => t.y > L.map.y + L.map.h)
+    .map((t) => t.text)
+    .join(' ');
+  assert.match(caption, new RegExp(`${L.shownRows.length} of 167 words labelled`));
   // Everything inside the page.
   for (const t of L.texts) assert.ok(t.x >= 0 && t.x <= L.width && t.y >= 0 && t.y <= L.height, `"${t.text}" at ${t.x}, ${t.y}`);
   assert.ok(L.map.x + L.map.w < L.bar.x && L.bar.x + L.bar.width < L.width);
@@ -110,10 +115,42 @@ test('500 tokens at 8 cm: every text ≥ 7 pt, labels thinned (and the caption s
 test('dark figures keep the dark page and light text; linear ranges show their limits on the bar', () => {
   const lut = makeLut('diverging', true, 'dark');
   const range = { min: -2, max: 2, signed: true, percentile: 99 };
-  const svg = figureSvg({ values: Float32Array.from([-3, 0, 1, 3]), rows: 2, cols: 2, range, lut, title: 'c2p', widthCm: 8, dpi: 300, theme: 'dark' });
+  const svg = figureSvg({
+    values: Float32Array.from([-3, 0, 1, 3]),
+    rows: 2,
+    cols: 2,
+    range,
+    lut,
+    title: 'c2p',
+    widthCm: 8,
+    dpi: 300,
+    theme: 'dark',
+  });
   assertWellFormedXml(svg);
   assert.match(svg, /fill="#1e1e1e"/);
   assert.match(svg, /<g fill="#e6e6e6">/);
   assert.match(svg, />≥ 2<\/text>/);
   assert.match(svg, />≤ -2<\/text>|>≤ −2<\/text>/);
+});
+
+test('a large map goes into the SVG as a palette PNG that inflates to one index a cell', () => {
+  const n = 300;
+  const s = spec(n, 8);
+  const noisy = Float32Array.from({ length: n * n }, (_, k) => ((k * 7919) % 256) / 255);
+  const svg = figureSvg({ ...s, values: noisy, range: { min: 0, max: 1, signed: false } });
+  assertWellFormedXml(svg);
+  const b64 = /href="data:image\/png;base64,([A-Za-z0-9+/=]+)"/.exec(svg)?.[1];
+  assert.ok(b64, 'the map is an embedded PNG');
+  const png = Buffer.from(b64, 'base64');
+  assert.equal(png.readUInt32BE(0), 0x89504e47);
+  assert.equal(png.readUInt32BE(16), n, 'width');
+  assert.equal(png.readUInt32BE(20), n, 'height');
+  // Chunks: IHDR (13), PLTE (768), IDAT, IEND; each CRC checked by zlib's crc32 where node has it.
+  const idatAt = 8 + 25 + 12 + 768;
+  assert.equal(png.toString('latin1', idatAt + 4, idatAt + 8), 'IDAT');
+  const raw = inflateSync(png.subarray(idatAt + 8, idatAt + 8 + png.readUInt32BE(idatAt)));
+  assert.equal(raw.length, n * (n + 1));
+  assert.equal(raw[0], 0, 'filter byte');
+  assert.equal(raw[1 + 5], Math.round((((5 * 7919) % 256) / 255) * 255), 'cell (0, 5) is its LUT index');
+  assert.ok(svg.length < 200_000, `${svg.length} characters`);
 });

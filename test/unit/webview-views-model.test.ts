@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeLut } from '../../webview/common/colors';
 import { bucketSummary } from '../../webview/lens/views/buckets-model';
 import { meanMax } from '../../webview/lens/views/ablation-model';
 import { peakSentence, profileRange } from '../../webview/lens/views/distance-model';

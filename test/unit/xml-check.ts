@@ -23,4 +23,3 @@ export function assertWellFormedXml(xml: string): void {
   }
   assert.deepEqual(open, [], 'every element is closed');
 }
-

@@ -110,32 +110,43 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
   const barLabelW = Math.max(...ticks.map(([, t]) => textWidth(t, MIN_FONT_PT)));
   const barTotal = 6 + BAR_W + 3 + barLabelW;
   const longest = (ls: readonly string[] | undefined) => (ls ? Math.max(0, ...ls.map((l) => [...l].length)) : 0);
-  // A first guess of the label size gives the margins, the margins give the map, the map gives the size.
+  // The labels shown set the margins, the margins the map, the map the cells, the cells which labels fit:
+  // a few rounds from "every label at 7 pt" settle it (the map only grows as labels drop out).
+  const aspect = Math.min(1.5, Math.max(0.25, spec.rows / spec.cols));
   let labelPt = MIN_FONT_PT;
+  let shownRows: number[] = spec.rowLabels ? spec.rowLabels.flatMap((l, i) => (l ? [i] : [])) : [];
+  let shownCols: number[] = spec.colLabels ? spec.colLabels.flatMap((l, i) => (l ? [i] : [])) : [];
   let rowW = 0;
   let colH = 0;
   let size = 0;
-  for (let pass = 0; pass < 2; pass++) {
-    rowW = spec.rowLabels ? longest(spec.rowLabels) * labelPt * CHAR_W + 4 : 0;
-    colH = spec.colLabels ? longest(spec.colLabels) * labelPt * CHAR_W + 4 : 0;
+  for (let pass = 0; pass < 4; pass++) {
+    rowW = spec.rowLabels ? longest(shownRows.map((i) => spec.rowLabels?.[i] ?? '')) * labelPt * CHAR_W + 4 : 0;
+    colH = spec.colLabels ? longest(shownCols.map((j) => spec.colLabels?.[j] ?? '')) * labelPt * CHAR_W + 4 : 0;
     size = Math.max(20, width - 2 * PAD - rowW - barTotal);
-    const cell = size / Math.max(spec.rows, spec.cols);
-    labelPt = Math.max(MIN_FONT_PT, Math.min(LABEL_PT_MAX, cell / 1.2));
+    labelPt = Math.max(MIN_FONT_PT, Math.min(LABEL_PT_MAX, Math.min(size / spec.cols, (aspect * size) / spec.rows) / 1.2));
+    shownRows = spec.rowLabels ? thinLabels(spec.rowLabels, (aspect * size) / spec.rows, labelPt) : [];
+    shownCols = spec.colLabels ? thinLabels(spec.colLabels, size / spec.cols, labelPt) : [];
   }
   // Square cells when the map is square; otherwise stretched within 1:4 … 3:2 so that a wide map stays a figure.
   const mapW = size;
-  const mapH = Math.min(1.5, Math.max(0.25, spec.rows / spec.cols)) * size;
+  const mapH = aspect * size;
   const cellX = mapW / spec.cols;
   const cellY = mapH / spec.rows;
-  const shownRows = spec.rowLabels ? thinLabels(spec.rowLabels, cellY, labelPt) : [];
-  const shownCols = spec.colLabels ? thinLabels(spec.colLabels, cellX, labelPt) : [];
   const texts: FigureText[] = [];
   const titleLines = wrap(spec.title, width - 2 * PAD, TITLE_PT);
-  titleLines.forEach((t, k) => texts.push({ x: PAD, y: PAD + TITLE_PT * (k + 1) + 2 * k, text: t, size: TITLE_PT, anchor: 'start', bold: true }));
+  titleLines.forEach((t, k) =>
+    texts.push({ x: PAD, y: PAD + TITLE_PT * (k + 1) + 2 * k, text: t, size: TITLE_PT, anchor: 'start', bold: true }),
+  );
   const mapX = PAD + rowW;
   const mapY = PAD + titleLines.length * (TITLE_PT + 2) + 4 + colH;
   for (const i of shownRows)
-    texts.push({ x: mapX - 3, y: mapY + (i + 0.5) * cellY + labelPt * 0.35, text: spec.rowLabels?.[i] ?? '', size: labelPt, anchor: 'end' });
+    texts.push({
+      x: mapX - 3,
+      y: mapY + (i + 0.5) * cellY + labelPt * 0.35,
+      text: spec.rowLabels?.[i] ?? '',
+      size: labelPt,
+      anchor: 'end',
+    });
   for (const j of shownCols) {
     const x = mapX + (j + 0.5) * cellX + labelPt * 0.35;
     texts.push({ x, y: mapY - 3, text: spec.colLabels?.[j] ?? '', size: labelPt, anchor: 'start', rotate: -90 });
@@ -170,7 +181,9 @@ export function labelNote(shownRows: readonly number[], rowLabels?: readonly str
   const words = rowLabels?.filter((l) => l).length ?? 0;
   if (!words) return '';
   const shown = shownRows.length;
-  return shown >= words ? 'Rows: queries, columns: keys; every word labelled.' : `Rows: queries, columns: keys; ${shown} of ${words} words labelled (at least a line apart).`;
+  return shown >= words
+    ? 'Rows: queries, columns: keys; every word labelled.'
+    : `Rows: queries, columns: keys; ${shown} of ${words} words labelled (at least a line apart).`;
 }
 
 export function hex([r, g, b]: Rgb): string {
@@ -205,7 +218,9 @@ function mapSvg(spec: FigureSpec, map: FigureLayout['map']): string[] {
       `<image x="${num(map.x)}" y="${num(map.y)}" width="${num(map.w)}" height="${num(map.h)}" preserveAspectRatio="none" image-rendering="pixelated" style="image-rendering:pixelated" href="data:image/png;base64,${png}"/>`,
     ];
   }
-  const out = [`<g transform="translate(${num(map.x)},${num(map.y)}) scale(${map.w / cols},${map.h / rows})" shape-rendering="crispEdges">`];
+  const out = [
+    `<g transform="translate(${num(map.x)},${num(map.y)}) scale(${map.w / cols},${map.h / rows})" shape-rendering="crispEdges">`,
+  ];
   const colour = (e: number) => hex([spec.lut[e * 4] ?? 0, spec.lut[e * 4 + 1] ?? 0, spec.lut[e * 4 + 2] ?? 0]);
   for (let i = 0; i < rows; i++) {
     let j = 0;
@@ -223,7 +238,8 @@ function mapSvg(spec: FigureSpec, map: FigureLayout['map']): string[] {
 
 /** The figure as an SVG document: width and height in cm, drawn in points, text as text. */
 export function figureSvg(spec: FigureSpec): string {
-  if (spec.values.length !== spec.rows * spec.cols) throw new RangeError(`figureSvg: ${spec.values.length} values for ${spec.rows}×${spec.cols}`);
+  if (spec.values.length !== spec.rows * spec.cols)
+    throw new RangeError(`figureSvg: ${spec.values.length} values for ${spec.rows}×${spec.cols}`);
   const L = layoutFigure(spec);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${num(L.width / POINTS_PER_CM)}cm" height="${num(L.height / POINTS_PER_CM)}cm" viewBox="0 0 ${num(L.width)} ${num(L.height)}" font-family="Helvetica, Arial, sans-serif">`,
@@ -235,7 +251,9 @@ export function figureSvg(spec: FigureSpec): string {
   const h = L.bar.height / steps.length;
   out.push('<g shape-rendering="crispEdges">');
   steps.forEach((c, k) =>
-    out.push(`<rect x="${num(L.bar.x)}" y="${num(L.bar.y + L.bar.height - (k + 1) * h)}" width="${L.bar.width}" height="${num(h + 0.05)}" fill="${c}"/>`),
+    out.push(
+      `<rect x="${num(L.bar.x)}" y="${num(L.bar.y + L.bar.height - (k + 1) * h)}" width="${L.bar.width}" height="${num(h + 0.05)}" fill="${c}"/>`,
+    ),
   );
   out.push('</g>');
   out.push(

@@ -70,7 +70,8 @@ export class ViewExport {
     }
     if (state.view !== 'heatmap' || !current) return undefined;
     const merged = $merged.get();
-    const labels = merged && current.n === merged.length ? merged.map((g) => cleanLabel(g.text)) : current.n === init.tokens.length ? words : undefined;
+    const labels =
+      merged && current.n === merged.length ? merged.map((g) => cleanLabel(g.text)) : current.n === init.tokens.length ? words : undefined;
     const head = state.headAgg ? `${state.headAgg} over heads` : `head ${state.head}`;
     return {
       ...size,
