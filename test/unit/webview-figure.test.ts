@@ -60,6 +60,7 @@ test("whole words label a word's first piece; its other pieces carry none; speci
 
 test('labels are cleaned of characters no document shows, and cut at 14 characters', () => {
   assert.equal(cleanLabel('a\u0000b\ufffe'), 'a␀b\ufffd');
+  assert.equal(cleanLabel('\n"All'), '"All', 'a line break before the word is whitespace, not a label character');
   assert.equal(cleanLabel('internationalisation'), 'international…');
   assert.equal([...cleanLabel('x'.repeat(40))].length, 14);
 });
@@ -70,6 +71,7 @@ test('thinning keeps labels at least a line apart and never shows a later piece'
   for (let k = 1; k < shown.length; k++) assert.ok((shown[k] ?? 0) - (shown[k - 1] ?? 0) >= 8.4);
   assert.ok(shown.every((i) => labels[i]));
   assert.deepEqual(thinLabels(['a', 'b', ''], 10, 7), [0, 1]);
+  assert.deepEqual(thinLabels(['a', 'b', 'c'], (7.63 * 1.2 * 7) / 7, 7.63), [0, 1, 2], 'a cell one line high, up to rounding');
 });
 
 test('SVG figure: well-formed XML with a title, the map, a colour bar with its range, labels as text', () => {

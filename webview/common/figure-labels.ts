@@ -12,10 +12,14 @@ const INVISIBLE = /[\u0000-\u001f\u007f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\
 
 /** A label as a figure shows it: controls as their Control Pictures (NUL → ␀), others as U+FFFD, at most 14 characters. */
 export function cleanLabel(s: string): string {
-  const shown = s.replace(INVISIBLE, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
-  });
+  // Whitespace first (a word's offsets may take in the line break before it), then what is left unshowable.
+  const shown = s
+    .trim()
+    .replace(/\s+/gu, ' ')
+    .replace(INVISIBLE, (c) => {
+      const code = c.charCodeAt(0);
+      return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+    });
   const chars = [...shown.trim()];
   return chars.length > LABEL_MAX_CHARS ? `${chars.slice(0, LABEL_MAX_CHARS - 1).join('')}…` : chars.join('');
 }
@@ -54,7 +58,8 @@ export function wordLabels(text: string, tokens: readonly ProtocolToken[]): stri
  */
 export function thinLabels(labels: readonly string[], cellPt: number, fontPt: number): number[] {
   const line = fontPt * 1.2;
-  const stride = cellPt >= line ? 1 : Math.ceil(line / cellPt);
+  // (A cell exactly a line high, up to rounding, fits every label.)
+  const stride = cellPt >= line * (1 - 1e-9) ? 1 : Math.ceil((line / cellPt) * (1 - 1e-9));
   const shown: number[] = [];
   let last = -Infinity;
   labels.forEach((l, i) => {
