@@ -260,6 +260,7 @@ for (const theme of ['light', 'dark']) {
             for (const f of r.faults) check(false, `${theme}: ${f}`);
           }
           console.log(`[look] ${theme}, ${n} tokens: ${pairs} pairs of top-5 weights ≥ 1.5× apart checked for ΔE ≥ 10`);
+          check(pairs > 0, 'no pair of top-5 weights 1.5× apart in the rows checked: the ranking check checked nothing');
           const labels = Number(await frame.locator('.heatmap-grid').getAttribute('data-labels'));
           check(labels >= 10, `axis labels drawn: ${labels}`);
           // The whole heatmap is on screen without scrolling the panel (1000-px window).

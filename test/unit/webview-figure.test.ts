@@ -8,6 +8,7 @@ import { figureSvg, layoutFigure, MIN_FONT_PT, POINTS_PER_CM, type FigureSpec } 
 import { cleanLabel, thinLabels, wordLabels } from '../../webview/common/figure-labels';
 import { mapValues } from '../../webview/common/row-scale';
 import type { ProtocolToken } from '../../src/shared/protocol/token';
+import { parseFigureSize } from '../../src/shared/protocol/lens';
 import { assertWellFormedXml } from './xml-check';
 
 /** Tokens of `text` cut at the given piece boundaries, with [CLS] and [SEP] around, SentencePiece-style. */
@@ -155,4 +156,10 @@ test('a large map goes into the SVG as a palette PNG that inflates to one index 
   assert.equal(raw[0], 0, 'filter byte');
   assert.equal(raw[1 + 5], Math.round((((5 * 7919) % 256) / 255) * 255), 'cell (0, 5) is its LUT index');
   assert.ok(svg.length < 200_000, `${svg.length} characters`);
+});
+
+test("the export command's figure size: sensible numbers kept, anything else left to the panel's choice", () => {
+  assert.deepEqual(parseFigureSize({ widthCm: 8, dpi: 300 }), { widthCm: 8, dpi: 300 });
+  assert.deepEqual(parseFigureSize({ widthCm: '8', dpi: 5000 }), {});
+  assert.deepEqual(parseFigureSize({ widthCm: 1, dpi: 36 }), { dpi: 36 });
 });
