@@ -3,8 +3,10 @@
 import { inputFlags } from './args';
 import { type EngineOptions, LensError, type OcclusionMethod, type OcclusionResult, openModel } from '../engine';
 import { targetFlag } from './predict';
+import { groupWords, type MergeMode } from '../analysis/words';
 
-/** The JSON contract: task, input_ids, tokens, target, before, methods.{mask,remove}.{scores,after}, timings. */
+/** The JSON contract: task, input_ids, tokens, target, before, methods.{mask,remove}.{scores,after}, timings; with
+ *  --words or --identifiers, `groups` (each word's positions; every position of a word holds the word's score). */
 export function attributeJson(r: OcclusionResult): object {
   return {
     task: r.task,
@@ -15,6 +17,7 @@ export function attributeJson(r: OcclusionResult): object {
     target: r.target,
     before: r.before,
     methods: r.methods,
+    ...(r.groups ? { groups: r.groups } : {}),
     ...(r.notes ? { notes: r.notes } : {}),
     timings: r.timings,
   };
@@ -25,6 +28,13 @@ function methodFlag(text: string | undefined): OcclusionMethod[] | undefined {
   if (text === 'both') return ['mask', 'remove'];
   if (text === 'mask' || text === 'remove') return [text];
   throw new LensError(`--method takes mask, remove or both, got "${text}"`);
+}
+
+/** `--words` / `--identifiers`: each word (the panel's merge, prose or code) taken out whole instead of each token. */
+function wordsFlag(flags: Map<string, string>): MergeMode | undefined {
+  if (flags.has('words') && flags.has('identifiers'))
+    throw new LensError('--words and --identifiers are two ways to join pieces: give one');
+  return flags.has('identifiers') ? 'identifiers' : flags.has('words') ? 'words' : undefined;
 }
 
 export async function attributeCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
@@ -38,6 +48,9 @@ export async function attributeCommand(flags: Map<string, string>, engine: Engin
       throw new LensError(`--position takes a token index (0 = [CLS]), got "${flags.get('position')}"`);
   }
   const methods = methodFlag(flags.get('method'));
+  const words = wordsFlag(flags);
+  // A pair's offsets are its own text's: the pieces' own text decides the word breaks there.
+  const text = flags.has('pair') ? undefined : input.text;
   const model = await openModel(modelDir, engine);
   const onProgress = flags.has('verbose')
     ? ({ done, total, method }: { done: number; total: number; method: string }) =>
@@ -50,6 +63,7 @@ export async function attributeCommand(flags: Map<string, string>, engine: Engin
       target,
       position,
       methods,
+      ...(words ? { groups: (tokens) => groupWords(tokens, text, words).map((g) => g.pieces) } : {}),
       batch: !flags.has('no-batch'),
       onProgress,
     });

@@ -41,7 +41,7 @@ const COMMANDS = {
   'cache list': { switches: ['json'], values: ['cache-dir'] },
   'cache clear': { switches: [], values: ['cache-dir'] },
   attribute: {
-    switches: ['verbose', 'no-batch'],
+    switches: ['verbose', 'no-batch', 'words', 'identifiers'],
     values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'target', 'position', 'method'],
   },
 };
@@ -60,7 +60,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
   deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        --sweep c2p|p2c|c2c|all [--position i] [--target label:NAME|label:ID|token:ID] [--mean]
   deberta-lens attribute --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
-                       [--target label:NAME|label:ID|token:ID] [--position i] [--method mask|remove|both] [--no-batch]
+                       [--target label:NAME|label:ID|token:ID] [--position i] [--method mask|remove|both] [--words|--identifiers]
+                       [--no-batch]
   deberta-lens info    --model DIR|default|bert-twin [--json]
   deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -79,8 +80,9 @@ follows that token). On a fine-tuned head it ranks by the drop in a decision's l
 predicted answer span (start + end logit).
 attribute scores each token by occlusion: the token replaced by [MASK] (--method mask) or deleted (remove), alone,
 and the followed value (as for --sweep: a label's logit, a QA span, a masked token's log-probability at --position)
-run again; score = before − after (positive: the token supported it; null for specials). Variants run in batches
-(--no-batch: one forward pass each, the same numbers).
+run again; score = before − after (positive: the token supported it; null for specials). --words takes each word
+out whole (all its pieces; --identifiers: code identifiers), every piece holding its word's score. Variants run in
+batches (--no-batch: one forward pass each, the same numbers).
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
 types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
 score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits

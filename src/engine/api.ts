@@ -64,6 +64,8 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
   bundled: string | null;
   /** The prediction heads stored with the encoder, by key prefix (cls.predictions, lm_predictions.lm_head, mask_predictions). */
   prediction_heads: string[];
+  /** The fine-tuned task head that runs (sequence-classification, …, multiple-choice), or null. */
+  task_head: TaskName | null;
 }
 
 export interface LensModel {
@@ -94,7 +96,19 @@ export interface LensModel {
   /** Token attribution by occlusion: each non-special token masked, or removed, alone; scored by the drop in the
    *  followed value (a label's logit, a QA span, a masked token's log-probability). Variants run as batches. */
   occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult>;
+  /** What explaining `input` costs, before it runs: tokens (the length limits checked), forward FLOPs, memory. */
+  estimate(input: ExplainInput, signal?: AbortSignal): Promise<WorkEstimate>;
   dispose(): Promise<void>;
+}
+
+/** An explain's size before it runs (LensModel.estimate). */
+export interface WorkEstimate {
+  tokens: number;
+  layers: number;
+  /** Multiply-add FLOPs of the forward pass (graph/flops.ts). */
+  flops: number;
+  /** Bytes it needs at its peak (memory/estimate.ts). */
+  bytes: number;
 }
 
 /** zero: a removed term is set to 0 before the softmax; mean: replaced by its mean over key positions (per query). */
@@ -402,6 +416,10 @@ export interface OccludeInput {
   target?: SweepTarget;
   /** Default both (only 'remove' when the mask token is unknown: ids without a tokenizer). */
   methods?: OcclusionMethod[];
+  /** Token positions taken out together, a group per variant (a word's pieces); default every token alone. A group
+   *  holding a special token (or the followed masked-LM position) is left out, as such tokens are. A function is
+   *  given the input's tokens once they are known (the command line groups them into words). */
+  groups?: number[][] | ((tokens: readonly Token[]) => number[][]);
   /** false: one forward pass per variant instead of batched runs (the same numbers; for tests and benchmarks). */
   batch?: boolean;
   /** Called after every batch (and once at the start). */
@@ -437,6 +455,9 @@ export interface OcclusionResult {
   /** The followed value of the input as given (after masking the followed masked-LM position). */
   before: number;
   methods: Partial<Record<OcclusionMethod, OcclusionScores>>;
+  /** The groups taken out together when some were given (sorted positions); each position of a group holds the
+   *  group's score. */
+  groups?: number[][];
   /** Why a method was left out of the default ones. */
   notes?: string[];
   timings: {

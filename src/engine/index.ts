@@ -54,6 +54,7 @@ export type {
   OcclusionResult,
   OcclusionScores,
   OcclusionTargetInfo,
+  WorkEstimate,
 } from './api';
 export { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, inspectModel, openModel, resolveModelDir, type LoadTimings } from './model/open-model';
 export type { OpenModel } from './model/open-model';

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectModel, openModel } from '../engine';
 import { errorReporter } from './common/error-report';
+import { trackInNotification } from './common/work-notification';
+import { RateBook } from './common/work-progress';
 import { MODEL_KEYS, readSettings, SECTION, type LensSettings } from './common/settings';
 import { compareModels } from './compare/command';
 import { ComparePanel } from './compare/panel';
@@ -52,15 +54,16 @@ export function activate(context: vscode.ExtensionContext): void {
           ...(attribution?.state === 'ready' ? { occlusion: attribution } : {}),
         };
       },
-      onOcclude: (id, target) => {
+      onOcclude: (id, target, merge) => {
         const model = panel.model;
         const result = panel.result;
         if (target === null) {
           occlusion.cancel();
           lens.showAttribution(id, undefined);
-        } else if (model && result) void occlusion.start(model, result, id, target);
+        } else if (model && result) void occlusion.start(model, result, id, target, merge);
       },
       onPredictToken: (id, i) => void predictions.predictToken(id, i),
+      onShowChoice: (_id, index) => void explain.showChoice(index),
       onRun: (result, id) => {
         lens.retarget(result, id);
         void predictions.follow(result, id);
@@ -84,9 +87,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const occlusion = new PanelOcclusion({
     post: (m) => panel.send(m),
     log,
-    shown: (id, scores) => lens.showAttribution(id, scores),
+    shown: (id, scores, words) => lens.showAttribution(id, scores, words),
+    track: trackInNotification,
   });
-  const explain = new ExplainCommand({ settings, models, status, panel, lens, predictions, log, showError });
+  // Rates timed in earlier sessions: the first long explain of a session is told its wait too.
+  const rates = new RateBook(context.globalState.get('debertaLens.explainRates'), (snapshot) => {
+    void context.globalState.update('debertaLens.explainRates', snapshot);
+  });
+  const explain = new ExplainCommand({ settings, models, status, panel, lens, predictions, log, showError, rates });
+  explain.noteEditor(vscode.window.activeTextEditor);
   // Compare with Another Model: its own panel and its own second model (freed with the window).
   const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);
   const otherModel = new ModelHost(openModel, defaultDir, log, bundledDirs);
@@ -129,11 +138,13 @@ export function activate(context: vscode.ExtensionContext): void {
           panel: compare,
           log,
           showError,
+          rates,
         },
         args,
       ),
     ),
     vscode.commands.registerCommand('debertaLens.selectModel', () => selectModel(pickDeps())),
+    vscode.window.onDidChangeActiveTextEditor((e) => explain.noteEditor(e)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(`${SECTION}.predictionTopK`)) void predictions.refresh();
       if (MODEL_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`))) {

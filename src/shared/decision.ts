@@ -1,6 +1,7 @@
 // What a fine-tuned checkpoint decided about the explained text, as the panel's decision card, the token strip and
 // the editor show it: every label's score (sequence classification), each token's label (token classification),
-// the answer span (question answering). Pure: imported by the host and the webview.
+// the answer span (question answering), every choice's score (multiple choice). Pure: imported by the host and the
+// webview.
 import { formatProb } from './format';
 
 export interface DecisionLabel {
@@ -44,7 +45,28 @@ export type Decision =
       context: [number, number];
       /** The best span inside the context (start + end logit), or null when the input had no context. */
       answer: { startToken: number; endToken: number; text: string | null; score: number } | null;
+    }
+  | {
+      task: 'multiple-choice';
+      /** Every choice in the order given (id = its index, label = its text), softmax over the choices. */
+      choices: DecisionLabel[];
+      /** The choice with the largest logit. */
+      predicted: number;
+      /** The choice whose run [CLS] prompt [SEP] choice [SEP] the panel shows. */
+      shown: number;
     };
+
+/** Webview → host: explain the prompt with another of its choices (a multiple-choice head's card). */
+export interface ShowChoiceMessage {
+  type: 'showChoice';
+  resultId: number;
+  index: number;
+}
+
+export function parseShowChoiceMessage(m: Record<string, unknown>): ShowChoiceMessage | undefined {
+  const ok = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  return ok(m.resultId) && ok(m.index) ? { type: 'showChoice', resultId: m.resultId, index: m.index } : undefined;
+}
 
 /** What "Why?" and "Which words?" follow: a label (at a token, for token classification), or the QA answer span. */
 export type DecisionTarget = { label: number; position?: number } | { span: true };
@@ -83,7 +105,17 @@ export function decisionLine(d: Decision, skip: (position: number) => boolean = 
       return d.answer
         ? `answer “${d.answer.text ?? `#${d.answer.startToken}–#${d.answer.endToken}`}”`
         : 'no answer: the input has no context';
+    case 'multiple-choice': {
+      const p = d.choices[d.predicted];
+      return p ? `choice ${p.id + 1} “${shortChoice(p.label)}” ${formatProb(p.score)}` : '';
+    }
   }
+}
+
+/** A choice as a line names it: its first 40 characters. */
+export function shortChoice(text: string): string {
+  const t = text.trim().replace(/\s+/gu, ' ');
+  return t.length > 40 ? `${t.slice(0, 39)}…` : t;
 }
 
 /** "O" (outside any entity) and its usual spellings: a label the strip and the editor leave unmarked. */

@@ -5,6 +5,8 @@ import { type DecisionTarget, parseDecisionTarget } from './decision';
 import { isInt } from './protocol/checks';
 
 export type OcclusionMethodName = 'mask' | 'remove';
+/** How pieces join into the words taken out whole (the panel's merge): prose words or code identifiers. */
+export type OcclusionMerge = 'words' | 'identifiers';
 
 export type Attribution =
   | { state: 'running'; done: number; total: number }
@@ -17,6 +19,9 @@ export type Attribution =
       /** Per position: before − after (positive: the token supported the decision); null for specials. */
       mask?: (number | null)[];
       remove?: (number | null)[];
+      /** Each word was taken out whole (every piece of a word holds the word's score): the merge and the words'
+       *  positions. Absent: each token alone. */
+      words?: { merge: OcclusionMerge; groups: number[][] };
       ms: number;
     }
   | { state: 'error'; message: string };
@@ -26,6 +31,8 @@ export interface OccludeMessage {
   type: 'occlude';
   resultId: number;
   target: DecisionTarget;
+  /** Take out each word whole (the merge on screen) instead of each token. */
+  merge?: OcclusionMerge;
 }
 /** Webview → host: stop the attribution in flight. */
 export interface CancelOcclusionMessage {
@@ -43,7 +50,9 @@ export function parseOcclusionMessage(m: Record<string, unknown>): OccludeMessag
   if (!isInt(m.resultId)) return undefined;
   if (m.type === 'cancelOcclusion') return { type: 'cancelOcclusion', resultId: m.resultId };
   const target = m.type === 'occlude' ? parseDecisionTarget(m.target) : undefined;
-  return target ? { type: 'occlude', resultId: m.resultId, target } : undefined;
+  if (!target) return undefined;
+  if (m.merge === undefined) return { type: 'occlude', resultId: m.resultId, target };
+  return m.merge === 'words' || m.merge === 'identifiers' ? { type: 'occlude', resultId: m.resultId, target, merge: m.merge } : undefined;
 }
 
 /** Signed strength in [−1, 1] of each position against the largest |score| (0 for null and for a score within 5% of
@@ -57,9 +66,19 @@ export function signedStrengths(scores: readonly (number | null)[]): number[] {
   });
 }
 
-/** The strongest tokens each way: "for: cat +0.81, mat +0.40 · against: dog −0.22". */
-export function attributionLine(scores: readonly (number | null)[], label: (i: number) => string, count = 3): string {
-  const ranked = scores.flatMap((s, i) => (s === null || !Number.isFinite(s) ? [] : [{ s, i }]));
+/** The strongest tokens (or words: `groups`, named by their first position) each way: "for: cat +0.81, mat +0.40 ·
+ *  against: dog −0.22". */
+export function attributionLine(
+  scores: readonly (number | null)[],
+  label: (i: number) => string,
+  count = 3,
+  groups?: readonly (readonly number[])[],
+): string {
+  const units = groups ? groups.map((g) => g[0] ?? -1) : scores.map((_, i) => i);
+  const ranked = units.flatMap((i) => {
+    const s = scores[i];
+    return s === null || s === undefined || !Number.isFinite(s) ? [] : [{ s, i }];
+  });
   const fmt = (x: number) => `${x > 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
   const pick = (sign: 1 | -1) =>
     ranked

@@ -205,7 +205,7 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     await frame.locator('#tab-sides').click();
   });
 
-  test('a model type the engine does not read: one line naming it', async () => {
+  test('a model type the engine does not read: one line naming it, and the pair on screen is marked', async () => {
     await focusTab(page, 'sample.txt');
     await page.keyboard.press('Control+Alt+Shift+F9');
     const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'roberta' }).first();
@@ -214,6 +214,12 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     assert.match(message, /model_type "roberta", which DeBERTa Lens does not read/);
     assert.ok(!/\n|at \w+ \(/.test(message), `one line, no stack: ${message}`);
     await screenshot(page, 'compare-bad-model');
+    // The pair on screen is the previous one: the panel says so (and dims it) until the next pair.
+    await page.locator('.tab', { hasText: 'DeBERTa Lens: Compare Models' }).first().click();
+    frame = await frameWith(page, '#app.compare-app[data-stale="true"] #stale');
+    assert.match(await frame.locator('#stale').textContent(), /^Last comparison failed: .*roberta.*the previous pair/);
+    await screenshot(page, 'compare-stale');
+    await focusTab(page, 'sample.txt');
   });
 
   test('the same model on both sides: the difference is cell by cell', async () => {
@@ -227,6 +233,7 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
       message: 'cell-by-cell difference',
     });
     assert.match(await frame.locator('#diff-note').textContent(), /cell by cell/);
+    assert.equal(await frame.locator('#stale').count(), 0, 'a new pair clears the mark');
   });
 
   test('the bundled BERT twin is listed under Embedded: same tokenizer, so the same tokens and a cell-by-cell difference', async () => {

@@ -138,6 +138,27 @@ for (const theme of (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolea
       await screenshot(page, `decision-${theme}-words`);
       await frame.locator('#attribution button', { hasText: 'Clear' }).click();
       assert.equal(await frame.locator('#tokens .tok[data-attr]').count(), 0, 'Clear takes the shade away');
+      // With the strip merged into words, each word is taken out whole: as `attribute --words` prints it.
+      await frame.locator('#merge-words').check();
+      await frame.locator('#decision .decision-row.predicted button', { hasText: 'Words' }).click();
+      await frame.locator('#attribution[data-state="ready"]').waitFor({ timeout: 120_000 });
+      assert.match(await frame.locator('#attribution .attribution-title').innerText(), /each word/);
+      const byWord = cliPredict('default-pairs', A, B, 'attribute', ['--target', `label:${label.id}`, '--method', 'mask', '--words']);
+      const wordScore = new Map(byWord.groups.map((g) => [g[0], byWord.methods.mask.scores[g[0]]]));
+      const chips = await frame
+        .locator('#tokens .tok[data-attr]')
+        .evaluateAll((cs) => cs.map((c) => [c.textContent, Number(c.dataset.attr)]));
+      assert.ok(chips.length > 0, 'words are shaded');
+      const scoresShown = chips.map(([, x]) => x).sort((a, b) => a - b);
+      const scoresWanted = [...wordScore.values()].filter((x) => x !== null).sort((a, b) => a - b);
+      for (const x of scoresShown)
+        assert.ok(
+          scoresWanted.some((w) => Math.abs(w - x) < 1e-3),
+          `a shaded word's score ${x} is one of the CLI's word scores`,
+        );
+      await screenshot(page, `decision-${theme}-words-merged`);
+      await frame.locator('#attribution button', { hasText: 'Clear' }).click();
+      await frame.locator('#merge-words').uncheck();
       // Why? opens the Head ranking aimed at that label.
       await frame.locator('#decision .decision-row.predicted button', { hasText: 'Why?' }).click();
       await frame.locator('#app[data-view="ranking"]').waitFor({ timeout: 30_000 });
@@ -237,4 +258,44 @@ onFixture('v3_qa', `${Q} [SEP] ${CONTEXT}`, async (frame) => {
     Array.from({ length: a.end_token - a.start_token + 1 }, (_, k) => a.start_token + k),
   );
   assert.ok((await frame.locator('#decision-answer').innerText()).includes(`“${a.text.trim()}”`), 'the card quotes the answer');
+});
+
+const PROMPT = 'the cat sat on the';
+const CHOICES = ['mat.', 'dog in the park.', 'tree.'];
+onFixture('v3_mc', `${PROMPT} [SEP] ${CHOICES.join(' [SEP] ')}`, async (frame) => {
+  await frame.locator('#decision[data-task="multiple-choice"]').waitFor({ timeout: 60_000 });
+  const want = cliPredict(path.join(FIXTURES, 'task-heads', 'v3_mc'), PROMPT, undefined, 'predict', ['--choices', CHOICES.join('|')]);
+  const mc = want.multiple_choice;
+  const rows = await labelRows(frame);
+  assert.deepEqual(
+    rows.map((r) => r.score),
+    mc.choices.map((c) => `${(c.score * 100).toFixed(1)}%`),
+    'every choice scored as `predict --choices` scores it',
+  );
+  assert.deepEqual(
+    rows.filter((r) => r.predicted).map((r) => r.label),
+    [`${mc.predicted + 1}. ${CHOICES[mc.predicted]}`],
+  );
+  const shownTokens = async () => frame.locator('#tokens .tok').count();
+  assert.equal(
+    await frame.locator('#decision .decision-row.shown').getAttribute('data-id'),
+    String(mc.predicted),
+    'the predicted choice is on screen',
+  );
+  assert.equal(await shownTokens(), mc.choices[mc.predicted].input_ids.length, '[CLS] prompt [SEP] choice [SEP]');
+  // Show another choice: the panel explains the prompt with it.
+  const other = (mc.predicted + 1) % CHOICES.length;
+  await frame.locator(`#decision .decision-row[data-id="${other}"] button`, { hasText: 'Show' }).click();
+  await waitUntil(
+    async () =>
+      (await frame
+        .locator('#decision .decision-row.shown')
+        .getAttribute('data-id')
+        .catch(() => null)) === String(other),
+    {
+      timeout: 60_000,
+      message: `choice ${other + 1} on screen`,
+    },
+  );
+  assert.equal(await shownTokens(), mc.choices[other].input_ids.length, 'the strip holds the other choice');
 });

@@ -101,10 +101,17 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     });
   });
 
-  test("Head ranking: the grid and ranking equal the CLI's sweep; a cell opens its head", async () => {
+  test("Head ranking: the grid and ranking equal the CLI's sweep; a cell opens its head in its term", async () => {
     const want = cli('--sweep', 'all');
     await frame.locator('#view-ranking').click();
     await frame.locator('#rk-run').click();
+    // The notification says where the sweep is (it may be gone already on this tiny model).
+    await page
+      .locator('.notifications-toasts .notification-list-item-message', { hasText: 'ranking heads' })
+      .first()
+      .waitFor({ timeout: 3_000 })
+      .then(() => screenshot(page, 'interventions-ranking-progress'))
+      .catch(() => {});
     await frame.locator('#rk-grid-c2p').waitFor({ timeout: 120_000 });
     for (const term of want.terms) {
       const cells = await frame.locator(`#rk-grid-${term} td.rk-cell`).allTextContents();
@@ -126,6 +133,7 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     await frame.locator('#app[data-view="heatmap"]').waitFor({ state: 'attached', timeout: 15_000 });
     assert.equal(await frame.locator('#layer').inputValue(), String(best.layer));
     assert.equal(await frame.locator('#head').inputValue(), String(best.head));
+    assert.equal(await frame.locator('#term').inputValue(), best.term, 'in the term it was ranked by');
   });
 
   test('Export CSV writes the ranking; Cancel stops a sweep in flight', async () => {

@@ -1,5 +1,5 @@
-// UI checks of word merging and selection diff in code-server: the Diff tab (current − previous explain) and the
-// word-merging toggle of the heatmap. Selectors: ./SELECTORS.md ("Diff view", "Word merging").
+// UI checks of word merging and selection diff in code-server: the Diff tab (current − previous explain), the
+// word-merging toggle of the heatmap, and a refused explain's mark (then Ctrl+Alt+E from the panel). Selectors: ./SELECTORS.md ("Diff view", "Word merging").
 // Screenshots: test-results/e2e/views2-*.png.
 import * as assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -41,7 +41,7 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     assert.equal(await frame.locator('canvas#diff-matrix').count(), 0);
   });
 
-  test('explain, edit, explain again: Diff draws current − previous over matched tokens', async () => {
+  test('explain, edit, explain again: Diff draws current − previous, the edited tokens kept in grey', async () => {
     await frame.locator('#view-heatmap').click();
     const before = await tokenCount(frame);
     // Type a word into the line (after "The "), then explain the edited line. The panel has focus: go back
@@ -64,14 +64,22 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     const [matched, current, previous] = m.slice(1).map(Number);
     assert.ok(current > previous, `the edit added tokens (${previous} → ${current})`);
     assert.ok(matched >= previous - 1 && matched < current, `${matched} matched`);
-    assert.equal(stats.width, matched, 'one backing pixel per matched token');
-    assert.equal(await frame.locator('#diff-labels li').count(), matched);
+    // The edited tokens keep their rows and columns (grey: nothing to subtract), and the caption names them.
+    assert.equal(stats.width, current, 'one backing pixel per current token, the edited ones included');
+    assert.equal(await frame.locator('#diff-labels li').count(), current);
+    assert.equal(await frame.locator('#diff-labels li.diff-new').count(), current - matched);
+    const added = (await frame.locator('#diff-labels li.diff-new').allTextContents()).join('');
+    assert.match(added, /^␣?very␣?$/, `the inserted pieces spell the typed word: ${added}`);
+    assert.match((await frame.locator('#diff-edited').textContent()) ?? '', /new in this text \(“/);
     assert.ok((await frame.locator('#analysis-caption').textContent()).length > 40);
     const box = await canvas.boundingBox();
     await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.6);
-    await waitUntil(async () => /current − previous \w+ = -?[\d.]/.test((await frame.locator('#analysis-readout').textContent()) ?? ''), {
-      message: 'diff hover readout',
-    });
+    await waitUntil(
+      async () => /current − previous \w+ = -?[\d.]|no previous value/.test((await frame.locator('#analysis-readout').textContent()) ?? ''),
+      {
+        message: 'diff hover readout',
+      },
+    );
     await screenshot(page, 'views2-diff');
   });
 
@@ -98,5 +106,39 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     await frame.locator('#merge-words').uncheck();
     await waitUntil(async () => (await side()) === pieces, { message: 'pieces again' });
     assert.equal(await tokenCount(frame), pieces);
+  });
+
+  test('a refused explain marks the panel; Ctrl+Alt+E from the panel explains again and clears the mark', async () => {
+    await frame.locator('#view-heatmap').click();
+    await frame.locator('#term').selectOption('c2c');
+    // Log colours do nothing on a signed term: the option is off there.
+    assert.equal(await frame.locator('#scaling option[value="log"]').isDisabled(), true);
+    const shown = await frame.locator('#app').getAttribute('data-result');
+    // The cursor on the empty line 2: nothing to explain. The panel keeps its result, marked and dimmed.
+    await focusTab(page, 'sample.txt');
+    await goToLine(page, 2, 1);
+    await runCommand(page, 'DeBERTa Lens: Explain Attention');
+    await frame.locator('#stale').waitFor({ timeout: 15_000 });
+    assert.match((await frame.locator('#stale').textContent()) ?? '', /^Last explain failed: Nothing to explain.*the previous result/);
+    assert.equal(await frame.locator('#app').getAttribute('data-stale'), 'true');
+    assert.equal(await frame.locator('#app').getAttribute('data-result'), shown, 'the old result is still there');
+    await screenshot(page, 'views2-failed');
+    // Select line 1, then the keybinding with the focus inside the panel.
+    await selectLines(page, 1, 1);
+    await frame.locator('#meta').click();
+    await page.keyboard.press('Control+Alt+E');
+    await waitUntil(
+      async () =>
+        (await frame
+          .locator('#app')
+          .getAttribute('data-result')
+          .catch(() => shown)) !== shown,
+      {
+        timeout: 60_000,
+        message: 'a new result after Ctrl+Alt+E in the panel',
+      },
+    );
+    assert.equal(await frame.locator('#stale').count(), 0);
+    assert.equal(await frame.locator('#app').getAttribute('data-stale'), null);
   });
 });

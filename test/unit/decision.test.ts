@@ -17,7 +17,9 @@ import { attributionLine, type OcclusionMessage, parseOcclusionMessage, signedSt
 import { type Decision, decisionLine, entityColour, entityNames, entityOf, entitySpans, tokenScoresLine } from '../../src/shared/decision';
 import type { PredictionsToWebview } from '../../src/shared/predictions';
 import { cardHeading, classificationRows, entityLegend } from '../../webview/lens/components/decision-model';
-import { FIXTURES, REPO_ROOT } from './helpers';
+import { at, FIXTURES, REPO_ROOT } from './helpers';
+import { groupWords } from '../../src/analysis/words';
+import { offsetText } from '../../src/extension/common/result-shape';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-decision-'));
 after(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
@@ -254,6 +256,28 @@ describe('which words made it say that: occlusion in the panel', () => {
       const c = await run;
       assert.deepEqual(c, { state: 'error', message: 'cancelled' });
       assert.equal(shown.length, 1);
+      // With the strip's merge: each word (the groups the merge shows) taken out whole.
+      const text = 'Unbelievably, the pioneers arrived. [SEP] Canolles ordered works.';
+      const pairResult = await model.explain(splitAtSep(text));
+      const w = await occ.start(model, pairResult, 5, { label: 1 }, 'words');
+      assert.ok(w.state === 'ready' && w.words && w.mask, 'a word attribution');
+      const words = groupWords(pairResult.tokens, offsetText(pairResult), 'words').filter((g) => !g.special);
+      assert.deepEqual(
+        w.words.groups,
+        words.map((g) => g.pieces),
+      );
+      assert.equal(w.words.merge, 'words');
+      assert.ok(
+        words.some((g) => g.pieces.length > 1),
+        'some word has several pieces',
+      );
+      for (const g of words) for (const p of g.pieces) assert.equal(w.mask[p], w.mask[g.pieces[0]!], `“${g.text}”: one score a word`);
+      const perWord = await model.occlude({ ...splitAtSep(text), target: { label: 1 }, groups: w.words.groups, methods: ['mask'] });
+      w.mask.forEach((x, i) => {
+        const want = perWord.methods.mask!.scores[i]!;
+        assert.ok(x === want || (x !== null && want !== null && Math.abs(x - want) < 1e-5), `#${i}: ${x} vs ${want}`);
+      });
+      assert.equal(at(shown, shown.length - 1), w.mask);
     } finally {
       await model.dispose();
     }
@@ -274,5 +298,16 @@ describe('which words made it say that: occlusion in the panel', () => {
       'for: t1 +2.000, t3 +0.500 · against: t2 −1.000',
     );
     assert.equal(attributionLine([null, null], String), 'no token moves it');
+    // Words: each named once, by its first piece.
+    assert.equal(
+      attributionLine([null, 2, 2, -1, 0.5], (i) => `w${i}`, 3, [[1, 2], [3], [4]]),
+      'for: w1 +2.000, w4 +0.500 · against: w3 −1.000',
+    );
+    assert.equal(parseOcclusionMessage({ type: 'occlude', resultId: 2, target: { label: 1 }, merge: 'identifiers' })?.type, 'occlude');
+    assert.equal(
+      (parseOcclusionMessage({ type: 'occlude', resultId: 2, target: { label: 1 }, merge: 'words' }) as { merge?: string }).merge,
+      'words',
+    );
+    assert.equal(parseOcclusionMessage({ type: 'occlude', resultId: 2, target: { label: 1 }, merge: 'letters' }), undefined);
   });
 });

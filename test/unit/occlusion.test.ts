@@ -33,6 +33,8 @@ interface Case {
   end_token?: number;
   token?: number;
   occluded: Occluded[];
+  /** Groups of positions taken out together (a word's pieces). */
+  occluded_groups?: { positions: number[]; mask: number; remove: number | null }[];
 }
 
 const CASES: Case[] = (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'occlusion', 'cases.json'), 'utf8')) as { cases: Case[] }).cases;
@@ -105,6 +107,44 @@ describe('occlusion against HF', () => {
         });
     });
   }
+
+  for (const c of CASES.filter((x) => x.occluded_groups)) {
+    const groups = c.occluded_groups!;
+    it(`${c.name}: words (groups of 1–3 pieces) masked and removed together, batched and one by one, equal HF's`, async () => {
+      const m = await model(c);
+      const opts = { ...inputOf(c), ...(c.kind === 'label' && c.position !== undefined ? { position: c.position } : {}) };
+      // [CLS] as a group of its own: left out, as special tokens are.
+      const asked = [[0], ...groups.map((g) => g.positions)];
+      for (const batch of [true, false]) {
+        const r = await m.occlude({ ...opts, groups: asked, batch });
+        const what = `${c.name} ${batch ? 'batched' : 'one by one'}`;
+        assert.deepEqual(r.groups, asked, `${what}: the groups echoed`);
+        near(r.before, c.before, `${what}: before`);
+        for (const method of ['mask', 'remove'] as const) {
+          const m2 = r.methods[method]!;
+          assert.equal(at(m2.scores, 0), null, `${what} ${method}: [CLS] not scored`);
+          for (const g of groups)
+            for (const p of g.positions) {
+              const want = g[method];
+              if (want === null) assert.equal(at(m2.scores, p), null, `${what} ${method} ${p}: a removed followed row`);
+              else near(at(m2.scores, p), c.before - want, `${what} ${method} [${g.positions.join(',')}] at ${p}`, 2e-4);
+            }
+        }
+        const variants = groups.length + groups.filter((g) => g.remove !== null).length;
+        assert.equal(r.timings.variants, variants, `${what}: one variant a group and method`);
+        if (batch && c.name !== 'bert_seqcls') assert.ok(r.timings.runs < variants, `${what}: batched by length`);
+      }
+    });
+  }
+
+  it('refuses groups that name no token, a missing position, or a token twice', async () => {
+    const c = CASES.find((x) => x.name === 'seqcls_pair')!;
+    const m = await model(c);
+    const input = { text: c.text!, pair: c.pair! };
+    await rejectsWith(m.occlude({ ...input, groups: [[1], []] }), 'invalid-input', /occlusion group 1 is empty/);
+    await rejectsWith(m.occlude({ ...input, groups: [[1, 99]] }), 'invalid-input', /group 0 names position 99, which does not exist/);
+    await rejectsWith(m.occlude({ ...input, groups: [[1, 2], [2]] }), 'invalid-input', /position 2 is in two occlusion groups/);
+  });
 
   it('attention in head groups (4 heads as 3 + 1, EngineOptions.attentionHeadGroup): the same numbers', async () => {
     const c = CASES.find((x) => x.name === 'seqcls_pair')!;
@@ -242,6 +282,31 @@ describe('attribute (CLI)', () => {
     const out = JSON.parse(r.stdout);
     assert.deepEqual(Object.keys(out.methods), ['mask']);
     assert.equal(out.timings.batch_size, 1);
+  });
+
+  it("--words: each word taken out whole, every piece holding its word's score; one variant a word and method", () => {
+    const r = cli(...seqcls, '--text', 'the catalogue sat unbelievably.', '--words');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as {
+      tokens: { token: string; special: boolean }[];
+      groups: number[][];
+      methods: Record<'mask' | 'remove', { scores: (number | null)[] }>;
+      timings: { variants: number };
+    };
+    // "catalogue" and "unbelievably" are many pieces each in the fixture's small vocabulary.
+    const words = out.groups.filter((g) => !out.tokens[g[0]!]!.special);
+    assert.deepEqual(
+      words.map((g) => g.map((i) => out.tokens[i]!.token).join('')),
+      ['▁the', '▁catalogue', '▁sat', '▁unbelievably', '.'],
+    );
+    for (const method of ['mask', 'remove'] as const)
+      for (const g of words) {
+        const s = out.methods[method].scores;
+        assert.ok(typeof s[g[0]!] === 'number', `${method}: "${g.join(',')}" scored`);
+        for (const i of g) assert.equal(s[i], s[g[0]!], `${method}: every piece of a word holds its score`);
+      }
+    assert.equal(out.timings.variants, 2 * words.length);
+    assertOneLineError(cli(...seqcls, '--text', 'the cat', '--words', '--identifiers'), /--words and --identifiers .* give one/);
   });
 
   it('refuses bad flags in one line', () => {

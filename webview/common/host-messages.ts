@@ -18,3 +18,25 @@ export function showEmpty(message: string): void {
   app.dataset.state = 'empty';
   app.replaceChildren(el('p', { id: 'empty', class: 'empty' }, [message]));
 }
+
+/**
+ * The host's last run failed or was refused (`message`), or succeeded again (null). What the page shows is kept but
+ * marked, so it is never taken for the answer to the run that failed: a banner names the failure and the rest is dimmed.
+ */
+export function markStale(message: string | null, failed: string, kept: string): void {
+  const app = $('#app');
+  document.getElementById('stale')?.remove();
+  if (message === null) {
+    delete app.dataset.stale;
+    return;
+  }
+  const hasContent = app.dataset.state === 'ready';
+  if (hasContent) app.dataset.stale = 'true';
+  app.prepend(
+    el('div', { id: 'stale', class: 'stale', role: 'alert' }, [
+      el('strong', {}, [`${failed}: `]),
+      message,
+      ...(hasContent ? [el('span', { class: 'stale-kept' }, [` ${kept}`])] : []),
+    ]),
+  );
+}

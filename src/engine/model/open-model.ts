@@ -15,6 +15,7 @@ import type {
   PredictResult,
   SweepInput,
   SweepResult,
+  WorkEstimate,
 } from '../api';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cache-layout';
 import { type Checkpoint, loadCheckpoint } from '../checkpoint';
@@ -30,6 +31,7 @@ import { occludeWith } from '../run/occlusion';
 import { OcclusionSessions } from '../run/occlusion-batch';
 import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';
+import { estimateWith } from '../run/estimate';
 import { sweepWith } from '../run/sweep';
 import { TailSessions } from '../run/tail-sessions';
 import { providerOrder } from '../runtime/execution-providers';
@@ -61,6 +63,7 @@ function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | un
   const s = ck.spec;
   // One walk up the folders for both fields (each bundled model is looked for beside the bundle or the sources).
   const bundled = bundledName(ck.dir);
+  const heads = findHeads(ck);
   return {
     path: ck.dir,
     name: ck.name,
@@ -81,7 +84,8 @@ function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | un
     weights: ck.weightFiles.map((f) => path.basename(f)),
     is_default: bundled === DEFAULT_MODEL,
     bundled,
-    prediction_heads: headNames(findHeads(ck)),
+    prediction_heads: headNames(heads),
+    task_head: heads.task?.kind ?? null,
   };
 }
 
@@ -188,6 +192,10 @@ class OpenModel implements LensModel, RunContext {
 
   occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult> {
     return occludeWith(this, input, signal, (this.occlusionSessions ??= new OcclusionSessions(this)));
+  }
+
+  estimate(input: ExplainInput, signal?: AbortSignal): Promise<WorkEstimate> {
+    return estimateWith(this, input, signal);
   }
 
   async dispose(): Promise<void> {

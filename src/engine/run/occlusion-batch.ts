@@ -15,22 +15,27 @@ import type { ModelSpec } from '../types';
 import { int64Feeds } from './input';
 import type { RunBase } from './run-base';
 
-/** One variant: the input with the token at `position` masked or removed; `rows` are the followed rows in it. */
+/** One variant: the input with the tokens at `positions` (one token, or a word's pieces) masked or removed; `rows`
+ *  are the followed rows in it. */
 export interface Variant {
   method: OcclusionMethod;
-  position: number;
+  positions: number[];
   rows: number[];
 }
 /** The ids (and token types) of a variant of `ids`. */
 export function variantInput(v: Variant, ids: number[], types: number[] | undefined, maskId: number | undefined) {
   if (v.method === 'mask') {
     const out = ids.slice();
-    out[v.position] = maskId!;
+    for (const p of v.positions) out[p] = maskId!;
     return { ids: out, types };
   }
-  const drop = <T>(xs: T[]) => [...xs.slice(0, v.position), ...xs.slice(v.position + 1)];
+  const gone = new Set(v.positions);
+  const drop = <T>(xs: T[]) => xs.filter((_, i) => !gone.has(i));
   return { ids: drop(ids), types: types && drop(types) };
 }
+
+/** The length of a variant of n tokens. */
+export const variantLength = (v: Variant, n: number): number => (v.method === 'mask' ? n : n - v.positions.length);
 
 /** Working memory one batched run may use; the largest array of one run; the most variants a run takes. */
 export const OCCLUSION_BATCH_BYTES = 512 * 2 ** 20;
@@ -132,7 +137,7 @@ export async function runOne(model: RunBase, v: Variant, input: Batch, signal?: 
   const { ids, types } = variantInput(v, input.ids, input.types, input.maskId);
   const run = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, types)), [LAST_HIDDEN], signal);
   try {
-    const last = checkFinite(model, run.outputs.read(LAST_HIDDEN), `the variant without token ${v.position}`);
+    const last = checkFinite(model, run.outputs.read(LAST_HIDDEN), `the variant without token ${v.positions.join(', ')}`);
     const out = new Float32Array(v.rows.length * D);
     v.rows.forEach((r, k) => out.set(last.subarray(r * D, (r + 1) * D), k * D));
     return { ms: run.ms, data: out };

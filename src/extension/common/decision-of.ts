@@ -2,8 +2,9 @@
 import type { PredictResult } from '../../engine';
 import type { Decision } from '../../shared/decision';
 
-/** A task head's output as the decision card, the strip and the editor show it (undefined: no task head). */
-export function decisionOf(r: PredictResult): Decision | undefined {
+/** A task head's output as the decision card, the strip and the editor show it (undefined: no task head). `shown`:
+ *  the multiple-choice run on screen (default the predicted choice). */
+export function decisionOf(r: PredictResult, shown?: number): Decision | undefined {
   const label = (l: { id: number; label: string; logit: number; score: number }) => ({
     id: l.id,
     label: l.label,
@@ -39,6 +40,15 @@ export function decisionOf(r: PredictResult): Decision | undefined {
       task: 'question-answering',
       context: q.context_tokens,
       answer: a ? { startToken: a.start_token, endToken: a.end_token, text: a.text, score: a.score } : null,
+    };
+  }
+  if (r.multiple_choice) {
+    const m = r.multiple_choice;
+    return {
+      task: 'multiple-choice',
+      choices: m.choices.map((c) => ({ id: c.index, label: c.text, logit: c.logit, score: c.score })),
+      predicted: m.predicted,
+      shown: shown ?? m.predicted,
     };
   }
   return undefined;

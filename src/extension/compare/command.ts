@@ -2,7 +2,7 @@
 // a second model from the Select Model pick, both models run on that text, the pair shown side by side.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type ExplainResult, inspectModel, isLensError, LensError, type LensModel } from '../../engine';
+import { type ExplainResult, InputTooLongError, inspectModel, isLensError, LensError, type LensModel } from '../../engine';
 import type { Decision } from '../../shared/decision';
 import { decisionOf } from '../common/decision-of';
 import type { ComparePanel } from './panel';
@@ -10,6 +10,7 @@ import { explainError, modelOpenError } from '../common/messages';
 import type { ModelHost } from '../model/model-host';
 import { pickModelFolder, rememberModel, type SelectModelDeps } from '../model/select-model';
 import type { LensSettings } from '../common/settings';
+import { explainStartText, type RateBook } from '../common/work-progress';
 
 /** What the command resolves to (the integration tests and the bench read it). */
 export type CompareOutcome =
@@ -29,6 +30,8 @@ export interface CompareDeps {
   panel: ComparePanel;
   log(line: string): void;
   showError(e: unknown): void;
+  /** Forward-pass rates measured so far (shared with Explain). */
+  rates: RateBook;
 }
 
 /** A fine-tuned checkpoint's decision on the explained text (its head on the kept hidden state), or undefined. */
@@ -51,7 +54,10 @@ export async function compareModels(d: CompareDeps, raw?: unknown): Promise<Comp
   try {
     return await runCompare(d, raw);
   } catch (e) {
-    if (!(isLensError(e) && e.code === 'cancelled')) d.showError(e);
+    if (!(isLensError(e) && e.code === 'cancelled')) {
+      d.showError(e);
+      d.panel.markFailed(e instanceof Error ? e.message : String(e));
+    }
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
 }
@@ -83,15 +89,27 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
   const controller = new AbortController();
   const t0 = performance.now();
   // Two models run: a failure names the one that failed. A BERT's own position limit is no setting to change.
-  const run = (model: LensModel) =>
-    model.explain(input, controller.signal).then(
-      async (result) => ({ result, ms: result.timings?.total_ms ?? 0, decision: await decisionAfter(model, result) }),
-      (e: unknown) => {
-        if (!isLensError(e) || e.code === 'cancelled') throw e;
-        const named = new LensError(`${model.info.name}: ${e.message}`, e.code);
-        throw model.summary.architecture === 'bert' && e.code === 'too-long' ? named : explainError(named, s.maxTokens);
-      },
-    );
+  const run = async (model: LensModel, k: number, progress: vscode.Progress<{ message?: string }>) => {
+    let result: ExplainResult;
+    try {
+      // Tokens and the wait first: a refusal comes before any run, and a long one says how long.
+      const work = await model.estimate(input, controller.signal);
+      const key = `${model.info.path}|${model.info.execution_provider}`;
+      const rate = d.rates.rate(key, work.flops);
+      const etaMs = work.flops / rate.flopsPerMs;
+      progress.report({ message: `${model.info.name} (${k} of 2): ${explainStartText({ ...work, etaMs, measured: rate.measured })}` });
+      const t0 = performance.now();
+      result = await model.explain(input, controller.signal);
+      d.rates.record(key, work.flops, result.timings?.run_ms ?? performance.now() - t0);
+    } catch (e) {
+      if (!isLensError(e) || e.code === 'cancelled') throw e;
+      const message = `${model.info.name}: ${e.message}`;
+      // The cut travels on: a refusal by a position table then offers another model, never the maxTokens setting.
+      const named = e instanceof InputTooLongError ? new InputTooLongError(message, e.cut) : new LensError(message, e.code);
+      throw explainError(named, s.maxTokens);
+    }
+    return { result, ms: result.timings?.total_ms ?? 0, decision: await decisionAfter(model, result) };
+  };
   const pair = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'DeBERTa Lens: comparing', cancellable: true },
     async (progress, token) => {
@@ -105,11 +123,10 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
         // as the main model shares its open instance.
         d.models.matches(sB) ? d.models.get(sB) : d.other.get(sB),
       ]);
-      progress.report({ message: `explaining ${text.length} characters with both models…` });
       // One after the other: each run already uses every core.
-      const a = await run(mA);
+      const a = await run(mA, 1, progress);
       try {
-        const b = await run(mB);
+        const b = await run(mB, 2, progress);
         return { a, b };
       } catch (e) {
         a.result.release();

@@ -29,6 +29,8 @@ export class ComparePanel {
   private panel: vscode.WebviewPanel | undefined;
   private pair: (ComparePair & { init: CompareInit }) | undefined;
   private nextPair = 1;
+  /** Why the last comparison failed, while the panel still shows the pair before it. */
+  private failed: string | undefined;
   private ready = false;
   /** The line to the view: its slice requests are answered here, the rest of what it sends goes to `receive`. */
   private readonly messages = new MessageHandler({
@@ -52,6 +54,7 @@ export class ComparePanel {
     this.releasePair();
     const init = compareInit(this.nextPair++, pair.text, pair.a, pair.b, this.colorScale());
     this.pair = { ...pair, init };
+    this.failed = undefined;
     // The view's first requests are for layer 0 of both sides: compute them while the page starts.
     for (const s of [pair.a, pair.b]) s.result.load(s.result.layers[0] ?? 0).catch(() => undefined);
     if (!this.panel) this.attach();
@@ -60,6 +63,13 @@ export class ComparePanel {
       if (this.ready) this.post({ type: 'init', init });
     }
     return init;
+  }
+
+  /** A comparison failed or was refused: an open panel marks its pair as the previous one. */
+  markFailed(message: string): void {
+    if (!this.panel) return;
+    this.failed = message;
+    if (this.ready) this.post({ type: 'stale', message });
   }
 
   dispose(): void {
@@ -98,6 +108,7 @@ export class ComparePanel {
       for (const d of own) d.dispose();
       this.panel = undefined;
       this.ready = false;
+      this.failed = undefined;
       this.releasePair();
     });
   }
@@ -114,6 +125,7 @@ export class ComparePanel {
         if (m.version !== COMPARE_PROTOCOL_VERSION) this.log(`compare: view protocol ${m.version}, host ${COMPARE_PROTOCOL_VERSION}`);
         if (this.pair) this.post({ type: 'init', init: this.pair.init });
         else this.post({ type: 'empty', message: 'Run “DeBERTa Lens: Compare with Another Model…” to put two models side by side.' });
+        if (this.failed) this.post({ type: 'stale', message: this.failed });
         return;
       case 'request':
         this.messages.receive(m);

@@ -234,5 +234,6 @@ export async function diff(result: ExplainResult, previous: ExplainResult | unde
     pairs: d.pairs.map(([a, b]) => [a, b] as [number, number]),
     labels: d.pairs.map(([, b]) => result.tokens[b]?.text ?? ''),
     data: toBuffer(d.diff.subarray(head * P * P, (head + 1) * P * P)),
+    removed: d.onlyA.map((a) => ({ index: a, text: previous.tokens[a]?.text ?? '' })),
   };
 }

@@ -15,15 +15,16 @@ const level = (k: number, rgb: string) =>
   });
 
 export class EditorAttribution implements vscode.Disposable {
-  private shown: { target: Target; scores: (number | null)[] } | undefined;
+  private shown: { target: Target; scores: (number | null)[]; words: boolean } | undefined;
   private readonly pos = Array.from({ length: LEVELS }, (_, k) => level(k, '220, 60, 40'));
   private readonly neg = Array.from({ length: LEVELS }, (_, k) => level(k, '40, 110, 220'));
   private readonly sub = vscode.window.onDidChangeVisibleTextEditors(() => this.paint());
 
-  show(target: Target, scores: (number | null)[] | undefined): void {
+  /** `words`: each word was taken out whole (every piece holds its word's score). */
+  show(target: Target, scores: (number | null)[] | undefined, words = false): void {
     this.clear();
     if (!scores) return;
-    this.shown = { target, scores };
+    this.shown = { target, scores, words };
     this.paint();
   }
 
@@ -57,7 +58,7 @@ export class EditorAttribution implements vscode.Disposable {
       if (!range) return;
       const k = Math.min(LEVELS - 1, Math.floor(Math.abs(x) * LEVELS));
       const hover = new vscode.MarkdownString(
-        `**DeBERTa Lens** · occlusion: masking #${i} moves the followed logit by ${(-score).toFixed(4)} (${score > 0 ? 'it supported the decision' : 'it worked against it'})`,
+        `**DeBERTa Lens** · occlusion: masking ${s.words ? `the word holding #${i}` : `#${i}`} moves the followed logit by ${(-score).toFixed(4)} (${score > 0 ? 'it supported the decision' : 'it worked against it'})`,
       );
       (x > 0 ? byPos : byNeg)[k]?.push({ range, hoverMessage: hover });
     });

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { escapeMarkdown as escapeMd } from '../../shared/markup-text';
 import type { Token } from '../../engine';
-import { type Decision, decisionLine, entityColour, entitySpans, formatScore, tokenScoresLine } from '../../shared/decision';
+import { type Decision, decisionLine, entityColour, entitySpans, formatScore, shortChoice, tokenScoresLine } from '../../shared/decision';
 import { visibleSpan } from '../../shared/token-layout';
 
 export interface MarkTarget {
@@ -103,13 +103,19 @@ export class EditorDecision implements vscode.Disposable {
     const last = [...tokens].reverse().find((t) => !t.special);
     if (last) {
       const end = doc.positionAt(target.base + last.end);
+      const bold = (on: boolean, x: string) => (on ? `**${x}**` : x);
       const lines =
         decision.task === 'sequence-classification'
           ? decision.labels.map(
               (l) =>
-                `- ${l.id === decision.predicted ? '**' : ''}${escapeMd(l.label)}${l.id === decision.predicted ? '**' : ''}: ${formatScore(l.score, decision.scoreFunction)} (logit ${l.logit.toFixed(3)})`,
+                `- ${bold(l.id === decision.predicted, escapeMd(l.label))}: ${formatScore(l.score, decision.scoreFunction)} (logit ${l.logit.toFixed(3)})`,
             )
-          : [];
+          : decision.task === 'multiple-choice'
+            ? decision.choices.map(
+                (c) =>
+                  `${c.id + 1}. ${bold(c.id === decision.predicted, escapeMd(shortChoice(c.label)))}: ${formatScore(c.score, 'softmax')} (logit ${c.logit.toFixed(3)})${c.id === decision.shown ? ' · shown in the panel' : ''}`,
+              )
+            : [];
       verdicts.push({
         range: new vscode.Range(end, end),
         hoverMessage: new vscode.MarkdownString(`**DeBERTa Lens** · ${escapeMd(line)}\n\n${lines.join('\n')}`),

@@ -101,10 +101,10 @@ export class EditorLens implements vscode.HoverProvider {
   }
 
   /** Result `resultId`'s occlusion scores (undefined: none): shade the tokens in the editor. */
-  showAttribution(resultId: number, scores: (number | null)[] | undefined): void {
+  showAttribution(resultId: number, scores: (number | null)[] | undefined, words = false): void {
     const a = this.att;
     if (a && a.resultId === resultId && a.document.version === a.version)
-      this.attribution.show({ document: a.document, base: a.base, tokens: a.result.tokens }, scores);
+      this.attribution.show({ document: a.document, base: a.base, tokens: a.result.tokens }, scores, words);
   }
 
   /** The explained token at `pos` of `doc`, with the result it belongs to and its range in the document. */

@@ -71,3 +71,24 @@ export async function firstSlice(
     clearTimeout(timer);
   }
 }
+
+/** What explain computes along with its forward pass: the first heatmap's head and the one after it. */
+export interface LayerPreviewAsk {
+  layer: number;
+  head: number;
+  heads: number;
+}
+
+/** The preview of a model's next result (the opening view from where the view was last), or undefined. */
+export function previewAsk(
+  info: { type: string; layers: number; heads: number; terms: readonly TermName[] },
+  viewAt: ViewAt | undefined,
+  defaults: ViewDefaults,
+): LayerPreviewAsk | undefined {
+  const at = firstViewAt(
+    { type: info.type, layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms },
+    viewAt,
+    defaults,
+  );
+  return at && { layer: at.layer, head: at.head, heads: 2 };
+}

@@ -6,6 +6,7 @@ import { isLensError } from '../../engine';
 import type { DecisionInfo, InterventionView, RankingView, RunLabel, RunToHost, RunToWebview } from '../../shared/interventions';
 import { firstWordPosition, rankingCsv, ranksByLabel } from '../../shared/interventions';
 import { decisionInfo, decisionView, rankingTarget } from './decision-views';
+import type { TrackWork } from '../common/work-progress';
 
 /** What a run needs from the panel: the result shown, the plain run behind it, and how to show another one. */
 export interface RunPanel {
@@ -19,6 +20,8 @@ export interface RunPanel {
   /** Asks where to save (or uses `target`) and writes `content`; resolves to the path, or undefined if cancelled. */
   save(format: 'json' | 'csv', content: string, target?: string): Promise<string | undefined>;
   log(line: string): void;
+  /** A progress notification for a head ranking (stage, layer i of L, time left; its Cancel aborts the run). */
+  track?: TrackWork;
 }
 
 /** Entry `k` of one of an engine result's lists; the engine keeps them in step, so a gap is its bug. */
@@ -184,11 +187,15 @@ export class RunHost {
               ? (m.position ?? firstWordPosition(cur.result.tokens))
               : undefined;
         const target = ranksByLabel(info.task) && m.label !== undefined ? { label: m.label } : undefined;
-        const onProgress = (p: { done: number; total: number; layer: number }) => this.panel.post({ type: 'runProgress', id: m.id, ...p });
-        const r = await cur.model.sweep(
-          { text: input.text, pair: input.pair, terms: m.terms, mode: m.mode, position, target, onProgress },
-          controller.signal,
-        );
+        const tracker = this.panel.track?.('DeBERTa Lens: ranking heads', controller);
+        const layers = cur.model.info.layers;
+        const onProgress = (p: { done: number; total: number; layer: number }) => {
+          this.panel.post({ type: 'runProgress', id: m.id, ...p });
+          tracker?.report({ stage: `removing each head’s ${m.terms.join('/')} alone`, unit: 'reruns', layers, ...p });
+        };
+        const r = await cur.model
+          .sweep({ text: input.text, pair: input.pair, terms: m.terms, mode: m.mode, position, target, onProgress }, controller.signal)
+          .finally(() => tracker?.done());
         const answer = info.decision?.kind === 'span' ? (info.decision.answer?.text ?? undefined) : undefined;
         this.lastRanking = rankingView(r, performance.now() - t0, answer);
         this.panel.post({ type: 'runResult', id: m.id, ok: true, ranking: this.lastRanking });

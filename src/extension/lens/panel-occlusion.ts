@@ -1,16 +1,21 @@
-// "Which words made it say that?" for the panel: the explained input's tokens taken out one at a time (masked, and
-// removed) in batched runs of the model, each scored by how much the followed logit drops; progress and cancel, the
-// outcome posted to the view and handed to the editor. One attribution at a time; a new result cancels it. Pure (no
+// "Which words made it say that?" for the panel: the explained input's tokens (or its words, as the panel's merge
+// joins them) taken out one at a time (masked, and removed) in batched runs of the model, each scored by how much
+// the followed logit drops; progress and cancel, the outcome posted to the view and handed to the editor. One attribution at a time; a new result cancels it. Pure (no
 // `vscode`): the unit tests run it on the real engine.
 import type { ExplainResult, LensModel, OcclusionResult, SweepTarget } from '../../engine';
 import type { DecisionTarget } from '../../shared/decision';
-import type { Attribution, OcclusionMessage } from '../../shared/occlusion';
+import type { Attribution, OcclusionMerge, OcclusionMessage } from '../../shared/occlusion';
+import { groupWords } from '../../analysis/words';
+import { offsetText } from '../common/result-shape';
+import type { TrackWork } from '../common/work-progress';
 
 export interface OcclusionHost {
   post(m: OcclusionMessage): void;
   log(line: string): void;
   /** The attribution of result `resultId` is known (scores by the mask method, else removal), or cleared. */
-  shown?(resultId: number, scores: (number | null)[] | undefined): void;
+  shown?(resultId: number, scores: (number | null)[] | undefined, words?: boolean): void;
+  /** A progress notification (stage, count, time left; its Cancel stops the attribution). */
+  track?: TrackWork;
 }
 
 /** What a person reads as the followed value. */
@@ -32,8 +37,15 @@ export class PanelOcclusion {
 
   constructor(private readonly host: OcclusionHost) {}
 
-  /** Attributes result `resultId`'s decision (`target`) to its tokens; resolves to what was posted last. */
-  async start(model: LensModel, result: ExplainResult, resultId: number, target: DecisionTarget): Promise<Attribution> {
+  /** Attributes result `resultId`'s decision (`target`) to its tokens — or, with `merge`, to its words, each taken out
+   *  whole (the groups the panel's merge shows); resolves to what was posted last. */
+  async start(
+    model: LensModel,
+    result: ExplainResult,
+    resultId: number,
+    target: DecisionTarget,
+    merge?: OcclusionMerge,
+  ): Promise<Attribution> {
     this.cancel();
     const abort = new AbortController();
     this.running = { resultId, abort };
@@ -48,24 +60,33 @@ export class PanelOcclusion {
     const sweepTarget: SweepTarget | undefined = 'label' in target ? { label: target.label } : undefined;
     const t0 = performance.now();
     let total = 0;
+    const tracker = this.host.track?.('DeBERTa Lens: which tokens made the decision', abort);
     try {
       if (result.text === undefined) throw new Error('this result was explained from ids: there is no text to take tokens out of');
+      const groups = merge
+        ? groupWords(result.tokens, offsetText(result), merge)
+            .filter((g) => !g.special)
+            .map((g) => g.pieces)
+        : undefined;
       const r = await model.occlude(
         {
           text: result.text,
           ...(result.pair !== undefined ? { pair: result.pair } : {}),
           ...(sweepTarget ? { target: sweepTarget } : {}),
+          ...(groups ? { groups } : {}),
           ...('position' in target && target.position !== undefined ? { position: target.position } : {}),
           onProgress: (p) => {
             total = p.total;
             post({ state: 'running', done: p.done, total: p.total });
+            const how = p.method === 'mask' ? 'masking each token alone' : 'removing each token alone';
+            tracker?.report({ stage: how, unit: 'variants', done: p.done, total: p.total });
           },
         },
         abort.signal,
       );
       const ms = performance.now() - t0;
       this.host.log(
-        `occlusion: ${r.timings.variants} variants in ${r.timings.runs} runs of ≤ ${r.timings.batch_size} in ${ms.toFixed(0)} ms`,
+        `occlusion${groups ? ` by ${merge}` : ''}: ${r.timings.variants} variants in ${r.timings.runs} runs of ≤ ${r.timings.batch_size} in ${ms.toFixed(0)} ms`,
       );
       const out = post({
         state: 'ready',
@@ -73,15 +94,17 @@ export class PanelOcclusion {
         before: r.before,
         ...(r.methods.mask ? { mask: r.methods.mask.scores } : {}),
         ...(r.methods.remove ? { remove: r.methods.remove.scores } : {}),
+        ...(merge && groups ? { words: { merge, groups } } : {}),
         ms,
       });
-      this.host.shown?.(resultId, r.methods.mask?.scores ?? r.methods.remove?.scores);
+      this.host.shown?.(resultId, r.methods.mask?.scores ?? r.methods.remove?.scores, !!groups);
       return out;
     } catch (e) {
       const message = abort.signal.aborted ? 'cancelled' : e instanceof Error ? e.message : String(e);
       this.host.log(`occlusion: ${message}${total ? ` (after ${total} variants planned)` : ''}`);
       return post({ state: 'error', message });
     } finally {
+      tracker?.done();
       if (this.running?.abort === abort) this.running = undefined;
     }
   }

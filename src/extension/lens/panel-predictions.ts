@@ -45,9 +45,15 @@ function positionPredictions(p: PositionPrediction): PositionPredictions {
   };
 }
 
-/** What the panel shows for a result's fill-mask (and a task head's decision). */
-export function fillMaskOf(r: PredictResult, k: number): FillMask {
-  const decision = decisionOf(r);
+/** A multiple-choice head's scores over every choice (one run each), and the choice whose run is on screen. */
+export interface ChoiceRuns {
+  predict: PredictResult;
+  shown: number;
+}
+
+/** What the panel shows for a result's fill-mask (and a task head's decision; `shown`: the multiple choice on screen). */
+export function fillMaskOf(r: PredictResult, k: number, shown?: number): FillMask {
+  const decision = decisionOf(r, shown);
   return {
     state: 'ready',
     k,
@@ -75,6 +81,7 @@ interface Current {
   done: Promise<FillMask>;
   tokens: Map<number, { prediction: TokenPrediction; done: Promise<TokenPrediction> }>;
   abort: AbortController;
+  choices?: ChoiceRuns;
 }
 
 export class PanelPredictions {
@@ -82,8 +89,9 @@ export class PanelPredictions {
 
   constructor(private readonly host: PredictionsHost) {}
 
-  /** A new result is on screen: its fill-mask starts now and is posted when ready. Resolves to what was posted. */
-  start(model: LensModel, result: ExplainResult, resultId: number, plain?: ExplainResult): Promise<FillMask> {
+  /** A new result is on screen: its fill-mask starts now and is posted when ready. Resolves to what was posted.
+   *  `choices`: a multiple-choice head's scores, already run for every choice (the card shows them). */
+  start(model: LensModel, result: ExplainResult, resultId: number, plain?: ExplainResult, choices?: ChoiceRuns): Promise<FillMask> {
     this.current?.abort.abort();
     const k = this.host.topK();
     const abort = new AbortController();
@@ -97,14 +105,16 @@ export class PanelPredictions {
       done: Promise.resolve({ state: 'pending' }),
       tokens: new Map(),
       abort,
+      ...(choices ? { choices } : {}),
     };
     this.current = cur;
     this.post(cur, { type: 'fillMask', resultId, fillMask: cur.fillMask });
     const t0 = performance.now();
     // An intervened run is predicted from its own last hidden state only: without one the heads would read a plain
     // forward pass and show predictions the intervention never made.
-    const predicted =
-      plain && !result.lastHidden
+    const predicted = choices
+      ? Promise.resolve(choices.predict)
+      : plain && !result.lastHidden
         ? Promise.reject(
             new LensError(
               'this intervened run kept no last hidden state to predict from: the Intervention tab lists its predictions',
@@ -119,7 +129,7 @@ export class PanelPredictions {
           this.host.log(
             `${r.classification || r.token_classification || r.question_answering ? `${r.task} head, ` : ''}fill-mask: ${masks} [MASK]${masks === 1 ? '' : 's'}${r.rtd ? ', replaced-token detection' : ''} in ${(performance.now() - t0).toFixed(1)} ms${r.timings.forward_reused ? ' (heads on the explain’s hidden state)' : ''}`,
           );
-          return { ...fillMaskOf(r, k), ...(plain ? { intervened: true } : {}) };
+          return { ...fillMaskOf(r, k, choices?.shown), ...(plain ? { intervened: true } : {}) };
         },
         (e: unknown): FillMask => failure(e),
       )
@@ -135,7 +145,7 @@ export class PanelPredictions {
   /** The top-k setting changed: the result on screen gets its fill-mask again (the questions asked are dropped). */
   refresh(): Promise<FillMask> | undefined {
     const cur = this.current;
-    return cur ? this.start(cur.model, cur.result, cur.resultId, cur.plain) : undefined;
+    return cur ? this.start(cur.model, cur.result, cur.resultId, cur.plain, cur.choices) : undefined;
   }
 
   /**

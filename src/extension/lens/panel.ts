@@ -1,6 +1,7 @@
 // The one DeBERTa Lens webview panel: created on the first Explain, reused by the next ones, restored after
 // a reload by its serializer. It keeps the ExplainResult on the host and answers the view's slice requests.
 import type { DecisionTarget } from '../../shared/decision';
+import type { OcclusionMerge } from '../../shared/occlusion';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { type ExplainResult, isLensError, LensError, type LensModel, type ModelInfo } from '../../engine';
@@ -26,10 +27,11 @@ import { protocolTokens } from '../common/result-shape';
 import { writeExport } from './export-files';
 import { askExportPath, askRankingPath, askViewImage } from './save-dialogs';
 import { reportPlan } from '../../analysis/export/html-report';
-import { firstSlice, firstViewAt, loadFirstLayer, type ViewAt } from './first-slice';
+import { firstSlice, loadFirstLayer, previewAsk, type LayerPreviewAsk, type ViewAt } from './first-slice';
 import { parseRunMessage, type RunLabel } from '../../shared/interventions';
 import { RunHost } from './interventions';
 import { renderWebviewHtml } from '../common/webview-html';
+import { trackInNotification } from '../common/work-notification';
 
 export const VIEW_TYPE = 'debertaLens.view';
 
@@ -52,7 +54,9 @@ export interface PanelEvents {
   /** The view asked what the model would put at token `i`. */
   onPredictToken?(resultId: number, i: number): void;
   /** The view asked which tokens made the decision (`target`), or to stop asking. */
-  onOcclude?(resultId: number, target: DecisionTarget | null): void;
+  onOcclude?(resultId: number, target: DecisionTarget | null, merge?: OcclusionMerge): void;
+  /** A multiple-choice card's Show: explain the prompt with choice `index`. */
+  onShowChoice?(resultId: number, index: number): void;
   /** What the JSON export adds for result `resultId`: the decision and the occlusion scores the panel shows. */
   exportExtras?(resultId: number): Record<string, unknown>;
   onDispose(): void;
@@ -73,6 +77,8 @@ export class LensPanel {
   private readonly images = new MessageHandler({ post: (m: HostToWebview) => this.post(m), asks: imageAsking });
   /** The layer, head and term the view showed last (from its hover messages): the next init's first matrix. */
   private viewAt: ViewAt | undefined;
+  /** Why the last explain failed, while the panel still shows the result before it (sent again after a reload). */
+  private failed: string | undefined;
   /** The plain explain behind an intervened run on screen (the Diff compares with it; "back" shows it). */
   private plain: PanelResult | undefined;
   /** The line to the view: its matrix requests are answered here, the rest of what it sends goes to `receive`. */
@@ -95,6 +101,7 @@ export class LensPanel {
       return file;
     },
     log: (line) => this.events.log(line),
+    track: trackInNotification,
   });
 
   constructor(
@@ -148,6 +155,7 @@ export class LensPanel {
       if (dropped && dropped !== this.previous && dropped !== r.result) dropped.release();
     }
     this.current = { ...r, id };
+    this.failed = undefined;
     this.pendingView = view;
     loadFirstLayer(r.result, this.ready);
     if (!this.panel) this.attach(this.create());
@@ -163,17 +171,8 @@ export class LensPanel {
    * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
    * which starts with the view's later requests instead of taking the cores while the page paints.
    */
-  previewFor(
-    info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>,
-    view?: ViewName,
-  ): { layer: number; head: number; heads: number } | undefined {
-    const defaults = { ...this.defaults(), ...(view ? { view } : {}) };
-    const at = firstViewAt(
-      { type: info.type, layers: Array.from({ length: info.layers }, (_, l) => l), heads: info.heads, terms: info.terms },
-      this.viewAt,
-      defaults,
-    );
-    return at && { layer: at.layer, head: at.head, heads: 2 };
+  previewFor(info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>, view?: ViewName): LayerPreviewAsk | undefined {
+    return previewAsk(info, this.viewAt, { ...this.defaults(), ...(view ? { view } : {}) });
   }
 
   /** Opens a view (heatmap or heads) in the panel that shows the current result. */
@@ -187,6 +186,13 @@ export class LensPanel {
   /** A message for the view that is loaded now (dropped otherwise: `onInit` follows the next load). */
   send(m: HostToWebview): void {
     if (this.ready) this.post(m);
+  }
+
+  /** An explain failed or was refused: the open panel marks what it shows as the previous result. */
+  markFailed(message: string): void {
+    if (!this.panel) return;
+    this.failed = message;
+    if (this.ready) this.post({ type: 'stale', message });
   }
 
   /** Brings the panel to the front without taking the focus. */
@@ -278,6 +284,7 @@ export class LensPanel {
       this.current = undefined;
       this.previous = undefined;
       this.plain = undefined;
+      this.failed = undefined;
       this.runs.cancelAll();
       this.ready = false;
       this.events.onDispose();
@@ -297,6 +304,7 @@ export class LensPanel {
         this.ready = true;
         if (this.current) this.sendInit();
         else this.post({ type: 'empty', message: 'Select text in an editor and run “DeBERTa Lens: Explain Attention” (Ctrl+Alt+E).' });
+        if (!this.current && this.failed) this.post({ type: 'stale', message: this.failed });
         return;
       case 'request':
         this.messages.receive(m);
@@ -313,7 +321,11 @@ export class LensPanel {
         return;
       case 'occlude':
       case 'cancelOcclusion':
-        if (this.current && m.resultId === this.current.id) this.events.onOcclude?.(m.resultId, m.type === 'occlude' ? m.target : null);
+        if (this.current && m.resultId === this.current.id)
+          this.events.onOcclude?.(m.resultId, m.type === 'occlude' ? m.target : null, m.type === 'occlude' ? m.merge : undefined);
+        return;
+      case 'showChoice':
+        if (this.current && m.resultId === this.current.id) this.events.onShowChoice?.(m.resultId, m.index);
         return;
       case 'compareModels':
         void vscode.commands.executeCommand('debertaLens.compareModels');
@@ -369,6 +381,7 @@ export class LensPanel {
       if (this.current !== cur || this.panel !== ready || !this.ready) return;
       this.post({ type: 'init', init: first ? { ...init, first } : init });
       if (defaults.view === 'heads') this.post({ type: 'show', view: 'heads' });
+      if (this.failed) this.post({ type: 'stale', message: this.failed });
       // After the init: what the view gets for this result besides it (predictions) must find it in place.
       this.events.onInit?.(cur.id);
     });

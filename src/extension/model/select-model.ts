@@ -6,6 +6,20 @@ import * as vscode from 'vscode';
 import type { BundledModel, ModelSummary } from '../../engine';
 import { listHfCacheModels } from './hf-cache';
 import { SECTION } from '../common/settings';
+import { openSetting } from '../common/error-report';
+import { modelSettingTarget, type SettingScope } from './setting-target';
+
+const CONFIGURATION_TARGETS: Record<SettingScope, vscode.ConfigurationTarget> = {
+  user: vscode.ConfigurationTarget.Global,
+  workspace: vscode.ConfigurationTarget.Workspace,
+};
+
+/** Opens the settings editor on the scope the model folder was saved in. */
+function openModelSetting(scope: SettingScope): void {
+  const query = `@id:${SECTION}.modelPath`;
+  if (scope === 'user') return openSetting('modelPath', true);
+  void vscode.commands.executeCommand('workbench.action.openWorkspaceSettings', { query });
+}
 
 const RECENT_KEY = 'debertaLens.recentModels';
 const MAX_RECENT = 8;
@@ -130,11 +144,21 @@ export async function selectModel(d: SelectModelDeps): Promise<string | undefine
   if (!picked) return undefined;
   const { dir: chosen, summary } = picked;
   const value = picked.bundledSetting ?? chosen;
-  await vscode.workspace.getConfiguration(SECTION).update('modelPath', value, vscode.ConfigurationTarget.Global);
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  // Written where the value in effect comes from, and said where: a later edit of another scope would not apply.
+  const { scope, where } = modelSettingTarget(cfg.inspect('modelPath'), vscode.env.remoteName);
+  await cfg.update('modelPath', value, CONFIGURATION_TARGETS[scope]);
   if (picked.bundledSetting === undefined) await rememberModel(d.context, chosen);
-  d.log(`model set to ${chosen}: ${summary.type}, ${summary.layers} layers × ${summary.heads} heads, terms ${summary.terms.join(', ')}`);
-  void vscode.window.showInformationMessage(
-    `DeBERTa Lens: using ${summary.name} (${summary.layers} layers, ${summary.heads} heads, ${summary.terms.join('/')}).`,
+  d.log(
+    `model set to ${chosen} in ${where}: ${summary.type}, ${summary.layers} layers × ${summary.heads} heads, terms ${summary.terms.join(', ')}`,
   );
+  void vscode.window
+    .showInformationMessage(
+      `DeBERTa Lens: using ${summary.name} (${summary.layers} layers, ${summary.heads} heads, ${summary.terms.join('/')}); saved debertaLens.modelPath in ${where}.`,
+      'Open Setting',
+    )
+    .then((action) => {
+      if (action === 'Open Setting') openModelSetting(scope);
+    });
   return value;
 }

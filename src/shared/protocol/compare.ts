@@ -84,7 +84,12 @@ export type CompareResponseMessage =
 
 export type CompareToHost = ReadyMessage | CompareRequestMessage | LogMessage;
 
-export type CompareToWebview = { type: 'init'; init: CompareInit } | { type: 'empty'; message: string } | CompareResponseMessage;
+export type CompareToWebview =
+  | { type: 'init'; init: CompareInit }
+  | { type: 'empty'; message: string }
+  /** The last comparison failed or was refused: the pair on screen is marked as the previous one (null: clears). */
+  | { type: 'stale'; message: string | null }
+  | CompareResponseMessage;
 
 /** The view's side of a request on the wire: `request` {id, pairId, side, body} out, `response` {n, data} back. */
 export const compareAsking: Asking<CompareRequests, CompareScope, CompareToHost, CompareToWebview> = {

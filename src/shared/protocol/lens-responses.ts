@@ -155,6 +155,8 @@ export interface DiffResponse {
   /** Piece text of each matched token. */
   labels: string[];
   data: ArrayBuffer; // float32 [P, P]: current − previous
+  /** Tokens of the previous text with no partner in the current one (an edit removed them): index in A and text. */
+  removed?: { index: number; text: string }[];
 }
 export type ResponseBody =
   | WordsResponse

@@ -13,6 +13,7 @@
 import { isMatrixKind, type MatrixKind } from '../kinds';
 import { parsePredictToken, type PredictionsToWebview, type PredictTokenMessage } from '../predictions';
 import type { RunToHost, RunToWebview } from '../interventions';
+import { parseShowChoiceMessage, type ShowChoiceMessage } from '../decision';
 import { parseOcclusionMessage, type CancelOcclusionMessage, type OccludeMessage, type OcclusionMessage } from '../occlusion';
 import type { Answering, Asking, ReplyTo } from '../messaging/message-handler';
 import { isInt } from './checks';
@@ -137,11 +138,14 @@ export type WebviewToHost =
   | ExportMessage
   | OccludeMessage
   | CancelOcclusionMessage
+  | ShowChoiceMessage
   | RunToHost;
 
 export type HostToWebview =
   | { type: 'init'; init: ViewInit }
   | { type: 'empty'; message: string }
+  /** The last explain failed or was refused: the view marks what it shows as the previous result (null: clears). */
+  | { type: 'stale'; message: string | null }
   | LensResponseMessage
   | { type: 'focus'; resultId: number; i: number | null }
   | { type: 'show'; view: ViewName }
@@ -204,6 +208,8 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
     case 'occlude':
     case 'cancelOcclusion':
       return parseOcclusionMessage(m);
+    case 'showChoice':
+      return parseShowChoiceMessage(m);
     case 'compareModels':
       return { type: 'compareModels' };
     case 'export': {

@@ -1,5 +1,6 @@
 // "Which words made it say that?" in the panel: the decision card's row for the occlusion (progress and Cancel while
-// it runs; then the method, the tokens that pushed the decision most each way, Clear) and the strip's chips shaded
+// it runs; then the method, the tokens — or words, asked while the strip merges them — that pushed the decision
+// most each way, Clear) and the strip's chips shaded
 // by each token's score on the signed scale — red where taking the token out lowers the followed logit, blue where it
 // raises it. Hover lighting paints over the shade and gives it back when it moves on.
 import { type DecisionTarget } from '../../../src/shared/decision';
@@ -8,15 +9,18 @@ import type { WebviewToHost } from '../../../src/shared/protocol/lens';
 import { chipColours } from '../../common/chip-colours';
 import { makeLut } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
-import { $attribution, $init, $merged } from '../state/store';
+import { $attribution, $init, $merged, $viewState } from '../state/store';
 import { tokenName } from './predictions-model';
+import { pieceLabel } from '../../../src/shared/token-layout';
 
-/** Asks the host to attribute the decision `target` (named `asked` on the card) to the tokens. */
+/** Asks the host to attribute the decision `target` (named `asked` on the card) to the tokens — to the words, each
+ *  taken out whole, while the strip merges pieces into words. */
 export function askWhichWords(post: (m: WebviewToHost) => void, target: DecisionTarget, asked: string): void {
   const resultId = $init.get()?.resultId;
   if (resultId === undefined) return;
+  const merge = $viewState.get()?.merge ?? undefined;
   $attribution.set({ attribution: { state: 'running', done: 0, total: 0 }, asked, method: $attribution.get()?.method ?? 'mask' });
-  post({ type: 'occlude', resultId, target });
+  post({ type: 'occlude', resultId, target, ...(merge ? { merge } : {}) });
 }
 
 /** The card's attribution row for the state on screen (empty when none was asked for). */
@@ -35,7 +39,7 @@ export function attributionRow(post: (m: WebviewToHost) => void): HTMLElement {
     });
     row.append(
       el('span', { class: 'meta', role: 'status' }, [
-        `Which words made it say ${st.asked}? taking each token out… ${a.total ? `${a.done}/${a.total}` : ''}`,
+        `Which words made it say ${st.asked}? taking each ${$viewState.get()?.merge ? 'word' : 'token'} out… ${a.total ? `${a.done}/${a.total}` : ''}`,
       ]),
       cancel,
     );
@@ -60,11 +64,17 @@ export function attributionRow(post: (m: WebviewToHost) => void): HTMLElement {
   pick.addEventListener('change', () => $attribution.set({ ...st, method: pick.value as OcclusionMethodName }));
   const scores = a[pick.value as OcclusionMethodName] ?? [];
   const tokens = $init.get()?.tokens ?? [];
+  const groups = a.words?.groups;
+  // A word is named by its pieces joined, as the strip's merged chip shows it.
+  const name = (i: number) => {
+    const g = groups?.find((x) => x[0] === i);
+    return g && g.length > 1 ? `#${i} “${g.map((p) => pieceLabel(tokens[p]?.text ?? '')).join('')}”` : tokenName(tokens, i);
+  };
   row.append(
-    el('span', { class: 'attribution-title' }, [`Which words: ${a.followed}, each token `]),
+    el('span', { class: 'attribution-title' }, [`Which words: ${a.followed}, each ${groups ? 'word' : 'token'} `]),
     pick,
     el('span', { id: 'attribution-line', class: 'attribution-line', title: `before ${a.before.toFixed(4)}; ${Math.round(a.ms)} ms` }, [
-      attributionLine(scores, (i) => tokenName(tokens, i)),
+      attributionLine(scores, name, 3, groups),
     ]),
     clear,
   );
@@ -91,8 +101,10 @@ export function shadeStrip(box: HTMLElement | null): void {
   const groups = $merged.get();
   for (const c of box.querySelectorAll<HTMLElement>('.tok')) {
     const row = Number(c.dataset.i);
-    // A merged word: the sum of its pieces' scores, on the same scale.
-    const pieces = groups ? (groups[row]?.pieces ?? []) : [row];
+    // A merged word: its own score when words were taken out whole (every piece holds it), else the sum of its
+    // pieces' scores, on the same scale.
+    const all = groups ? (groups[row]?.pieces ?? []) : [row];
+    const pieces = a.words ? all.slice(0, 1) : all;
     const x = pieces.reduce((sum, p) => sum + (strengths[p] ?? 0), 0);
     if (x === 0) continue;
     const { background, color } = chipColours(Math.min(1, Math.abs(x)), x > 0 ? 1 : -1, lut);

@@ -1,10 +1,10 @@
 // The toolbar and legend controls: each change becomes a state update, and every state change is shown back
 // in them (and in which sections and controls the current view uses).
-import type { MatrixKind } from '../../../src/shared/kinds';
+import { isSignedKind, type MatrixKind } from '../../../src/shared/kinds';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type MergeModeName } from '../../../src/shared/protocol/lens';
 import { $ } from '../../common/dom';
 import { showExportForm, showFigureForm } from './export-form';
-import { VIEW_CONTROLS, type ViewState } from '../state/nav';
+import { scalingFor, VIEW_CONTROLS, type ViewState } from '../state/nav';
 import { act, update } from '../state/actions';
 import { isAnalysis } from '../state/selectors';
 import { $init, $viewState } from '../state/store';
@@ -69,7 +69,11 @@ export function syncControls(): void {
   // Word merging pools raw slices (or head means); the special-token discount does not apply to it.
   discount.disabled = state.term !== 'probs' || !!state.merge;
   $<HTMLSelectElement>('#color-scale').value = state.colorScale;
-  $<HTMLSelectElement>('#scaling').value = state.scaling ?? 'auto';
+  // Log colours exist for probabilities only: on a signed term the option is off and the picker shows what is drawn.
+  const scaling = $<HTMLSelectElement>('#scaling');
+  const log = scaling.querySelector<HTMLOptionElement>('option[value="log"]');
+  if (log) log.disabled = isSignedKind(state.term);
+  scaling.value = state.scaling === undefined ? 'auto' : scalingFor(state.scaling, state.term);
   $<HTMLInputElement>('#merge-words').checked = !!state.merge;
   if (state.merge) $<HTMLSelectElement>('#merge-mode').value = state.merge;
   const heat = state.view === 'heatmap';

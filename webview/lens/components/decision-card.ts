@@ -1,13 +1,14 @@
 // The decision card above the token strip: what a fine-tuned checkpoint decided about the text — every label's
 // score with the predicted one marked (sequence classification), the entities and the hovered token's label scores
-// (token classification), the answer (question answering) — and "Why this label?", which ranks the heads by how
-// much removing each moves that decision. Hidden for a checkpoint without a task head.
+// (token classification), the answer (question answering), every choice (multiple choice, with Show to explain
+// another) — and "Why this label?", which ranks the heads by how much removing each moves that decision. Hidden for
+// a checkpoint without a task head.
 import { answerText, type Decision, type DecisionTarget, decisionLine, tokenScoresLine } from '../../../src/shared/decision';
 import { el } from '../../common/dom';
 import { $attribution, $decision, $hover, $init, $merged, $viewState } from '../state/store';
 import { askWhichWords, attributionRow } from './attribution';
 import type { WebviewToHost } from '../../../src/shared/protocol/lens';
-import { cardHeading, classificationRows, entityLegend } from './decision-model';
+import { cardHeading, type CardRow, classificationRows, entityLegend } from './decision-model';
 import { pieceOfRow, tokenName } from './predictions-model';
 
 /** What "Why this label?" asks the Head ranking for. */
@@ -82,34 +83,21 @@ export class DecisionCard {
 
   private body(d: Decision): HTMLElement {
     switch (d.task) {
-      case 'sequence-classification': {
-        const rows = classificationRows(d).map((r) => {
-          const bar = el('span', { class: 'pred-bar', 'aria-hidden': 'true' });
-          if (r.bar !== null) {
-            const fill = el('span', { class: 'pred-fill' });
-            fill.style.width = `${r.bar * 100}%`;
-            bar.append(fill);
-          }
-          return el(
-            'li',
-            {
-              class: r.predicted ? 'decision-row predicted' : 'decision-row',
-              'data-id': String(r.id),
-              'data-label': r.name,
-              'data-score': r.text,
-              title: `${r.name} (id ${r.id}): ${r.text}, logit ${r.logit.toFixed(4)}`,
-            },
-            [
-              el('span', { class: 'decision-mark', 'aria-label': r.predicted ? 'predicted' : '' }, [r.predicted ? '▶' : '']),
-              el('span', { class: 'decision-label' }, [r.name]),
-              bar,
-              el('span', { class: 'pred-pct' }, [r.text]),
-              el('span', { class: 'meta decision-logit' }, [`logit ${r.logit.toFixed(3)}`]),
-              el('span', { class: 'decision-buttons' }, this.buttons({ label: r.id }, `“${r.name}”`)),
-            ],
+      case 'sequence-classification':
+        return this.rows(d, (r) => this.buttons({ label: r.id }, `“${r.name}”`));
+      case 'multiple-choice': {
+        const resultId = $init.get()?.resultId;
+        return this.rows(d, (r) => {
+          if (r.id === d.shown)
+            return [el('span', { class: 'meta decision-shown', title: 'The run the heatmap and the strip show' }, ['shown'])];
+          const show = el(
+            'button',
+            { type: 'button', class: 'decision-why', title: `Explain the prompt with choice ${r.id + 1}: [CLS] prompt [SEP] choice [SEP]` },
+            ['Show'],
           );
+          show.addEventListener('click', () => resultId !== undefined && this.ctx.post({ type: 'showChoice', resultId, index: r.id }));
+          return [show];
         });
-        return el('ol', { id: 'decision-labels', class: 'decision-labels' }, rows);
       }
       case 'token-classification': {
         const tokens = $init.get()?.tokens ?? [];
@@ -138,6 +126,41 @@ export class DecisionCard {
         ]);
       }
     }
+  }
+
+  /** Every label (or choice) with its bar, score and logit, the predicted one marked, and the row's buttons. */
+  private rows(
+    d: Extract<Decision, { task: 'sequence-classification' | 'multiple-choice' }>,
+    buttons: (r: CardRow) => HTMLElement[],
+  ): HTMLElement {
+    const rows = classificationRows(d).map((r) => {
+      const bar = el('span', { class: 'pred-bar', 'aria-hidden': 'true' });
+      if (r.bar !== null) {
+        const fill = el('span', { class: 'pred-fill' });
+        fill.style.width = `${r.bar * 100}%`;
+        bar.append(fill);
+      }
+      const shown = d.task === 'multiple-choice' && r.id === d.shown;
+      return el(
+        'li',
+        {
+          class: `decision-row${r.predicted ? ' predicted' : ''}${shown ? ' shown' : ''}`,
+          'data-id': String(r.id),
+          'data-label': r.name,
+          'data-score': r.text,
+          title: `${d.task === 'multiple-choice' ? (d.choices[r.id]?.label ?? r.name) : `${r.name} (id ${r.id})`}: ${r.text}, logit ${r.logit.toFixed(4)}`,
+        },
+        [
+          el('span', { class: 'decision-mark', 'aria-label': r.predicted ? 'predicted' : '' }, [r.predicted ? '▶' : '']),
+          el('span', { class: 'decision-label' }, [r.name]),
+          bar,
+          el('span', { class: 'pred-pct' }, [r.text]),
+          el('span', { class: 'meta decision-logit' }, [`logit ${r.logit.toFixed(3)}`]),
+          el('span', { class: 'decision-buttons' }, buttons(r)),
+        ],
+      );
+    });
+    return el('ol', { id: 'decision-labels', class: 'decision-labels' }, rows);
   }
 
   /** Token classification: the focused token's label scores, with "Why?" for its label there. */

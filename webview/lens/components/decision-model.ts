@@ -1,6 +1,6 @@
 // Pure parts of the decision card (./decision-card.ts): what each row says and how wide its bar is. No DOM: the unit
 // tests run it under node.
-import { type Decision, entityNames, entityColour, formatScore, isOutsideLabel, entityOf } from '../../../src/shared/decision';
+import { type Decision, entityNames, entityColour, formatScore, isOutsideLabel, entityOf, shortChoice } from '../../../src/shared/decision';
 
 export interface CardRow {
   id: number;
@@ -13,8 +13,18 @@ export interface CardRow {
   predicted: boolean;
 }
 
-/** A sequence classifier's rows: every label in id order, the predicted one marked. */
-export function classificationRows(d: Extract<Decision, { task: 'sequence-classification' }>): CardRow[] {
+/** A sequence classifier's rows: every label in id order, the predicted one marked. A multiple-choice head's: every
+ *  choice in the order given, named by its number and text. */
+export function classificationRows(d: Extract<Decision, { task: 'sequence-classification' | 'multiple-choice' }>): CardRow[] {
+  if (d.task === 'multiple-choice')
+    return d.choices.map((c) => ({
+      id: c.id,
+      name: `${c.id + 1}. ${shortChoice(c.label)}`,
+      text: formatScore(c.score, 'softmax'),
+      bar: Math.max(0, Math.min(1, c.score)),
+      logit: c.logit,
+      predicted: c.id === d.predicted,
+    }));
   return d.labels.map((l) => ({
     id: l.id,
     name: l.label,
@@ -41,6 +51,8 @@ export function cardHeading(d: Decision): string {
       return `Token classification · ${d.names.length} labels per token`;
     case 'question-answering':
       return 'Question answering · the best span of the context (start + end logit)';
+    case 'multiple-choice':
+      return `Multiple choice · softmax over ${d.choices.length} choices, one run each`;
   }
 }
 

@@ -1,7 +1,7 @@
 // Messages from the extension host: a result to show (or none), answers to the panel's requests, the editor's
 // cursor, the host's own commands (show a view, export), predictions and runs.
 import type { HostToWebview } from '../../../src/shared/protocol/lens';
-import { listenForHost, showEmpty } from '../../common/host-messages';
+import { listenForHost, markStale, showEmpty } from '../../common/host-messages';
 import { receiveRun } from '../state/run-channel';
 import { update } from '../state/actions';
 import { $attribution, $decision, $hover, $init, $merged, $viewState } from '../state/store';
@@ -9,11 +9,15 @@ import { openResult, type Panel } from './open-result';
 
 export function listenToHost(panel: Panel): void {
   listenForHost<HostToWebview>({
-    init: (m) => openResult(m.init, panel),
+    init: (m) => {
+      markStale(null, '', '');
+      openResult(m.init, panel);
+    },
     empty: (m) => {
       $init.set(undefined);
       showEmpty(m.message);
     },
+    stale: (m) => markStale(m.message, 'Last explain failed', 'Below: the previous result, not the text just asked for.'),
     response: (m) => {
       const init = $init.get();
       if (!init || m.resultId !== init.resultId) return;

@@ -1,7 +1,9 @@
 // The ways components change the reader's state. Each sets atoms in one batch, so every subscriber runs once
 // with the whole change; the view is drawn again only when what it shows changed, else the hover is shown again.
 import { batch } from 'nanostores';
-import { applyAction, toggleCompare, type Action, type ViewState } from './nav';
+import type { MatrixKind } from '../../../src/shared/kinds';
+import { applyAction, openedKind, toggleCompare, type Action, type ViewState } from './nav';
+import { $kinds } from './selectors';
 import { $hover, $init, $renderEpoch, $viewState } from './store';
 
 /** Changes that need new matrices (or another view) rather than a new hover on the same picture. */
@@ -41,9 +43,10 @@ export function update(patch: Partial<ViewState>): void {
   });
 }
 
-/** Opens layer/head in the heatmap (a click on a head in an analysis view). */
-export function openHead(layer: number, head: number): void {
-  update({ layer, head, headAgg: null, view: 'heatmap' });
+/** Opens layer/head in the heatmap (a click on a head in an analysis view); `term`: in the term it was ranked by. */
+export function openHead(layer: number, head: number, term?: MatrixKind): void {
+  const shown = term && $init.get() ? openedKind(term, $kinds.get()) : undefined;
+  update({ layer, head, headAgg: null, view: 'heatmap', ...(shown ? { term: shown } : {}) });
 }
 
 export function act(a: Action): void {

@@ -1,8 +1,9 @@
 // View state and keyboard navigation. Pure: state/actions.ts puts the resulting state in the store.
-import type { MatrixKind } from '../../../src/shared/kinds';
+import { isSignedKind, type MatrixKind } from '../../../src/shared/kinds';
 import type { ColorScaleName, PersistedState, ViewName } from '../../../src/shared/protocol/lens';
 import { ABLATION_PRESETS, PROTOCOL_VERSION, SCALINGS } from '../../../src/shared/protocol/lens';
 import { openingView } from '../../../src/shared/opening-view';
+import { effectiveScaling } from '../../common/row-scale';
 
 export type ViewState = PersistedState;
 
@@ -122,3 +123,21 @@ export const VIEW_CONTROLS: Readonly<Record<ViewName, readonly ViewControl[]>> =
   interventions: [],
   ranking: [],
 };
+
+/**
+ * The heatmap term that shows a head ranked by removing `ranked`: that term where the picker has it; BERT, whose
+ * heads are ranked by their whole score (and whose picker has no terms), in scores. Undefined: keep the term.
+ */
+export function openedKind(ranked: MatrixKind, kinds: readonly MatrixKind[]): MatrixKind | undefined {
+  if (kinds.includes(ranked)) return ranked;
+  return kinds.includes('scores') ? 'scores' : undefined;
+}
+
+/**
+ * The colour mapping a kind is drawn with: none picked is the default (probs each row on a log scale, signed
+ * terms linear); log applies to probabilities only (a signed term has no log).
+ */
+export function scalingFor(scaling: PersistedState['scaling'], kind: MatrixKind): NonNullable<PersistedState['scaling']> {
+  const s = effectiveScaling(scaling, isSignedKind(kind));
+  return s === 'log' && isSignedKind(kind) ? 'linear' : s;
+}

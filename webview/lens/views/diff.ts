@@ -7,8 +7,8 @@ import { makeLut } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
 import { onScreen } from '../state/selectors';
 import { $picture } from '../state/picture';
-import { diffCaption, diffMismatch, DIFF_EMPTY } from './diff-model';
-import { figure, jointLimits, limitsText, matrixCanvas, onCell, readout, sidePx } from './kit';
+import { diffCaption, diffMismatch, diffOverCurrent, DIFF_EMPTY, editedLine } from './diff-model';
+import { figure, jointLimits, limitsText, matrixCanvas, onCell, readout, sidePx, tokenText } from './kit';
 import type { ViewContext } from './view-context';
 
 export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<void> {
@@ -34,34 +34,63 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
     body.append(el('p', { class: 'meta' }, ['No token of this text matches the previous one; nothing to compare.']));
     return;
   }
-  const values = fromBuffer(r.data, P * P);
-  const range = jointLimits([values], true);
+  const matched = fromBuffer(r.data, P * P);
+  const n = r.nB;
+  // Every current token keeps its row and column: the ones an edit inserted are grey (nothing to subtract).
+  const { values, inserted } = diffOverCurrent(matched, r.pairs, n);
+  const isNew = new Set(inserted);
+  const removed = (r.removed ?? []).map((t) => pieceLabel(t.text));
+  const edited = editedLine(
+    inserted.map((k) => tokenText(init.tokens, k)),
+    removed,
+  );
+  if (edited) body.append(el('p', { id: 'diff-edited', class: 'caption' }, [edited]));
+  const range = jointLimits([matched], true);
   const lut = makeLut(state.colorScale, true, themeKind());
   const c = matrixCanvas(
     'diff-matrix',
     values,
-    P,
-    P,
+    n,
+    n,
     range,
     lut,
-    sidePx(P, 1.6),
-    `Current minus previous ${term}, ${P} matched tokens: rows queries, columns keys`,
+    sidePx(n, 1.6),
+    `Current minus previous ${term}, ${n} tokens (${inserted.length} new, no previous value): rows queries, columns keys`,
   );
+  greyOut(c, n, inserted);
+  const previousOf = new Map(r.pairs.map(([a, b]) => [b, a]));
   const labels = el(
     'ol',
-    { id: 'diff-labels', class: 'diff-labels meta', start: '0', 'aria-label': 'Matched tokens (rows and columns, in order)' },
-    r.labels.map((t, p) => {
-      const [a, b] = r.pairs[p] ?? [];
-      return el('li', { 'data-p': String(p), title: `previous #${a}, current #${b}` }, [pieceLabel(t)]);
+    { id: 'diff-labels', class: 'diff-labels meta', start: '0', 'aria-label': 'Current tokens (rows and columns, in order)' },
+    init.tokens.map((_, k) => {
+      const a = previousOf.get(k);
+      return el(
+        'li',
+        {
+          'data-k': String(k),
+          ...(isNew.has(k) ? { class: 'diff-new', title: 'new in this text' } : { title: `previous #${a}, current #${k}` }),
+        },
+        [tokenText(init.tokens, k)],
+      );
     }),
   );
   body.append(el('div', { class: 'analysis-row' }, [figure(c, `current − previous (${limitsText(range)})`), labels]));
-  onCell(c, P, (p, q) => {
-    const [ap, bp] = r.pairs[p] ?? [];
-    const [aq, bq] = r.pairs[q] ?? [];
-    readout(
-      `query “${pieceLabel(r.labels[p] ?? '')}” (#${ap} → #${bp}) → key “${pieceLabel(r.labels[q] ?? '')}” (#${aq} → #${bq}): current − previous ${term} = ${formatValue(values[p * P + q] ?? NaN)}`,
-    );
+  const name = (k: number) => `“${tokenText(init.tokens, k)}” (${isNew.has(k) ? `#${k}, new` : `#${previousOf.get(k)} → #${k}`})`;
+  onCell(c, n, (i, j) => {
+    const v = values[i * n + j] ?? NaN;
+    const diff = Number.isNaN(v) ? 'no previous value: the edit inserted this token' : `current − previous ${term} = ${formatValue(v)}`;
+    readout(`query ${name(i)} → key ${name(j)}: ${diff}`);
   });
-  $picture.set({ canvas: c, values, rows: P, cols: P, range, lut, title: `Current − previous ${term}, layer ${layer} head ${head}` });
+  $picture.set({ canvas: c, values, rows: n, cols: n, range, lut, title: `Current − previous ${term}, layer ${layer} head ${head}` });
+}
+
+/** Paints the rows and columns of inserted tokens a flat grey (the canvas has one pixel per cell). */
+function greyOut(c: HTMLCanvasElement, n: number, inserted: readonly number[]): void {
+  const g = c.getContext('2d');
+  if (!g || !inserted.length) return;
+  g.fillStyle = themeKind() === 'dark' ? 'rgb(96, 96, 96)' : 'rgb(170, 170, 170)';
+  for (const k of inserted) {
+    g.fillRect(0, k, n, 1);
+    g.fillRect(k, 0, 1, n);
+  }
 }

@@ -264,9 +264,9 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
           );
           cell.style.background = cssRgb([cr, cg, cb]);
           cell.style.color = dark ? '#fff' : '#000';
-          cell.addEventListener('click', () => open(l, h));
+          cell.addEventListener('click', () => open(l, h, t));
           cell.addEventListener('keydown', (e) => {
-            if (e.key === 'Enter' || e.key === ' ') open(l, h);
+            if (e.key === 'Enter' || e.key === ' ') open(l, h, t);
           });
           return cell;
         }),
@@ -284,7 +284,7 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
       .slice(0, LISTED)
       .map((c) =>
         el('li', {}, [
-          el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head) }, [
+          el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head), 'data-term': c.term }, [
             `layer ${c.layer} head ${c.head} ${termLabel(init, c.term)}`,
           ]),
           cellText(c, r),
@@ -292,7 +292,7 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
       ),
   );
   for (const b of list.querySelectorAll<HTMLButtonElement>('button'))
-    b.addEventListener('click', () => open(Number(b.dataset.layer), Number(b.dataset.head)));
+    b.addEventListener('click', () => open(Number(b.dataset.layer), Number(b.dataset.head), b.dataset.term as TermName));
   out.replaceChildren(
     ...(r.target ? [whySummary(r, init, ctx, (t) => termLabel(init, t))] : []),
     el('p', { class: 'meta' }, [
