@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { extensionMissing, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
 import { packageVsix } from './lib/vsix.mjs';
+import { RESULTS_DIR } from './lib/paths.mjs';
 import { focusTab, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
 
 const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
@@ -32,6 +33,8 @@ const MAX_SHARE = 0.6;
 const ANALYSIS = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking'];
 /** Views that draw only after the reader picks something: their first screen is the form. */
 const FORMS = new Set(['interventions', 'ranking']);
+/** `E2E_FIGURES=1`: also export the heatmap as PNG and SVG figures at 30 and 500 tokens (look-*-figure*.png). */
+const FIGURES = !!process.env.E2E_FIGURES;
 const skip = extensionMissing();
 
 // The Extension Development Host window ignores workbench.colorTheme (it loads no built-in themes), so the
@@ -74,6 +77,88 @@ async function distinguishableShare(frame) {
     }
     return hit / (data.length / 4);
   }, DELTA_E);
+}
+
+/**
+ * The default probs scale ranks a row's keys: for query i, its top keys (from the readout's values) and the
+ * heatmap's pixel colour at each, and the pairs of weights ≥ 1.5× apart (both above the row's floor, the
+ * documented max(top/10^1.5, 1/n)) whose colours are less than ΔE*ab 10 apart.
+ */
+async function rowRankingFaults(frame, i, n) {
+  await frame.locator(`#tokens .tok[data-i="${i}"]`).hover();
+  const top = frame.locator(`#readout .nbs span[data-rank][data-query="${i}"]`);
+  await top.first().waitFor({ state: 'attached' });
+  const keys = (await top.evaluateAll((ss) => ss.map((s) => ({ j: Number(s.dataset.key), v: Number(s.dataset.value) })))).slice(0, 5);
+  return frame.locator('canvas#heatmap').evaluate(
+    (c, { i, n, keys }) => {
+      const lab = ([r, g, b]) => {
+        const lin = (u) => ((u /= 255) <= 0.04045 ? u / 12.92 : ((u + 0.055) / 1.055) ** 2.4);
+        const [R, G, B] = [lin(r), lin(g), lin(b)];
+        const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
+        const x = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
+        const y = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
+        const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
+        return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+      };
+      const ctx = c.getContext('2d');
+      const at = (j) =>
+        [...ctx.getImageData(Math.floor(((j + 0.5) * c.width) / n), Math.floor(((i + 0.5) * c.height) / n), 1, 1).data].slice(0, 3);
+      const floor = Math.max(Math.max(...keys.map((k) => k.v)) / 10 ** 1.5, 1 / n);
+      const faults = [];
+      let pairs = 0;
+      for (const a of keys)
+        for (const b of keys) {
+          if (!(a.v >= 1.5 * b.v && b.v > floor)) continue;
+          pairs++;
+          const [p, q] = [lab(at(a.j)), lab(at(b.j))];
+          const d = Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+          if (d < 10) faults.push(`row ${i}: keys ${a.j} (${a.v.toFixed(4)}) and ${b.j} (${b.v.toFixed(4)}) ΔE ${d.toFixed(1)}`);
+        }
+      return { pairs, faults };
+    },
+    { i, n, keys },
+  );
+}
+
+/**
+ * Exports the heatmap as a figure through the panel (figure form, then the save dialog's proposal) and copies
+ * it to test-results/e2e/<name>.<format>; an SVG is also parsed by Chromium's XML parser and drawn to <name>-svg.png.
+ */
+async function exportFigure(lens, format, name) {
+  const { frame, page } = lens;
+  await frame.locator(`#export-${format}`).click();
+  await frame.locator('#export-form:not([hidden]) #export-save').click();
+  const input = page.locator('.quick-input-widget input');
+  let proposed = '';
+  await waitUntil(async () => new RegExp(`\\.${format}$`).test((proposed = await input.inputValue().catch(() => ''))), {
+    timeout: 15_000,
+    message: `the save dialog proposes a .${format} file`,
+  });
+  await page.keyboard.press('Enter');
+  const file = path.join(lens.server.dirs.workspace, path.basename(proposed));
+  await waitUntil(() => fs.existsSync(file) && fs.statSync(file).size > 0, { timeout: 30_000, message: `${file} written` });
+  await page.waitForTimeout(300);
+  const out = path.join(RESULTS_DIR, `${name}.${format}`);
+  fs.copyFileSync(file, out);
+  if (format === 'svg') {
+    const view = await page.context().newPage();
+    try {
+      const svg = fs.readFileSync(file, 'utf8');
+      const error = await view.evaluate((s) => {
+        const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
+        return doc.querySelector('parsererror')?.textContent ?? null;
+      }, svg);
+      assert.equal(error, null, `${name}.svg parses as XML`);
+      // The figure at 3× its size in CSS pixels (1 pt = 4/3 px), to look at.
+      await view.setContent(
+        `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 113.4}" height="${h * 113.4}"`)}</body>`,
+      );
+      await view.locator('svg').screenshot({ path: path.join(RESULTS_DIR, `${name}-svg.png`) });
+    } finally {
+      await view.close();
+    }
+  }
+  return out;
 }
 
 /**
@@ -167,6 +252,15 @@ for (const theme of ['light', 'dark']) {
             share <= MAX_SHARE,
             `${(share * 100).toFixed(1)}% of cells stand out from the background: the ramp leaves the page colour too early (at most ${MAX_SHARE * 100}%)`,
           );
+          // Brightness ranks a row's keys: weights 1.5× apart among a row's top 5 are ≥ ΔE 10 apart.
+          let pairs = 0;
+          for (const i of [Math.floor(n / 5), Math.floor(n / 2), Math.floor((4 * n) / 5)]) {
+            const r = await rowRankingFaults(frame, i, n);
+            pairs += r.pairs;
+            for (const f of r.faults) check(false, `${theme}: ${f}`);
+          }
+          console.log(`[look] ${theme}, ${n} tokens: ${pairs} pairs of top-5 weights ≥ 1.5× apart checked for ΔE ≥ 10`);
+          check(pairs > 0, 'no pair of top-5 weights 1.5× apart in the rows checked: the ranking check checked nothing');
           const labels = Number(await frame.locator('.heatmap-grid').getAttribute('data-labels'));
           check(labels >= 10, `axis labels drawn: ${labels}`);
           // The whole heatmap is on screen without scrolling the panel (1000-px window).
@@ -184,6 +278,8 @@ for (const theme of ['light', 'dark']) {
           `${n} tokens: the readout (${Math.round(ro.width)}×${Math.round(ro.height)} px) cuts or spills ${ro.out.join(', ')}`,
         );
         await screenshot(page, `look-${theme}-${target}-heatmap`);
+        if (FIGURES && target !== 130)
+          for (const format of ['png', 'svg']) await exportFigure(lens, format, `look-${theme}-${target}-figure`);
         if (target === 500) {
           // Zoom in until every row has its label (cells ≥ 12 px): a few clicks at 500 tokens.
           await waitUntil(

@@ -188,7 +188,8 @@ describe('panel consistency', () => {
     assert.equal(scalingFor('log', 'probs'), 'log');
     for (const k of ['c2c', 'c2p', 'p2c', 'scores'] as const) assert.equal(scalingFor('log', k), 'linear', k);
     assert.equal(scalingFor('row', 'c2c'), 'row');
-    assert.equal(scalingFor(undefined, 'probs'), 'linear');
+    assert.equal(scalingFor(undefined, 'probs'), 'row-log', 'the default ranks keys within a row');
+    assert.equal(scalingFor(undefined, 'c2c'), 'linear');
   });
 
   it('the Diff keeps the tokens an edit inserted, with no value, and names them', () => {

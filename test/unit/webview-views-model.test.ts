@@ -1,12 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeLut } from '../../webview/common/colors';
 import { bucketSummary } from '../../webview/lens/views/buckets-model';
 import { meanMax } from '../../webview/lens/views/ablation-model';
 import { peakSentence, profileRange } from '../../webview/lens/views/distance-model';
 import { shareColor, shareText } from '../../webview/lens/views/shares-model';
 import { VIEW_CAPTIONS } from '../../webview/lens/views/view-captions';
-import { heatmapSvg } from '../../webview/common/heatmap-svg';
 import { ANALYSIS_VIEWS } from '../../src/shared/protocol/lens';
 
 test('peak sentences read δ = query − key: positive looks left', () => {
@@ -71,27 +69,4 @@ test('bucket summary counts pairs per zone and names a pooled bucket', () => {
   assert.equal(lines.length, 2);
   assert.match(lines[0] ?? '', /19 pairs over 2 rows \(\|δ\| ≤ 8\)/);
   assert.match(lines[1] ?? '', /δ = 9…11 all read row 24/);
-});
-
-test('SVG heatmap: one rect per colour run, colours from the LUT, labels escaped', () => {
-  const lut = makeLut('diverging', false);
-  const values = Float32Array.from([0, 0, 1, 1]);
-  const svg = heatmapSvg(values, 2, 2, { min: 0, max: 1, signed: false }, lut, {
-    cell: 10,
-    title: 'a<b',
-    rowLabels: ['x&y', 'z'],
-    colLabels: ['p', 'q'],
-  });
-  assert.ok(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
-  assert.ok(svg.trimEnd().endsWith('</svg>'));
-  const rects = svg.match(/<rect /g) ?? [];
-  assert.equal(rects.length, 2, 'each row is one run of one colour');
-  assert.match(svg, /fill="#fafafc"/, 'zero is the LUT start (the light page colour)');
-  assert.match(svg, /width="20" height="10"/);
-  assert.match(svg, /a&#60;b/);
-  assert.match(svg, /x&#38;y/);
-  assert.ok(!svg.includes('a<b'));
-  const varied = heatmapSvg(Float32Array.from([0, 1, 0, 1]), 2, 2, { min: 0, max: 1, signed: false }, lut);
-  assert.equal((varied.match(/<rect /g) ?? []).length, 4);
-  assert.throws(() => heatmapSvg(values, 3, 2, { min: 0, max: 1, signed: false }, lut), /4 values for 3×2/);
 });

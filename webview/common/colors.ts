@@ -16,6 +16,8 @@ export interface Range {
   percentile?: number;
   /** Each row was divided by its own largest |value| before colouring. */
   rows?: boolean;
+  /** Each row on its own log scale (row-scale.ts): `clipped` is the share of cells at or below their row's floor. */
+  rowLog?: { decades: number; minTop: number; keys: number; clipped: number };
   /** The data's true extent, when the limits clip it (legend: "data to …"). */
   exact?: Range;
 }
@@ -84,20 +86,64 @@ const VIRIDIS: Rgb[] = [
 ];
 
 function interpolate(anchors: Rgb[], t: number): Rgb {
+  if (anchors.length < 2) throw new RangeError('interpolate: a ramp needs at least two anchors');
+  const [r, g, b] = interpolateExact(anchors, t);
+  return [Math.round(r), Math.round(g), Math.round(b)];
+}
+
+/** CIELAB (D65) of an sRGB colour: the space where equal distances look equally different. */
+export function cielab([r, g, b]: Rgb): Rgb {
+  const lin = (u: number) => ((u /= 255) <= 0.04045 ? u / 12.92 : ((u + 0.055) / 1.055) ** 2.4);
+  const [R, G, B] = [lin(r), lin(g), lin(b)];
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
+  const x = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
+  const y = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
+  const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
+  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
+}
+
+/**
+ * The ramp's positions re-spaced so that equal steps are equal CIELAB distances along it: the row-log scale
+ * promises that a 1.5× weight step is a visible colour step everywhere on the ramp, not only where the anchors
+ * happen to lie far apart (the light ramp's first sixth moves half as fast as its middle).
+ */
+function uniformPositions(anchors: Rgb[]): Float64Array {
+  const STEPS = 1024;
+  const cum = new Float64Array(STEPS + 1);
+  let prev = cielab(interpolateExact(anchors, 0));
+  for (let k = 1; k <= STEPS; k++) {
+    const lab = cielab(interpolateExact(anchors, k / STEPS));
+    cum[k] = (cum[k - 1] ?? 0) + Math.hypot(lab[0] - prev[0], lab[1] - prev[1], lab[2] - prev[2]);
+    prev = lab;
+  }
+  const total = cum[STEPS] ?? 0;
+  const out = new Float64Array(LUT_SIZE);
+  let k = 0;
+  for (let e = 0; e < LUT_SIZE; e++) {
+    const want = (e / (LUT_SIZE - 1)) * total;
+    while (k < STEPS && (cum[k + 1] ?? 0) < want) k++;
+    const a = cum[k] ?? 0;
+    const b = cum[k + 1] ?? a;
+    out[e] = Math.min(1, (k + (b > a ? (want - a) / (b - a) : 0)) / STEPS);
+  }
+  return out;
+}
+
+function interpolateExact(anchors: Rgb[], t: number): Rgb {
   const x = Math.min(1, Math.max(0, t)) * (anchors.length - 1);
   const k = Math.min(anchors.length - 2, Math.floor(x));
   const f = x - k;
-  const a = anchors[k];
-  const b = anchors[k + 1];
-  if (!a || !b) throw new RangeError('interpolate: a ramp needs at least two anchors');
-  return [Math.round(a[0] + (b[0] - a[0]) * f), Math.round(a[1] + (b[1] - a[1]) * f), Math.round(a[2] + (b[2] - a[2]) * f)];
+  const a = anchors[k] ?? [0, 0, 0];
+  const b = anchors[k + 1] ?? a;
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
 }
 
 /**
  * RGBA table for a scale. 'diverging' (the default) follows the theme: a diverging ramp for signed kinds, a
  * sequential one for probabilities; 'viridis' is one perceptual ramp for everything, whatever the theme.
+ * `uniform`: the positions re-spaced to equal CIELAB steps (the row-log scale's ramp).
  */
-export function makeLut(scale: ColorScaleName, signed: boolean, theme: ThemeKind = 'light'): Uint8ClampedArray {
+export function makeLut(scale: ColorScaleName, signed: boolean, theme: ThemeKind = 'light', uniform = false): Uint8ClampedArray {
   const anchors =
     scale === 'viridis'
       ? VIRIDIS
@@ -108,12 +154,18 @@ export function makeLut(scale: ColorScaleName, signed: boolean, theme: ThemeKind
         : theme === 'dark'
           ? SEQUENTIAL_DARK
           : SEQUENTIAL_LIGHT;
+  const at = uniform ? uniformPositions(anchors) : undefined;
   const lut = new Uint8ClampedArray(LUT_SIZE * 4);
   for (let k = 0; k < LUT_SIZE; k++) {
-    const [r, g, b] = interpolate(anchors, k / (LUT_SIZE - 1));
+    const [r, g, b] = interpolate(anchors, at ? (at[k] ?? 1) : k / (LUT_SIZE - 1));
     lut.set([r, g, b, 255], k * 4);
   }
   return lut;
+}
+
+/** The table a map with `range` is painted with: the uniform ramp for the row-log scale. */
+export function lutFor(scale: ColorScaleName, range: Range, theme: ThemeKind = 'light'): Uint8ClampedArray {
+  return makeLut(scale, range.signed, theme, !!range.rowLog);
 }
 
 /** Exact finite min/max of the values; signed ranges become [-m, m] with m = max |v|, probs [0, max]. */
@@ -254,6 +306,13 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
   }
 }
 
+/** "82%", "0.4%", "< 0.1%": a share for the legend. */
+function formatPercent(x: number): string {
+  const p = x * 100;
+  if (p > 0 && p < 0.1) return '< 0.1%';
+  return `${p >= 10 ? p.toFixed(0) : p.toFixed(1).replace(/\.0$/, '')}%`;
+}
+
 /** CSS `rgb()` string for legends and token highlights. */
 export function cssRgb([r, g, b]: Rgb, alpha = 1): string {
   return alpha >= 1 ? `rgb(${r}, ${g}, ${b})` : `rgba(${r}, ${g}, ${b}, ${alpha.toFixed(3)})`;
@@ -268,6 +327,10 @@ export function describeRange(range: Range, kind: string): string {
       : '';
   if (range.log)
     return `${kind}, log scale: ${formatValue(range.min)} (and below) … ${formatValue(range.max)} (${range.percentile}th percentile)${beyond}`;
+  if (range.rowLog) {
+    const r = range.rowLog;
+    return `${kind}, each row on a log scale: its strongest key (at least ${r.minTop}/n = ${formatValue(r.minTop / r.keys)}) … ${Math.round(10 ** r.decades)}× less (at least 1/n = ${formatValue(1 / r.keys)}); ${formatPercent(r.clipped)} of cells at or below their row's floor share the low end`;
+  }
   if (range.rows) return range.signed ? `${kind}, each row ÷ its largest |value| (−1 … 0 … +1)` : `${kind}, each row ÷ its maximum (0 … 1)`;
   if (range.signed)
     return `${kind}, centred at 0 (blue lowers the score, red raises it), ±${formatValue(range.max)}${range.percentile ? ` = ${range.percentile}th percentile of |value|` : ' = max |value|'}${beyond}`;

@@ -145,6 +145,13 @@ export class Heatmap {
       c.style.height = `${h}px`;
     };
     px(this.canvas, this.size, this.size);
+    // At least one backing pixel per cell: a map drawn smaller than n pixels would drop whole rows and columns
+    // (a one-cell peak could vanish); the browser scales the full map down instead.
+    const n = this.m?.n ?? 0;
+    const down = this.canvas.width < n;
+    if (down) this.canvas.width = this.canvas.height = n;
+    // Shrinking by nearest neighbour drops cells again: let the browser average them when the map is that small.
+    this.canvas.style.imageRendering = down ? 'auto' : '';
     px(this.overlay, this.size, this.size);
     px(this.left, AXIS_LEFT, this.size);
     px(this.top, this.size, AXIS_TOP);

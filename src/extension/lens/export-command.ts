@@ -1,9 +1,9 @@
-// `debertaLens.export` with `{ format, path? }` (tests and keybindings pass a path; without one a save dialog
+// `debertaLens.export` with `{ format, path?, widthCm?, dpi? }` (tests and keybindings pass a path; without one a save dialog
 // asks). Without a format a quick pick asks. Resolves to `{ ok, path }` or `{ ok: false, error }`.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LensError } from '../../engine';
-import { isExportFormat, type ExportFormat } from '../../shared/protocol/lens';
+import { isExportFormat, parseFigureSize, type ExportFormat } from '../../shared/protocol/lens';
 import type { LensPanel } from './panel';
 
 const FORMAT_PICKS: readonly vscode.QuickPickItem[] = [
@@ -30,7 +30,7 @@ export async function exportCommand(
       format = pick.label as ExportFormat;
     }
     const target = typeof a.path === 'string' && a.path ? path.resolve(a.path) : undefined;
-    const file = await panel.exportCurrent(format, target);
+    const file = await panel.exportCurrent(format, target, undefined, parseFigureSize(a));
     if (!file) return { ok: false, error: 'cancelled' };
     if (!target) void vscode.window.showInformationMessage(`DeBERTa Lens: exported ${format.toUpperCase()} to ${file}`);
     return { ok: true, path: file };

@@ -12,6 +12,7 @@ import {
   parseWebviewMessage,
   type ExportFormat,
   type ExportMessage,
+  type FigureSize,
   type HostToWebview,
   type HoverInfo,
   type RequestBody,
@@ -209,11 +210,11 @@ export class LensPanel {
    * PNG and SVG are drawn by the view, so they need the panel open. Resolves to the path written, or
    * undefined when the user cancelled the dialog.
    */
-  async exportCurrent(format: ExportFormat, target?: string, image?: ExportMessage): Promise<string | undefined> {
+  async exportCurrent(format: ExportFormat, target?: string, image?: ExportMessage, size: FigureSize = {}): Promise<string | undefined> {
     const cur = this.current;
     if (!cur) throw new LensError('Nothing to export: run “DeBERTa Lens: Explain Attention” first.');
     let payload = image;
-    if ((format === 'png' || format === 'svg') && !payload) payload = await this.requestImage(format);
+    if ((format === 'png' || format === 'svg') && !payload) payload = await this.requestImage(format, size);
     // The report's choice is checked before the save dialog: a refusal never comes after picking a file.
     const report = format === 'html' ? reportPlan(cur.result, { layers: image?.layers, kinds: image?.kinds }) : {};
     const file = target ?? (await askExportPath(format, cur.result, payload?.name));
@@ -224,11 +225,11 @@ export class LensPanel {
   }
 
   /** Asks the view for its current picture; fails after a while if the view is hidden or gone. */
-  private requestImage(format: 'png' | 'svg'): Promise<ExportMessage> {
+  private requestImage(format: 'png' | 'svg', size: FigureSize): Promise<ExportMessage> {
     if (!this.panel || !this.ready) {
       return Promise.reject(new LensError(`Export ${format.toUpperCase()}: show the DeBERTa Lens panel first (the view draws the image).`));
     }
-    return askViewImage(this.images, format);
+    return askViewImage(this.images, format, size);
   }
 
   /** Called by the serializer after a window reload: the result is gone, the view's own state is not. */

@@ -2,7 +2,7 @@
 // folder with a name filled in) and, for PNG and SVG, the picture the view draws.
 import * as vscode from 'vscode';
 import { type ExplainResult, LensError } from '../../engine';
-import type { ExportFormat, ExportMessage, HostToWebview, ImageRequests, WebviewToHost } from '../../shared/protocol/lens';
+import type { ExportFormat, ExportMessage, FigureSize, HostToWebview, ImageRequests, WebviewToHost } from '../../shared/protocol/lens';
 import type { MessageHandler } from '../../shared/messaging/message-handler';
 import { defaultExportName, EXPORT_FILTERS } from './export-files';
 
@@ -25,8 +25,9 @@ export function askRankingPath(format: 'json' | 'csv'): Promise<string | undefin
 export function askViewImage(
   images: MessageHandler<ImageRequests, void, HostToWebview, WebviewToHost>,
   format: 'png' | 'svg',
+  size: FigureSize = {},
 ): Promise<ExportMessage> {
-  const { id, reply } = images.start({ format }, undefined);
+  const { id, reply } = images.start({ format, ...size }, undefined);
   return new Promise<ExportMessage>((resolve, reject) => {
     const timer = setTimeout(() => {
       images.reject(id, 'timed out');

@@ -26,6 +26,6 @@ export type ExportFormat = 'png' | 'svg' | 'npz' | 'json' | 'html';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['png', 'svg', 'npz', 'json', 'html'];
 export type ColorScaleName = 'diverging' | 'viridis';
 /** How a heatmap maps values to colours: linear between robust limits, log10 (probs), or each row to its maximum. */
-export type ScalingName = 'linear' | 'log' | 'row';
-export const SCALINGS: readonly ScalingName[] = ['linear', 'log', 'row'];
+export type ScalingName = 'linear' | 'log' | 'row' | 'row-log';
+export const SCALINGS: readonly ScalingName[] = ['linear', 'log', 'row', 'row-log'];
 export const isExportFormat = isOneOf(EXPORT_FORMATS);

@@ -84,6 +84,20 @@ export interface LensScope {
   resultId: number;
 }
 
+/** A figure's size (PNG and SVG exports): width in centimetres, PNG dots per inch; absent = the view's last choice. */
+export interface FigureSize {
+  widthCm?: number;
+  dpi?: number;
+}
+
+/** The figure size in `a` (a command's arguments), each value kept only when it is a sensible number. */
+export function parseFigureSize(a: Record<string, unknown>): FigureSize {
+  const out: FigureSize = {};
+  if (typeof a.widthCm === 'number' && a.widthCm >= 2 && a.widthCm <= 100) out.widthCm = a.widthCm;
+  if (typeof a.dpi === 'number' && a.dpi >= 36 && a.dpi <= 1200) out.dpi = a.dpi;
+  return out;
+}
+
 /** An export the view asks the host to write: images carry their bytes (PNG data URL, SVG text). */
 export interface ExportMessage {
   type: 'export';
@@ -136,7 +150,7 @@ export type HostToWebview =
   | { type: 'focus'; resultId: number; i: number | null }
   | { type: 'show'; view: ViewName }
   /** The host wants the current view as an image (export command); the view answers with `export`. */
-  | { type: 'exportImage'; requestId: number; format: 'png' | 'svg' }
+  | ({ type: 'exportImage'; requestId: number; format: 'png' | 'svg' } & FigureSize)
   /** Fill-mask of the result, and "what would the model put here?" answers (../predictions.ts). */
   | PredictionsToWebview
   | OcclusionMessage
@@ -152,11 +166,11 @@ export const lensAsking: Asking<LensRequests, LensScope, WebviewToHost, HostToWe
 };
 
 /** The host's one request of the view: its current picture, for the export command. */
-export type ImageRequests = { image: [{ format: 'png' | 'svg' }, ExportMessage] };
+export type ImageRequests = { image: [{ format: 'png' | 'svg' } & FigureSize, ExportMessage] };
 
 /** The host's side of an image request: `exportImage` {requestId} out, `export` with that requestId back. */
 export const imageAsking: Asking<ImageRequests, void, HostToWebview, WebviewToHost> = {
-  request: (requestId, { format }) => ({ type: 'exportImage', requestId, format }),
+  request: (requestId, body) => ({ type: 'exportImage', requestId, ...body }),
   readReply: (m) => (m.type === 'export' && m.requestId !== undefined ? { id: m.requestId, outcome: { ok: true, reply: m } } : undefined),
 };
 

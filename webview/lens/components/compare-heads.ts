@@ -2,7 +2,8 @@
 // column and cell outlined on each.
 import { cellAt } from '../../../src/shared/hover';
 import { isSignedKind } from '../../../src/shared/kinds';
-import { makeLut, robustRange } from '../../common/colors';
+import { lutFor } from '../../common/colors';
+import { effectiveScaling, mapValues } from '../../common/row-scale';
 import { $, el, themeKind } from '../../common/dom';
 import { paintInto } from '../../common/paint-canvas';
 import { refreshHover, setHover, togglePin } from '../state/actions';
@@ -59,8 +60,8 @@ export class CompareHeads {
     // One robust range over every compared head, so equal colours mean equal values across panes.
     const joined = new Float32Array(slices.reduce((a, s) => a + s.length, 0));
     slices.reduce((at, s) => (joined.set(s, at), at + s.length), 0);
-    const range = robustRange(joined, signed);
-    const lut = makeLut(now.colorScale, signed, themeKind());
+    const { shown, range } = mapValues(joined, heads.length * n, n, signed, effectiveScaling(now.scaling, signed));
+    const lut = lutFor(now.colorScale, range, themeKind());
     const px = Math.max(n, Math.floor(Math.min(360, (document.body.clientWidth - 48) / Math.min(heads.length, 3))));
     const dpr = window.devicePixelRatio || 1;
     const panes: ComparePane[] = [];
@@ -74,7 +75,7 @@ export class CompareHeads {
         'aria-label': `Layer ${layer} head ${h} ${term}`,
         role: 'img',
       });
-      paintInto(canvas, values, n, n, range, lut);
+      paintInto(canvas, shown.subarray(k * n * n, (k + 1) * n * n), n, n, range, lut);
       sizeCanvasCss(canvas, px);
       const overlay = el('canvas', { class: 'compare-overlay', 'aria-hidden': 'true' });
       overlay.width = Math.round(px * dpr);

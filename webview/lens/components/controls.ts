@@ -3,12 +3,12 @@
 import { isSignedKind, type MatrixKind } from '../../../src/shared/kinds';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type MergeModeName } from '../../../src/shared/protocol/lens';
 import { $ } from '../../common/dom';
-import { showExportForm } from './export-form';
+import { showExportForm, showFigureForm } from './export-form';
 import { scalingFor, VIEW_CONTROLS, type ViewState } from '../state/nav';
 import { act, update } from '../state/actions';
 import { isAnalysis } from '../state/selectors';
 import { $init, $viewState } from '../state/store';
-import type { ViewExport } from './export';
+import { figureSize, type ViewExport } from './export';
 import { post } from './host';
 
 /** Wires the controls of a freshly built shell. */
@@ -35,7 +35,9 @@ export function wireControls(exporter: ViewExport): void {
     $(`#export-${f}`).addEventListener('click', () => {
       const init = $init.get();
       const state = $viewState.get();
-      if (f === 'png' || f === 'svg' || !init || !state) return exporter.send(f);
+      if (f === 'png' || f === 'svg')
+        return showFigureForm($('#export-form'), f, figureSize(), (size) => exporter.send(f, undefined, size));
+      if (!init || !state) return exporter.send(f);
       showExportForm($('#export-form'), f, init.model, init.tokens.length, { layer: state.layer, term: state.term }, (c) =>
         post({ type: 'export', ...c }),
       );
@@ -50,7 +52,9 @@ export function wireControls(exporter: ViewExport): void {
   $('#view-heatmap').addEventListener('click', () => update({ view: 'heatmap' }));
   $('#view-heads').addEventListener('click', () => update({ view: 'heads' }));
   const scalingSel = $<HTMLSelectElement>('#scaling');
-  scalingSel.addEventListener('change', () => update({ scaling: scalingSel.value as ViewState['scaling'] }));
+  scalingSel.addEventListener('change', () =>
+    update({ scaling: scalingSel.value === 'auto' ? undefined : (scalingSel.value as ViewState['scaling']) }),
+  );
 }
 
 /** Shows the state in the controls and the sections, whenever it changes (once a shell is built). */
@@ -69,7 +73,7 @@ export function syncControls(): void {
   const scaling = $<HTMLSelectElement>('#scaling');
   const log = scaling.querySelector<HTMLOptionElement>('option[value="log"]');
   if (log) log.disabled = isSignedKind(state.term);
-  scaling.value = scalingFor(state.scaling, state.term);
+  scaling.value = state.scaling === undefined ? 'auto' : scalingFor(state.scaling, state.term);
   $<HTMLInputElement>('#merge-words').checked = !!state.merge;
   if (state.merge) $<HTMLSelectElement>('#merge-mode').value = state.merge;
   const heat = state.view === 'heatmap';

@@ -93,3 +93,39 @@ export function showExportForm(
   box.hidden = false;
   update();
 }
+
+/**
+ * The figure form for PNG and SVG: width in centimetres and (PNG) DPI, then Save. Values out of range are
+ * brought back into it (2–100 cm, 72–1200 dpi).
+ */
+export function showFigureForm(
+  box: HTMLElement,
+  format: 'png' | 'svg',
+  size: { widthCm: number; dpi: number },
+  save: (size: { widthCm: number; dpi: number }) => void,
+): void {
+  const width = el('input', { id: 'export-width-cm', type: 'number', min: '2', max: '100', step: '0.5', value: String(size.widthCm) });
+  const dpi = el('input', { id: 'export-dpi', type: 'number', min: '72', max: '1200', step: '50', value: String(size.dpi) });
+  const saveBtn = el('button', { id: 'export-save', type: 'button' }, ['Save…']);
+  const cancel = el('button', { id: 'export-cancel', type: 'button' }, ['Cancel']);
+  const hide = () => {
+    box.hidden = true;
+    box.replaceChildren();
+  };
+  cancel.addEventListener('click', hide);
+  const clamp = (v: number, lo: number, hi: number, d: number) => (Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d);
+  saveBtn.addEventListener('click', () => {
+    const chosen = { widthCm: clamp(Number(width.value), 2, 100, size.widthCm), dpi: clamp(Number(dpi.value), 72, 1200, size.dpi) };
+    hide();
+    save(chosen);
+  });
+  box.replaceChildren(
+    el('strong', {}, [`Export ${format.toUpperCase()} figure`]),
+    el('label', {}, ['width ', width, ' cm']),
+    ...(format === 'png' ? [el('label', {}, [dpi, ' dpi'])] : []),
+    el('span', { class: 'meta' }, ['title, word labels (≥ 7 pt, thinned to fit) and colour bar included']),
+    saveBtn,
+    cancel,
+  );
+  box.hidden = false;
+}

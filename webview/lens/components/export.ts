@@ -1,22 +1,33 @@
-// Export of the picture on screen: PNG (the canvas scaled up with hard pixel edges) or SVG (cell rectangles
-// from the same values and colours); the whole-result formats are written by the host.
-import type { ExportFormat } from '../../../src/shared/protocol/lens';
-import { makeLut } from '../../common/colors';
+// Export of the picture on screen as a figure (figure.ts): PNG or SVG with the title, whole-word axis labels, a
+// colour bar and its range, at the chosen width and DPI; the whole-result formats are written by the host.
+import type { ExportFormat, FigureSize } from '../../../src/shared/protocol/lens';
+import { describeRange, lutFor } from '../../common/colors';
 import { themeKind } from '../../common/dom';
+import { figureSvg, type FigureSpec } from '../../common/figure';
+import { figureCanvas } from '../../common/figure-canvas';
+import { cleanLabel, wordLabels } from '../../common/figure-labels';
 import type { Heatmap } from '../../common/heatmap';
-import { heatmapSvg } from '../../common/heatmap-svg';
 import { isAnalysis } from '../state/selectors';
 import { $picture } from '../state/picture';
 import { $current, $init, $merged, $viewState } from '../state/store';
 import { post } from './host';
 import { reportError } from './status';
 
+/** A single-column figure in most journals; 300 dpi is what print asks of a PNG. */
+export const DEFAULT_FIGURE_SIZE: Required<FigureSize> = { widthCm: 8, dpi: 300 };
+let lastSize: Required<FigureSize> = { ...DEFAULT_FIGURE_SIZE };
+
+/** The size the next figure gets when none is given: the last one chosen in the panel. */
+export function figureSize(): Required<FigureSize> {
+  return lastSize;
+}
+
 export function exportTitle(f: ExportFormat): string {
   switch (f) {
     case 'png':
-      return 'Export the current view as a PNG image';
+      return 'Export the current view as a PNG figure (title, word labels, colour bar)';
     case 'svg':
-      return 'Export the current heatmap as an SVG image';
+      return 'Export the current view as an SVG figure (vector text)';
     case 'npz':
       return 'Export the whole result (every layer and term) as .npz';
     case 'json':
@@ -27,69 +38,76 @@ export function exportTitle(f: ExportFormat): string {
 }
 
 export class ViewExport {
-  constructor(private readonly heatmap: Heatmap) {}
+  // The heatmap is kept for the panel's wiring; the figure is drawn from the values, not from its canvas.
+  constructor(readonly heatmap: Heatmap) {}
 
-  /** The picture on screen: the analysis view's main canvas, or the heatmap. */
-  private picture() {
+  /** What is on screen as a figure: the analysis view's main map, or the heatmap. */
+  private figure(size: Required<FigureSize>): FigureSpec | undefined {
     const state = $viewState.get();
     const current = $current.get();
-    if (!state || !$init.get()) return undefined;
-    if (isAnalysis(state.view)) return $picture.get();
-    if (state.view === 'heatmap' && current) {
-      const lut = makeLut(state.colorScale, current.range.signed, themeKind());
-      const head = state.headAgg ?? `head ${state.head}`;
-      return {
-        canvas: this.heatmap.bitmap,
-        values: current.shown,
-        rows: current.n,
-        cols: current.n,
-        range: current.range,
-        lut,
-        title: `${state.term}, layer ${state.layer}, ${head}`,
-      };
-    }
-    return undefined;
-  }
-
-  private imagePayload(format: 'png' | 'svg'): { dataUrl?: string; svg?: string; name: string } {
-    const p = this.picture();
-    if (!p) throw new Error('nothing to export here: open the heatmap or an analysis view');
-    const state = $viewState.get();
     const init = $init.get();
-    const merged = $merged.get();
-    const name = `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
-    if (format === 'svg') {
-      const labels =
-        merged && p.rows === merged.length
-          ? merged.map((g) => g.text)
-          : init && p.rows === init.tokens.length
-            ? init.tokens.map((t) => t.text)
-            : undefined;
+    if (!state || !init) return undefined;
+    const theme = themeKind();
+    const words = wordLabels(init.text, init.tokens);
+    const model = init.model.name;
+    if (isAnalysis(state.view)) {
+      const p = $picture.get();
+      if (!p) return undefined;
+      const labels = p.rows === init.tokens.length && p.cols === p.rows ? words : undefined;
       return {
-        svg: heatmapSvg(p.values, p.rows, p.cols, p.range, p.lut, {
-          title: p.title,
-          rowLabels: labels,
-          colLabels: p.cols === p.rows ? labels : undefined,
-        }),
-        name,
+        ...size,
+        theme,
+        values: p.values,
+        rows: p.rows,
+        cols: p.cols,
+        range: p.range,
+        lut: p.lut,
+        title: `${model} · ${p.title}`,
+        caption: describeRange(p.range, 'values'),
+        rowLabels: labels,
+        colLabels: labels,
       };
     }
-    const scale = Math.max(1, Math.floor(1024 / Math.max(p.canvas.width, p.canvas.height)));
-    const out = document.createElement('canvas');
-    out.width = p.canvas.width * scale;
-    out.height = p.canvas.height * scale;
-    const ctx = out.getContext('2d');
-    if (!ctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(p.canvas, 0, 0, out.width, out.height);
-    return { dataUrl: out.toDataURL('image/png'), name };
+    if (state.view !== 'heatmap' || !current) return undefined;
+    const merged = $merged.get();
+    const labels =
+      merged && current.n === merged.length ? merged.map((g) => cleanLabel(g.text)) : current.n === init.tokens.length ? words : undefined;
+    const head = state.headAgg ? `${state.headAgg} over heads` : `head ${state.head}`;
+    return {
+      ...size,
+      theme,
+      values: current.shown,
+      rows: current.n,
+      cols: current.n,
+      range: current.range,
+      lut: lutFor(state.colorScale, current.range, theme),
+      title: `${model} · ${state.term} · layer ${state.layer} · ${head}${merged ? ` · merged into ${state.merge ?? 'words'}` : ''}`,
+      caption: describeRange(current.range, state.term),
+      rowLabels: labels,
+      colLabels: labels,
+    };
   }
 
-  /** Sends the export to the host (`requestId`: the host's own Export command asked for it). */
-  send(format: ExportFormat, requestId?: number): void {
+  private imagePayload(format: 'png' | 'svg', size: Required<FigureSize>): { dataUrl?: string; svg?: string; name: string } {
+    const spec = this.figure(size);
+    if (!spec) throw new Error('nothing to export here: open the heatmap or an analysis view');
+    const state = $viewState.get();
+    const name = `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
+    if (format === 'svg') return { svg: figureSvg(spec), name };
+    return { dataUrl: figureCanvas(spec).toDataURL('image/png'), name };
+  }
+
+  /** Sends the export to the host (`requestId`: the host's own Export command asked for it, maybe with a size). */
+  send(format: ExportFormat, requestId?: number, size: FigureSize = {}): void {
     try {
-      if (format === 'png' || format === 'svg') post({ type: 'export', format, requestId, ...this.imagePayload(format) });
-      else post({ type: 'export', format, requestId });
+      if (format === 'png' || format === 'svg') {
+        const chosen = {
+          widthCm: size.widthCm ?? lastSize.widthCm,
+          dpi: size.dpi ?? lastSize.dpi,
+        };
+        if (requestId === undefined) lastSize = chosen;
+        post({ type: 'export', format, requestId, ...this.imagePayload(format, chosen) });
+      } else post({ type: 'export', format, requestId });
     } catch (e) {
       reportError(e);
       if (requestId !== undefined) post({ type: 'export', format, requestId });

@@ -3,7 +3,8 @@
 import { formatValue } from '../../../src/shared/format';
 import { isSignedKind } from '../../../src/shared/kinds';
 import { fromBuffer, type OverviewResponse } from '../../../src/shared/protocol/lens';
-import { makeLut, normaliseRows, robustRange, valueRange, type Range } from '../../common/colors';
+import { lutFor, makeLut, valueRange, type Range } from '../../common/colors';
+import { effectiveScaling, mapValues } from '../../common/row-scale';
 import { $, el, themeKind } from '../../common/dom';
 import { withAxisLabels } from '../../common/grid-labels';
 import { paintInto } from '../../common/paint-canvas';
@@ -56,14 +57,19 @@ export class HeadsView {
     if (!isCurrent()) return;
     this.renderOverview(ov);
     const m = grid.size;
-    const scaling = state.scaling ?? 'linear';
     const raw = fromBuffer(grid.data, grid.heads * m * m);
-    // [heads, m, m] is heads·m rows of m: per-row scaling needs no reshaping.
-    const all = scaling === 'row' ? normaliseRows(raw, grid.heads * m, m) : raw;
     const signed = isSignedKind(term);
-    // One range for the layer so heads are comparable; robust, so one head's outliers do not fade the others.
-    const range = robustRange(all, signed, scaling);
-    const lut = makeLut(state.colorScale, signed, themeKind());
+    // [heads, m, m] is heads·m rows of m: per-row scaling needs no reshaping. Otherwise one range for the layer
+    // so heads are comparable; robust, so one head's outliers do not fade the others.
+    const { shown: all, range } = mapValues(
+      raw,
+      grid.heads * m,
+      m,
+      signed,
+      effectiveScaling(state.scaling, signed),
+      $init.get()?.tokens.length ?? m,
+    );
+    const lut = lutFor(state.colorScale, range, themeKind());
     renderLegend(range, lut, term);
     $('#grid-title').textContent = `Heads of layer ${layer} (${term}; click to open, tick to compare)`;
     const box = $('#head-grid');

@@ -3,7 +3,8 @@
 import { isSignedKind } from '../../../src/shared/kinds';
 import { fromBuffer, type WordsResponse } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
-import { makeLut, normaliseRows, robustRange } from '../../common/colors';
+import { lutFor } from '../../common/colors';
+import { effectiveScaling, mapValues } from '../../common/row-scale';
 import { $, themeKind } from '../../common/dom';
 import { Heatmap } from '../../common/heatmap';
 import { paintRequest, sliceValues, withExactExtent } from '../state/slice-fetch';
@@ -88,10 +89,10 @@ export class HeatmapView {
     $merged.set(words?.groups);
     const n = words ? words.n : init.tokens.length;
     const signed = isSignedKind(term);
-    const scaling = state.scaling ?? 'linear';
-    const shown = scaling === 'row' ? normaliseRows(values, n, n) : values;
-    const range = withExactExtent(robustRange(shown, signed, scaling), extent);
-    const lut = makeLut(state.colorScale, signed, themeKind());
+    const mapped = mapValues(values, n, n, signed, effectiveScaling(state.scaling, signed));
+    const shown = mapped.shown;
+    const range = withExactExtent(mapped.range, extent);
+    const lut = lutFor(state.colorScale, range, themeKind());
     $current.set({ values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` });
     const mergeCap = $('#merge-caption');
     mergeCap.hidden = !words;

@@ -7,8 +7,8 @@ import { paintRamp } from '../../common/legend-bar';
 
 export function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
   paintRamp($<HTMLCanvasElement>('#legend-bar'), lut);
-  $('#legend-min').textContent = `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
-  $('#legend-max').textContent = `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
+  $('#legend-min').textContent = range.rowLog ? 'row floor' : `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
+  $('#legend-max').textContent = range.rowLog ? 'row top' : `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
   $('#legend-label').textContent = describeRange(range, kind);
   $('#legend-label').title = $('#legend-label').textContent;
 }

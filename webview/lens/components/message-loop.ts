@@ -34,7 +34,7 @@ export function listenToHost(panel: Panel): void {
       if (row !== null) panel.strip.reveal(row);
     },
     show: (m) => update({ view: m.view }),
-    exportImage: (m) => panel.exporter.send(m.format, m.requestId),
+    exportImage: (m) => panel.exporter.send(m.format, m.requestId, { widthCm: m.widthCm, dpi: m.dpi }),
     fillMask: (m) => {
       if (m.resultId === $init.get()?.resultId && m.fillMask.state !== 'pending')
         $decision.set(m.fillMask.state === 'ready' ? m.fillMask.decision : undefined);

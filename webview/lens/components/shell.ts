@@ -98,6 +98,8 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
   ]);
 
   const scaling = el('select', { id: 'scaling', 'aria-label': 'Colour mapping', title: 'How values map to colours' }, [
+    option('auto', 'default (probs: each row, log)'),
+    option('row-log', 'each row, log'),
     option('linear', 'linear, robust limits'),
     option('log', 'log (probs)'),
     option('row', 'each row to its max'),

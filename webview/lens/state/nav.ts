@@ -3,6 +3,7 @@ import { isSignedKind, type MatrixKind } from '../../../src/shared/kinds';
 import type { ColorScaleName, PersistedState, ViewName } from '../../../src/shared/protocol/lens';
 import { ABLATION_PRESETS, PROTOCOL_VERSION, SCALINGS } from '../../../src/shared/protocol/lens';
 import { openingView } from '../../../src/shared/opening-view';
+import { effectiveScaling } from '../../common/row-scale';
 
 export type ViewState = PersistedState;
 
@@ -94,7 +95,8 @@ export function reconcileState(
     ...(s.discountSpecial === true ? { discountSpecial: true } : {}),
     ...(s.preset && ABLATION_PRESETS.includes(s.preset) ? { preset: s.preset } : {}),
     ...(s.merge === 'words' || s.merge === 'identifiers' ? { merge: s.merge } : {}),
-    ...(s.scaling && s.scaling !== 'linear' && SCALINGS.includes(s.scaling) ? { scaling: s.scaling } : {}),
+    // Absent = the default mapping (effectiveScaling), so 'linear' is a pick like any other.
+    ...(s.scaling && SCALINGS.includes(s.scaling) ? { scaling: s.scaling } : {}),
   };
 }
 
@@ -131,8 +133,11 @@ export function openedKind(ranked: MatrixKind, kinds: readonly MatrixKind[]): Ma
   return kinds.includes('scores') ? 'scores' : undefined;
 }
 
-/** The colour mapping a kind is drawn with: log applies to probabilities only (a signed term has no log). */
+/**
+ * The colour mapping a kind is drawn with: none picked is the default (probs each row on a log scale, signed
+ * terms linear); log applies to probabilities only (a signed term has no log).
+ */
 export function scalingFor(scaling: PersistedState['scaling'], kind: MatrixKind): NonNullable<PersistedState['scaling']> {
-  const s = scaling ?? 'linear';
+  const s = effectiveScaling(scaling, isSignedKind(kind));
   return s === 'log' && isSignedKind(kind) ? 'linear' : s;
 }

@@ -1,0 +1,49 @@
+// The PNG rendering of a figure (figure.ts lays it out): the same texts, map and colour bar on a canvas at the
+// figure's width and DPI, the map's cells with hard edges.
+import { paintMatrix } from './colors';
+import { barColours, layoutFigure, type FigureSpec } from './figure';
+
+/** The figure on a new canvas, `dpi` pixels per inch (at least 1 px per point's worth of 72 dpi). */
+export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
+  const L = layoutFigure(spec);
+  const k = Math.max(1, spec.dpi) / 72;
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(L.width * k);
+  canvas.height = Math.round(L.height * k);
+  const ctx = canvas.getContext('2d');
+  if (!ctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
+  ctx.scale(k, k);
+  ctx.fillStyle = L.background;
+  ctx.fillRect(0, 0, L.width, L.height);
+  // The map: one pixel per cell, scaled up without smoothing.
+  const cells = document.createElement('canvas');
+  cells.width = spec.cols;
+  cells.height = spec.rows;
+  const cctx = cells.getContext('2d');
+  if (!cctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
+  const img = cctx.createImageData(spec.cols, spec.rows);
+  paintMatrix(spec.values, spec.range, spec.lut, img.data);
+  cctx.putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(cells, L.map.x, L.map.y, L.map.w, L.map.h);
+  const steps = barColours(spec.lut);
+  const h = L.bar.height / steps.length;
+  steps.forEach((c, s) => {
+    ctx.fillStyle = c;
+    ctx.fillRect(L.bar.x, L.bar.y + L.bar.height - (s + 1) * h, L.bar.width, h + 0.05);
+  });
+  ctx.strokeStyle = L.foreground;
+  ctx.lineWidth = 0.4;
+  ctx.strokeRect(L.map.x, L.map.y, L.map.w, L.map.h);
+  ctx.fillStyle = L.foreground;
+  for (const t of L.texts) {
+    ctx.save();
+    ctx.font = `${t.bold ? 'bold ' : ''}${t.size}px Helvetica, Arial, sans-serif`;
+    ctx.textAlign = t.anchor === 'end' ? 'right' : 'left';
+    ctx.translate(t.x, t.y);
+    if (t.rotate) ctx.rotate((t.rotate * Math.PI) / 180);
+    ctx.fillText(t.text, 0, 0);
+    ctx.restore();
+  }
+  return canvas;
+}

@@ -1,0 +1,271 @@
+// A matrix as a figure for a paper: title, the map, whole-word axis labels, a colour bar with its range and a
+// caption, laid out in points at a chosen width. One layout, two renderings: SVG text here (vector text, every
+// matrix export of the panel) and a canvas for PNG (figure-canvas.ts). Pure: no DOM, runs under node for tests.
+import { markupText } from '../../src/shared/markup-text';
+import { formatValue } from '../../src/shared/format';
+import { LUT_SIZE, lutIndex, type Range, type Rgb, type ThemeKind } from './colors';
+import { base64, palettePng } from './png-palette';
+import { thinLabels } from './figure-labels';
+
+/** Smallest text in a figure, in points: legible in print. Labels are thinned out rather than set smaller. */
+export const MIN_FONT_PT = 7;
+const LABEL_PT_MAX = 9;
+const TITLE_PT = 9;
+const PAD = 4;
+const BAR_W = 8;
+/** Average advance of a sans-serif character, as a share of the font size (for widths before any font exists). */
+const CHAR_W = 0.56;
+
+export interface FigureSpec {
+  values: Float32Array;
+  rows: number;
+  cols: number;
+  range: Range;
+  lut: Uint8ClampedArray;
+  title: string;
+  /** What the colours mean (the panel's legend line); wrapped under the map. */
+  caption?: string;
+  /** One label per row / column ('' = none: a word's later pieces); already whole words and cleaned. */
+  rowLabels?: readonly string[];
+  colLabels?: readonly string[];
+  /** Figure width in centimetres and (PNG) dots per inch. */
+  widthCm: number;
+  dpi: number;
+  theme: ThemeKind;
+}
+
+export interface FigureText {
+  x: number;
+  y: number;
+  text: string;
+  size: number;
+  anchor: 'start' | 'end';
+  /** Degrees, about (x, y). */
+  rotate?: number;
+  bold?: boolean;
+}
+
+export interface FigureLayout {
+  /** Points (1/72 in). */
+  width: number;
+  height: number;
+  background: string;
+  foreground: string;
+  map: { x: number; y: number; w: number; h: number };
+  bar: { x: number; y: number; width: number; height: number };
+  texts: FigureText[];
+  /** The label font size and which rows / columns carry a label. */
+  labelPt: number;
+  shownRows: number[];
+  shownCols: number[];
+}
+
+export const POINTS_PER_CM = 72 / 2.54;
+
+const textWidth = (s: string, pt: number) => [...s].length * pt * CHAR_W;
+
+/** Greedy word wrap at an estimated width. */
+function wrap(text: string, width: number, pt: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of text.split(/\s+/)) {
+    if (line && textWidth(`${line} ${w}`, pt) > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** The colour bar's tick labels, top to bottom: [position 0..1 from the bottom, text]. */
+export function barTicks(range: Range): [number, string][] {
+  if (range.rowLog) {
+    const tenth = 1 - 1 / range.rowLog.decades;
+    return [
+      [1, 'row top'],
+      [tenth, 'top ÷ 10'],
+      [0, 'row floor'],
+    ];
+  }
+  if (range.log) {
+    const mid = Math.sqrt(range.min * range.max);
+    return [
+      [1, formatValue(range.max)],
+      [0.5, formatValue(mid)],
+      [0, `≤ ${formatValue(range.min)}`],
+    ];
+  }
+  const clip = range.percentile ? true : false;
+  const ticks: [number, string][] = [[1, `${clip ? '≥ ' : ''}${formatValue(range.max)}`]];
+  if (range.signed) ticks.push([0.5, '0']);
+  ticks.push([0, `${clip && range.signed ? '≤ ' : ''}${formatValue(range.min)}`]);
+  return ticks;
+}
+
+/** Where everything goes, in points. */
+export function layoutFigure(spec: FigureSpec): FigureLayout {
+  const width = Math.max(2, spec.widthCm) * POINTS_PER_CM;
+  const ticks = barTicks(spec.range);
+  const barLabelW = Math.max(...ticks.map(([, t]) => textWidth(t, MIN_FONT_PT)));
+  const barTotal = 6 + BAR_W + 3 + barLabelW;
+  const longest = (ls: readonly string[] | undefined) => (ls ? Math.max(0, ...ls.map((l) => [...l].length)) : 0);
+  // The labels shown set the margins, the margins the map, the map the cells, the cells which labels fit:
+  // a few rounds from "every label at 7 pt" settle it (the map only grows as labels drop out).
+  const aspect = Math.min(1.5, Math.max(0.25, spec.rows / spec.cols));
+  let labelPt = MIN_FONT_PT;
+  let shownRows: number[] = spec.rowLabels ? spec.rowLabels.flatMap((l, i) => (l ? [i] : [])) : [];
+  let shownCols: number[] = spec.colLabels ? spec.colLabels.flatMap((l, i) => (l ? [i] : [])) : [];
+  let rowW = 0;
+  let colH = 0;
+  let size = 0;
+  for (let pass = 0; pass < 4; pass++) {
+    rowW = spec.rowLabels ? longest(shownRows.map((i) => spec.rowLabels?.[i] ?? '')) * labelPt * CHAR_W + 4 : 0;
+    colH = spec.colLabels ? longest(shownCols.map((j) => spec.colLabels?.[j] ?? '')) * labelPt * CHAR_W + 4 : 0;
+    size = Math.max(20, width - 2 * PAD - rowW - barTotal);
+    labelPt = Math.max(MIN_FONT_PT, Math.min(LABEL_PT_MAX, Math.min(size / spec.cols, (aspect * size) / spec.rows) / 1.2));
+    shownRows = spec.rowLabels ? thinLabels(spec.rowLabels, (aspect * size) / spec.rows, labelPt) : [];
+    shownCols = spec.colLabels ? thinLabels(spec.colLabels, size / spec.cols, labelPt) : [];
+  }
+  // Square cells when the map is square; otherwise stretched within 1:4 … 3:2 so that a wide map stays a figure.
+  const mapW = size;
+  const mapH = aspect * size;
+  const cellX = mapW / spec.cols;
+  const cellY = mapH / spec.rows;
+  const texts: FigureText[] = [];
+  const titleLines = wrap(spec.title, width - 2 * PAD, TITLE_PT);
+  titleLines.forEach((t, k) =>
+    texts.push({ x: PAD, y: PAD + TITLE_PT * (k + 1) + 2 * k, text: t, size: TITLE_PT, anchor: 'start', bold: true }),
+  );
+  const mapX = PAD + rowW;
+  const mapY = PAD + titleLines.length * (TITLE_PT + 2) + 4 + colH;
+  for (const i of shownRows)
+    texts.push({
+      x: mapX - 3,
+      y: mapY + (i + 0.5) * cellY + labelPt * 0.35,
+      text: spec.rowLabels?.[i] ?? '',
+      size: labelPt,
+      anchor: 'end',
+    });
+  for (const j of shownCols) {
+    const x = mapX + (j + 0.5) * cellX + labelPt * 0.35;
+    texts.push({ x, y: mapY - 3, text: spec.colLabels?.[j] ?? '', size: labelPt, anchor: 'start', rotate: -90 });
+  }
+  const bar = { x: mapX + mapW + 6, y: mapY, width: BAR_W, height: mapH };
+  for (const [at, t] of ticks)
+    texts.push({ x: bar.x + BAR_W + 3, y: bar.y + (1 - at) * mapH + MIN_FONT_PT * 0.35, text: t, size: MIN_FONT_PT, anchor: 'start' });
+  const caption = [spec.caption ?? '', labelNote(shownRows, spec.rowLabels)].filter((c) => c).join('. ');
+  const captionLines = caption ? wrap(caption, width - 2 * PAD, MIN_FONT_PT) : [];
+  let y = mapY + mapH + 4;
+  for (const line of captionLines) {
+    y += MIN_FONT_PT + 1.5;
+    texts.push({ x: PAD, y, text: line, size: MIN_FONT_PT, anchor: 'start' });
+  }
+  const dark = spec.theme === 'dark';
+  return {
+    width,
+    height: y + PAD + 2,
+    background: dark ? '#1e1e1e' : '#ffffff',
+    foreground: dark ? '#e6e6e6' : '#1e1e1e',
+    map: { x: mapX, y: mapY, w: mapW, h: mapH },
+    bar,
+    texts,
+    labelPt,
+    shownRows,
+    shownCols,
+  };
+}
+
+/** The caption's last sentence: which labels are shown (every word, or a thinned set). */
+export function labelNote(shownRows: readonly number[], rowLabels?: readonly string[]): string {
+  const words = rowLabels?.filter((l) => l).length ?? 0;
+  if (!words) return '';
+  const shown = shownRows.length;
+  return shown >= words
+    ? 'Rows: queries, columns: keys; every word labelled.'
+    : `Rows: queries, columns: keys; ${shown} of ${words} words labelled (at least a line apart).`;
+}
+
+export function hex([r, g, b]: Rgb): string {
+  return `#${[r, g, b].map((x) => x.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** The bar's colours, bottom to top: 64 steps of the table. */
+export function barColours(lut: Uint8ClampedArray, steps = 64): string[] {
+  return Array.from({ length: steps }, (_, k) => {
+    const e = Math.round((k / (steps - 1)) * (LUT_SIZE - 1)) * 4;
+    return hex([lut[e] ?? 0, lut[e + 1] ?? 0, lut[e + 2] ?? 0]);
+  });
+}
+
+const num = (x: number) => String(Math.round(x * 100) / 100);
+
+/** Past this many runs of equal colour the map is an embedded palette PNG rather than rectangles (file size). */
+export const MAX_RECT_RUNS = 20_000;
+
+/** The map's SVG: one rect per run of equal colour in a row (vector), or an embedded palette PNG when that is too many. */
+function mapSvg(spec: FigureSpec, map: FigureLayout['map']): string[] {
+  const { rows, cols } = spec;
+  const idx = new Uint8Array(rows * cols);
+  let runs = 0;
+  for (let k = 0; k < idx.length; k++) {
+    idx[k] = lutIndex(spec.values[k] ?? NaN, spec.range);
+    if (k % cols === 0 || idx[k] !== idx[k - 1]) runs++;
+  }
+  if (runs > MAX_RECT_RUNS) {
+    const png = base64(palettePng(idx, cols, rows, spec.lut));
+    return [
+      `<image x="${num(map.x)}" y="${num(map.y)}" width="${num(map.w)}" height="${num(map.h)}" preserveAspectRatio="none" image-rendering="pixelated" style="image-rendering:pixelated" href="data:image/png;base64,${png}"/>`,
+    ];
+  }
+  const out = [
+    `<g transform="translate(${num(map.x)},${num(map.y)}) scale(${map.w / cols},${map.h / rows})" shape-rendering="crispEdges">`,
+  ];
+  const colour = (e: number) => hex([spec.lut[e * 4] ?? 0, spec.lut[e * 4 + 1] ?? 0, spec.lut[e * 4 + 2] ?? 0]);
+  for (let i = 0; i < rows; i++) {
+    let j = 0;
+    while (j < cols) {
+      const e = idx[i * cols + j] ?? 0;
+      let k = j + 1;
+      while (k < cols && idx[i * cols + k] === e) k++;
+      out.push(`<rect x="${j}" y="${i}" width="${k - j}" height="1" fill="${colour(e)}"/>`);
+      j = k;
+    }
+  }
+  out.push('</g>');
+  return out;
+}
+
+/** The figure as an SVG document: width and height in cm, drawn in points, text as text. */
+export function figureSvg(spec: FigureSpec): string {
+  if (spec.values.length !== spec.rows * spec.cols)
+    throw new RangeError(`figureSvg: ${spec.values.length} values for ${spec.rows}×${spec.cols}`);
+  const L = layoutFigure(spec);
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${num(L.width / POINTS_PER_CM)}cm" height="${num(L.height / POINTS_PER_CM)}cm" viewBox="0 0 ${num(L.width)} ${num(L.height)}" font-family="Helvetica, Arial, sans-serif">`,
+    `<title>${markupText(spec.title)}</title>`,
+    `<rect width="100%" height="100%" fill="${L.background}"/>`,
+  ];
+  out.push(...mapSvg(spec, L.map));
+  const steps = barColours(spec.lut);
+  const h = L.bar.height / steps.length;
+  out.push('<g shape-rendering="crispEdges">');
+  steps.forEach((c, k) =>
+    out.push(
+      `<rect x="${num(L.bar.x)}" y="${num(L.bar.y + L.bar.height - (k + 1) * h)}" width="${L.bar.width}" height="${num(h + 0.05)}" fill="${c}"/>`,
+    ),
+  );
+  out.push('</g>');
+  out.push(
+    `<rect x="${num(L.map.x)}" y="${num(L.map.y)}" width="${num(L.map.w)}" height="${num(L.map.h)}" fill="none" stroke="${L.foreground}" stroke-width="0.4"/>`,
+  );
+  out.push(`<g fill="${L.foreground}">`);
+  for (const t of L.texts) {
+    const rot = t.rotate ? ` transform="rotate(${t.rotate} ${num(t.x)} ${num(t.y)})"` : '';
+    out.push(
+      `<text x="${num(t.x)}" y="${num(t.y)}" font-size="${num(t.size)}"${t.anchor === 'end' ? ' text-anchor="end"' : ''}${t.bold ? ' font-weight="bold"' : ''}${rot}>${markupText(t.text)}</text>`,
+    );
+  }
+  out.push('</g>', '</svg>');
+  return out.join('\n');
+}
