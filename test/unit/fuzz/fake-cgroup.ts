@@ -83,7 +83,7 @@ export function expectedRoom(tree: FakeTree): number {
       : '';
   const parts = rel === '' ? [] : rel.split('/');
   const chain = parts.map((_, k) => parts.slice(0, k + 1).join('/'));
-  let best = tree.memAvailable ?? Infinity;
+  let best = tree.memAvailable === undefined ? Infinity : Math.floor(tree.memAvailable / 1024) * 1024;
   for (const where of ['', ...chain]) {
     const g = tree.groups[where];
     if (g?.limit === undefined || !/^\d+$/.test(g.limit)) continue;
