@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { makeBases } from './cases';
 import { FAMILIES } from './families';
 import type { Family } from './families/family';
-import { FINDINGS, judge, OUTCOMES, type Outcome } from './judge';
+import { FINDINGS, type FuzzCase, judge, OUTCOMES, type Outcome } from './judge';
 import { Rng } from './mutate';
 import { type Limits, runCli } from './run-case';
 
@@ -23,6 +23,8 @@ export interface FuzzOptions {
   limits?: Limits;
   /** Each case, as it ends, appended here as a JSON line. */
   log?: string;
+  /** Called with each case as it ends. */
+  onCase?: (row: CaseRow) => void;
 }
 
 export interface CaseRow {
@@ -33,6 +35,8 @@ export interface CaseRow {
   detail: string;
   ms: number;
   peak_rss_mb: number;
+  /** Set when the case was stopped as a hang and run again alone (see below). */
+  retried?: boolean;
 }
 
 export interface FuzzSummary {
@@ -44,6 +48,8 @@ export interface FuzzSummary {
   families: ({ family: string; cases: number; worst_peak_rss_mb: number; worst_ms: number } & Record<Outcome, number>)[];
   /** Every case that ended in a finding; their folders are kept under `folder`. */
   findings: CaseRow[];
+  /** Cases stopped at the time limit among the jobs that ended as expected when run again alone. */
+  slow_under_load: number;
   folder: string;
 }
 
@@ -67,6 +73,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
   const rows: CaseRow[] = [];
   const t0 = performance.now();
   const indices = o.only ?? Array.from({ length: o.cases }, (_, i) => i);
+  const stoppedCases = new Map<number, FuzzCase>();
   try {
     const bases = await makeBases(path.join(root, 'bases'));
     let next = 0;
@@ -95,11 +102,27 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
           peak_rss_mb: Math.round(raw.peakRss / 2 ** 20),
         };
         rows.push(row);
+        if (outcome === 'hang') stoppedCases.set(index, c);
         if (o.log) fs.appendFileSync(o.log, `${JSON.stringify(row)}\n`);
+        o.onCase?.(row);
         if (!FINDINGS.includes(outcome)) fs.rmSync(dir, { recursive: true, force: true });
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, o.jobs) }, worker));
+    // On a busy machine a case can pass the time limit without hanging: a stopped case runs again alone, and is a
+    // hang only if it is stopped again. (A real hang — a blocking open — uses no CPU, so a CPU-time limit would miss it.)
+    for (const [index, c] of stoppedCases) {
+      const row = rows.find((r) => r.index === index)!;
+      const raw = await runCli(o.cli, { args: c.args, env: c.env, stdout: c.stdout }, limits);
+      const again = judge(c, raw);
+      Object.assign(row, {
+        outcome: again.outcome,
+        detail: `stopped after ${row.ms} ms among ${o.jobs} jobs; alone: ${again.outcome} in ${Math.round(raw.ms)} ms${again.detail ? `: ${again.detail}` : ''}`,
+        retried: true,
+      });
+      if (o.log) fs.appendFileSync(o.log, `${JSON.stringify(row)}\n`);
+      if (!FINDINGS.includes(again.outcome)) fs.rmSync(path.join(root, `case-${index}`), { recursive: true, force: true });
+    }
   } finally {
     fs.rmSync(cache, { recursive: true, force: true });
     fs.rmSync(path.join(root, 'bases'), { recursive: true, force: true });
@@ -123,6 +146,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
       };
     }),
     findings,
+    slow_under_load: rows.filter((r) => r.retried && !FINDINGS.includes(r.outcome)).length,
     folder: root,
   };
 }
