@@ -1,4 +1,4 @@
-// CLI output paths: --out where it cannot be written (a missing folder, /dev/full, a folder, under a file, /proc, a
+// CLI paths: --file that never ends (/dev/zero) or is a folder; --out where it cannot be written (a missing folder, /dev/full, a folder, under a file, /proc, a
 // name too long, a FIFO nobody reads), where it can (/dev/null, an existing file, which must then hold the whole
 // result), a reader that closes stdout early (| head), stdout on /dev/full, and a cache folder that cannot be one.
 // An unwritable output is refused in one line naming the flag, before the model runs where it can be.
@@ -12,7 +12,7 @@ import { explainArgs, type Family, V3 } from './family';
 const TEXT = 'the quick brown fox jumps over the lazy dog '.repeat(3).trim();
 
 export const cliOutputs: Family = {
-  name: 'CLI output paths',
+  name: 'CLI input and output paths',
   make({ rng, dir, cache }) {
     fs.mkdirSync(dir, { recursive: true });
     const which = rng.int(12);
@@ -65,6 +65,18 @@ export const cliOutputs: Family = {
           : { ...run(undefined, { what: 'stdout is /dev/full', expect: 'error', names: /stdout|ENOSPC/ }), stdout: 'dev-full' };
       default: {
         const where = rng.pick([file, '/dev/null', `/proc/lens-cache-${rng.int(100)}`, path.join(file, 'sub')]);
+        if (rng.chance(0.5)) {
+          // --file that never ends, is a folder, or is over the bound.
+          const big = path.join(dir, 'big.txt');
+          const src = rng.pick(['/dev/zero', '/dev/urandom', dir, big]);
+          if (src === big) fs.writeFileSync(big, Buffer.alloc(17 * 2 ** 20, 0x61));
+          return {
+            what: `--file ${src === big ? 'of 17 MiB' : src === dir ? 'is a folder' : src}`,
+            args: explainArgs(V3, cache, '--file', src),
+            expect: 'error',
+            names: /--file/,
+          };
+        }
         return {
           what: `--cache-dir ${where === file ? 'is a regular file' : where}`,
           args: ['explain', '--model', V3, ...input, '--threads', '1', '--cache-dir', where],
