@@ -11,9 +11,9 @@ export const MAX_INPUT_FILE_BYTES = 16 * 2 ** 20;
 const cannot = (file: string, e: unknown) =>
   new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'not-found');
 
-const tooBig = (file: string) =>
+const tooBig = (file: string, regular: boolean, max: number) =>
   new LensError(
-    `--file ${file} holds more than ${formatBytes(MAX_INPUT_FILE_BYTES)} (a device such as /dev/zero never ends): give a text file of at most that size`,
+    `--file ${file} holds more than ${formatBytes(max)}${regular ? '' : ' (a device such as /dev/zero never ends)'}: give a text file of at most that size`,
     'too-long',
   );
 
@@ -26,7 +26,7 @@ export function readInputFile(file: string, max = MAX_INPUT_FILE_BYTES): string 
   }
   try {
     const st = fs.fstatSync(fd);
-    if (st.isFile() && st.size > max) throw tooBig(file);
+    if (st.isFile() && st.size > max) throw tooBig(file, true, max);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -40,7 +40,7 @@ export function readInputFile(file: string, max = MAX_INPUT_FILE_BYTES): string 
       if (n === 0) break;
       chunks.push(buf.subarray(0, n));
       total += n;
-      if (total > max) throw tooBig(file);
+      if (total > max) throw tooBig(file, st.isFile(), max);
     }
     return Buffer.concat(chunks).toString('utf8');
   } finally {
