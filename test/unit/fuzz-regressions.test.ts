@@ -78,6 +78,18 @@ const PINNED: Pinned[] = [
   { name: 'a closed stdout (| head, EPIPE) ends quietly', index: 34, what: /^stdout closed/, outcome: 'correct result' },
   { name: 'stdout on /dev/full is one line', index: 82, what: /^stdout is \/dev\/full$/, outcome: 'clear error' },
   { name: '--out a FIFO nobody reads does not block', index: 358, what: /^--out is a FIFO/, outcome: 'clear error' },
+  {
+    name: 'a tokenizer.json Replace that makes 4042 tokens is refused by the memory the run allows (went over 1.5 GB)',
+    index: 1731,
+    what: /^Replace with a long content$/,
+    outcome: 'clear error',
+  },
+  {
+    name: 'an unused tensor whose view passes its storage is refused (the fuzz expected it)',
+    index: 1340,
+    what: /^lm_predictions\.lm_head\.dense\.bias reaches past its storage \(offset 24608, shape \[1057\]\)$/,
+    outcome: 'clear error',
+  },
   { name: '--file /dev/zero (read until the memory was gone)', index: 2590, what: /^--file \/dev\/zero$/, outcome: 'clear error' },
   { name: '--file over 16 MiB', index: 2698, what: /^--file of 17 MiB$/, outcome: 'clear error' },
   { name: '--cache-dir under /proc (looped)', index: 226, what: /^--cache-dir \/proc\//, outcome: 'clear error' },

@@ -4,7 +4,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { MEMORY_ROOT_ENV } from '../../../src/engine/memory/available-memory';
 import { makeBases } from './cases';
+import { writeFakeTree } from './fake-cgroup';
 import { FAMILIES } from './families';
 import type { Family } from './families/family';
 import { FINDINGS, type FuzzCase, judge, OUTCOMES, type Outcome } from './judge';
@@ -54,6 +56,8 @@ export interface FuzzSummary {
 }
 
 export const DEFAULT_LIMITS: Limits = { ms: 30_000, rssBytes: 1.5 * 2 ** 30 };
+/** The CLI's and the runtime process's own resident memory before any input (each ~100–160 MB), with room to spare. */
+const BASELINE_BYTES = 512 * 2 ** 20;
 
 export function chosenFamilies(names: string[] = []): Family[] {
   const chosen = names.length === 0 ? FAMILIES : FAMILIES.filter((f) => names.some((n) => f.name.includes(n)));
@@ -76,6 +80,17 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
   const stoppedCases = new Map<number, FuzzCase>();
   try {
     const bases = await makeBases(path.join(root, 'bases'));
+    // The engine is told the memory the limit leaves (less a margin for the two processes' own baselines), so an
+    // input too long for it is refused by the length check, and "over memory" means the estimate let through more
+    // than it said. A case with a memory tree of its own (the cgroup family) keeps it.
+    const memoryRoot = writeFakeTree(path.join(root, 'memory'), {
+      memAvailable: limits.rssBytes - BASELINE_BYTES,
+      version: 2,
+      cgroupPath: '/',
+      mountPoint: '/sys/fs/cgroup',
+      mountRoot: '/',
+      groups: {},
+    });
     let next = 0;
     const worker = async () => {
       for (let k = next++; k < indices.length; k = next++) {
@@ -90,6 +105,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
         } catch (e) {
           throw new Error(`making case ${index} (${family.name}) failed: ${(e as Error).stack}`, { cause: e });
         }
+        c.env = { [MEMORY_ROOT_ENV]: memoryRoot, ...c.env };
         const raw = await runCli(o.cli, { args: c.args, env: c.env, stdout: c.stdout }, limits);
         const { outcome, detail } = judge(c, raw);
         const row: CaseRow = {

@@ -94,8 +94,13 @@ function variant(ctx: MakeContext, model: string, rng: Rng): FuzzCase {
       const v = rng.pick(views);
       const numel = storage.length / 4;
       const lie = rng.pick([numel, numel - 1, 2 ** 31, 2 ** 40]);
-      v.offset = rng.chance(0.5) ? lie : v.offset;
-      if (v.offset !== lie) v.shape = v.shape.map((s) => s * rng.pick([2, 1000]));
+      if (rng.chance(0.5)) v.offset = lie;
+      else {
+        // Rows enough to pass the storage's end from where the view starts.
+        const cols = v.shape.length === 2 ? v.shape[1]! : 1;
+        const rows = Math.ceil((numel - v.offset) / cols) + rng.pick([1, 1000]);
+        v.shape = v.shape.length === 2 ? [rows, cols] : [rows];
+      }
       writeViews(file, storage, views, rng.chance(0.5));
       return {
         ...base,
