@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
 import { at } from '../shared/checked';
 import { LensError } from '../engine/errors';
+import { readInputFile } from './input-file';
 
 /** `--flag value` / `--flag=value` / `--switch` parsing with the flags each command accepts; nothing else. */
 export interface ParsedArgs {
@@ -53,12 +53,7 @@ export function inputFlags(flags: Map<string, string>): { text?: string; ids?: n
   if (sources.length !== 1) throw new LensError('give exactly one of --text, --file or --ids');
   if (flags.has('ids')) return { ids: intList(flags.get('ids')!, 'ids') };
   if (!flags.has('file')) return { text: flags.get('text') };
-  const file = flags.get('file')!;
-  try {
-    return { text: fs.readFileSync(file, 'utf8') };
-  } catch (e) {
-    throw new LensError(`cannot read --file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, 'not-found');
-  }
+  return { text: readInputFile(flags.get('file')!) };
 }
 
 /** `--position i`: a token index (0 = [CLS]), or undefined without the flag. */

@@ -1,44 +1,18 @@
 // Memory the process can still take: the system's MemAvailable, or less when a container's cgroup limit is
 // lower. A container reports the host's /proc/meminfo, so on a 64 GB host a 4 GB container would be told 60 GB is
-// free and the length check would let an input through that the kernel then kills. Both cgroup versions are read;
-// the smallest room wins.
-import * as fs from 'node:fs';
+// free and the length check would let an input through that the kernel then kills. Both cgroup versions are read,
+// for the process's own (often nested) cgroup and every ancestor up to the mount's top (cgroup-folders.ts); the
+// smallest room wins.
 import * as os from 'node:os';
+import * as path from 'node:path';
+import { cgroupFolders, readSmall, type CgroupFolder } from './cgroup-folders';
 
-/** Where each figure is read; tests point these at files of their own. */
-export interface MemoryFiles {
-  meminfo: string;
-  /** cgroup v2: the limit ("max" for none) and the usage, in bytes. */
-  v2Max: string;
-  v2Current: string;
-  /** memory.stat of each version: its inactive_file (page cache the kernel drops first) counts as room. */
-  v2Stat: string;
-  /** cgroup v1: the limit (a huge number for none) and the usage, in bytes. */
-  v1Limit: string;
-  v1Usage: string;
-  v1Stat: string;
-}
-
-export const SYSTEM_MEMORY_FILES: MemoryFiles = {
-  meminfo: '/proc/meminfo',
-  v2Max: '/sys/fs/cgroup/memory.max',
-  v2Current: '/sys/fs/cgroup/memory.current',
-  v2Stat: '/sys/fs/cgroup/memory.stat',
-  v1Limit: '/sys/fs/cgroup/memory/memory.limit_in_bytes',
-  v1Usage: '/sys/fs/cgroup/memory/memory.usage_in_bytes',
-  v1Stat: '/sys/fs/cgroup/memory/memory.stat',
-};
+/** Set to a folder that stands for "/" when the figures are read (a fake /proc and /sys/fs/cgroup tree): how the
+ *  tests and the fuzz run give the memory check a container of their own making. */
+export const MEMORY_ROOT_ENV = 'DEBERTA_LENS_MEMORY_ROOT';
 
 /** cgroup v1 writes "no limit" as the largest page-aligned signed 64-bit value; anything this large is none. */
 const V1_UNLIMITED = 2 ** 62;
-
-function readSmall(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    return undefined; // not Linux, no cgroup of that version, or not readable: that figure is unknown
-  }
-}
 
 function bytes(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d+$/.test(text)) return undefined;
@@ -60,13 +34,31 @@ function room(limit: number | undefined, usage: number | undefined, reclaimable:
   return Math.min(limit, Math.max(0, limit - (usage ?? 0) + reclaimable));
 }
 
+/** The room one cgroup folder leaves ("max" is v2's way to say no limit; bytes() reads it as undefined). */
+function folderRoom({ version, dir }: CgroupFolder): number | undefined {
+  const f = (name: string) => path.join(dir, name);
+  if (version === 2)
+    return room(bytes(readSmall(f('memory.max'))), bytes(readSmall(f('memory.current'))), statField(f('memory.stat'), 'inactive_file'));
+  return room(
+    bytes(readSmall(f('memory.limit_in_bytes'))),
+    bytes(readSmall(f('memory.usage_in_bytes'))),
+    statField(f('memory.stat'), 'total_inactive_file'),
+  );
+}
+
+/** The folder that stands for "/": $DEBERTA_LENS_MEMORY_ROOT when set, else "/" itself. */
+export function memoryRoot(): string {
+  const r = process.env[MEMORY_ROOT_ENV];
+  return r ? path.resolve(r) : '/';
+}
+
 /** Bytes the process can allocate now: the smallest of MemAvailable (else os.freemem()) and each cgroup's room. */
-export function availableMemory(files: MemoryFiles = SYSTEM_MEMORY_FILES): number {
-  const m = /MemAvailable:\s+(\d+) kB/.exec(readSmall(files.meminfo) ?? '');
+export function availableMemory(root = memoryRoot()): number {
+  const m = /MemAvailable:\s+(\d+) kB/.exec(readSmall(path.join(root, 'proc/meminfo')) ?? '');
   const candidates = [m ? Number(m[1]) * 1024 : os.freemem()];
-  // "max" is v2's way to say no limit; bytes() reads it as undefined.
-  const v2 = room(bytes(readSmall(files.v2Max)), bytes(readSmall(files.v2Current)), statField(files.v2Stat, 'inactive_file'));
-  const v1 = room(bytes(readSmall(files.v1Limit)), bytes(readSmall(files.v1Usage)), statField(files.v1Stat, 'total_inactive_file'));
-  for (const r of [v2, v1]) if (r !== undefined) candidates.push(r);
+  for (const folder of cgroupFolders(root)) {
+    const r = folderRoom(folder);
+    if (r !== undefined) candidates.push(r);
+  }
   return Math.min(...candidates);
 }

@@ -1,22 +1,32 @@
 // Runs the real CLI on one fuzz case in a child process, under a time limit and a memory limit on the whole
-// process tree (the CLI and its runtime process), and sorts the outcome. Memory is read from /proc (Linux, where
-// CI runs); elsewhere only the time limit applies.
-import { spawn } from 'node:child_process';
+// process tree (the CLI and its runtime process), and returns what it did. Memory is read from /proc (Linux, where
+// CI runs); elsewhere only the time limit applies. Sorting what it did into outcomes is judge.ts's job.
+import { spawn, type StdioOptions } from 'node:child_process';
 import * as fs from 'node:fs';
-
-export type Outcome = 'clear error' | 'correct result' | 'wrong' | 'hang' | 'crash' | 'over memory';
-
-export interface CaseResult {
-  outcome: Outcome;
-  ms: number;
-  /** Peak resident memory of the process tree, in bytes (sum of each process's high-water mark). */
-  peakRss: number;
-  detail: string;
-}
 
 export interface Limits {
   ms: number;
   rssBytes: number;
+}
+
+export interface RunSpec {
+  args: string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+  /** 'close-early': the reader closes stdout after the first chunk (| head); 'dev-full': stdout is /dev/full. */
+  stdout?: 'pipe' | 'close-early' | 'dev-full';
+}
+
+export interface RawRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  /** Peak resident memory of the process tree, in bytes (sum of each process's high-water mark). */
+  peakRss: number;
+  /** Set when the runner stopped it. */
+  stopped?: 'hang' | 'over memory';
 }
 
 function kbField(pid: number, field: string): number {
@@ -43,51 +53,24 @@ function tree(pid: number): number[] {
   return out;
 }
 
-/** Everything that is not one clear line naming what to fix. */
-function stderrProblem(stderr: string): string | undefined {
-  const lines = stderr.trimEnd().split('\n');
-  const [line] = lines;
-  if (lines.length !== 1 || line === undefined) return `${lines.length} lines on stderr`;
-  if (!line.startsWith('deberta-lens: ')) return 'stderr does not start with deberta-lens:';
-  if (line.includes('internal error')) return 'internal error';
-  if (line.length > 800) return `${line.length}-character message`;
-  return undefined;
-}
-
-/** Exit 0 must mean a well-formed result: every matrix entry finite, every token in range. */
-function resultProblem(stdout: string, text: string): string | undefined {
-  let json: { input_ids: number[]; tokens: { id: number; start: number; end: number }[]; layers: Record<string, unknown>[] };
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    return 'stdout is not JSON';
-  }
-  for (const t of json.tokens) {
-    if (!Number.isInteger(t.id) || t.id < 0) return `token id ${t.id}`;
-    if (!(t.start >= 0 && t.start <= t.end && t.end <= text.length)) return `token offsets ${t.start}..${t.end}`;
-  }
-  let bad: string | undefined;
-  const walk = (v: unknown, where: string): void => {
-    if (bad) return;
-    if (Array.isArray(v)) v.forEach((x) => walk(x, where));
-    else if (v === null || (typeof v === 'number' && !Number.isFinite(v))) bad = `non-finite value in ${where}`;
-  };
-  for (const layer of json.layers)
-    for (const [k, v] of Object.entries(layer)) if (k !== 'layer') walk(v, `layer ${String(layer.layer)} ${k}`);
-  return bad;
-}
-
-export function runCase(cli: string, args: string[], text: string, limits: Limits): Promise<CaseResult> {
+export function runCli(cli: string, spec: RunSpec, limits: Limits): Promise<RawRun> {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const full = spec.stdout === 'dev-full' ? fs.openSync('/dev/full', 'w') : undefined;
+    const stdio: StdioOptions = ['ignore', full ?? 'pipe', 'pipe'];
+    const child = spawn(process.execPath, [cli, ...spec.args], { stdio, env: { ...process.env, ...spec.env } });
+    if (full !== undefined) fs.closeSync(full);
     const out: Buffer[] = [];
     let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-100_000)));
+    if (child.stdout) {
+      const stdout = child.stdout;
+      if (spec.stdout === 'close-early') stdout.once('data', () => stdout.destroy());
+      stdout.on('data', (d: Buffer) => out.push(d));
+    }
+    child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-100_000)));
     let peak = 0;
-    let stopped: Outcome | undefined;
-    const kill = (why: Outcome) => {
+    let stopped: RawRun['stopped'];
+    const kill = (why: NonNullable<RawRun['stopped']>) => {
       stopped ??= why;
       for (const pid of tree(child.pid!).reverse()) {
         try {
@@ -98,8 +81,7 @@ export function runCase(cli: string, args: string[], text: string, limits: Limit
       }
     };
     const poll = setInterval(() => {
-      const pids = tree(child.pid!);
-      const hwm = pids.reduce((a, p) => a + kbField(p, 'VmHWM'), 0);
+      const hwm = tree(child.pid!).reduce((a, p) => a + kbField(p, 'VmHWM'), 0);
       peak = Math.max(peak, hwm);
       if (hwm > limits.rssBytes) kill('over memory');
       if (performance.now() - t0 > limits.ms) kill('hang');
@@ -107,16 +89,7 @@ export function runCase(cli: string, args: string[], text: string, limits: Limit
     child.on('close', (code, signal) => {
       clearInterval(poll);
       const ms = performance.now() - t0;
-      const done = (outcome: Outcome, detail: string) => resolve({ outcome, ms, peakRss: peak, detail });
-      if (stopped) return done(stopped, `stopped after ${Math.round(ms)} ms, ${Math.round(peak / 2 ** 20)} MB`);
-      if (signal) return done('crash', `killed by ${signal}`);
-      if (code === 0) {
-        const problem = resultProblem(Buffer.concat(out).toString('utf8'), text);
-        return problem ? done('wrong', problem) : done('correct result', '');
-      }
-      if (code !== 1) return done('crash', `exit code ${code}: ${err.slice(0, 300)}`);
-      const problem = stderrProblem(err);
-      return problem ? done('crash', `${problem}: ${err.slice(0, 300)}`) : done('clear error', err.trim());
+      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: err, ms, peakRss: peak, stopped });
     });
   });
 }
