@@ -2,7 +2,7 @@
 // cell under the pointer, its relative distance, and the compared heads' values.
 import type { SignedNeighbours } from '../../../src/shared/hover';
 import { $ } from '../../common/dom';
-import { idleReadout, readoutLines } from './readout';
+import { fitNeighbourLists, idleReadout, readoutLines } from './readout';
 import { $kinds, tokenName } from '../state/selectors';
 import { $buckets, $comparePanes, $init, $merged, $viewState, type Rows } from '../state/store';
 import { TOP_NEGATIVE } from './token-strip';
@@ -22,7 +22,8 @@ export function renderReadout(i: number, j: number | null, nbs: SignedNeighbours
     panes.length && j !== null && state.view === 'heads'
       ? panes.map((p) => ({ head: p.head, value: p.values[i * n + j] ?? NaN }))
       : undefined;
-  $('#readout').replaceChildren(
+  const box = $('#readout');
+  box.replaceChildren(
     ...readoutLines({
       where: `Layer ${state.layer}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}`,
       term: state.term,
@@ -38,4 +39,5 @@ export function renderReadout(i: number, j: number | null, nbs: SignedNeighbours
       negatives: TOP_NEGATIVE,
     }),
   );
+  fitNeighbourLists(box);
 }

@@ -35,8 +35,11 @@ function neighbourList(
   name: (k: number) => string,
   row: Float32Array | undefined,
 ): HTMLElement {
-  // Items wrap as wholes onto a hidden second line (CSS): a value is shown entire or not at all, never cut.
-  const line = el('div', { class: 'meta nbs' }, [el('span', { class: 'nbs-label' }, [`${label}:`])]);
+  // Items wrap as wholes onto hidden lines (CSS): a value is shown entire or not at all, never cut; the label then
+  // says how many are out of sight (fitNeighbourLists) and the line's tooltip lists them all.
+  const line = el('div', { class: 'meta nbs', title: `${label}: ${list.map((nb) => name(nb.j)).join(', ')}` }, [
+    el('span', { class: 'nbs-label', 'data-label': label }, [`${label}:`]),
+  ]);
   list.forEach((nb, rank) => {
     const v = cls ? formatSigned(nb.value) : formatValue(nb.value);
     // Keys with exactly the same value (c2p keys in one log bucket) are one number, not a ranking: say so.
@@ -51,6 +54,19 @@ function neighbourList(
   });
   if (!list.length) line.append(el('span', {}, ['none']));
   return line;
+}
+
+/** After layout: each neighbour list whose items do not all fit its box says how many are hidden ("Top 8 by probs
+ *  (5 more on hover):"), so a list never shows fewer than its title names without saying so. */
+export function fitNeighbourLists(root: HTMLElement): void {
+  for (const line of root.querySelectorAll<HTMLElement>('.nbs')) {
+    const label = line.querySelector<HTMLElement>('.nbs-label');
+    const items = [...line.querySelectorAll<HTMLElement>('[data-rank]')];
+    if (!label || !items.length) continue;
+    const bottom = line.offsetTop + line.clientHeight;
+    const hidden = items.filter((x) => x.offsetTop + x.offsetHeight > bottom + 1).length;
+    label.textContent = `${label.dataset.label ?? ''}${hidden ? ` (${hidden} more on hover)` : ''}:`;
+  }
 }
 
 function countEqual(row: Float32Array, v: number): number {
@@ -76,16 +92,17 @@ export function readoutLines(r: ReadoutInput): HTMLElement[] {
     parts.push(el('div', { class: 'meta', id: 'readout-distance' }, [distanceText(r.i, target, r.buckets)]));
   } else parts.push(el('div', {}, [head]), el('dl', { class: 'pair' }), el('div', { class: 'meta' }, ['']));
   const raw = isRawTerm(r.term);
-  parts.push(
-    neighbourList(
-      raw ? `Raises the score (top ${r.term})` : `Top ${r.nbs.top.length} by ${r.term}`,
-      r.nbs.top,
-      raw ? 'pos' : '',
-      r.i,
-      r.name,
-      r.rows[r.term],
-    ),
+  const top = neighbourList(
+    raw ? `Raises the score (top ${r.term})` : `Top ${r.nbs.top.length} by ${r.term}`,
+    r.nbs.top,
+    raw ? 'pos' : '',
+    r.i,
+    r.name,
+    r.rows[r.term],
   );
+  // Without a "lowers it" list (or the compared heads' line) the top list has the readout's last line too.
+  if (!raw && !r.compare) top.classList.add('two-lines');
+  parts.push(top);
   if (raw) parts.push(neighbourList('Lowers it', r.nbs.negative.slice(0, r.negatives), 'neg', r.i, r.name, r.rows[r.term]));
   else if (r.compare)
     parts.push(
