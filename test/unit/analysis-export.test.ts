@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as vm from 'node:vm';
-import { crc32 } from '../../src/engine/zip/crc32';
+import { crc32 } from '../../src/shared/crc32';
 import { decodeNpy, encodeNpy } from '../../src/analysis/export/npy';
 import { writeZip } from '../../src/engine/zip/zip-writer';
 import { readNpz, readZip, toNpz } from '../../src/analysis/export/npz';

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { deltaE } from './color-distance';
 import {
   colorOf,
   describeRange,
@@ -131,18 +132,6 @@ test('the dark theme ramps start dark (no glare) and the light ones start at the
   const darkDiv = makeLut('diverging', true, 'dark');
   assert.ok((darkDiv[mid] ?? NaN) + (darkDiv[mid + 1] ?? NaN) + (darkDiv[mid + 2] ?? NaN) < 150, 'dark diverging is dark at 0');
 });
-
-/** CIELAB (D65) of an sRGB colour: distances in it are perceived distances (ΔE*ab). */
-function lab([r = NaN, g = NaN, b = NaN]: readonly number[]): number[] {
-  const lin = (u: number) => ((u /= 255) <= 0.04045 ? u / 12.92 : ((u + 0.055) / 1.055) ** 2.4);
-  const [R, G, B] = [lin(r), lin(g), lin(b)];
-  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
-  const x = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
-  const y = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
-  const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
-  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
-}
-const deltaE = (a: readonly number[], b: readonly number[]) => Math.hypot(...lab(a).map((v, k) => v - (lab(b)[k] ?? NaN)));
 
 test('the dark probs ramp leaves a dark page as slowly as the light ramp leaves a white one', () => {
   // Default Dark Modern / Light Modern editor backgrounds. A dark ramp that leaves the page early paints the

@@ -2,23 +2,9 @@
 // Colour differences are measured here in CIELAB with the test's own conversion, on the ramps the panel paints.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { deltaE } from './color-distance';
 import { colorOf, describeRange, lutFor, robustRange, type ThemeKind } from '../../webview/common/colors';
 import { effectiveScaling, mapValues, rowLogLimits, rowLogPositions } from '../../webview/common/row-scale';
-
-/** CIELAB (D65) of an sRGB colour, and ΔE*ab between two colours. */
-function lab([r, g, b]: readonly number[]): number[] {
-  const lin = (u = NaN) => ((u /= 255) <= 0.04045 ? u / 12.92 : ((u + 0.055) / 1.055) ** 2.4);
-  const [R, G, B] = [lin(r), lin(g), lin(b)];
-  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (t * 24389) / 27 / 116 + 16 / 116);
-  const x = f((0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047);
-  const y = f(0.2126 * R + 0.7152 * G + 0.0722 * B);
-  const z = f((0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883);
-  return [116 * y - 16, 500 * (x - y), 200 * (y - z)];
-}
-const deltaE = (a: readonly number[], b: readonly number[]) => {
-  const [p, q] = [lab(a), lab(b)];
-  return Math.hypot((p[0] ?? 0) - (q[0] ?? 0), (p[1] ?? 0) - (q[1] ?? 0), (p[2] ?? 0) - (q[2] ?? 0));
-};
 
 /** A probability row of n keys: `top` at the front, the rest of the mass spread evenly. */
 function row(n: number, top: number[]): Float32Array {

@@ -1,22 +1,7 @@
 // A minimal PNG encoder for a large map inside an SVG figure: 8-bit palette (the colour table's 256 entries),
 // stored (uncompressed) deflate blocks, so one byte a cell — a 500×500 map is ~340 KB of base64 instead of
 // ~10 MB of rectangles. Pure: no DOM, no zlib, runs in the webview and under node.
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 0xff] ?? 0) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+import { crc32 } from '../../src/shared/crc32';
 
 function chunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);

@@ -7,7 +7,7 @@ import { ExplainResult, type LayerTensors } from '../../engine/result/explain-re
 import type { ModelInfo, Token } from '../../engine/types';
 import { decodeNpy, encodeNpy, npyHeader } from './npy';
 import { writeChunks } from './write-chunks';
-import { crc32 } from '../../engine/zip/crc32';
+import { crc32 } from '../../shared/crc32';
 import { bytesSource, readZipEntries } from '../../engine/zip/zip-reader';
 import { concatBytes, ZipWriter, type ZipWriterOptions } from '../../engine/zip/zip-writer';
 

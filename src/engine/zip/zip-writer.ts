@@ -2,7 +2,7 @@
 // offset or the directory passes 4 GiB (a v3-large result at 1024 tokens is ~6 GiB). Enough for .npz, which numpy
 // reads with or without compression. It streams entry by entry to a sink, so an archive never sits in memory whole.
 // Written here rather than taken from npm: the extension ships no zip dependency, and this is a page of code.
-import { crc32 } from './crc32';
+import { crc32 } from '../../shared/crc32';
 import { CENTRAL, END, END64, LOCAL, LOCATOR64, MAX16, MAX32, ZIP64_EXTRA } from './zip-format';
 
 export interface ZipInput {

@@ -1,4 +1,4 @@
-// CRC-32 (IEEE 802.3, as zip uses), table-driven. Node 20 has no zlib.crc32.
+// CRC-32 (IEEE 802.3, as zip and PNG use), table-driven; shared by the zip writer, the npz export and the webview's PNG encoder. Node 20 has no zlib.crc32.
 const TABLE = (() => {
   const t = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
