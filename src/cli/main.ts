@@ -90,8 +90,8 @@ and the followed value (as for --sweep: a label's logit, a QA span, a masked tok
 run again; score = before − after (positive: the token supported it; null for specials). --words takes each word
 out whole (all its pieces; --identifiers: code identifiers), every piece holding its word's score. Variants run in
 batches (--no-batch: one forward pass each, the same numbers).
-patch runs both texts (same token length), then the corrupted one again with the clean run's values put in from the
-first patched layer: L.H:c2c|c2p|p2c|all|out (a head's term, whole score or context vector; H or L may be *),
+patch runs both texts, then the corrupted one again with the clean run's values put in from the first patched layer
+(positions are the clean text's; of another length, the corrupted tokens pair with the clean ones, see "paired"): L.H:c2c|c2p|p2c|all|out (a head's term, whole score or context vector; H or L may be *),
 resid:L (the state entering layer L; L = layers: the final state), resid:L@i (position i only), knock:L:i->j (edge
 removed in every head). It prints clean, corrupt and patched (what predict prints) and restored = (patched −
 corrupt) / (clean − corrupt) of the target (as for --sweep; an RTD-only checkpoint: the RTD logit at --position).

@@ -15,7 +15,12 @@ export function patchJson(r: PatchResult): object {
     corrupt_ids: r.corrupt_ids,
     tokens: tokens(r.tokens),
     corrupt_tokens: tokens(r.corrupt_tokens),
-    differing_positions: r.input_ids.flatMap((id, i) => (id !== r.corrupt_ids[i] ? [i] : [])),
+    // Clean positions whose token the corrupted text changes (or, of another length, does not keep).
+    differing_positions: r.input_ids.flatMap((id, i) => {
+      const j = r.paired ? r.paired[i] : i;
+      return j === null || j === undefined || id !== r.corrupt_ids[j] ? [i] : [];
+    }),
+    ...(r.paired ? { paired: r.paired } : {}),
     target: r.target,
     values: { clean: r.clean_value, corrupt: r.corrupt_value, ...(r.patch ? { patched: r.patch.value } : {}) },
     ...(r.patch ? { patch: { entries: r.patch.entries, first_layer: r.patch.first_layer }, restored: r.patch.restored } : {}),
@@ -39,7 +44,7 @@ export async function patchCommand(flags: Map<string, string>, engine: EngineOpt
   const trace = traceFlag(flags.get('trace'));
   // The flow knocks edges out of the clean run: the corrupted text only sets the default threshold there.
   if (text === undefined || (corrupt === undefined && trace !== 'flow'))
-    throw new LensError('patch needs the clean text and a corrupted one of the same token length: --text CLEAN --corrupt CORRUPT');
+    throw new LensError('patch needs the clean text and a corrupted one: --text CLEAN --corrupt CORRUPT');
   if (flags.has('corrupt-pair') && !flags.has('pair')) throw new LensError("--corrupt-pair goes with --pair (the clean text's pair)");
   let threshold: number | undefined;
   if (flags.has('threshold')) {

@@ -16,10 +16,10 @@ import { sweepGraphFits } from './sweep-graph';
  * with `terms`, per site `patch_<site>` [V, Lt, H] (1: that head's c2c / c2p / p2c term, whole score `all` or context
  * vector `out` is the clean run's, which the graph computes from `clean` with the same arithmetic); with `knock`,
  * `knock` [V, Lt, n, n] added to the raw score (0, or −∞ to remove an edge). Output `rows` [V·k, D]: each variant's
- * final state at `positions`. Values are chosen with Where, so a variant that patches nothing runs the corrupted
+ * final state at `positions` (the last layer runs only those rows after its attention). Values are chosen with Where, so a variant that patches nothing runs the corrupted
  * arithmetic exactly and a patched value is the clean one bit for bit. Only where the sweep graph fits.
  */
-export const PATCH_GRAPH_VERSION = 'deberta-lens-patch-1';
+export const PATCH_GRAPH_VERSION = 'deberta-lens-patch-2';
 export const PatchFeed = {
   clean: 'clean',
   resid: 'resid',
@@ -84,6 +84,10 @@ export function buildPatchGraph(ck: Checkpoint, o: PatchGraphOptions): GraphBuil
     const m = asBool(g.node('Reshape', [pick(siteIn.get(site)!, j, 1), c([-1, 1, 1])])); // [V·H, 1, 1]
     return g.node('Where', [m, tile(cleanValue), y]);
   };
+  /** [V·n, w] → [V·k, w]: the followed positions' rows of each variant, variant-major. */
+  const followed = (y: string, w: number) =>
+    g.node('Reshape', [g.node('Gather', [g.node('Reshape', [y, shape(V, nVec, c([w]))]), positions], { axis: 1 }), c([-1, w])]);
+  let rowsOnly = false;
   for (let l = o.start; l < s.numLayers; l++) {
     const j = l - o.start;
     x = putState(x, j);
@@ -124,17 +128,24 @@ export function buildPatchGraph(ck: Checkpoint, o: PatchGraphOptions): GraphBuil
     const { probs } = att.terms(q, k, pk, pq, undefined, edit, tile, scoreEdit);
     let heads = g.node('MatMul', [probs, v]); // [V·H, n, d]
     if (cleanHeads) heads = putHeads('out', j, cleanHeads, heads);
-    const ctx = g.node('Reshape', [
+    let ctx = g.node('Reshape', [
       g.node('Transpose', [g.node('Reshape', [heads, shape(V, c([H]), nVec, c([d]))])], { perm: [0, 2, 1, 3] }),
       c([-1, A]),
     ]);
+    if (l === s.numLayers - 1) {
+      // The last layer's keys and values need every row, but what follows the attention is row by row: only the
+      // followed rows go on (most of the layer's work when one row is read).
+      [ctx, x] = [followed(ctx, A), followed(x, D)];
+      rowsOnly = true;
+    }
     const attOut = enc.layerNorm(g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), x]), `${p}.attention.output.LayerNorm`);
     const inter = activation(g, linear(attOut, `${p}.intermediate.dense`, s.intermediateSize, D), s.hiddenAct);
     x = enc.layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);
   }
-  x = putState(x, Lt);
-  // [V·n, D] → [V, n, D] → [V, k, D]: the followed positions' rows of each variant, variant-major.
-  const rows = g.node('Reshape', [g.node('Gather', [g.node('Reshape', [x, shape(V, nVec, c([D]))]), positions], { axis: 1 }), c([-1, D])]);
+  // The final state's patch, on the followed rows: [V·k, D], variant-major.
+  const finalMask = asBool(g.node('Reshape', [g.node('Gather', [pick(resid, Lt, 1), positions], { axis: 1 }), c([-1, 1])])); // [V·k, 1]
+  const finalClean = g.node('Tile', [g.node('Gather', [pick(clean, Lt, 0), positions], { axis: 0 }), shape(V, c([1]))]); // [V·k, D]
+  const rows = g.node('Where', [finalMask, finalClean, rowsOnly ? x : followed(x, D)]);
   g.output(rows, PATCH_ROWS, OnnxType.FLOAT, ['r', D]);
   return g;
 }

@@ -12,7 +12,8 @@ export interface PatchInput {
   text?: string;
   pair?: string;
   ids?: number[];
-  /** The corrupted text (and its pair), or ids: it must tokenize to as many tokens as the clean one. */
+  /** The corrupted text (and its pair), or ids. Of another length, its tokens pair with the clean ones
+   *  (./patch-align.ts) and only states and knockouts can be put in. */
   corrupt?: string;
   corruptPair?: string;
   corruptIds?: number[];
@@ -64,5 +65,8 @@ export interface PatchResult {
    *  corrupt), null when clean and corrupt give the same value. */
   patch?: { entries: string[]; first_layer: number; value: number; restored: number | null };
   grid?: PatchGrid;
+  /** When the texts tokenize to different lengths: for each clean position, the corrupted position its values go
+   *  to, or null (no counterpart; its cells are null). Positions everywhere else are the clean text's. */
+  paired?: (number | null)[];
   timings: { forward_ms: number; rerun_ms: number; head_ms: number; reruns: number; runs: number; batch_size: number; total_ms: number };
 }

@@ -17,6 +17,7 @@ import { cellPlan, type PatchPlan, parsePatch } from './patch-spec';
 import { checkPatchTarget, type PatchFollow, planPatchTarget } from './patch-target';
 import type { PatchGrid, PatchInput, PatchResult, PatchTrace } from './patch-types';
 import { flowTrace } from './patch-flow';
+import { pairPositions } from './patch-align';
 import { explainWith } from './explain';
 import type { ExplainResult } from '../result/explain-result';
 import { predictOnHidden } from './predict';
@@ -60,21 +61,61 @@ async function prepare(model: RunContext, input: PatchInput, signal?: AbortSigna
     throw new LensError(`the flow threshold must be a number ≥ 0, got ${input.threshold}`);
   const clean = await prepareInput(model, { text: input.text, pair: input.pair, ids: input.ids }, signal);
   const corrupt = await prepareInput(model, { text: input.corrupt, pair: input.corruptPair, ids: input.corruptIds }, signal);
-  const n = clean.ids.length;
-  if (corrupt.ids.length !== n)
-    throw new LensError(
-      `the clean text is ${n} tokens and the corrupted one ${corrupt.ids.length}: patching puts values in position by position, so both must tokenize to the same length (swap words for words of as many tokens)`,
-    );
+  const n = clean.ids.length,
+    m = corrupt.ids.length;
   if (input.position !== undefined && !(Number.isInteger(input.position) && input.position >= 0 && input.position < n))
-    throw new LensError(`position ${input.position} does not exist: the texts have tokens 0…${n - 1} ([CLS] is 0)`);
+    throw new LensError(`position ${input.position} does not exist: the clean text has tokens 0…${n - 1} ([CLS] is 0)`);
   const plan = input.patch !== undefined ? parsePatch(input.patch, ck.spec, n) : undefined;
-  checkLength(model, n);
-  return { clean, corrupt, n, plan, input };
+  // Different lengths: clean positions pair with corrupted ones (./patch-align.ts); a state goes row by row, but a
+  // head's n × n terms have no place in the corrupted run's m × m scores.
+  const pairs = m === n ? Array.from({ length: n }, (_, i) => i) : pairPositions(clean.tokens, corrupt.tokens);
+  if (m !== n && ((plan !== undefined && plan.heads.size > 0) || input.trace === 'heads'))
+    throw new LensError(
+      `the clean text is ${n} tokens and the corrupted one ${m}: a head's terms (L.H:TERM, L.H:out, --trace heads) go in position by position, so both must tokenize to the same length (swap words for words of as many tokens); states (resid:L, resid:L@i, --trace resid) are put in where the texts' tokens pair up`,
+    );
+  checkLength(model, Math.max(n, m));
+  return { clean, corrupt, n, m, pairs, plan: plan && m !== n ? pairPlan(plan, pairs, clean) : plan, input };
+}
+
+/** A plan in clean positions moved to the corrupted run's (knockouts included); a position with no counterpart is
+ *  named, and resid:L at every position takes the positions that pair up. */
+function pairPlan(plan: PatchPlan, pairs: number[], clean: Prepared): PatchPlan {
+  const to = (i: number, part: string) => {
+    const j = pairs[i]!;
+    if (j < 0)
+      throw new LensError(
+        `${part}: clean token ${i} ${JSON.stringify(clean.tokens[i]?.text ?? '')} has no counterpart in the corrupted text (the texts differ there); pick a position both texts share`,
+      );
+    return j;
+  };
+  const resid = new Map<number, number[] | 'all'>();
+  for (const [l, where] of plan.resid) resid.set(l, where === 'all' ? 'all' : where.map((i) => to(i, `resid:${l}@${i}`)));
+  const knock = new Map(
+    [...plan.knock].map(([l, edges]) => [
+      l,
+      edges.map(([i, j]) => [to(i, `knock:${l}:${i}->${j}`), to(j, `knock:${l}:${i}->${j}`)] as [number, number]),
+    ]),
+  );
+  return { ...plan, resid, knock };
 }
 
 /** The corrupted ids as they run: a position the clean run masks to follow it is masked in the corrupted run too. */
-function corruptRunIds(clean: Prepared, cleanRun: number[], corrupt: Prepared): number[] {
-  return corrupt.ids.map((id, i) => (cleanRun[i] !== clean.ids[i] ? cleanRun[i]! : id));
+function corruptRunIds(clean: Prepared, cleanRun: number[], corrupt: Prepared, pairs: number[]): number[] {
+  const ids = corrupt.ids.slice();
+  pairs.forEach((j, i) => {
+    if (j >= 0 && cleanRun[i] !== clean.ids[i]) ids[j] = cleanRun[i]!;
+  });
+  return ids;
+}
+
+/** The clean states in the corrupted run's positions: a paired row is the clean one, any other the corrupted one's
+ *  (so "every position" puts in what pairs up and leaves the rest). */
+function pairedStates(clean: Float32Array[], corrupt: Float32Array[], pairs: number[], D: number): Float32Array[] {
+  return corrupt.map((x, l) => {
+    const out = x.slice();
+    pairs.forEach((j, i) => j >= 0 && out.set(clean[l]!.subarray(i * D, (i + 1) * D), j * D));
+    return out;
+  });
 }
 
 /** `sessions`: the model's patch processes (kept between calls); without them, started for this call and stopped after. */
@@ -84,7 +125,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
     L = spec.numLayers,
     H = spec.numHeads,
     D = spec.hiddenSize;
-  const { clean, corrupt, n, plan, input: asked } = await prepare(model, input, signal);
+  const { clean, corrupt, n, m, pairs, plan, input: asked } = await prepare(model, input, signal);
   input = asked;
   let headMs = 0,
     rerunMs = 0,
@@ -94,14 +135,28 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
   const addHeadMs = (ms: number) => (headMs += ms);
   const target = planPatchTarget(model, clean, input, addHeadMs, signal);
   const cleanRun = target.runIds;
-  const corruptRun = corruptRunIds(clean, cleanRun, corrupt);
+  const corruptRun = corruptRunIds(clean, cleanRun, corrupt, pairs);
 
   const c = await keepStates(model, cleanRun, clean.tokenTypes, signal);
   const x = await keepStates(model, corruptRun, corrupt.tokenTypes, signal);
-  const runsKept: KeptRuns = { n, clean: c.states, corrupt: x.states, rel: x.rel, relRows: x.relRows };
+  const runsKept: KeptRuns = {
+    n: m,
+    clean: m === n ? c.states : pairedStates(c.states, x.states, pairs, D),
+    corrupt: x.states,
+    rel: x.rel,
+    relRows: x.relRows,
+  };
   const follow: PatchFollow = await target.follow(c.states[L]!);
+  // The rows the target reads, in the corrupted run's positions.
+  const rows = follow.rows.map((i) => {
+    if (pairs[i]! < 0)
+      throw new LensError(
+        `the target reads clean token ${i} ${JSON.stringify(clean.tokens[i]?.text ?? '')}, which has no counterpart in the corrupted text: change the text around it, not the token itself`,
+      );
+    return pairs[i]!;
+  });
   const cleanValue = follow.before;
-  const corruptValue = first(await follow.rate(pickRows(x.states[L]!, follow.rows, D), 1), 'the corrupted value');
+  const corruptValue = first(await follow.rate(pickRows(x.states[L]!, rows, D), 1), 'the corrupted value');
   // + 0: no −0 when nothing moved.
   const restored = (v: number) => (cleanValue === corruptValue ? null : (v - corruptValue) / (cleanValue - corruptValue) + 0);
   const asRun = (p: Prepared, ids: number[]) => ({ ...p, ids });
@@ -123,7 +178,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
         start,
         idx.map((k) => plans[k]!),
       );
-      const most = input.batch === false ? 1 : variantsPerRun(spec, n, H);
+      const most = input.batch === false ? 1 : variantsPerRun(spec, base.n, H);
       let k0 = 0;
       const session = await unlessAborted(sessions.start(o), signal);
       for (const size of batchSizes(idx.length, most)) {
@@ -152,10 +207,10 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
     if (plan) {
       let last = x.states[L]!;
       if (plan.firstLayer < L) {
-        const all = Array.from({ length: n }, (_, i) => i);
+        const all = Array.from({ length: m }, (_, i) => i);
         await rerun([plan], all, (_, data) => Promise.resolve(void (last = data)));
       }
-      const value = first(await follow.rate(pickRows(last, follow.rows, D), 1), 'the patched value');
+      const value = first(await follow.rate(pickRows(last, rows, D), 1), 'the patched value');
       patch = { entries: plan.entries, first_layer: Math.min(plan.firstLayer, L), value, restored: restored(value) };
       patched = await predictOnHidden(model, asRun(corrupt, corruptRun), last, input.corruptPair, signal);
     } else grid = await trace(input.trace!);
@@ -174,20 +229,28 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
         ? Array.from({ length: L }, (_, l) =>
             terms.flatMap((site) => Array.from({ length: H }, (_, h) => ({ layer: l, head: h, site }))),
           ).flat()
-        : Array.from({ length: L + 1 }, (_, l) => Array.from({ length: n }, (_, i) => ({ resid: l, position: i }))).flat();
-    const plans = cells.map((cell) => cellPlan(spec, cell));
-    const values = new Array<number>(plans.length).fill(NaN);
+        : Array.from({ length: L + 1 }, (_, l) => Array.from({ length: n }, (_, i) => ({ resid: l, position: pairs[i]! }))).flat();
+    // A clean position with no counterpart has no cell to run (its value stays NaN: null in JSON).
+    const cellPlans = cells.map((cell) => ('resid' in cell && cell.position < 0 ? undefined : cellPlan(spec, cell)));
+    const plans = cellPlans.filter((p) => p !== undefined);
+    const cellOf = cellPlans.flatMap((p, k) => (p ? [k] : []));
+    const values = new Array<number>(cells.length).fill(NaN);
     let done = 0;
     input.onProgress?.({ done, total: plans.length, layer: 0 });
-    await rerun(plans, follow.rows, async (part, data) => {
+    await rerun(plans, rows, async (part, data) => {
       const after = await follow.rate(data, part.length);
-      part.forEach((k, j) => (values[k] = after[j]!));
+      part.forEach((k, j) => (values[cellOf[k]!] = after[j]!));
       done += part.length;
       input.onProgress?.({ done, total: plans.length, layer: plans[part[0]!]!.firstLayer });
     });
     if (kind === 'resid') {
       const value = Array.from({ length: L + 1 }, (_, l) => values.slice(l * n, (l + 1) * n));
-      return { kind, axes: ['layer', 'position'], value, restored: value.map((row) => row.map(restored)) };
+      return {
+        kind,
+        axes: ['layer', 'position'],
+        value,
+        restored: value.map((row) => row.map((v) => (Number.isNaN(v) ? null : restored(v)))),
+      };
     }
     const value = Object.fromEntries(
       terms.map((t, ti) => [
@@ -201,7 +264,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
 
   /** Knockouts on the clean run (its states as the base), walking back from the target's rows (./patch-flow.ts). */
   async function flow(): Promise<PatchGrid> {
-    const onClean: KeptRuns = { ...runsKept, corrupt: c.states };
+    const onClean: KeptRuns = { n, clean: c.states, corrupt: c.states, rel: c.rel, relRows: c.relRows };
     const threshold = input.threshold ?? (cleanValue === corruptValue ? 0.01 : 0.1 * Math.abs(cleanValue - corruptValue));
     let explained: ExplainResult | undefined;
     try {
@@ -258,6 +321,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
     ...(patched ? { patched } : {}),
     ...(patch ? { patch } : {}),
     ...(grid ? { grid } : {}),
+    ...(m !== n ? { paired: pairs.map((j) => (j < 0 ? null : j)) } : {}),
     timings: {
       forward_ms: c.ms + x.ms,
       rerun_ms: rerunMs,
