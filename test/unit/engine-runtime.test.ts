@@ -10,6 +10,7 @@ import { providerOrder } from '../../src/engine/runtime/execution-providers';
 import { SPILL_DIR, spillFilesHeld } from '../../src/engine/runtime/spill';
 import { layerCache } from '../../src/engine/memory/layer-cache';
 import { checkLength } from '../../src/engine/run/input';
+import { headRuns } from '../../src/engine/run/layer';
 import { estimateMemory } from '../../src/engine/memory/estimate';
 import { spawn } from 'node:child_process';
 import { FIXTURES, at, rejectsWith } from './helpers';
@@ -162,6 +163,34 @@ describe('runs', () => {
         const [ta, tb] = [await a.load(l), await b.load(l)];
         for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) assert.deepEqual(tb[kind], ta[kind], `layer ${l} ${kind}`);
       }
+    } finally {
+      await whole.dispose();
+      await chunked.dispose();
+    }
+  });
+
+  it('computes the head on screen first: loadHead resolves with that head there and the rest still coming, the same numbers', async () => {
+    assert.deepEqual(headRuns(12, 3, 5), [[5, 6], [6, 9], [9, 12], [0, 3], [3, 5]]);
+    assert.deepEqual(headRuns(12, 3), [[0, 3], [3, 6], [6, 9], [9, 12]]);
+    assert.deepEqual(headRuns(4, 4, 2), [[0, 4]], 'one run for every head: nothing to put first');
+    const whole = await openModel(V3, { cacheDir });
+    const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
+    try {
+      const text = 'the quick brown fox jumps over the lazy dog';
+      const a = await whole.explain({ text });
+      const b = await chunked.explain({ text });
+      const last = b.heads - 1;
+      await b.loadHead(1, last);
+      const early = b.headSlice(1, last, 'c2p');
+      assert.ok(early, 'the head is there once loadHead resolves');
+      assert.equal(b.isLoaded(1), false, 'the other heads are still being computed');
+      assert.equal(b.headSlice(1, 0, 'c2p'), undefined, 'a head not computed yet reads as undefined');
+      const scores = b.headSlice(1, last, 'scores')!;
+      await a.load(1);
+      assert.deepEqual(early, a.slice(1, last, 'c2p'));
+      assert.deepEqual(scores, a.slice(1, last, 'scores'));
+      await b.load(1);
+      assert.deepEqual(b.slice(1, 0, 'probs'), a.slice(1, 0, 'probs'));
     } finally {
       await whole.dispose();
       await chunked.dispose();

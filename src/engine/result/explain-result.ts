@@ -14,8 +14,15 @@ export interface LayerTensors {
 }
 
 /** Where an on-demand result gets a layer from: a one-layer computation from the states the forward pass kept. */
+/** How a layer is computed: `first`, a head to compute before the others; `onHeads`, told each time heads [h0, h1)
+ *  are in `t` (its arrays hold every head; the others are filled later). A source may ignore both. */
+export interface LayerComputeOptions {
+  first?: number;
+  onHeads?: (h0: number, h1: number, t: LayerTensors) => void;
+}
+
 export interface LayerSource {
-  compute(layer: number, signal?: AbortSignal): Promise<LayerTensors>;
+  compute(layer: number, signal?: AbortSignal, options?: LayerComputeOptions): Promise<LayerTensors>;
   /** BERT: layer 0's score split by embedding part (c2c, c2p, p2c, p2p, rest), each [heads, n, n] in score units. */
   decomposition?(signal?: AbortSignal): Promise<Layer0Decomposition>;
   /** The encoder's last hidden state `[n, D]` when the forward pass ran every layer: the prediction heads read it
@@ -66,6 +73,8 @@ export class ExplainResult implements LayerOwner {
   /** Layers the cache evicted that someone may still hold (an analysis in progress): reused while alive. */
   private readonly evicted = new Map<number, WeakRef<LayerTensors>>();
   private readonly inflight = new Map<number, Promise<LayerTensors>>();
+  /** Layers being computed: the heads already there (a view shows its head before the layer is done). */
+  private readonly partial = new Map<number, { tensors?: LayerTensors; ready: Set<number>; waiters: Map<number, (() => void)[]> }>();
   private readonly scoreCache = new WeakMap<LayerTensors, Float32Array>();
   private readonly source?: LayerSource;
   private readonly cache?: LayerCache;
@@ -150,8 +159,37 @@ export class ExplainResult implements LayerOwner {
     return this.loaded.has(layer);
   }
 
-  /** One layer's matrices, computed on first use (all heads in one one-layer run), then cached. */
-  load(layer: number, signal?: AbortSignal): Promise<LayerTensors> {
+  /**
+   * Resolves once one head of a layer can be read with `headSlice` — before the rest of the layer when the layer
+   * is computed now: that head goes first (at 2,000 tokens a layer of v3-base is 12 heads × 4 matrices of 16 MB).
+   * The whole layer is still loaded, and cached, after it.
+   */
+  async loadHead(layer: number, head: number, signal?: AbortSignal): Promise<void> {
+    if (head < 0 || head >= this.heads) throw new RangeError(`head ${head} out of range 0..${this.heads - 1}`);
+    if (this.loaded.has(layer) || this.previewSlice(layer, head, 'c2c')) return;
+    const full = this.load(layer, signal, head);
+    const part = this.partial.get(layer);
+    if (!part || part.ready.has(head)) return void (await (part ? Promise.resolve() : full));
+    const ready = new Promise<void>((resolve) => part.waiters.set(head, [...(part.waiters.get(head) ?? []), resolve]));
+    await Promise.race([full.then(() => undefined), ready]);
+  }
+
+  /** `[n, n]` for one head of a layer that is loaded, or being loaded with that head already there; undefined if
+   *  neither (see `loadHead`). */
+  headSlice(layer: number, head: number, kind: MatrixKind): Float32Array | undefined {
+    if (this.loaded.has(layer) || this.evicted.get(layer)?.deref()) return this.slice(layer, head, kind);
+    const preview = this.previewSlice(layer, head, kind);
+    if (preview) return preview;
+    const part = this.partial.get(layer);
+    if (!part?.tensors || !part.ready.has(head) || !this.has(kind)) return undefined;
+    const nn = this.n * this.n;
+    if (kind === 'scores') return this.headScores(part.tensors, head);
+    return part.tensors[kind]?.subarray(head * nn, (head + 1) * nn);
+  }
+
+  /** One layer's matrices, computed on first use (all heads in one one-layer run), then cached. `first`: a head the
+   *  computation does before the others (loadHead). */
+  load(layer: number, signal?: AbortSignal, first?: number): Promise<LayerTensors> {
     if (!this.present.includes(layer))
       return Promise.reject(new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`));
     const have = this.loaded.get(layer);
@@ -171,9 +209,22 @@ export class ExplainResult implements LayerOwner {
     if (!p) {
       const source = this.source;
       this.cache?.reserve(this.layerBytes);
-      p = source.compute(layer, signal).then(
+      const part = { ready: new Set<number>(), waiters: new Map<number, (() => void)[]>() } as NonNullable<
+        ReturnType<typeof this.partial.get>
+      >;
+      this.partial.set(layer, part);
+      const onHeads = (h0: number, h1: number, t: LayerTensors) => {
+        part.tensors = t;
+        for (let h = h0; h < h1; h++) {
+          part.ready.add(h);
+          for (const resolve of part.waiters.get(h) ?? []) resolve();
+          part.waiters.delete(h);
+        }
+      };
+      p = source.compute(layer, signal, { first, onHeads }).then(
         (t) => {
           this.inflight.delete(layer);
+          this.partial.delete(layer);
           if (this.isReleased) throw new LensError('this result was released; explain again', 'runtime');
           this.loaded.set(layer, t);
           this.cache?.add(this, layer, this.layerBytes);
@@ -181,6 +232,7 @@ export class ExplainResult implements LayerOwner {
         },
         (e: unknown) => {
           this.inflight.delete(layer);
+          this.partial.delete(layer);
           throw e;
         },
       );
@@ -278,6 +330,16 @@ export class ExplainResult implements LayerOwner {
 
   private checkLayer(layer: number): void {
     if (!this.present.includes(layer)) throw new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`);
+  }
+
+  /** One head's scores from a layer being loaded (not cached: the whole layer's are, once it is there). */
+  private headScores(l: LayerTensors, head: number): Float32Array {
+    const nn = this.n * this.n,
+      o = head * nn;
+    const s = new Float32Array(nn);
+    const inv = 1 / this.scale;
+    for (let k = 0; k < nn; k++) s[k] = (l.c2c[o + k]! + (l.c2p ? l.c2p[o + k]! : 0) + (l.p2c ? l.p2c[o + k]! : 0)) * inv;
+    return s;
   }
 
   private scores(l: LayerTensors): Float32Array {

@@ -9,7 +9,7 @@ import { contentWeightFeeds, LayerInput, layerOutput, layerWeights, PositionsInp
 import { toFloat32 } from '../graph/float32';
 import { relativeInputs } from '../graph/graph-inputs';
 import { layerChunkHeads } from '../memory/estimate';
-import type { LayerSource, LayerTensors } from '../result/explain-result';
+import type { LayerComputeOptions, LayerSource, LayerTensors } from '../result/explain-result';
 import type { DerivedTensors, FeedTensor, KeptSlice } from '../runtime/messages';
 import type { KeptFeeds } from '../runtime/session';
 import type { SpillReader } from '../runtime/spill';
@@ -41,7 +41,7 @@ export class LayerComputation implements LayerSource {
     this.index = new Map(layers.map((l, k) => [l, k]));
   }
 
-  async compute(layer: number, signal?: AbortSignal): Promise<LayerTensors> {
+  async compute(layer: number, signal?: AbortSignal, options: LayerComputeOptions = {}): Promise<LayerTensors> {
     const states = this.states;
     if (!states) throw new LensError('this result was released; explain again', 'runtime');
     const spec = this.model.checkpoint.spec;
@@ -53,14 +53,15 @@ export class LayerComputation implements LayerSource {
     // A copy, not a view: IPC serialises a view's whole buffer.
     const hidden: FeedTensor = { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] };
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
-    for (let h0 = 0; h0 < H; h0 += chunk) {
-      const run = layerRun(this.model, n, layer, h0, Math.min(H, h0 + chunk));
+    for (const [h0, h1] of headRuns(H, chunk, options.first)) {
+      const run = layerRun(this.model, n, layer, h0, h1);
       const done = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept);
       try {
         readLayerOutputs(this.model, n, H, done.outputs, out, h0);
       } finally {
         done.outputs.release();
       }
+      options.onHeads?.(h0, h1, out);
     }
     assertFiniteLayer(this.model.checkpoint.dir, out);
     return out;
@@ -117,6 +118,20 @@ export class LayerComputation implements LayerSource {
     this.lastHidden = undefined;
     this.parts = undefined;
   }
+}
+
+/**
+ * The head ranges a layer runs in, at most `chunk` heads each; with `first`, that head alone before the others
+ * (what a view shows comes back after one head's work, not a chunk's).
+ */
+export function headRuns(H: number, chunk: number, first?: number): [number, number][] {
+  const runs = (a: number, b: number) => {
+    const out: [number, number][] = [];
+    for (let h0 = a; h0 < b; h0 += chunk) out.push([h0, Math.min(b, h0 + chunk)]);
+    return out;
+  };
+  if (first === undefined || chunk >= H || first < 0 || first >= H) return runs(0, H);
+  return [[first, first + 1], ...runs(first + 1, H), ...runs(0, first)];
 }
 
 /** Keys of what the runtime keeps: the relative table, a layer's weights, a layer's position projections. */

@@ -15,10 +15,10 @@ export async function slice(
   precision?: 'half',
 ): Promise<SliceResponse> {
   check(result, layer, head, kind);
-  // A head the explain computed with its forward pass needs no layer run (the view's first fetches ahead).
-  const early = result.isLoaded(layer) ? undefined : result.previewSlice(layer, head, kind);
-  if (!early) await result.load(layer);
-  const values = early ?? result.slice(layer, head, kind);
+  // The head on screen first: a layer not yet computed sends this head as soon as it is there (or the preview the
+  // explain computed with its forward pass); the other heads follow into the cache.
+  await result.loadHead(layer, head);
+  const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
   if (precision === 'half') return halfSlice(layer, head, kind, result.n, values);
   return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
 }
@@ -64,11 +64,11 @@ export async function row(result: ExplainResult, layer: number, head: number, i:
   check(result, layer, head, 'probs');
   const n = result.n;
   if (i < 0 || i >= n) throw new Error(`token ${i} is out of range`);
-  const early = !result.isLoaded(layer) && result.previewSlice(layer, head, 'probs') !== undefined;
-  if (!early) await result.load(layer);
+  await result.loadHead(layer, head);
+  if (!result.headSlice(layer, head, 'probs')) await result.load(layer);
   const rows: RowResponse['rows'] = {};
   for (const kind of availableKinds(result)) {
-    const values = early ? result.previewSlice(layer, head, kind)! : result.slice(layer, head, kind);
+    const values = result.headSlice(layer, head, kind) ?? result.slice(layer, head, kind);
     rows[kind] = toBuffer(values.subarray(i * n, (i + 1) * n));
   }
   return { type: 'row', layer, head, i, n, rows };
