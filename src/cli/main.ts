@@ -22,6 +22,7 @@ import {
 import { ablateCommand, predictCommand } from './predict';
 import { attributeCommand } from './attribute';
 import { patchCommand } from './patch';
+import { atlasCommand, atlasMergeCommand } from './atlas';
 import { jsonChunks } from '../analysis/export/json';
 import { writeNpzFile } from '../analysis/export/npz';
 import { writeChunks } from '../analysis/export/write-chunks';
@@ -49,6 +50,8 @@ const COMMANDS = {
     switches: ['verbose', 'no-batch'],
     values: [...ENGINE_FLAGS, 'text', 'corrupt', 'pair', 'corrupt-pair', 'patch', 'trace', 'target', 'position', 'threshold'],
   },
+  atlas: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'corpus', 'window', 'out', 'shard'] },
+  'atlas merge': { switches: [], values: ['out'] },
 };
 
 /** Key prefixes of fine-tuned task heads, as ModelSummary.prediction_heads lists them. */
@@ -69,6 +72,8 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
                        [--no-batch]
   deberta-lens patch   --model DIR|default --text CLEAN --corrupt CORRUPT [--pair P --corrupt-pair P2]
                        (--patch SPEC[,SPEC…] | --trace heads|resid|flow [--threshold T]) [--target …] [--position i]
+  deberta-lens atlas   --model DIR|default|bert-twin --corpus DIR|FILE [--window 128] [--out FILE] [--shard i/N]
+  deberta-lens atlas merge A.json B.json … [--out ALL.json]
   deberta-lens info    --model DIR|default|bert-twin [--json]
   deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
   deberta-lens cache list [--json] | cache clear   [--cache-dir DIR]
@@ -99,6 +104,11 @@ corrupt) / (clean − corrupt) of the target (as for --sweep; an RTD-only checkp
 position); cells from one layer run as batches (--no-batch: one rerun each). --trace flow knocks out attention edges
 of the clean run one at a time, walking back from the target's rows layer by layer, and keeps an edge (with the term
 that dominates its score) when the target moves by more than --threshold (default 0.1 × |clean − corrupt|).
+atlas reads every paragraph (blank-line separated) of the .txt and .md files under --corpus (cut into windows of
+--window tokens, [CLS] and [SEP] counted) and prints per layer and head: the c2c/c2p/p2c shares, mean_distance,
+entropy, special_mass, max_prob, prev_token, next_token and the strongest attention pairs (file and character
+offsets). With --out it keeps its progress in OUT.partial and resumes from there when run again; --shard i/N takes
+every N-th paragraph from the i-th, and atlas merge adds the shards' atlases up.
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
 types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
 score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits
@@ -260,6 +270,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     // `cache list` / `cache clear`: a command of two words.
     const args = argv[0] === 'cache' && argv[1] !== undefined && !argv[1].startsWith('-') ? [`cache ${argv[1]}`, ...argv.slice(2)] : argv;
+    // `atlas merge A.json B.json …`: the files come before the flags.
+    if (argv[0] === 'atlas' && argv[1] === 'merge') {
+      const files = argv.slice(2).filter((a, k, all) => !a.startsWith('--') && !(k > 0 && all[k - 1] === '--out'));
+      const rest = argv.slice(2).filter((a) => !files.includes(a));
+      atlasMergeCommand(files, parseArgs(['atlas merge', ...rest], COMMANDS).flags);
+      return 0;
+    }
     const { command, flags } = parseArgs(args, COMMANDS);
     if (command === 'help') process.stdout.write(`${HELP}\n`);
     else if (command === 'version') process.stdout.write(`${packageVersion()}\n`);
@@ -268,6 +285,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (command === 'ablate') await ablateCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'attribute') await attributeCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'patch') await patchCommand(flags, engineOptions(flags), requireModel(flags));
+    else if (command === 'atlas') await atlasCommand(flags, engineOptions(flags), requireModel(flags));
     else if (command === 'info') await infoCommand(flags);
     else if (command === 'cache list' || command === 'cache clear') cacheCommand(command === 'cache list' ? 'list' : 'clear', flags);
     else if (command === 'bench') {

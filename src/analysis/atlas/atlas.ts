@@ -1,0 +1,271 @@
+// The head atlas: a corpus streamed through the model window by window (./corpus.ts), each window explained and
+// every layer read once into per-head sums (./metrics.ts), then dropped: memory stays that of one window. A shard
+// takes every N-th paragraph; a checkpoint file written as it goes lets an interrupted run resume where it was.
+import * as fs from 'node:fs';
+import { LensError } from '../../engine/errors';
+import type { OpenModel } from '../../engine/model/open-model';
+import type { ModelInfo, TermName } from '../../engine/types';
+import { corpusFiles, paragraphs, readCorpusFile } from './corpus';
+import { addHead, emptySums, headMetrics, mergeSums, type HeadMetrics, type HeadSums, type TextPlace, type TopPair } from './metrics';
+
+export const DEFAULT_WINDOW = 128;
+export const DEFAULT_TOP = 8;
+const CHECKPOINT_VERSION = 'deberta-lens-atlas-checkpoint-1';
+const CHECKPOINT_EVERY_MS = 5000;
+
+export interface AtlasOptions {
+  corpus: string;
+  /** Tokens per window, [CLS] and [SEP] counted (default 128). */
+  window?: number;
+  /** This run's share of the paragraphs: index 1…count, every count-th paragraph from the index-th. */
+  shard?: { index: number; count: number };
+  topK?: number;
+  /** A file the run's progress is written to as it goes; a run given one that exists resumes from it. */
+  checkpoint?: string;
+  onProgress?: (p: { texts: number; windows: number; tokens: number; file: string }) => void;
+  onSkip?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface AtlasHead {
+  layer: number;
+  head: number;
+  metrics: HeadMetrics;
+  top: TopPair[];
+  /** What the metrics are divided from: `deberta-lens atlas merge` adds these. */
+  sums: HeadSums;
+}
+
+export interface AtlasJson {
+  model: ModelInfo;
+  corpus: string;
+  window: number;
+  top_k: number;
+  /** The shards this atlas holds ([index, count] each; [[1, 1]] for a whole run). */
+  shards: [number, number][];
+  texts: number;
+  windows: number;
+  tokens: number;
+  skipped: string[];
+  heads: AtlasHead[];
+}
+
+interface Progress {
+  version: string;
+  model: string;
+  corpus: string;
+  window: number;
+  shard: [number, number];
+  top_k: number;
+  /** Paragraphs (in corpus order, all shards counted) done: the run goes on from this one. */
+  next: number;
+  texts: number;
+  windows: number;
+  tokens: number;
+  skipped: string[];
+  sums: HeadSums[];
+}
+
+function checkOptions(o: AtlasOptions): { window: number; topK: number; shard: [number, number] } {
+  const window = o.window ?? DEFAULT_WINDOW;
+  if (!Number.isInteger(window) || window < 3) throw new LensError(`--window must be a whole number of tokens ≥ 3, got ${window}`);
+  const topK = o.topK ?? DEFAULT_TOP;
+  const shard: [number, number] = o.shard ? [o.shard.index, o.shard.count] : [1, 1];
+  if (!(Number.isInteger(shard[1]) && shard[1] >= 1 && Number.isInteger(shard[0]) && shard[0] >= 1 && shard[0] <= shard[1]))
+    throw new LensError(`--shard must be i/N with 1 ≤ i ≤ N, got ${shard[0]}/${shard[1]}`);
+  return { window, topK, shard };
+}
+
+function readProgress(
+  file: string,
+  want: Omit<Progress, 'next' | 'texts' | 'windows' | 'tokens' | 'skipped' | 'sums'>,
+): Progress | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  let p: Progress;
+  try {
+    p = JSON.parse(fs.readFileSync(file, 'utf8')) as Progress;
+  } catch {
+    throw new LensError(`${file}: not an atlas checkpoint (it does not parse); delete it to start over`, 'corrupt');
+  }
+  const same =
+    p.version === want.version &&
+    p.model === want.model &&
+    p.corpus === want.corpus &&
+    p.window === want.window &&
+    p.top_k === want.top_k &&
+    p.shard?.[0] === want.shard[0] &&
+    p.shard?.[1] === want.shard[1];
+  if (!same)
+    throw new LensError(`${file}: a checkpoint of another atlas run (model, corpus, window or shard differ); delete it to start over`);
+  return p;
+}
+
+function writeProgress(file: string, p: Progress): void {
+  // Written beside and renamed: a run killed mid-write leaves the previous checkpoint whole.
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(p));
+  fs.renameSync(tmp, file);
+}
+
+export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<AtlasJson> {
+  const { window, topK, shard } = checkOptions(o);
+  const tok = model.tokenizer;
+  if (!tok) throw new LensError(`${model.info.path}: no tokenizer files; the atlas reads text`, 'not-found');
+  const info = model.info;
+  const L = info.layers,
+    H = info.heads;
+  const terms: TermName[] = info.terms;
+  const skipped: string[] = [];
+  const skip = (line: string) => {
+    skipped.push(line);
+    o.onSkip?.(line);
+  };
+  const { root, files } = corpusFiles(o.corpus, skip);
+  const key = { version: CHECKPOINT_VERSION, model: info.checkpoint_hash ?? info.path, corpus: o.corpus, window, shard, top_k: topK };
+  const resumed = o.checkpoint ? readProgress(o.checkpoint, key) : undefined;
+  let sums: HeadSums[] = resumed?.sums ?? Array.from({ length: L * H }, () => emptySums(terms));
+  let [texts, windows, tokens] = resumed ? [resumed.texts, resumed.windows, resumed.tokens] : [0, 0, 0];
+  if (resumed) skipped.push(...resumed.skipped);
+  const from = resumed?.next ?? 0;
+  let lastWrite = performance.now();
+  const save = (next: number) => {
+    if (!o.checkpoint) return;
+    writeProgress(o.checkpoint, { ...key, next, texts, windows, tokens, skipped, sums });
+    lastWrite = performance.now();
+  };
+  const encoder = tok;
+  const { cls, sep } = tok.special;
+  let k = 0;
+  /** The paragraph the run goes on from: every one before it is in the sums. */
+  let done = from;
+  try {
+    await walk();
+  } catch (e) {
+    // Cancelled, or stopped by an error: what is done stays in the checkpoint, and the same command resumes there.
+    save(done);
+    throw e;
+  }
+  save(k);
+  return atlasJson(info, o.corpus, window, topK, [shard], texts, windows, tokens, skipped, sums, H);
+
+  async function walk(): Promise<void> {
+    for (const file of files) {
+      const text = readCorpusFile(root, file, skip);
+      if (text === undefined) continue;
+      for (const para of paragraphs(file, text)) {
+        const index = k++;
+        if (index % shard[1] !== shard[0] - 1 || index < from) continue;
+        if (o.signal?.aborted) throw new LensError('cancelled', 'cancelled');
+        const pieces = await encoder.encode(para.text, o.signal);
+        // The paragraph's own sums, added to the run's once it is whole: a run stopped mid-paragraph leaves the
+        // sums (and the checkpoint) as they were before it.
+        const add = Array.from({ length: L * H }, () => emptySums(terms));
+        let [w, t] = [0, 0];
+        for (let w0 = 0; w0 < pieces.length; w0 += window - 2) {
+          const part = pieces.slice(w0, w0 + window - 2);
+          const ids = [cls, ...part.map((t) => t.id), sep];
+          const first = para.offset + part[0]!.start,
+            last = para.offset + part[part.length - 1]!.end;
+          const place: TextPlace = {
+            file,
+            starts: [first, ...part.map((t) => para.offset + t.start), last],
+            ends: [first, ...part.map((t) => para.offset + t.end), last],
+            special: [true, ...part.map((t) => t.special), true],
+          };
+          const n = ids.length;
+          const r = await model.explain({ ids }, o.signal);
+          try {
+            for (let l = 0; l < L; l++) {
+              await r.load(l, o.signal);
+              for (let h = 0; h < H; h++) {
+                const byTerm = Object.fromEntries(terms.map((term) => [term, r.slice(l, h, term)]));
+                addHead(add[l * H + h]!, byTerm, r.slice(l, h, 'probs'), n, place, topK);
+              }
+            }
+          } finally {
+            r.release();
+          }
+          w++;
+          t += n;
+        }
+        sums = sums.map((x, j) => mergeSums(x, add[j]!, topK));
+        windows += w;
+        tokens += t;
+        texts++;
+        done = index + 1;
+        o.onProgress?.({ texts, windows, tokens, file });
+        if (performance.now() - lastWrite > CHECKPOINT_EVERY_MS) save(done);
+      }
+    }
+  }
+}
+
+export function atlasJson(
+  model: ModelInfo,
+  corpus: string,
+  window: number,
+  topK: number,
+  shards: [number, number][],
+  texts: number,
+  windows: number,
+  tokens: number,
+  skipped: string[],
+  sums: HeadSums[],
+  H: number,
+): AtlasJson {
+  return {
+    model,
+    corpus,
+    window,
+    top_k: topK,
+    shards,
+    texts,
+    windows,
+    tokens,
+    skipped,
+    heads: sums.map((s, k) => ({ layer: Math.floor(k / H), head: k % H, metrics: headMetrics(s), top: s.top, sums: s })),
+  };
+}
+
+/** Atlases of shards of one corpus as one: the sums add, the top lists merge. Refuses atlases of other runs. */
+export function mergeAtlases(parts: { name: string; atlas: AtlasJson }[]): AtlasJson {
+  const [a] = parts;
+  if (!a || parts.length < 2) throw new LensError('atlas merge needs at least two atlas files');
+  const H = a.atlas.model.heads;
+  const seen = new Set<string>();
+  let sums = a.atlas.heads.map((h) => h.sums);
+  let [texts, windows, tokens] = [0, 0, 0];
+  const skipped: string[] = [];
+  for (const { name, atlas } of parts) {
+    if (!Array.isArray(atlas?.heads) || !Array.isArray(atlas.shards) || !atlas.model)
+      throw new LensError(`${name}: not an atlas (deberta-lens atlas --out writes one)`, 'invalid-input');
+    const other = (what: string) => new LensError(`${name}: an atlas of another ${what} than ${a.name}; merge shards of one run only`);
+    if ((atlas.model.checkpoint_hash ?? atlas.model.path) !== (a.atlas.model.checkpoint_hash ?? a.atlas.model.path)) throw other('model');
+    if (atlas.window !== a.atlas.window || atlas.top_k !== a.atlas.top_k) throw other('--window');
+    if (atlas.heads.length !== sums.length) throw other('model');
+    for (const [i, count] of atlas.shards) {
+      if (count !== a.atlas.shards[0]![1]) throw other('shard count');
+      if (seen.has(String(i))) throw new LensError(`${name}: shard ${i}/${count} is in the merge twice`);
+      seen.add(String(i));
+    }
+    if (atlas !== a.atlas) sums = sums.map((s, k) => mergeSums(s, atlas.heads[k]!.sums, a.atlas.top_k));
+    texts += atlas.texts;
+    windows += atlas.windows;
+    tokens += atlas.tokens;
+    skipped.push(...atlas.skipped);
+  }
+  const shards = parts.flatMap((p) => p.atlas.shards).sort((x, y) => x[0] - y[0]);
+  return atlasJson(
+    a.atlas.model,
+    a.atlas.corpus,
+    a.atlas.window,
+    a.atlas.top_k,
+    shards,
+    texts,
+    windows,
+    tokens,
+    [...new Set(skipped)],
+    sums,
+    H,
+  );
+}
