@@ -99,8 +99,14 @@ function expected(): { metrics: Record<string, number>[]; top: { file: string; q
                 row.reduce((s, v, j) => s + (special[j] ? v : 0), 0),
               );
               add('max', Math.max(...row));
-              if (i >= 1) (add('prev', row[i - 1]!), add('prevRows', 1));
-              if (i <= n - 2) (add('next', row[i + 1]!), add('nextRows', 1));
+              if (i >= 1) {
+                add('prev', row[i - 1]!);
+                add('prevRows', 1);
+              }
+              if (i <= n - 2) {
+                add('next', row[i + 1]!);
+                add('nextRows', 1);
+              }
             }
           }
         });
@@ -137,7 +143,7 @@ describe('head atlas', () => {
     const want = expected();
     assert.equal(atlas.heads.length, want.metrics.length);
     atlas.heads.forEach((h, k) => {
-      for (const [name, v] of Object.entries(want.metrics[k]!)) close(h.metrics[name as 'entropy']!, v, `${h.layer}.${h.head} ${name}`);
+      for (const [name, v] of Object.entries(want.metrics[k]!)) close(h.metrics[name as 'entropy'], v, `${h.layer}.${h.head} ${name}`);
       assert.ok(h.top.length >= 5 && h.top.every((p, i) => i === 0 || p.prob <= h.top[i - 1]!.prob), 'top: best first');
       const best = want.top[k]!;
       close(h.top[0]!.prob, best.prob, `${h.layer}.${h.head} top prob`);
@@ -188,7 +194,7 @@ describe('head atlas', () => {
       ],
     );
     m.heads.forEach((h, k) => {
-      for (const [name, v] of Object.entries(whole1.heads[k]!.metrics)) close(h.metrics[name as 'entropy']!, v, name, 1e-9);
+      for (const [name, v] of Object.entries(whole1.heads[k]!.metrics)) close(h.metrics[name as 'entropy'], v, name, 1e-9);
       assert.deepEqual(
         h.top.map((p) => p.prob),
         whole1.heads[k]!.top.map((p) => p.prob),
@@ -219,7 +225,7 @@ describe('head atlas', () => {
       assert.equal(seen, 2, 'only the paragraphs not done run again');
       assert.deepEqual([got.texts, got.windows, got.tokens], [want.texts, want.windows, want.tokens]);
       got.heads.forEach((h, k) => {
-        for (const [name, v] of Object.entries(want.heads[k]!.metrics)) close(h.metrics[name as 'entropy']!, v, name, 1e-9);
+        for (const [name, v] of Object.entries(want.heads[k]!.metrics)) close(h.metrics[name as 'entropy'], v, name, 1e-9);
       });
     } finally {
       await model.dispose();
