@@ -1,7 +1,8 @@
 // `npm run bench:patch`: activation patching on a random-weight sequence classifier of a real geometry (default
 // v3-base). The causal trace (resid:L@i for every layer and position, 64 tokens: 13 × 64 reruns on v3-base) batched
 // against one rerun per cell, interleaved in one run; then the head-term grid (every head × c2c, c2p, p2c) at 128
-// tokens. Targets: trace ≤ 60 s and ≥ 3× faster than one by one; head grid ≤ 90 s. Prints one JSON object.
+// tokens. Targets: trace ≤ 60 s and ≥ 3× faster than one by one; head grid ≤ 90 s. Prints one JSON object, with
+// gemm_ceiling: the runtime's MatMul throughput at one variant's rows against a batch's (./gemm-ceiling.ts).
 // Then the flow trace on the bundled model at 128 tokens (target ≤ 20 s; --flow-only runs just that).
 //   npm run bench:patch -- [--geometry v3-base] [--trace-length 64] [--heads-length 128] [--threads N] [--skip-single]
 //                          [--flow-only] [--flow-length 128]
@@ -11,6 +12,7 @@ import * as path from 'node:path';
 import { defaultThreads, openModel, type PatchResult } from '../../src/engine';
 import { flag, round } from './bench-model';
 import { writeClassifier } from './occlusion-bench';
+import { gemmGflops } from './gemm-ceiling';
 
 const REPO = path.resolve(__dirname, __dirname.includes(`${path.sep}out${path.sep}`) ? '../../..' : '../..');
 const traceLength = Number(flag('trace-length', '64'));
@@ -88,6 +90,15 @@ async function main() {
     await model.patch({ ...pair(8), trace: 'heads' });
 
     const log = (line: string) => process.stderr.write(`bench:patch: ${line} (${new Date().toISOString()})\n`);
+    // The ceiling: MatMul throughput at one variant's rows (64) against a batch's (32 × 64), [·, 768] · [768, 3072].
+    const gemm = await gemmGflops([traceLength, 32 * traceLength], 768, 3072, threads, cacheDir);
+    out.gemm_ceiling = {
+      rows_one_variant: traceLength,
+      rows_batch: 32 * traceLength,
+      gflops_one_variant: round(gemm[traceLength]!, 1),
+      gflops_batch: round(gemm[32 * traceLength]!, 1),
+      most_batching_can_gain: round(gemm[32 * traceLength]! / gemm[traceLength]!, 3),
+    };
     log('warmed up; causal trace batched');
     const t0 = performance.now();
     const batched = await model.patch({ ...pair(traceLength), trace: 'resid' });
