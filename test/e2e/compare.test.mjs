@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { frameWith, installHubModel, lensFrame, paintCount, runCompare, waitPainted } from './lib/compare.mjs';
-import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
+import { extensionMissing, openMore, startLens, stopWithScreenshot } from './lib/lens.mjs';
 import { FIXTURES } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
 import { focusTab, openFile, runCommand, screenshot, selectLines, waitForCommand, waitUntil } from './lib/workbench.mjs';
@@ -67,6 +67,7 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
 
   test('the main panel has a Compare models… button that adds no toolbar row', async () => {
     const main = await lensFrame(page);
+    await openMore(main);
     const button = main.locator('.toolbar #compare-models');
     assert.equal(await button.count(), 1);
     // It adds no toolbar row: with it the toolbar grows by less than the button's own height (it shares a row;

@@ -19,12 +19,24 @@ import { Heatmap } from '../common/heatmap';
 import { paintRamp } from '../common/legend-bar';
 import { hoverToken, pick, togglePin } from './state/actions';
 import type { SideMatrix } from './state/store';
+import { SIDE_AXES } from './sizes';
 
 const option = (value: string, label: string) => el('option', { value }, [label]);
 
 /** Renames the ids a Heatmap gives its parts, so that two fit in one page. */
 function suffixIds(root: HTMLElement, suffix: string): void {
   for (const e of root.querySelectorAll<HTMLElement>('[id]')) e.id = `${e.id}-${suffix}`;
+}
+
+/** Each piece's label where it starts a word ('' on a word's later pieces: "##ing", a piece without "▁"), so
+ *  thinned axes label word starts. The sides read one text, each with its own word marker. */
+function sideWords(tokens: CompareSide['tokens'], labels: string[]): string[] {
+  return tokens.map((t, k) => {
+    const prev = tokens[k - 1];
+    const text = labels[k] ?? '';
+    const starts = !prev || t.special || prev.special || /^[▁Ġ]/u.test(text) || (t.start > prev.end && !text.startsWith('##'));
+    return starts && !text.startsWith('##') ? text.replace(/^[▁Ġ]/u, '') : '';
+  });
 }
 
 export class CompareSideView {
@@ -46,7 +58,7 @@ export class CompareSideView {
     private readonly colorScale: ColorScaleName,
   ) {
     const s = side;
-    this.heatmap = new Heatmap({ hover: (i, j) => hoverToken(s, i, j), click: () => togglePin() });
+    this.heatmap = new Heatmap({ hover: (i, j) => hoverToken(s, i, j), click: () => togglePin() }, SIDE_AXES);
     suffixIds(this.heatmap.root, s);
     this.heatmap.canvas.classList.add('cmp-heatmap');
     this.layer = el(
@@ -141,7 +153,8 @@ export class CompareSideView {
     const range: Range = robustRange(values, signed);
     const lut = makeLut(this.colorScale, signed, themeKind());
     this.heatmap.readTheme();
-    this.heatmap.set({ values, n, range, lut, labels: this.info.tokens.map((t) => t.text) }, size);
+    const labels = this.info.tokens.map((t) => t.text);
+    this.heatmap.set({ values, n, range, lut, labels, words: sideWords(this.info.tokens, labels) }, size);
     this.paintLegend(lut, range, m.kind);
   }
 
