@@ -24,7 +24,11 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
   const term = el(
     'select',
     { id: 'term', 'aria-label': 'Term' },
-    $kinds.get().map((k) => option(k, KIND_LABELS[k])),
+    // The scores' long name sets the closed picker's width: a shorter one here (the whole name is its title) keeps
+    // term, layer and head on one row of a side panel.
+    $kinds
+      .get()
+      .map((k) => el('option', { value: k, title: KIND_LABELS[k] }, [k === 'scores' ? 'scores (Σ terms / scale)' : KIND_LABELS[k]])),
   );
   const layer = el(
     'select',

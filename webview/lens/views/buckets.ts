@@ -23,7 +23,7 @@ export async function renderBuckets(body: HTMLElement, ctx: ViewContext): Promis
     return ZONE_COLORS[zoneAt(k < 64 ? 0 : k < 192 ? 1 : 2)];
   });
   const range: Range = { min: 0, max: 2, signed: false };
-  const c = matrixCanvas('buckets-matrix', zoneOf, n, n, range, lut, sidePx(n, 2), 'Bucket zones: rows queries, columns keys');
+  const c = matrixCanvas('buckets-matrix', zoneOf, n, n, range, lut, sidePx(n, 1), 'Bucket zones: rows queries, columns keys');
   const byRow = new Map(r.groups.map((g) => [g.row, g]));
   onCell(c, n, (i, j) => {
     const k = i * n + j;

@@ -54,7 +54,7 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
     n,
     range,
     lut,
-    sidePx(n, 1.6),
+    sidePx(n, 1),
     `Current minus previous ${term}, ${n} tokens (${inserted.length} new, no previous value): rows queries, columns keys`,
   );
   greyOut(c, n, inserted);

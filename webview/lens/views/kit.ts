@@ -85,7 +85,8 @@ export function sidePx(n: number, parts: number): number {
   const axes = MATRIX_AXES.left + 16;
   // In a narrow panel, two maps a row at a readable size rather than all of them in a row as thumbnails.
   const per = avail / parts - axes < 160 && parts > 2 ? avail / 2 : avail / parts;
-  return Math.max(Math.min(n * 4, 120), Math.floor(per) - axes - 12);
+  // No taller than the page less its toolbar: one map alone fills the width of a side panel, not more.
+  return Math.max(Math.min(n * 4, 120), Math.min(Math.floor(per) - axes - 12, window.innerHeight - 180));
 }
 
 /** A legend entry: a colour square and its words. */

@@ -31,7 +31,7 @@ export async function renderRollout(body: HTMLElement, ctx: ViewContext): Promis
   const av = abl ? fromBuffer(abl.data, n * n) : undefined;
   const lut = makeLut(state.colorScale, false, themeKind());
   const range = jointLimits(av ? [rv, av] : [rv], false);
-  const px = sidePx(n, av ? 2 : 1.6);
+  const px = sidePx(n, av ? 2 : 1);
   const cReal = matrixCanvas('rollout-real', rv, n, n, range, lut, px, 'Rollout of the real attention');
   const figs = [
     figure(
