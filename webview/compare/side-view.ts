@@ -15,6 +15,7 @@ import { pieceLabel } from '../../src/shared/token-layout';
 import { decisionLine } from '../../src/shared/decision';
 import { describeRange, makeLut, robustRange, type Range } from '../common/colors';
 import { el, themeKind } from '../common/dom';
+import { wordLabels } from '../common/figure-labels';
 import { Heatmap } from '../common/heatmap';
 import { paintRamp } from '../common/legend-bar';
 import { hoverToken, pick, togglePin } from './state/actions';
@@ -26,17 +27,6 @@ const option = (value: string, label: string) => el('option', { value }, [label]
 /** Renames the ids a Heatmap gives its parts, so that two fit in one page. */
 function suffixIds(root: HTMLElement, suffix: string): void {
   for (const e of root.querySelectorAll<HTMLElement>('[id]')) e.id = `${e.id}-${suffix}`;
-}
-
-/** Each piece's label where it starts a word ('' on a word's later pieces: "##ing", a piece without "▁"), so
- *  thinned axes label word starts. The sides read one text, each with its own word marker. */
-function sideWords(tokens: CompareSide['tokens'], labels: string[]): string[] {
-  return tokens.map((t, k) => {
-    const prev = tokens[k - 1];
-    const text = labels[k] ?? '';
-    const starts = !prev || t.special || prev.special || /^[▁Ġ]/u.test(text) || (t.start > prev.end && !text.startsWith('##'));
-    return starts && !text.startsWith('##') ? text.replace(/^[▁Ġ]/u, '') : '';
-  });
 }
 
 export class CompareSideView {
@@ -51,11 +41,14 @@ export class CompareSideView {
   private readonly readout: HTMLElement;
   private readonly strip: HTMLElement;
   private chips: HTMLElement[] = [];
+  private words: string[] | undefined;
 
   constructor(
     readonly side: Side,
     readonly info: CompareSide,
     private readonly colorScale: ColorScaleName,
+    /** The text both sides read: the axes name whole words from it. */
+    private readonly text = '',
   ) {
     const s = side;
     this.heatmap = new Heatmap({ hover: (i, j) => hoverToken(s, i, j), click: () => togglePin() }, SIDE_AXES);
@@ -154,7 +147,7 @@ export class CompareSideView {
     const lut = makeLut(this.colorScale, signed, themeKind());
     this.heatmap.readTheme();
     const labels = this.info.tokens.map((t) => t.text);
-    this.heatmap.set({ values, n, range, lut, labels, words: sideWords(this.info.tokens, labels) }, size);
+    this.heatmap.set({ values, n, range, lut, labels, words: (this.words ??= wordLabels(this.text, this.info.tokens)) }, size);
     this.paintLegend(lut, range, m.kind);
   }
 

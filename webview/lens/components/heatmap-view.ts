@@ -16,6 +16,9 @@ import { $current, $hover, $init, $merged, $viewState } from '../state/store';
 import { appendLegendLabel, renderLegend } from './legend';
 import type { MatrixRequests } from './requests';
 
+/** px of panel from which the text and readout sit beside the map instead of above it. */
+const WIDE_PANEL = 900;
+
 export class HeatmapView {
   readonly heatmap: Heatmap;
 
@@ -59,6 +62,9 @@ export class HeatmapView {
 
   /** Side of the heatmap in CSS px: the free width of the panel less the row labels, and above the fold. */
   private px(n: number): number {
+    // A wide panel puts the text and the readout beside the map (lens.css), so the map can take the height.
+    const app = document.getElementById('app');
+    if (app) app.toggleAttribute('data-wide', document.body.clientWidth >= WIDE_PANEL);
     const section = document.getElementById('heatmap-view');
     const width = (section?.clientWidth || document.body.clientWidth - 32) - this.heatmap.axisLeft - this.heatmap.topOverhang;
     const height = window.innerHeight - this.heatmap.canvasTop() - 8;

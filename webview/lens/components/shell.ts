@@ -152,14 +152,21 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     toolbar,
     el('div', { id: 'export-form', class: 'export-form', role: 'dialog', 'aria-label': 'Export choices', hidden: '' }),
     parts.decision,
-    parts.tokens,
-    parts.predictions,
-    el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
-    el('div', { id: 'status', class: 'status', role: 'alert' }),
-    legend,
-    heatmapView,
-    headsView,
-    analysisView,
+    // Two columns in a wide panel's Heatmap tab (the text and readout beside the map, lens.css); one flow otherwise.
+    el('div', { class: 'lens-body' }, [
+      el('div', { class: 'side-col' }, [
+        parts.tokens,
+        parts.predictions,
+        el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
+      ]),
+      el('div', { class: 'main-col' }, [
+        el('div', { id: 'status', class: 'status', role: 'alert' }),
+        legend,
+        heatmapView,
+        headsView,
+        analysisView,
+      ]),
+    ]),
     el('p', { class: 'keys meta' }, ['Keys: [ ] layer · , . head · 1–5 term · h heatmap · g heads · Esc clear']),
   );
   syncMoreToggle();
