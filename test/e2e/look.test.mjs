@@ -341,6 +341,31 @@ for (const theme of ['light', 'dark']) {
           await frame.locator('#more-controls[hidden]').waitFor({ state: 'attached' });
         }
       }
+      // A wide panel (the lens group maximised): the text and readout move beside the map, which takes the height.
+      const narrow = (await frame.locator('canvas#heatmap').boundingBox()).width;
+      await page.locator('.tab', { hasText: 'DeBERTa Lens' }).first().click();
+      await runCommand(page, 'View: Toggle Maximize Editor Group');
+      await waitUntil(async () => (await frame.locator('#app').getAttribute('data-wide')) !== null, {
+        timeout: 15_000,
+        message: 'the wide layout after maximising the panel',
+      });
+      await page.waitForTimeout(400);
+      const wide = await frame.locator('canvas#heatmap').evaluate((c) => ({
+        ...c.getBoundingClientRect().toJSON(),
+        panel: document.body.clientWidth,
+        fold: window.innerHeight,
+      }));
+      console.log(
+        `[look] ${theme}, wide panel ${wide.panel}×${wide.fold}: heatmap ${Math.round(wide.width)}×${Math.round(wide.height)} px`,
+      );
+      check(wide.width >= 1.3 * narrow, `a ${wide.panel} px panel draws the map ${Math.round(wide.width)} px wide (narrow: ${narrow})`);
+      check(wide.bottom <= wide.fold, `wide: heatmap bottom at ${Math.round(wide.bottom)} px, below the fold at ${wide.fold} px`);
+      await screenshot(page, `look-${theme}-500-wide`);
+      await runCommand(page, 'View: Toggle Maximize Editor Group');
+      await waitUntil(async () => (await frame.locator('#app').getAttribute('data-wide')) === null, {
+        timeout: 15_000,
+        message: 'one column again',
+      });
       assert.deepEqual(problems, []);
     });
 

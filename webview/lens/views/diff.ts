@@ -75,11 +75,12 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
     }),
   );
   body.append(
+    // The bar above the map: the token list beside it runs long.
+    colourBar(range, lut, `current − previous ${term}`),
     el('div', { class: 'analysis-row' }, [
       figure(withAxes(c, n, init.text, init.tokens), `current − previous (${limitsText(range)})`),
       labels,
     ]),
-    colourBar(range, lut, `current − previous ${term}`),
   );
   const name = (k: number) => `“${tokenText(init.tokens, k)}” (${isNew.has(k) ? `#${k}, new` : `#${previousOf.get(k)} → #${k}`})`;
   onCell(c, n, (i, j) => {

@@ -51,7 +51,7 @@ export function withAxes(c: HTMLCanvasElement, n: number, text: string, tokens: 
 export function colourBar(range: Range, lut: Uint8ClampedArray, what = ''): HTMLElement {
   const bar = el('canvas', { width: '256', height: '1', class: 'legend-ramp', 'aria-hidden': 'true' });
   paintRamp(bar, lut);
-  const lo = `${range.percentile ? '≤ ' : ''}${range.signed ? `−${formatValue(range.max)}` : formatValue(range.min)}`;
+  const lo = `${range.percentile && (range.signed || range.min > 0) ? '≤ ' : ''}${range.signed ? `−${formatValue(range.max)}` : formatValue(range.min)}`;
   const hi = `${range.percentile ? '≥ ' : ''}${range.signed ? '+' : ''}${formatValue(range.max)}`;
   return el('div', { class: 'legend analysis-legend' }, [
     el('span', { class: 'legend-scale' }, [el('span', {}, [lo]), bar, el('span', {}, [hi])]),
