@@ -87,8 +87,20 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
   test('compare with the BERT fixture from the Hugging Face cache: both heatmaps paint with token labels on both axes', async () => {
     // From the main panel's toolbar button (the palette command is the same command).
     const main = await lensFrame(page);
+    // Both sides start at the main panel's layer and head (then go back to 0, where the later checks start).
+    await main.locator('#layer').selectOption('1');
+    await main.locator('#head').selectOption('1');
     await runCompare(page, 'fixtures/bert_tiny', { open: () => main.locator('#compare-models').click() });
     frame = await fullWidth(page);
+    for (const side of ['a', 'b']) {
+      assert.equal(await frame.locator(`#layer-${side}`).inputValue(), '1', `side ${side} starts at the main panel's layer`);
+      assert.equal(await frame.locator(`#head-${side}`).inputValue(), '1', `side ${side} starts at the main panel's head`);
+      await waitPainted(frame, side);
+      const painted = await paintCount(frame, side);
+      await frame.locator(`#layer-${side}`).selectOption('0');
+      await frame.locator(`#head-${side}`).selectOption('0');
+      await waitUntil(async () => (await paintCount(frame, side)) > painted, { message: `side ${side} repainted at layer 0 head 0` });
+    }
     for (const side of ['a', 'b']) {
       const stats = await waitPainted(frame, side);
       const n = Number(await frame.locator(`canvas#heatmap-${side}`).getAttribute('data-n'));

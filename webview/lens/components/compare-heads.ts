@@ -29,6 +29,14 @@ export class CompareHeads {
       if (!$viewState.get() || !$init.get()) return;
       for (const m of this.maps) m.setHover(i, j);
     });
+    // The panes share the panel's width: a resized panel lays them out again (once the resize settles).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    window.addEventListener('resize', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (this.maps.length && !document.getElementById('heads-view')?.hidden) void this.render();
+      }, 150);
+    });
   }
 
   /** Kept for the renderer's theme pass: each pane reads the theme when it is drawn. */
