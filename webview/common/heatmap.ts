@@ -4,6 +4,7 @@
 import { paintMatrix, type Range } from './colors';
 import { el } from './dom';
 import { axisTicks } from './axis-ticks';
+import { fitText } from './matrix-axes';
 import { cellIn, centreOn, fit, labelStride, pan, reveal, zoomAt, ZOOM_STEP, type Viewport } from './viewport';
 
 export interface HeatmapMatrix {
@@ -44,14 +45,6 @@ function niceStride(k: number): number {
 function shortLabel(s: string): string {
   const t = s.replace(/^[▁Ġ]/u, ' ').replace(/\s/g, ' ').trim() || '␣';
   return t.length > 14 ? `${t.slice(0, 13)}…` : t;
-}
-
-/** `text`, cut with "…" only where it is wider than `px` at the context's font. */
-function fitText(g: CanvasRenderingContext2D, text: string, px: number): string {
-  if (g.measureText(text).width <= px) return text;
-  let t = text;
-  while (t.length > 1 && g.measureText(`${t}…`).width > px) t = t.slice(0, -1);
-  return `${t}…`;
 }
 
 export class Heatmap {

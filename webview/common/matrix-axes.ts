@@ -20,7 +20,8 @@ function hiDpi(c: HTMLCanvasElement, w: number, h: number): CanvasRenderingConte
   return g;
 }
 
-function fit(g: CanvasRenderingContext2D, text: string, px: number): string {
+/** `text`, cut with "…" only where it is wider than `px` at the context's font. */
+export function fitText(g: CanvasRenderingContext2D, text: string, px: number): string {
   if (g.measureText(text).width <= px) return text;
   let t = text;
   while (t.length > 1 && g.measureText(`${t}…`).width > px) t = t.slice(0, -1);
@@ -52,7 +53,7 @@ export function axisFrame(canvas: HTMLCanvasElement, words: readonly string[], p
     gl.textBaseline = 'middle';
     gl.textAlign = 'right';
     for (const k of ticks) {
-      gl.fillText(fit(gl, text(k), MATRIX_AXES.left - 8), MATRIX_AXES.left - 6, at(k));
+      gl.fillText(fitText(gl, text(k), MATRIX_AXES.left - 8), MATRIX_AXES.left - 6, at(k));
       gl.fillRect(MATRIX_AXES.left - 3, at(k) - 0.5, 3, 1);
     }
   }
@@ -66,7 +67,7 @@ export function axisFrame(canvas: HTMLCanvasElement, words: readonly string[], p
       gt.save();
       gt.translate(at(k), MATRIX_AXES.top - 4);
       gt.rotate(-Math.PI / 3);
-      gt.fillText(fit(gt, text(k), (MATRIX_AXES.top - 8) / Math.sin(Math.PI / 3)), 4, 0);
+      gt.fillText(fitText(gt, text(k), (MATRIX_AXES.top - 8) / Math.sin(Math.PI / 3)), 4, 0);
       gt.restore();
       gt.fillRect(at(k) - 0.5, MATRIX_AXES.top - 3, 1, 3);
     }
