@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { frameWith, installHubModel, lensFrame, paintCount, runCompare, waitPainted } from './lib/compare.mjs';
-import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
+import { extensionMissing, openMore, startLens, stopWithScreenshot } from './lib/lens.mjs';
 import { FIXTURES } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
 import { focusTab, openFile, runCommand, screenshot, selectLines, waitForCommand, waitUntil } from './lib/workbench.mjs';
@@ -67,6 +67,7 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
 
   test('the main panel has a Compare models… button that adds no toolbar row', async () => {
     const main = await lensFrame(page);
+    await openMore(main);
     const button = main.locator('.toolbar #compare-models');
     assert.equal(await button.count(), 1);
     // It adds no toolbar row: with it the toolbar grows by less than the button's own height (it shares a row;
@@ -86,8 +87,20 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
   test('compare with the BERT fixture from the Hugging Face cache: both heatmaps paint with token labels on both axes', async () => {
     // From the main panel's toolbar button (the palette command is the same command).
     const main = await lensFrame(page);
+    // Both sides start at the main panel's layer and head (then go back to 0, where the later checks start).
+    await main.locator('#layer').selectOption('1');
+    await main.locator('#head').selectOption('1');
     await runCompare(page, 'fixtures/bert_tiny', { open: () => main.locator('#compare-models').click() });
     frame = await fullWidth(page);
+    for (const side of ['a', 'b']) {
+      assert.equal(await frame.locator(`#layer-${side}`).inputValue(), '1', `side ${side} starts at the main panel's layer`);
+      assert.equal(await frame.locator(`#head-${side}`).inputValue(), '1', `side ${side} starts at the main panel's head`);
+      await waitPainted(frame, side);
+      const painted = await paintCount(frame, side);
+      await frame.locator(`#layer-${side}`).selectOption('0');
+      await frame.locator(`#head-${side}`).selectOption('0');
+      await waitUntil(async () => (await paintCount(frame, side)) > painted, { message: `side ${side} repainted at layer 0 head 0` });
+    }
     for (const side of ['a', 'b']) {
       const stats = await waitPainted(frame, side);
       const n = Number(await frame.locator(`canvas#heatmap-${side}`).getAttribute('data-n'));

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startLens, stopWithScreenshot, waitReady } from './lib/lens.mjs';
+import { extensionMissing, openMore, startLens, stopWithScreenshot, waitReady } from './lib/lens.mjs';
 import { FIXTURES, REPO_ROOT } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
 import { editorDecorationClasses, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
@@ -139,6 +139,7 @@ for (const theme of (process.env.E2E_THEMES ?? 'light').split(',').filter(Boolea
       await frame.locator('#attribution button', { hasText: 'Clear' }).click();
       assert.equal(await frame.locator('#tokens .tok[data-attr]').count(), 0, 'Clear takes the shade away');
       // With the strip merged into words, each word is taken out whole: as `attribute --words` prints it.
+      await openMore(frame);
       await frame.locator('#merge-words').check();
       await frame.locator('#decision .decision-row.predicted button', { hasText: 'Words' }).click();
       await frame.locator('#attribution[data-state="ready"]').waitFor({ timeout: 120_000 });

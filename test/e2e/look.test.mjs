@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { extensionMissing, openMore, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
 import { packageVsix } from './lib/vsix.mjs';
 import { RESULTS_DIR } from './lib/paths.mjs';
 import { focusTab, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
@@ -126,6 +126,7 @@ async function rowRankingFaults(frame, i, n) {
  */
 async function exportFigure(lens, format, name) {
   const { frame, page } = lens;
+  await openMore(frame);
   await frame.locator(`#export-${format}`).click();
   await frame.locator('#export-form:not([hidden]) #export-save').click();
   const input = page.locator('.quick-input-widget input');
@@ -267,6 +268,13 @@ for (const theme of ['light', 'dark']) {
           const fold = await frame.locator('body').evaluate(() => window.innerHeight);
           const box = await frame.locator('canvas#heatmap').evaluate((c) => c.getBoundingClientRect().toJSON());
           check(box.bottom <= fold, `${n} tokens: heatmap bottom at ${Math.round(box.bottom)} px, below the fold at ${fold} px`);
+          // The map takes the free width: at least 70% of the panel's (the controls fold away above it).
+          const panel = await frame.locator('body').evaluate((b) => b.clientWidth);
+          console.log(
+            `[look] ${theme}, ${n} tokens: heatmap ${Math.round(box.width)}×${Math.round(box.height)} px in a ${panel}×${fold} px panel, top at ${Math.round(box.top)} px`,
+          );
+          check(box.width >= 0.7 * panel, `${n} tokens: the heatmap is ${Math.round(box.width)} px wide in a ${panel} px panel`);
+          check(Math.abs(box.width - box.height) < 1, `the heatmap is square (${box.width}×${box.height})`);
         }
         // Point at a token so the strip, readout and overlay show what hovering does.
         await frame.locator(`#tokens .tok[data-i="${Math.floor(n / 3)}"]`).hover();
@@ -323,12 +331,41 @@ for (const theme of ['light', 'dark']) {
         }
         await frame.locator('#view-heatmap').click();
         if (target === 130) {
+          await openMore(frame);
           await frame.locator('#export-html').click();
           await frame.locator('#export-form:not([hidden])').waitFor({ state: 'attached' });
           await screenshot(page, `look-${theme}-130-export`);
           await frame.locator('#export-cancel').click();
+          // Folded again (it stays as the reader left it): the other pictures show the default toolbar.
+          await frame.locator('#more-toggle').click();
+          await frame.locator('#more-controls[hidden]').waitFor({ state: 'attached' });
         }
       }
+      // A wide panel (the lens group maximised): the text and readout move beside the map, which takes the height.
+      const narrow = (await frame.locator('canvas#heatmap').boundingBox()).width;
+      await page.locator('.tab', { hasText: 'DeBERTa Lens' }).first().click();
+      await runCommand(page, 'View: Toggle Maximize Editor Group');
+      await waitUntil(async () => (await frame.locator('#app').getAttribute('data-wide')) !== null, {
+        timeout: 15_000,
+        message: 'the wide layout after maximising the panel',
+      });
+      await page.waitForTimeout(400);
+      const wide = await frame.locator('canvas#heatmap').evaluate((c) => ({
+        ...c.getBoundingClientRect().toJSON(),
+        panel: document.body.clientWidth,
+        fold: window.innerHeight,
+      }));
+      console.log(
+        `[look] ${theme}, wide panel ${wide.panel}×${wide.fold}: heatmap ${Math.round(wide.width)}×${Math.round(wide.height)} px`,
+      );
+      check(wide.width >= 1.3 * narrow, `a ${wide.panel} px panel draws the map ${Math.round(wide.width)} px wide (narrow: ${narrow})`);
+      check(wide.bottom <= wide.fold, `wide: heatmap bottom at ${Math.round(wide.bottom)} px, below the fold at ${wide.fold} px`);
+      await screenshot(page, `look-${theme}-500-wide`);
+      await runCommand(page, 'View: Toggle Maximize Editor Group');
+      await waitUntil(async () => (await frame.locator('#app').getAttribute('data-wide')) === null, {
+        timeout: 15_000,
+        message: 'one column again',
+      });
       assert.deepEqual(problems, []);
     });
 

@@ -3,7 +3,7 @@
 // Selectors: ./SELECTORS.md ("Analysis views"). Screenshots: test-results/e2e/views-*.png.
 import * as assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startExplained, stopWithScreenshot, waitHeatmapDrawn } from './lib/lens.mjs';
+import { extensionMissing, openMore, startExplained, stopWithScreenshot, waitHeatmapDrawn } from './lib/lens.mjs';
 import { canvasStats, isDrawn, screenshot, waitUntil } from './lib/workbench.mjs';
 
 const SAMPLE = ['The quick brown fox jumps over the lazy dog near the river bank.', ''].join('\n');
@@ -60,6 +60,7 @@ describe('DeBERTa Lens analysis views', { skip: skip ?? false }, () => {
       message: 'mean legend',
     });
     assert.ok(isDrawn(await waitHeatmapDrawn(frame)));
+    await openMore(frame);
     await frame.locator('#discount-special').check();
     await waitUntil(async () => /specials discounted/.test((await frame.locator('#legend-label').textContent()) ?? ''), {
       message: 'discount legend',

@@ -3,7 +3,7 @@
 // Screenshots: test-results/e2e/views2-*.png.
 import * as assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, startExplained, stopWithScreenshot, waitHeatmapDrawn } from './lib/lens.mjs';
+import { extensionMissing, openMore, startExplained, stopWithScreenshot, waitHeatmapDrawn } from './lib/lens.mjs';
 import { canvasStats, focusTab, goToLine, isDrawn, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
 
 const SAMPLE = ['The quick brown fox jumps over the lazy dog near the riverbank.', ''].join('\n');
@@ -90,6 +90,7 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     const side = async () => Number(await frame.locator('canvas#heatmap').getAttribute('data-n'));
     const pieces = await side();
     assert.equal(pieces, await tokenCount(frame));
+    await openMore(frame);
     await frame.locator('#merge-words').check();
     let rows;
     await waitUntil(

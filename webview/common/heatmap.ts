@@ -3,6 +3,8 @@
 // size on hover, so the cell under a still pointer stays the cell under it.
 import { paintMatrix, type Range } from './colors';
 import { el } from './dom';
+import { axisTicks } from './axis-ticks';
+import { fitText } from './matrix-axes';
 import { cellIn, centreOn, fit, labelStride, pan, reveal, zoomAt, ZOOM_STEP, type Viewport } from './viewport';
 
 export interface HeatmapMatrix {
@@ -12,6 +14,8 @@ export interface HeatmapMatrix {
   lut: Uint8ClampedArray;
   /** Axis label of each row/column (token or word). */
   labels: string[];
+  /** The whole word on each word's first row, '' on its later pieces: thinned axes label word starts only. */
+  words?: string[];
 }
 
 export interface HeatmapEvents {
@@ -19,8 +23,19 @@ export interface HeatmapEvents {
   click(): void;
 }
 
+/** Room for the axis labels (px), when a small map needs less than the single head's. */
+export interface HeatmapAxes {
+  left?: number;
+  top?: number;
+  /** px right of the map that the slanted column labels may use. */
+  overhang?: number;
+}
+
 const AXIS_LEFT = 84; // px: room for a ~10-character token label
 const AXIS_TOP = 64;
+
+/** px the slanted column labels run past the map's right edge (so the last one, "[SEP]", is not cut). */
+const TOP_OVERHANG = 30;
 
 /** Label strides people count in: 1, 2, 5, 10, 20, 50, … */
 function niceStride(k: number): number {
@@ -29,7 +44,7 @@ function niceStride(k: number): number {
 
 function shortLabel(s: string): string {
   const t = s.replace(/^[▁Ġ]/u, ' ').replace(/\s/g, ' ').trim() || '␣';
-  return t.length > 10 ? `${t.slice(0, 9)}…` : t;
+  return t.length > 14 ? `${t.slice(0, 13)}…` : t;
 }
 
 export class Heatmap {
@@ -50,7 +65,17 @@ export class Heatmap {
   private colors = { focus: '#007fd4', fg: '#ffffff', label: '#888888', font: 'monospace' };
   private drag: { x: number; y: number; vp: Viewport; moved: boolean } | undefined;
 
-  constructor(private readonly events: HeatmapEvents) {
+  private readonly axisL: number;
+  private readonly axisT: number;
+  private readonly overhang: number;
+
+  constructor(
+    private readonly events: HeatmapEvents,
+    axes: HeatmapAxes = {},
+  ) {
+    this.axisL = axes.left ?? AXIS_LEFT;
+    this.axisT = axes.top ?? AXIS_TOP;
+    this.overhang = axes.overhang ?? TOP_OVERHANG;
     this.canvas = el('canvas', {
       id: 'heatmap',
       tabindex: '0',
@@ -121,10 +146,31 @@ export class Heatmap {
     performance.mark('lens-painted');
   }
 
+  /** A new side in CSS px (the panel was resized): the same matrix and zoom, laid out and drawn again. */
+  resize(size: number): void {
+    if (!this.m || size === this.size) return;
+    this.size = size;
+    this.layout();
+    this.draw();
+  }
+
+  get axisLeft(): number {
+    return this.axisL;
+  }
+
+  /** px of the page right of the map that its labels use (less than the page's padding can lend). */
+  get topOverhang(): number {
+    return this.overhang - 14;
+  }
+
+  get side(): number {
+    return this.size;
+  }
+
   /** Where the matrix starts, in page pixels from the top: the root's top plus the zoom row and the column labels. */
   canvasTop(): number {
     const zoomRow = this.root.querySelector<HTMLElement>('.heatmap-zoom')?.offsetHeight ?? 0;
-    return this.root.getBoundingClientRect().top + window.scrollY + zoomRow + AXIS_TOP;
+    return this.root.getBoundingClientRect().top + window.scrollY + zoomRow + this.axisT;
   }
 
   /** The whole matrix at one pixel per cell (PNG export scales it up). */
@@ -153,11 +199,11 @@ export class Heatmap {
     // Shrinking by nearest neighbour drops cells again: let the browser average them when the map is that small.
     this.canvas.style.imageRendering = down ? 'auto' : '';
     px(this.overlay, this.size, this.size);
-    px(this.left, AXIS_LEFT, this.size);
-    px(this.top, this.size, AXIS_TOP);
-    px(this.corner, Math.min(AXIS_LEFT, AXIS_TOP) - 4, Math.min(AXIS_LEFT, AXIS_TOP) - 4);
-    this.root.style.setProperty('--axis-left', `${AXIS_LEFT}px`);
-    this.root.style.setProperty('--axis-top', `${AXIS_TOP}px`);
+    px(this.left, this.axisL, this.size);
+    px(this.top, this.size + this.overhang, this.axisT);
+    px(this.corner, Math.min(this.axisL, this.axisT) - 4, Math.min(this.axisL, this.axisT) - 4);
+    this.root.style.setProperty('--axis-left', `${this.axisL}px`);
+    this.root.style.setProperty('--axis-top', `${this.axisT}px`);
     this.canvas.dataset.n = String(this.m?.n ?? 0);
   }
 
@@ -198,7 +244,8 @@ export class Heatmap {
     if (!m) return;
     const dpr = window.devicePixelRatio || 1;
     const cellPx = this.size / this.vp.span;
-    const stride = niceStride(labelStride(cellPx, 12));
+    // Word labels go at word starts anyway (no round numbers to keep): as dense as they fit.
+    const stride = m.words ? labelStride(cellPx, 12) : niceStride(labelStride(cellPx, 12));
     const font = Math.max(9, Math.min(12, Math.floor(cellPx) - 1));
     let count = 0;
     for (const [c, vertical] of [
@@ -215,22 +262,21 @@ export class Heatmap {
       g.textBaseline = 'middle';
       g.textAlign = 'right';
       const start = vertical ? this.vp.c0 : this.vp.r0;
-      const first = Math.ceil(start / stride) * stride;
-      for (let k = first; k < start + this.vp.span; k += stride) {
+      for (const k of axisTicks(m.words, start, this.vp.span, stride)) {
         // Labels of the first and last rows stay whole inside the axis, even when a cell is a pixel high.
         const at = Math.min(this.size - font / 2, Math.max(font / 2, (k - start + 0.5) * cellPx));
-        const text = stride === 1 ? shortLabel(m.labels[k] ?? '') : `${k} ${shortLabel(m.labels[k] ?? '')}`;
+        const text = stride === 1 ? shortLabel(m.labels[k] ?? '') : `${k} ${shortLabel(m.words?.[k] || (m.labels[k] ?? ''))}`;
         if (vertical) {
           g.save();
-          g.translate(at, AXIS_TOP - 4);
+          g.translate(at, this.axisT - 4);
           g.rotate(-Math.PI / 3);
           g.textAlign = 'left';
-          g.fillText(text, 4, 0);
+          g.fillText(fitText(g, text, (this.axisT - 8) / Math.sin(Math.PI / 3)), 4, 0);
           g.restore();
-          g.fillRect(at - 0.5, AXIS_TOP - 3, 1, 3);
+          g.fillRect(at - 0.5, this.axisT - 3, 1, 3);
         } else {
-          g.fillText(text, AXIS_LEFT - 6, at);
-          g.fillRect(AXIS_LEFT - 3, at - 0.5, 3, 1);
+          g.fillText(fitText(g, text, this.axisL - 8), this.axisL - 6, at);
+          g.fillRect(this.axisL - 3, at - 0.5, 3, 1);
         }
         count++;
       }

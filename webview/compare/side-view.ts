@@ -15,10 +15,12 @@ import { pieceLabel } from '../../src/shared/token-layout';
 import { decisionLine } from '../../src/shared/decision';
 import { describeRange, makeLut, robustRange, type Range } from '../common/colors';
 import { el, themeKind } from '../common/dom';
+import { wordLabels } from '../common/figure-labels';
 import { Heatmap } from '../common/heatmap';
 import { paintRamp } from '../common/legend-bar';
 import { hoverToken, pick, togglePin } from './state/actions';
 import type { SideMatrix } from './state/store';
+import { SIDE_AXES } from './sizes';
 
 const option = (value: string, label: string) => el('option', { value }, [label]);
 
@@ -39,14 +41,17 @@ export class CompareSideView {
   private readonly readout: HTMLElement;
   private readonly strip: HTMLElement;
   private chips: HTMLElement[] = [];
+  private words: string[] | undefined;
 
   constructor(
     readonly side: Side,
     readonly info: CompareSide,
     private readonly colorScale: ColorScaleName,
+    /** The text both sides read: the axes name whole words from it. */
+    private readonly text = '',
   ) {
     const s = side;
-    this.heatmap = new Heatmap({ hover: (i, j) => hoverToken(s, i, j), click: () => togglePin() });
+    this.heatmap = new Heatmap({ hover: (i, j) => hoverToken(s, i, j), click: () => togglePin() }, SIDE_AXES);
     suffixIds(this.heatmap.root, s);
     this.heatmap.canvas.classList.add('cmp-heatmap');
     this.layer = el(
@@ -141,7 +146,8 @@ export class CompareSideView {
     const range: Range = robustRange(values, signed);
     const lut = makeLut(this.colorScale, signed, themeKind());
     this.heatmap.readTheme();
-    this.heatmap.set({ values, n, range, lut, labels: this.info.tokens.map((t) => t.text) }, size);
+    const labels = this.info.tokens.map((t) => t.text);
+    this.heatmap.set({ values, n, range, lut, labels, words: (this.words ??= wordLabels(this.text, this.info.tokens)) }, size);
     this.paintLegend(lut, range, m.kind);
   }
 

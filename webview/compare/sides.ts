@@ -25,7 +25,10 @@ export class CompareSides {
 
   /** Both sides' DOM for a new pair. */
   mount(pair: CompareInit): HTMLElement {
-    this.views = { a: new CompareSideView('a', pair.a, pair.colorScale), b: new CompareSideView('b', pair.b, pair.colorScale) };
+    this.views = {
+      a: new CompareSideView('a', pair.a, pair.colorScale, pair.text),
+      b: new CompareSideView('b', pair.b, pair.colorScale, pair.text),
+    };
     this.shown = { a: {}, b: {} };
     return el('div', { class: 'cmp-sides' }, [this.views.a.root, this.views.b.root]);
   }

@@ -43,6 +43,14 @@ async function decisionAfter(model: LensModel, result: ExplainResult): Promise<D
   }
 }
 
+/** The main panel's button passes `{ startAt: { layer, head } }`: where both sides start. */
+function startAtArg(raw: unknown): { layer: number; head: number } | undefined {
+  if (!raw || typeof raw !== 'object' || raw instanceof vscode.Uri) return undefined;
+  const s = (raw as Record<string, unknown>).startAt as Record<string, unknown> | undefined;
+  const ok = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+  return s && ok(s.layer) && ok(s.head) ? { layer: s.layer, head: s.head } : undefined;
+}
+
 /** Tests and the bench pass `{ modelPath }` to skip the pick. */
 function modelPathArg(raw: unknown): string | undefined {
   if (!raw || typeof raw !== 'object' || raw instanceof vscode.Uri) return undefined;
@@ -139,7 +147,7 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
     pair.b.result.release();
     return { ok: false, error: 'cancelled' };
   }
-  const init = d.panel.show({ text, a: pair.a, b: pair.b });
+  const init = d.panel.show({ text, a: pair.a, b: pair.b, start: startAtArg(raw) });
   const ms = performance.now() - t0;
   d.log(
     `compare: ${init.a.name} (${init.a.tokens.length} tokens) beside ${init.b.name} (${init.b.tokens.length} tokens) in ${ms.toFixed(0)} ms`,

@@ -23,6 +23,8 @@ export interface ComparePair {
   text: string;
   a: SideResult;
   b: SideResult;
+  /** Where both sides start (the main panel's layer and head), where they have it. */
+  start?: { layer: number; head: number };
 }
 
 export class ComparePanel {
@@ -53,10 +55,14 @@ export class ComparePanel {
   show(pair: ComparePair): CompareInit {
     this.releasePair();
     const init = compareInit(this.nextPair++, pair.text, pair.a, pair.b, this.colorScale());
+    if (pair.start) init.start = pair.start;
     this.pair = { ...pair, init };
     this.failed = undefined;
-    // The view's first requests are for layer 0 of both sides: compute them while the page starts.
-    for (const s of [pair.a, pair.b]) s.result.load(s.result.layers[0] ?? 0).catch(() => undefined);
+    // The view's first requests are for its starting layer on both sides: compute them while the page starts.
+    for (const s of [pair.a, pair.b]) {
+      const layer = pair.start && s.result.layers.includes(pair.start.layer) ? pair.start.layer : (s.result.layers[0] ?? 0);
+      s.result.load(layer).catch(() => undefined);
+    }
     if (!this.panel) this.attach();
     else {
       this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
@@ -87,7 +93,8 @@ export class ComparePanel {
     const panel = vscode.window.createWebviewPanel(
       COMPARE_VIEW_TYPE,
       'DeBERTa Lens: Compare Models',
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      // In the main panel's group (a tab beside it) rather than a third, narrow column.
+      { viewColumn: lensColumn() ?? vscode.ViewColumn.Beside, preserveFocus: true },
       {
         enableScripts: true,
         retainContextWhenHidden: false,
@@ -147,6 +154,16 @@ export class ComparePanel {
   private post(m: CompareToWebview): void {
     this.messages.send(m);
   }
+}
+
+/** The main panel's view type (lens/panel.ts; features do not import each other). */
+const LENS_VIEW_TYPE = 'debertaLens.view';
+
+/** The editor group that shows the main DeBERTa Lens panel, if one does. */
+function lensColumn(): vscode.ViewColumn | undefined {
+  for (const g of vscode.window.tabGroups.all)
+    for (const t of g.tabs) if (t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(LENS_VIEW_TYPE)) return g.viewColumn;
+  return undefined;
 }
 
 function renderCompareHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {

@@ -328,7 +328,10 @@ export class LensPanel {
         if (this.current && m.resultId === this.current.id) this.events.onShowChoice?.(m.resultId, m.index);
         return;
       case 'compareModels':
-        void vscode.commands.executeCommand('debertaLens.compareModels');
+        void vscode.commands.executeCommand(
+          'debertaLens.compareModels',
+          m.layer !== undefined && m.head !== undefined ? { startAt: { layer: m.layer, head: m.head } } : undefined,
+        );
         return;
       case 'export': {
         // The picture the export command asked for; anything else is the view's own Export button.

@@ -55,6 +55,8 @@ export interface CompareInit {
   /** Same pieces at the same offsets on both sides: the Difference view subtracts cell by cell. */
   sameTokens: boolean;
   colorScale: ColorScaleName;
+  /** The main panel's layer and head when Compare was asked from it: both sides start there where they have it. */
+  start?: { layer: number; head: number };
 }
 
 export interface CompareSliceRequest {

@@ -134,7 +134,7 @@ export type WebviewToHost =
   | LogMessage
   | PredictTokenMessage
   /** The toolbar's "Compare models…" button: the host runs Compare with Another Model. */
-  | { type: 'compareModels' }
+  | { type: 'compareModels'; layer?: number; head?: number }
   | ExportMessage
   | OccludeMessage
   | CancelOcclusionMessage
@@ -210,8 +210,13 @@ export function parseWebviewMessage(x: unknown): WebviewToHost | undefined {
       return parseOcclusionMessage(m);
     case 'showChoice':
       return parseShowChoiceMessage(m);
-    case 'compareModels':
-      return { type: 'compareModels' };
+    case 'compareModels': {
+      // The main panel's layer and head, where the comparison starts.
+      const out: { type: 'compareModels'; layer?: number; head?: number } = { type: 'compareModels' };
+      if (isInt(m.layer) && m.layer >= 0) out.layer = m.layer;
+      if (isInt(m.head) && m.head >= 0) out.head = m.head;
+      return out;
+    }
     case 'export': {
       if (!isExportFormat(m.format)) return undefined;
       const out: ExportMessage = { type: 'export', format: m.format };

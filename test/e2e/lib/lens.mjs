@@ -71,6 +71,13 @@ export async function startLens({ name, files, model = FIXTURE_MODEL, settings =
 }
 
 /** Waits until the panel shows a result (`#app[data-state="ready"]`). */
+/** Opens the toolbar's folded group (special tokens, merge, colours, export, compare models) if it is closed. */
+export async function openMore(frame) {
+  const toggle = frame.locator('#more-toggle');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await frame.locator('#more-controls:not([hidden])').waitFor({ state: 'visible' });
+}
+
 export async function waitReady(frame, timeout = 60_000) {
   await frame.locator('#app[data-state="ready"]').waitFor({ state: 'attached', timeout });
 }

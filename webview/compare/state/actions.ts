@@ -50,7 +50,8 @@ export function openPair(pair: CompareInit, saved: Partial<SavedCompare> | undef
   const before = saved && typeof saved === 'object' && saved.pairId === pair.pairId ? saved : undefined;
   batch(() => {
     $pair.set(pair);
-    $picks.set({ a: initialPick(pair.a, before?.a), b: initialPick(pair.b, before?.b) });
+    const start = pair.start ? { ...pair.start, kind: 'probs' as const } : undefined;
+    $picks.set({ a: initialPick(pair.a, before?.a ?? start), b: initialPick(pair.b, before?.b ?? start) });
     $matrices.set({});
     $errors.set({});
     $view.set(before?.view ?? 'sides');

@@ -1,12 +1,17 @@
-// "Side by side" under the head grid: the ticked heads of one layer on one colour range, with the hover's row,
-// column and cell outlined on each.
-import { cellAt } from '../../../src/shared/hover';
+// "Side by side" under the head grid: the ticked heads of one layer on one colour range, beside each other, each
+// a heatmap with token labels on both axes, one legend over them, and the hover's row, column and cell outlined
+// on each.
 import { isSignedKind } from '../../../src/shared/kinds';
-import { lutFor } from '../../common/colors';
+import { pieceLabel } from '../../../src/shared/token-layout';
+import { describeRange, lutFor } from '../../common/colors';
+import { columnsFor, mapSide } from '../../common/axis-ticks';
+import { wordLabels } from '../../common/figure-labels';
+import { Heatmap } from '../../common/heatmap';
+import { paintRamp } from '../../common/legend-bar';
 import { effectiveScaling, mapValues } from '../../common/row-scale';
 import { $, el, themeKind } from '../../common/dom';
-import { paintInto } from '../../common/paint-canvas';
 import { refreshHover, setHover, togglePin } from '../state/actions';
+import { legendEnd } from './legend';
 import { $comparePanes, $hover, $init, $viewState, type ComparePane } from '../state/store';
 import type { MatrixRequests } from './requests';
 
@@ -16,25 +21,27 @@ export function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
 }
 
 export class CompareHeads {
-  /** Theme colours for the overlays, read once per render (getComputedStyle on every mouse move is costly). */
-  private colors = { focus: '#007fd4', fg: '#ffffff' };
-  /** The hover outlines over the panes on screen. */
-  private overlays: HTMLCanvasElement[] = [];
+  /** The panes on screen, each a heatmap with both axes labelled; the hover outlines follow the store. */
+  private maps: Heatmap[] = [];
 
   constructor(private readonly requests: MatrixRequests) {
     $hover.listen(({ i, j }) => {
-      const init = $init.get();
-      if (!$viewState.get() || !init) return;
-      for (const o of this.overlays) this.drawOverlay(o, init.tokens.length, i, j);
+      if (!$viewState.get() || !$init.get()) return;
+      for (const m of this.maps) m.setHover(i, j);
+    });
+    // The panes share the panel's width: a resized panel lays them out again (once the resize settles).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    window.addEventListener('resize', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (this.maps.length && !document.getElementById('heads-view')?.hidden) void this.render();
+      }, 150);
     });
   }
 
+  /** Kept for the renderer's theme pass: each pane reads the theme when it is drawn. */
   readTheme(): void {
-    const style = getComputedStyle(document.body);
-    this.colors = {
-      focus: style.getPropertyValue('--vscode-focusBorder').trim() || '#007fd4',
-      fg: style.getPropertyValue('--vscode-editor-foreground').trim() || '#ffffff',
-    };
+    for (const m of this.maps) m.readTheme();
   }
 
   async render(): Promise<void> {
@@ -43,7 +50,7 @@ export class CompareHeads {
     if (!state || !init) return;
     const heads = [...state.compare].sort((a, b) => a - b);
     const box = $('#compare');
-    this.overlays = [];
+    this.maps = [];
     $comparePanes.set([]);
     if (heads.length < 2) {
       box.replaceChildren();
@@ -62,65 +69,79 @@ export class CompareHeads {
     slices.reduce((at, s) => (joined.set(s, at), at + s.length), 0);
     const { shown, range } = mapValues(joined, heads.length * n, n, signed, effectiveScaling(now.scaling, signed));
     const lut = lutFor(now.colorScale, range, themeKind());
-    const px = Math.max(n, Math.floor(Math.min(360, (document.body.clientWidth - 48) / Math.min(heads.length, 3))));
-    const dpr = window.devicePixelRatio || 1;
+    const cols = paneColumns(box.clientWidth || document.body.clientWidth - 28, heads.length, PANE_AXES.left);
+    const side = paneSide(box.clientWidth || document.body.clientWidth - 28, cols, PANE_AXES.left, n);
+    const words = wordLabels(init.text, init.tokens);
+    const labels = init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
     const panes: ComparePane[] = [];
-    const overlays: HTMLCanvasElement[] = [];
     const figures = heads.flatMap((h, k) => {
       const values = slices[k];
       if (!values) return [];
-      const canvas = el('canvas', {
-        class: 'compare-canvas',
-        'data-head': String(h),
-        'aria-label': `Layer ${layer} head ${h} ${term}`,
-        role: 'img',
-      });
-      paintInto(canvas, shown.subarray(k * n * n, (k + 1) * n * n), n, n, range, lut);
-      sizeCanvasCss(canvas, px);
-      const overlay = el('canvas', { class: 'compare-overlay', 'aria-hidden': 'true' });
-      overlay.width = Math.round(px * dpr);
-      overlay.height = Math.round(px * dpr);
-      sizeCanvasCss(overlay, px);
-      canvas.addEventListener('mousemove', (e) => {
-        const rect = canvas.getBoundingClientRect();
-        const c = cellAt(e.clientX - rect.left, e.clientY - rect.top, rect.width, n);
-        if (c) setHover(c.i, c.j);
-      });
-      canvas.addEventListener('mouseleave', () => setHover(null, null));
-      canvas.addEventListener('click', () => {
-        const { i, j } = $hover.get();
-        if (i !== null) togglePin(i, j);
-      });
+      const map = new Heatmap(
+        {
+          hover: (i, j) => setHover(i, j, false),
+          click: () => {
+            const { i, j } = $hover.get();
+            if (i !== null) togglePin(i, j);
+          },
+        },
+        PANE_AXES,
+      );
+      for (const e of map.root.querySelectorAll<HTMLElement>('[id]')) e.id = `${e.id}-h${h}`;
+      map.canvas.classList.add('compare-canvas');
+      map.canvas.dataset.head = String(h);
+      map.canvas.setAttribute('aria-label', `Layer ${layer} head ${h} ${term}: rows are queries, columns are keys`);
       panes.push({ head: h, values });
-      overlays.push(overlay);
-      return el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
-        el('div', { class: 'heatmap-wrap' }, [canvas, overlay]),
-        el('figcaption', { class: 'meta' }, [`Layer ${layer} · head ${h}`]),
+      this.maps.push(map);
+      const figure = el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
+        el('figcaption', {}, [`Layer ${layer} · head ${h}`]),
+        map.root,
       ]);
+      return [{ figure, map, values: shown.subarray(k * n * n, (k + 1) * n * n) }];
     });
-    this.overlays = overlays;
     $comparePanes.set(panes);
-    box.replaceChildren(...figures);
+    const legend = el('div', { class: 'legend compare-legend' }, [
+      el('span', { class: 'legend-scale' }, [
+        el('span', {}, [legendEnd(range, 'min')]),
+        legendBar(lut),
+        el('span', {}, [legendEnd(range, 'max')]),
+      ]),
+      el('span', { class: 'meta' }, [`${describeRange(range, term)} · one range over the ${heads.length} heads`]),
+    ]);
+    box.replaceChildren(
+      legend,
+      el(
+        'div',
+        { class: 'compare-row' },
+        figures.map((f) => f.figure),
+      ),
+    );
+    for (const f of figures) {
+      f.map.readTheme();
+      f.map.set({ values: f.values, n, range, lut, labels, words }, side);
+    }
     refreshHover();
   }
+}
 
-  private drawOverlay(overlay: HTMLCanvasElement, n: number, i: number | null, j: number | null): void {
-    const ctx = overlay.getContext('2d');
-    if (!ctx) return;
-    ctx.clearRect(0, 0, overlay.width, overlay.height);
-    if (i === null || n === 0) return;
-    const cell = overlay.width / n;
-    const { focus, fg } = this.colors;
-    ctx.lineWidth = Math.max(1, window.devicePixelRatio || 1);
-    ctx.strokeStyle = focus;
-    ctx.strokeRect(0.5, i * cell + 0.5, overlay.width - 1, Math.max(1, cell - 1));
-    if (j !== null) {
-      ctx.setLineDash([4, 3]);
-      ctx.strokeRect(j * cell + 0.5, 0.5, Math.max(1, cell - 1), overlay.height - 1);
-      ctx.setLineDash([]);
-      ctx.lineWidth = Math.max(2, 2 * (window.devicePixelRatio || 1));
-      ctx.strokeStyle = fg;
-      ctx.strokeRect(j * cell, i * cell, Math.max(2, cell), Math.max(2, cell));
-    }
-  }
+/** The pane's axes: narrower than the single head's, so two fit beside each other in a side panel. */
+const PANE_AXES = { left: 64, top: 52, overhang: 18 };
+const PANE_GAP = 14;
+/** px right of a pane that its slanted column labels use, and the zoom row's height. */
+const PANE_EXTRA = 18;
+
+function paneColumns(width: number, count: number, axisLeft: number): number {
+  return columnsFor(width, count, { each: axisLeft + PANE_EXTRA, gap: PANE_GAP, min: 120 });
+}
+
+/** Side of each pane's map in px: the row's width shared by `cols` panes, less their axes; whole px per cell. */
+export function paneSide(width: number, cols: number, axisLeft: number, n: number): number {
+  const each = Math.floor((width - PANE_GAP * (cols - 1)) / cols) - axisLeft - PANE_EXTRA;
+  return mapSide({ width: each, height: Math.max(240, window.innerHeight - 140), n, min: 100, max: 900 });
+}
+
+function legendBar(lut: Uint8ClampedArray): HTMLCanvasElement {
+  const bar = el('canvas', { width: '256', height: '1', class: 'legend-ramp', 'aria-hidden': 'true' });
+  paintRamp(bar, lut);
+  return bar;
 }

@@ -83,6 +83,10 @@ export function syncControls(): void {
   $('#heads-view').hidden = state.view !== 'heads';
   $('#analysis-view').hidden = !isAnalysis(state.view);
   $('#legend').hidden = !applies.has('legend');
+  // The scale's description: under the heatmap (the map starts higher), above the head grid.
+  const label = $('#legend-label');
+  const home = heat ? $('#heatmap-view') : $('#legend');
+  if (label.parentElement !== home) home.append(label);
   // Analysis views have their own readout under their pictures.
   $('#readout').hidden = isAnalysis(state.view);
   for (const v of ['heatmap', 'heads', ...ANALYSIS_VIEWS]) $(`#view-${v}`).setAttribute('aria-selected', String(state.view === v));

@@ -7,12 +7,17 @@ import { lutFor } from '../../common/colors';
 import { effectiveScaling, mapValues } from '../../common/row-scale';
 import { $, themeKind } from '../../common/dom';
 import { Heatmap } from '../../common/heatmap';
+import { mapSide } from '../../common/axis-ticks';
+import { wordLabels } from '../../common/figure-labels';
 import { paintRequest, sliceValues, withExactExtent } from '../state/slice-fetch';
 import { mergeCaption } from '../views/view-captions';
 import { pin, setHover, togglePin } from '../state/actions';
 import { $current, $hover, $init, $merged, $viewState } from '../state/store';
 import { appendLegendLabel, renderLegend } from './legend';
 import type { MatrixRequests } from './requests';
+
+/** px of panel from which the text and readout sit beside the map instead of above it. */
+const WIDE_PANEL = 900;
 
 export class HeatmapView {
   readonly heatmap: Heatmap;
@@ -26,6 +31,7 @@ export class HeatmapView {
       },
     });
     this.heatmap.canvas.addEventListener('keydown', (e) => this.key(e));
+    this.followResize();
     $hover.listen(({ i, j }) => {
       if ($viewState.get() && $init.get()) this.heatmap.setHover(i, j);
     });
@@ -54,11 +60,35 @@ export class HeatmapView {
     else setHover(i, j);
   }
 
-  /** Side of the heatmap in CSS px: the panel's width less the row labels, at most 760, and above the fold. */
-  private px(): number {
-    const byWidth = document.body.clientWidth - 48 - 90;
-    const byHeight = window.innerHeight - this.heatmap.canvasTop() - 12;
-    return Math.max(240, Math.min(760, byWidth, byHeight));
+  /** Side of the heatmap in CSS px: the free width of the panel less the row labels, and above the fold. */
+  private px(n: number): number {
+    // A wide panel puts the text and the readout beside the map (lens.css), so the map can take the height.
+    const app = document.getElementById('app');
+    if (app) app.toggleAttribute('data-wide', document.body.clientWidth >= WIDE_PANEL);
+    const section = document.getElementById('heatmap-view');
+    const width = (section?.clientWidth || document.body.clientWidth - 32) - this.heatmap.axisLeft - this.heatmap.topOverhang;
+    const height = window.innerHeight - this.heatmap.canvasTop() - 8;
+    return mapSide({ width, height, n });
+  }
+
+  /** The panel changed size: the same map, sized again (after the resize settles). */
+  private followResize(): void {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    window.addEventListener('resize', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const cur = $current.get();
+        if (cur && !$('#heatmap-view').hidden) this.heatmap.resize(this.px(cur.n));
+      }, 100);
+    });
+  }
+
+  private words: { tokens: object; labels: string[] } | undefined;
+
+  /** Each token's word on its first piece ('' on the others), kept for the result shown. */
+  private wordsOf(text: string, tokens: Parameters<typeof wordLabels>[1]): string[] {
+    if (this.words?.tokens !== tokens) this.words = { tokens, labels: wordLabels(text, tokens) };
+    return this.words.labels;
   }
 
   async render(isCurrent: () => boolean): Promise<void> {
@@ -99,7 +129,8 @@ export class HeatmapView {
     mergeCap.textContent = words ? mergeCaption(term, words.mode, words.columns, words.n, init.tokens.length) : '';
     const labels = words ? words.groups.map((g) => g.text) : init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
     this.heatmap.readTheme();
-    this.heatmap.set({ values: shown, n, range, lut, labels }, this.px());
+    const wordsShown = words ? labels : this.wordsOf(init.text, init.tokens);
+    this.heatmap.set({ values: shown, n, range, lut, labels, words: wordsShown }, this.px(n));
     const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
     this.heatmap.canvas.setAttribute(
       'aria-label',

@@ -14,9 +14,18 @@ export function savedState(): Partial<PersistedState> | undefined {
   return channel.saved();
 }
 
+/** Flags of the page's own layout (the toolbar's folded group), saved with the reader's state. */
+let uiFlags: Record<string, unknown> = {};
+
+export function saveUiFlags(flags: Record<string, unknown>): void {
+  uiFlags = { ...uiFlags, ...flags };
+  const s = $viewState.get() ?? channel.saved();
+  channel.save({ ...s, ...uiFlags } as PersistedState);
+}
+
 /** Every change of the reader's state is saved, so hiding and showing the panel keeps it. */
 export function persistViewState(): void {
   $viewState.listen((s) => {
-    if (s) channel.save(s);
+    if (s) channel.save({ ...s, ...uiFlags });
   });
 }

@@ -5,10 +5,16 @@ import { describeRange, type Range } from '../../common/colors';
 import { $ } from '../../common/dom';
 import { paintRamp } from '../../common/legend-bar';
 
+/** The words at either end of a legend's ramp. */
+export function legendEnd(range: Range, end: 'min' | 'max'): string {
+  if (end === 'min') return range.rowLog ? 'row floor' : `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
+  return range.rowLog ? 'row top' : `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
+}
+
 export function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
   paintRamp($<HTMLCanvasElement>('#legend-bar'), lut);
-  $('#legend-min').textContent = range.rowLog ? 'row floor' : `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
-  $('#legend-max').textContent = range.rowLog ? 'row top' : `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
+  $('#legend-min').textContent = legendEnd(range, 'min');
+  $('#legend-max').textContent = legendEnd(range, 'max');
   $('#legend-label').textContent = describeRange(range, kind);
   $('#legend-label').title = $('#legend-label').textContent;
 }

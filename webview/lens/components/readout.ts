@@ -4,6 +4,7 @@ import { formatSigned, formatValue } from '../../../src/shared/format';
 import { distanceText, pairValues, type BucketTable, type SignedNeighbours, type Neighbour } from '../../../src/shared/hover';
 import { isRawTerm, KIND_SHORT, type MatrixKind } from '../../../src/shared/kinds';
 import { el } from '../../common/dom';
+import { listLabel, type ListKind } from './list-label';
 
 export interface ReadoutInput {
   /** "Layer 2, head 5 (pinned)". */
@@ -28,7 +29,8 @@ export function idleReadout(): HTMLElement[] {
 }
 
 function neighbourList(
-  label: string,
+  kind: ListKind,
+  term: MatrixKind,
   list: Neighbour[],
   cls: string,
   i: number,
@@ -37,8 +39,9 @@ function neighbourList(
 ): HTMLElement {
   // Items wrap as wholes onto hidden lines (CSS): a value is shown entire or not at all, never cut; the label then
   // says how many are out of sight (fitNeighbourLists) and the line's tooltip lists them all.
-  const line = el('div', { class: 'meta nbs', title: `${label}: ${list.map((nb) => name(nb.j)).join(', ')}` }, [
-    el('span', { class: 'nbs-label', 'data-label': label }, [`${label}:`]),
+  const label = listLabel(kind, term, list.length, list.length);
+  const line = el('div', { class: 'meta nbs', title: `${label} ${list.map((nb) => name(nb.j)).join(', ')}` }, [
+    el('span', { class: 'nbs-label', 'data-list': kind, 'data-term': term }, [label]),
   ]);
   list.forEach((nb, rank) => {
     const v = cls ? formatSigned(nb.value) : formatValue(nb.value);
@@ -56,16 +59,21 @@ function neighbourList(
   return line;
 }
 
-/** After layout: each neighbour list whose items do not all fit its box says how many are hidden ("Top 8 by probs
- *  (5 more on hover):"), so a list never shows fewer than its title names without saying so. */
+/** After layout: each neighbour list's title counts the items that fit its box ("Top 5 by probs (+3 on hover):"),
+ *  so a list never names more than it shows. The title's own width moves items, so it is measured again. */
 export function fitNeighbourLists(root: HTMLElement): void {
   for (const line of root.querySelectorAll<HTMLElement>('.nbs')) {
     const label = line.querySelector<HTMLElement>('.nbs-label');
     const items = [...line.querySelectorAll<HTMLElement>('[data-rank]')];
     if (!label || !items.length) continue;
-    const bottom = line.offsetTop + line.clientHeight;
-    const hidden = items.filter((x) => x.offsetTop + x.offsetHeight > bottom + 1).length;
-    label.textContent = `${label.dataset.label ?? ''}${hidden ? ` (${hidden} more on hover)` : ''}:`;
+    const kind = (label.dataset.list ?? 'top') as ListKind;
+    for (let pass = 0; pass < 3; pass++) {
+      const bottom = line.offsetTop + line.clientHeight;
+      const shown = items.filter((x) => x.offsetTop + x.offsetHeight <= bottom + 1).length;
+      const text = listLabel(kind, label.dataset.term ?? '', shown, items.length);
+      if (text === label.textContent) break;
+      label.textContent = text;
+    }
   }
 }
 
@@ -92,18 +100,11 @@ export function readoutLines(r: ReadoutInput): HTMLElement[] {
     parts.push(el('div', { class: 'meta', id: 'readout-distance' }, [distanceText(r.i, target, r.buckets)]));
   } else parts.push(el('div', {}, [head]), el('dl', { class: 'pair' }), el('div', { class: 'meta' }, ['']));
   const raw = isRawTerm(r.term);
-  const top = neighbourList(
-    raw ? `Raises the score (top ${r.term})` : `Top ${r.nbs.top.length} by ${r.term}`,
-    r.nbs.top,
-    raw ? 'pos' : '',
-    r.i,
-    r.name,
-    r.rows[r.term],
-  );
+  const top = neighbourList(raw ? 'raises' : 'top', r.term, r.nbs.top, raw ? 'pos' : '', r.i, r.name, r.rows[r.term]);
   // Without a "lowers it" list (or the compared heads' line) the top list has the readout's last line too.
   if (!raw && !r.compare) top.classList.add('two-lines');
   parts.push(top);
-  if (raw) parts.push(neighbourList('Lowers it', r.nbs.negative.slice(0, r.negatives), 'neg', r.i, r.name, r.rows[r.term]));
+  if (raw) parts.push(neighbourList('lowers', r.term, r.nbs.negative.slice(0, r.negatives), 'neg', r.i, r.name, r.rows[r.term]));
   else if (r.compare)
     parts.push(
       el('div', { class: 'meta' }, [

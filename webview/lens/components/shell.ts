@@ -8,6 +8,7 @@ import { VIEW_TITLES } from '../views/view-captions';
 import { $kinds } from '../state/selectors';
 import { exportTitle } from './export';
 import { post } from './host';
+import { moreToggle, syncMoreToggle } from './toolbar-more';
 
 /** The parts other components own, placed into the shell. */
 export interface ShellParts {
@@ -23,7 +24,11 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
   const term = el(
     'select',
     { id: 'term', 'aria-label': 'Term' },
-    $kinds.get().map((k) => option(k, KIND_LABELS[k])),
+    // The scores' long name sets the closed picker's width: a shorter one here (the whole name is its title) keeps
+    // term, layer and head on one row of a side panel.
+    $kinds
+      .get()
+      .map((k) => el('option', { value: k, title: KIND_LABELS[k] }, [k === 'scores' ? 'scores (Σ terms / scale)' : KIND_LABELS[k]])),
   );
   const layer = el(
     'select',
@@ -49,8 +54,9 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     },
     [option('diverging', 'Theme colours'), option('viridis', 'Viridis')],
   );
-  // Cut to the panel's width in the toolbar; whole in its title.
+  // Short in the toolbar (it wraps, never cut); the whole line in its title.
   const about = `${m.name} · ${m.type} · ${m.layers.length}×${m.heads} heads · ${init.tokens.length} tokens · ${m.executionProvider} · ${Math.round(init.ms)} ms`;
+  const aboutShort = `${m.name} · ${init.tokens.length} tokens · ${Math.round(init.ms)} ms`;
   const btn = (id: string, label: string, title: string) => el('button', { id, type: 'button', title, 'aria-label': title }, [label]);
   const toolbar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'View controls' }, [
     el('div', { class: 'tabs', role: 'tablist', 'aria-label': 'View' }, [
@@ -71,30 +77,34 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
       head,
       btn('head-next', '›', 'Next head (.)'),
     ]),
-    el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [
-      discount,
-      ' no specials',
-    ]),
-    el('span', { class: 'group', id: 'merge-group' }, [
-      el(
-        'label',
-        { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' },
-        [el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }), ' merge into'],
-      ),
-      el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [
-        option('words', 'words'),
-        option('identifiers', 'identifiers'),
-      ]),
-    ]),
-    el('label', { id: 'colours-group' }, [scale]),
-    el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
-      'Export ',
-      ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
-    ]),
-    compareModelsButton(btn, post),
+    // The controls a reader rarely changes fold away behind one button (its state is remembered).
+    moreToggle(),
     // Always laid out (only its visibility changes), so showing it never reflows the toolbar.
     el('span', { id: 'busy', class: 'meta busy', role: 'status' }, ['computing…']),
-    el('span', { id: 'meta', class: 'meta', title: about }, [about]),
+    el('span', { id: 'meta', class: 'meta', title: about }, [aboutShort]),
+    el('span', { class: 'group more-controls', id: 'more-controls', role: 'group', 'aria-label': 'More controls' }, [
+      el('label', { id: 'discount-group', title: 'Zero the [CLS]/[SEP] key columns of probs and renormalise each row' }, [
+        discount,
+        ' no specials',
+      ]),
+      el('span', { class: 'group', id: 'merge-group' }, [
+        el(
+          'label',
+          { title: 'Heatmap rows/columns and the token strip show whole words: rows average a word’s pieces, columns add them up (probs)' },
+          [el('input', { id: 'merge-words', type: 'checkbox', 'aria-label': 'Merge pieces into words' }), ' merge into'],
+        ),
+        el('select', { id: 'merge-mode', 'aria-label': 'Merge pieces into' }, [
+          option('words', 'words'),
+          option('identifiers', 'identifiers'),
+        ]),
+      ]),
+      el('label', { id: 'colours-group' }, [scale]),
+      el('span', { class: 'group', id: 'export-group', role: 'group', 'aria-label': 'Export' }, [
+        'Export ',
+        ...EXPORT_FORMATS.map((f) => btn(`export-${f}`, f.toUpperCase(), exportTitle(f))),
+      ]),
+      compareModelsButton(btn, post),
+    ]),
   ]);
 
   const scaling = el('select', { id: 'scaling', 'aria-label': 'Colour mapping', title: 'How values map to colours' }, [
@@ -142,20 +152,28 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     toolbar,
     el('div', { id: 'export-form', class: 'export-form', role: 'dialog', 'aria-label': 'Export choices', hidden: '' }),
     parts.decision,
-    parts.tokens,
-    parts.predictions,
-    el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
-    el('div', { id: 'status', class: 'status', role: 'alert' }),
-    legend,
-    heatmapView,
-    headsView,
-    analysisView,
+    // Two columns in a wide panel's Heatmap tab (the text and readout beside the map, lens.css); one flow otherwise.
+    el('div', { class: 'lens-body' }, [
+      el('div', { class: 'side-col' }, [
+        parts.tokens,
+        parts.predictions,
+        el('div', { id: 'readout', class: 'readout', 'aria-live': 'polite', role: 'status' }, ['Hover a token or a heatmap cell.']),
+      ]),
+      el('div', { class: 'main-col' }, [
+        el('div', { id: 'status', class: 'status', role: 'alert' }),
+        legend,
+        heatmapView,
+        headsView,
+        analysisView,
+      ]),
+    ]),
     el('p', { class: 'keys meta' }, ['Keys: [ ] layer · , . head · 1–5 term · h heatmap · g heads · Esc clear']),
   );
+  syncMoreToggle();
   app.dataset.state = 'ready';
   // Which result the page shows (the E2E tests wait for a new one).
   app.dataset.result = String(init.resultId);
   const bar = $<HTMLCanvasElement>('#legend-bar');
-  bar.style.width = '160px';
+  bar.style.width = '110px';
   bar.style.height = '10px';
 }

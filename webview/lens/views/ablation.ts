@@ -7,7 +7,7 @@ import { el, themeKind } from '../../common/dom';
 import { onScreen } from '../state/selectors';
 import { $picture } from '../state/picture';
 import { ablationRowText, meanMax, PRESET_LABELS } from './ablation-model';
-import { figure, jointLimits, limitsText, matrixCanvas, onCell, readout, sidePx, tokenText } from './kit';
+import { colourBar, figure, jointLimits, withAxes, limitsText, matrixCanvas, onCell, readout, sidePx, tokenText } from './kit';
 import { presetPicker } from './preset-picker';
 import type { ViewContext } from './view-context';
 
@@ -44,9 +44,13 @@ export async function renderAblation(body: HTMLElement, ctx: ViewContext): Promi
   const cDiff = matrixCanvas('ablation-diff', diff, n, n, diffRange, diffLut, px, 'Ablated minus real');
   body.append(
     el('div', { class: 'analysis-row' }, [
-      figure(cReal, `real probs (${limitsText(shared)})`),
-      figure(cAbl, `keeping ${r.kept.join(' + ')}`),
-      figure(cDiff, `ablated − real (${limitsText(diffRange)})`),
+      figure(withAxes(cReal, n, init.text, init.tokens), `real probs (${limitsText(shared)})`),
+      figure(withAxes(cAbl, n, init.text, init.tokens), `keeping ${r.kept.join(' + ')}`),
+      figure(withAxes(cDiff, n, init.text, init.tokens), `ablated − real (${limitsText(diffRange)})`),
+    ]),
+    el('div', { class: 'analysis-legends' }, [
+      colourBar(shared, probLut, 'real and ablated probs'),
+      colourBar(diffRange, diffLut, 'ablated − real'),
     ]),
   );
   const klS = meanMax(kl);

@@ -4,13 +4,15 @@ import { fromBuffer } from '../../../src/shared/protocol/lens';
 import type { Range } from '../../common/colors';
 import { el } from '../../common/dom';
 import { $picture } from '../state/picture';
+import { $init } from '../state/store';
 import { bucketPairText, bucketSummary, ZONE_COLORS, ZONE_TEXT } from './buckets-model';
-import { matrixCanvas, onCell, paletteLut, readout, sidePx, swatch } from './kit';
+import { matrixCanvas, withAxes, onCell, paletteLut, readout, sidePx, swatch } from './kit';
 import type { ViewContext } from './view-context';
 
 export async function renderBuckets(body: HTMLElement, ctx: ViewContext): Promise<void> {
   const r = await ctx.request({ type: 'buckets' });
-  if (!ctx.isCurrent()) return;
+  const init = $init.get();
+  if (!ctx.isCurrent() || !init) return;
   const n = r.n;
   const zoneOf = fromBuffer(r.zoneOf, n * n);
   const rowOf = fromBuffer(r.rowOf, n * n);
@@ -21,7 +23,7 @@ export async function renderBuckets(body: HTMLElement, ctx: ViewContext): Promis
     return ZONE_COLORS[zoneAt(k < 64 ? 0 : k < 192 ? 1 : 2)];
   });
   const range: Range = { min: 0, max: 2, signed: false };
-  const c = matrixCanvas('buckets-matrix', zoneOf, n, n, range, lut, sidePx(n, 2), 'Bucket zones: rows queries, columns keys');
+  const c = matrixCanvas('buckets-matrix', zoneOf, n, n, range, lut, sidePx(n, 1), 'Bucket zones: rows queries, columns keys');
   const byRow = new Map(r.groups.map((g) => [g.row, g]));
   onCell(c, n, (i, j) => {
     const k = i * n + j;
@@ -38,6 +40,6 @@ export async function renderBuckets(body: HTMLElement, ctx: ViewContext): Promis
     { id: 'buckets-summary', class: 'meta' },
     bucketSummary(r.groups, r.mid).map((line) => el('li', {}, [line])),
   );
-  body.append(el('div', { class: 'analysis-row' }, [c, el('div', {}, [legend, summary])]));
+  body.append(el('div', { class: 'analysis-row' }, [withAxes(c, n, init.text, init.tokens), el('div', {}, [legend, summary])]));
   $picture.set({ canvas: c, values: zoneOf, rows: n, cols: n, range, lut, title: 'Relative-position bucket zones' });
 }

@@ -8,7 +8,7 @@ import { el, themeKind } from '../../common/dom';
 import { onScreen } from '../state/selectors';
 import { $picture } from '../state/picture';
 import { diffCaption, diffMismatch, diffOverCurrent, DIFF_EMPTY, editedLine } from './diff-model';
-import { figure, jointLimits, limitsText, matrixCanvas, onCell, readout, sidePx, tokenText } from './kit';
+import { colourBar, figure, jointLimits, withAxes, limitsText, matrixCanvas, onCell, readout, sidePx, tokenText } from './kit';
 import type { ViewContext } from './view-context';
 
 export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<void> {
@@ -54,7 +54,7 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
     n,
     range,
     lut,
-    sidePx(n, 1.6),
+    sidePx(n, 1),
     `Current minus previous ${term}, ${n} tokens (${inserted.length} new, no previous value): rows queries, columns keys`,
   );
   greyOut(c, n, inserted);
@@ -74,7 +74,14 @@ export async function renderDiff(body: HTMLElement, ctx: ViewContext): Promise<v
       );
     }),
   );
-  body.append(el('div', { class: 'analysis-row' }, [figure(c, `current − previous (${limitsText(range)})`), labels]));
+  body.append(
+    // The bar above the map: the token list beside it runs long.
+    colourBar(range, lut, `current − previous ${term}`),
+    el('div', { class: 'analysis-row' }, [
+      figure(withAxes(c, n, init.text, init.tokens), `current − previous (${limitsText(range)})`),
+      labels,
+    ]),
+  );
   const name = (k: number) => `“${tokenText(init.tokens, k)}” (${isNew.has(k) ? `#${k}, new` : `#${previousOf.get(k)} → #${k}`})`;
   onCell(c, n, (i, j) => {
     const v = values[i * n + j] ?? NaN;

@@ -6,6 +6,9 @@ import type { ProtocolToken } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { cssRgb, robustRange, type Range, type Rgb } from '../../common/colors';
 import { el } from '../../common/dom';
+import { wordLabels } from '../../common/figure-labels';
+import { paintRamp } from '../../common/legend-bar';
+import { axisFrame, MATRIX_AXES } from '../../common/matrix-axes';
 import { paintInto } from '../../common/paint-canvas';
 
 /** Token k as the readouts name it: a special's text, a piece's label, or "#k" past the end. */
@@ -32,8 +35,32 @@ export function matrixCanvas(
   return c;
 }
 
-/** A matrix canvas with its caption under it. */
-export function figure(c: HTMLCanvasElement, caption: string): HTMLElement {
+/** A matrix canvas of the text's tokens with their words on both axes (word starts, thinned to fit its size). */
+export function withAxes(c: HTMLCanvasElement, n: number, text: string, tokens: readonly ProtocolToken[]): HTMLElement {
+  const px = parseFloat(c.style.width) || c.width;
+  // A map of other rows than the text's tokens is labelled by row number alone.
+  if (tokens.length !== n) {
+    const numbers = Array.from({ length: n }, (_, k) => `#${k}`);
+    return axisFrame(c, numbers, numbers, px);
+  }
+  const pieces = tokens.map((_, k) => tokenText(tokens, k));
+  return axisFrame(c, wordLabels(text, tokens), pieces, px);
+}
+
+/** The colour bar of a map: its lower limit, the ramp, its upper limit (as the main panel's legend). */
+export function colourBar(range: Range, lut: Uint8ClampedArray, what = ''): HTMLElement {
+  const bar = el('canvas', { width: '256', height: '1', class: 'legend-ramp', 'aria-hidden': 'true' });
+  paintRamp(bar, lut);
+  const lo = `${range.percentile && (range.signed || range.min > 0) ? '≤ ' : ''}${range.signed ? `−${formatValue(range.max)}` : formatValue(range.min)}`;
+  const hi = `${range.percentile ? '≥ ' : ''}${range.signed ? '+' : ''}${formatValue(range.max)}`;
+  return el('div', { class: 'legend analysis-legend' }, [
+    el('span', { class: 'legend-scale' }, [el('span', {}, [lo]), bar, el('span', {}, [hi])]),
+    ...(what ? [el('span', { class: 'meta' }, [what])] : []),
+  ]);
+}
+
+/** A matrix canvas (or a framed one) with its caption under it. */
+export function figure(c: HTMLElement, caption: string): HTMLElement {
   return el('figure', { class: 'analysis-fig' }, [c, el('figcaption', { class: 'meta' }, [caption])]);
 }
 
@@ -52,12 +79,14 @@ export function readout(text: string): void {
   if (r) r.textContent = text;
 }
 
-/** Side in CSS pixels of one of `parts` maps of n × n cells across the panel. */
+/** Side in CSS pixels of one of `parts` maps of n × n cells across the panel, each with its axis labels. */
 export function sidePx(n: number, parts: number): number {
-  const avail = Math.max(180, Math.min(document.body.clientWidth - 64, 960));
+  const avail = Math.max(180, Math.min(document.body.clientWidth - 40, 1400));
+  const axes = MATRIX_AXES.left + 16;
   // In a narrow panel, two maps a row at a readable size rather than all of them in a row as thumbnails.
-  const per = avail / parts < 200 && parts > 2 ? avail / 2 : avail / parts;
-  return Math.max(Math.min(n * 4, 120), Math.floor(per) - 12);
+  const per = avail / parts - axes < 160 && parts > 2 ? avail / 2 : avail / parts;
+  // No taller than the page less its toolbar: one map alone fills the width of a side panel, not more.
+  return Math.max(Math.min(n * 4, 120), Math.min(Math.floor(per) - axes - 12, window.innerHeight - 180));
 }
 
 /** A legend entry: a colour square and its words. */

@@ -7,7 +7,7 @@ import { el, themeKind } from '../../common/dom';
 import { onScreen } from '../state/selectors';
 import { $picture } from '../state/picture';
 import { PRESET_LABELS } from './ablation-model';
-import { figure, jointLimits, limitsText, matrixCanvas, onCell, readout, sidePx, tokenText } from './kit';
+import { colourBar, figure, jointLimits, withAxes, limitsText, matrixCanvas, onCell, readout, sidePx, tokenText } from './kit';
 import { presetPicker } from './preset-picker';
 import type { ViewContext } from './view-context';
 
@@ -31,18 +31,23 @@ export async function renderRollout(body: HTMLElement, ctx: ViewContext): Promis
   const av = abl ? fromBuffer(abl.data, n * n) : undefined;
   const lut = makeLut(state.colorScale, false, themeKind());
   const range = jointLimits(av ? [rv, av] : [rv], false);
-  const px = sidePx(n, av ? 2 : 1.6);
+  const px = sidePx(n, av ? 2 : 1);
   const cReal = matrixCanvas('rollout-real', rv, n, n, range, lut, px, 'Rollout of the real attention');
-  const figs = [figure(cReal, `real, layers ${real.layers[0]}–${real.layers[real.layers.length - 1]} (${limitsText(range)})`)];
+  const figs = [
+    figure(
+      withAxes(cReal, n, init.text, init.tokens),
+      `real, layers ${real.layers[0]}–${real.layers[real.layers.length - 1]} (${limitsText(range)})`,
+    ),
+  ];
   let shownCanvas: [HTMLCanvasElement, Float32Array] = [cReal, rv];
   const canvases = [cReal];
   if (av) {
     const cAbl = matrixCanvas('rollout-ablated', av, n, n, range, lut, px, `Rollout keeping ${PRESET_LABELS[preset]}`);
-    figs.push(figure(cAbl, PRESET_LABELS[preset]));
+    figs.push(figure(withAxes(cAbl, n, init.text, init.tokens), PRESET_LABELS[preset]));
     canvases.push(cAbl);
     shownCanvas = [cAbl, av];
   }
-  body.append(el('div', { class: 'analysis-row' }, figs));
+  body.append(el('div', { class: 'analysis-row' }, figs), colourBar(range, lut, 'rollout, one range over the maps'));
   for (const c of canvases) {
     onCell(c, n, (i, j) => {
       const k = i * n + j;
