@@ -1,0 +1,128 @@
+// The Line view's arithmetic: which rows are on screen (virtual window), each line's opacity from its weight,
+// the lines to draw grouped by opacity level (one canvas path per level), and the row under the pointer. Pure: no
+// DOM, so the unit tests run it under node.
+
+/** Rows [first, last) drawn for a scroll position: the ones on screen and `overscan` more each side. */
+export interface RowWindow {
+  first: number;
+  last: number;
+}
+
+/** Vertical layout of the two columns: row k's centre is at pad + (k + 0.5) · rowH in content coordinates. */
+export interface LineLayout {
+  n: number;
+  rowH: number;
+  pad: number;
+}
+
+/** Height of the whole (scrolled) content. */
+export function contentHeight(l: LineLayout): number {
+  return l.pad * 2 + l.n * l.rowH;
+}
+
+/** Centre of row k in content coordinates. */
+export function rowCentre(l: LineLayout, k: number): number {
+  return l.pad + (k + 0.5) * l.rowH;
+}
+
+/** The rows a viewport of `height` at `scrollTop` shows, widened by `overscan` rows each side and clamped. */
+export function visibleWindow(l: LineLayout, scrollTop: number, height: number, overscan = 2): RowWindow {
+  if (l.n <= 0 || l.rowH <= 0) return { first: 0, last: 0 };
+  const first = Math.floor((scrollTop - l.pad) / l.rowH) - overscan;
+  const last = Math.ceil((scrollTop + height - l.pad) / l.rowH) + overscan;
+  return { first: Math.max(0, Math.min(l.n, first)), last: Math.max(0, Math.min(l.n, last)) };
+}
+
+/** The row at content height y (undefined between rows' ends and the padding). */
+export function rowAt(l: LineLayout, y: number): number | undefined {
+  const k = Math.floor((y - l.pad) / l.rowH);
+  return k >= 0 && k < l.n ? k : undefined;
+}
+
+/**
+ * How a value becomes a line's opacity. Probabilities are their own opacity (bertviz's rule: 0.3 is twice as
+ * opaque as 0.15 at every length, nothing saturates). A signed term has no such unit: |v| over a robust limit
+ * `max` (its 99th percentile of |v|), clipped at 1; the sign picks the colour.
+ */
+export interface OpacityScale {
+  signed: boolean;
+  max: number;
+}
+
+export function lineAlpha(v: number, s: OpacityScale): number {
+  if (!Number.isFinite(v)) return 0;
+  if (!s.signed) return Math.max(0, Math.min(1, v));
+  return s.max > 0 ? Math.min(1, Math.abs(v) / s.max) : 0;
+}
+
+/** Opacity levels: lines are batched into one path per level (and sign), so a repaint is a few dozen strokes. */
+export const ALPHA_LEVELS = 32;
+/** Lines fainter than this are not drawn (invisible on screen; at 500 tokens most of a probs row is below it). */
+export const MIN_ALPHA = 0.02;
+
+/** The level an opacity is drawn at (0 … ALPHA_LEVELS − 1), or −1 when it is too faint to draw. */
+export function alphaLevel(a: number): number {
+  if (!(a >= MIN_ALPHA)) return -1;
+  return Math.min(ALPHA_LEVELS - 1, Math.floor(a * ALPHA_LEVELS));
+}
+
+/** The opacity a level is painted with: its upper end, so a weight of 1 is fully opaque. */
+export function levelAlpha(level: number): number {
+  return (level + 1) / ALPHA_LEVELS;
+}
+
+/** A hovered word: its row of lines (a query, left) or its column (a key, right). */
+export interface Focus {
+  side: 'query' | 'key';
+  k: number;
+}
+
+/**
+ * The lines to draw, as (query, key) index pairs per level and sign: `[level][sign]` with sign 0 for v ≥ 0 and 1
+ * for v < 0. Without a focus: every pair with an end in the window (a line to a key off screen leaves the view
+ * the way it goes). With a focus: that word's row or column only, whatever the window.
+ */
+export function linesToDraw(
+  values: Float32Array,
+  n: number,
+  win: RowWindow,
+  scale: OpacityScale,
+  focus?: Focus,
+): { pairs: number[][][]; count: number } {
+  const pairs: number[][][] = Array.from({ length: ALPHA_LEVELS }, () => [[], []]);
+  let count = 0;
+  const add = (i: number, j: number) => {
+    const v = values[i * n + j] ?? NaN;
+    const lvl = alphaLevel(lineAlpha(v, scale));
+    if (lvl < 0) return;
+    pairs[lvl]![v < 0 ? 1 : 0]!.push(i, j);
+    count++;
+  };
+  if (focus) {
+    if (focus.k < 0 || focus.k >= n) return { pairs, count };
+    for (let o = 0; o < n; o++) focus.side === 'query' ? add(focus.k, o) : add(o, focus.k);
+    return { pairs, count };
+  }
+  for (let i = 0; i < n; i++) {
+    const rowIn = i >= win.first && i < win.last;
+    if (rowIn) for (let j = 0; j < n; j++) add(i, j);
+    // Queries off screen: only their lines to keys on screen cross the view.
+    else for (let j = win.first; j < win.last; j++) add(i, j);
+  }
+  return { pairs, count };
+}
+
+/** The `count` largest |values| of a focus's row or column, largest first: [other end, value]. */
+export function strongest(values: Float32Array, n: number, focus: Focus, count: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let o = 0; o < n; o++) {
+    const v = focus.side === 'query' ? values[focus.k * n + o] : values[o * n + focus.k];
+    if (v !== undefined && Number.isFinite(v)) out.push([o, v]);
+  }
+  return out.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, count);
+}
+
+/** `text` cut to at most `max` characters with an ellipsis (labels keep the column's width). */
+export function clipLabel(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(1, max - 1))}…`;
+}
