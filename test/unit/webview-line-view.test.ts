@@ -84,6 +84,20 @@ test('lines to draw: the window’s rows to every key, off-screen queries only t
   assert.equal(count, 2 * 6 - 1 + 4 * 2);
 });
 
+test('without a focus, each word in view keeps only its strongest lines', () => {
+  const n = 50;
+  // Row i's weight to key j grows with j: the strongest keys are the last ones.
+  const v = Float32Array.from({ length: n * n }, (_, k) => 0.05 + ((k % n) / n) * 0.9);
+  const { pairs, count } = linesToDraw(v, n, { first: 10, last: 11 }, { signed: false, max: 1 }, undefined, 3);
+  const got = drawn(pairs);
+  // Row 10: keys 47, 48, 49; key 10: its 3 strongest off-screen queries (all equal: any 3).
+  for (const j of [47, 48, 49]) assert.ok(got.has(`10>${j}`), `10>${j}`);
+  assert.ok(!got.has('10>46'));
+  assert.equal(count, 6);
+  // A focus is never capped: the whole row.
+  assert.equal(linesToDraw(v, n, { first: 10, last: 11 }, { signed: false, max: 1 }, { side: 'query', k: 10 }, 3).count, n);
+});
+
 test('a hovered word isolates its row (query) or its column (key), signs apart', () => {
   const n = 4;
   const v = Float32Array.from({ length: n * n }, (_, k) => (k % 2 ? -1 : 1) * ((k % n) + 1));

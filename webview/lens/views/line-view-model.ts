@@ -78,9 +78,16 @@ export interface Focus {
 }
 
 /**
+ * Without a focus, each word in view shows at most its this many strongest lines: a signed term has hundreds of
+ * visible lines per word at 500 tokens (a wash, and 50k strokes); a probs row rarely has this many above 2%.
+ */
+export const MAX_LINES_PER_WORD = 40;
+
+/**
  * The lines to draw, as (query, key) index pairs per level and sign: `[level][sign]` with sign 0 for v ≥ 0 and 1
- * for v < 0. Without a focus: every pair with an end in the window (a line to a key off screen leaves the view
- * the way it goes). With a focus: that word's row or column only, whatever the window.
+ * for v < 0. Without a focus: each query row in the window to its strongest keys, and each key in the window
+ * from its strongest queries off screen (a line to a word off screen leaves the view the way it goes), at most
+ * `perWord` each. With a focus: that word's whole row or column, whatever the window.
  */
 export function linesToDraw(
   values: Float32Array,
@@ -88,6 +95,7 @@ export function linesToDraw(
   win: RowWindow,
   scale: OpacityScale,
   focus?: Focus,
+  perWord = MAX_LINES_PER_WORD,
 ): { pairs: number[][][]; count: number } {
   const pairs: number[][][] = Array.from({ length: ALPHA_LEVELS }, () => [[], []]);
   let count = 0;
@@ -103,11 +111,19 @@ export function linesToDraw(
     for (let o = 0; o < n; o++) focus.side === 'query' ? add(focus.k, o) : add(o, focus.k);
     return { pairs, count };
   }
-  for (let i = 0; i < n; i++) {
-    const rowIn = i >= win.first && i < win.last;
-    if (rowIn) for (let j = 0; j < n; j++) add(i, j);
-    // Queries off screen: only their lines to keys on screen cross the view.
-    else for (let j = win.first; j < win.last; j++) add(i, j);
+  const alpha = (i: number, j: number) => lineAlpha(values[i * n + j] ?? NaN, scale);
+  const strongestOf = (ends: number[], a: (o: number) => number) =>
+    ends.length <= perWord ? ends : ends.sort((x, y) => a(y) - a(x)).slice(0, perWord);
+  for (let i = win.first; i < win.last; i++) {
+    const keys: number[] = [];
+    for (let j = 0; j < n; j++) if (alpha(i, j) >= MIN_ALPHA) keys.push(j);
+    for (const j of strongestOf(keys, (j) => alpha(i, j))) add(i, j);
+  }
+  // Queries off screen: only their lines to keys on screen cross the view.
+  for (let j = win.first; j < win.last; j++) {
+    const queries: number[] = [];
+    for (let i = 0; i < n; i++) if ((i < win.first || i >= win.last) && alpha(i, j) >= MIN_ALPHA) queries.push(i);
+    for (const i of strongestOf(queries, (i) => alpha(i, j))) add(i, j);
   }
   return { pairs, count };
 }

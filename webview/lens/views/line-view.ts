@@ -12,7 +12,7 @@ import { $picture } from '../state/picture';
 import { onScreen } from '../state/selectors';
 import { $hover, $merged } from '../state/store';
 import { readout } from './kit';
-import { clipLabel, rowAt, strongest, type Focus, type LineLayout } from './line-view-model';
+import { clipLabel, MAX_LINES_PER_WORD, rowAt, strongest, type Focus, type LineLayout } from './line-view-model';
 import { paintLines, spacerHeight, type LineScene } from './line-view-paint';
 import { termButtons } from './term-buttons';
 import type { ViewContext } from './view-context';
@@ -56,7 +56,7 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
       (signed
         ? `Opacity = |${term}| / ${formatValue(scale.max)} (99th percentile of |${term}|, clipped); orange raises the score, blue lowers it.`
         : 'Opacity = the attention weight itself (1 = opaque; it never saturates).') +
-      ' Lines under 2% opacity are not drawn.',
+      ` Lines under 2% opacity are not drawn; at most the ${MAX_LINES_PER_WORD} strongest per word until you hover one.`,
   ]);
   body.append(el('div', { class: 'analysis-controls' }, [termButtons('line-terms', term), ' ', summary]));
   const box = el('div', { id: 'line-scroll', class: 'line-scroll', tabindex: '0' });
@@ -70,7 +70,9 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
   box.append(canvas, spacer);
   body.append(box);
   const top = box.getBoundingClientRect().top;
-  const height = Math.max(260, Math.min(n * ROW_H + 2 * layout.pad, window.innerHeight - Math.max(0, top) - 70));
+  // Above the fold and above the readout, which sticks to the bottom of the panel.
+  const below = (document.getElementById('analysis-readout')?.offsetHeight ?? 60) + 24;
+  const height = Math.max(260, Math.min(n * ROW_H + 2 * layout.pad, window.innerHeight - Math.max(0, top) - below));
   box.style.height = `${height}px`;
   // Room for the scrollbar beside the canvas.
   box.style.width = `${width + 14}px`;

@@ -53,12 +53,15 @@ export async function renderModelView(body: HTMLElement, ctx: ViewContext): Prom
   box.append(canvas, spacer);
   body.append(box);
   const top = Math.max(0, box.getBoundingClientRect().top);
-  const height = Math.max(200, Math.min(g.height + 4, window.innerHeight - top - 70));
+  const below = (document.getElementById('analysis-readout')?.offsetHeight ?? 60) + 24;
+  const height = Math.max(200, Math.min(g.height + 4, window.innerHeight - top - below));
   box.style.height = `${height}px`;
   box.style.width = `${g.width + 18}px`;
   canvas.style.width = `${g.width + 4}px`;
   canvas.style.height = `${height}px`;
   spacer.style.height = `${Math.max(0, g.height - height)}px`;
+  // The grid's geometry, for tests that click a thumbnail.
+  Object.assign(canvas.dataset, { thumb: String(g.thumb), gap: String(g.gap), labelW: String(g.labelW), labelH: String(g.labelH) });
   const style = getComputedStyle(document.body);
   const scene: GridScene = {
     g,
