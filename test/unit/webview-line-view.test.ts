@@ -6,10 +6,12 @@ import {
   clipLabel,
   contentHeight,
   lineAlpha,
+  linesPerWord,
   linesToDraw,
   levelAlpha,
   rowAt,
   rowCentre,
+  rowMaxima,
   strongest,
   visibleWindow,
   type LineLayout,
@@ -69,6 +71,22 @@ test('opacity is the weight for probs (no saturation), |v| over the robust limit
   assert.equal(alphaLevel(1), ALPHA_LEVELS - 1);
 });
 
+test('relative opacity: each line over its query row’s largest, so a spread-out row still shows its order', () => {
+  const n = 3;
+  // Row 0: weights all under 2% (invisible as weights); row 1: signed.
+  const v = Float32Array.from([0.008, 0.004, 0.012, -3, 1.5, 0, 0, 0, 0]);
+  const probs = { signed: false, max: 1, rowMax: rowMaxima(v, n, false) };
+  assert.equal(alphaLevel(lineAlpha(0.012, { signed: false, max: 1 })), -1, 'as a weight: not drawn');
+  assert.equal(lineAlpha(v[2]!, probs, 0), 1);
+  assert.ok(Math.abs(lineAlpha(v[1]!, probs, 0) - 1 / 3) < 1e-6);
+  const signed = { signed: true, max: 10, rowMax: rowMaxima(v, n, true) };
+  assert.equal(signed.rowMax[1], 3);
+  assert.equal(lineAlpha(1.5, signed, 1), 0.5);
+  assert.equal(lineAlpha(0, signed, 2), 0, 'an all-zero row draws nothing');
+  assert.equal(linesToDraw(v, n, { first: 0, last: 1 }, { signed: false, max: 1 }, { side: 'query', k: 0 }).count, 0);
+  assert.equal(linesToDraw(v, n, { first: 0, last: 1 }, probs, { side: 'query', k: 0 }).count, 3);
+});
+
 test('lines to draw: the window’s rows to every key, off-screen queries only to keys in view', () => {
   const n = 6;
   const v = new Float32Array(n * n).fill(0.5);
@@ -96,6 +114,10 @@ test('without a focus, each word in view keeps only its strongest lines', () => 
   assert.equal(count, 6);
   // A focus is never capped: the whole row.
   assert.equal(linesToDraw(v, n, { first: 10, last: 11 }, { signed: false, max: 1 }, { side: 'query', k: 10 }, 3).count, n);
+});
+
+test('signed terms keep fewer lines per word than probs', () => {
+  assert.ok(linesPerWord(true) < linesPerWord(false));
 });
 
 test('a hovered word isolates its row (query) or its column (key), signs apart', () => {

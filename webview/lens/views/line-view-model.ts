@@ -47,12 +47,37 @@ export function rowAt(l: LineLayout, y: number): number | undefined {
 export interface OpacityScale {
   signed: boolean;
   max: number;
+  /**
+   * Set: each line relative to its query's largest (|value|) in the row instead, so a row of weights all under
+   * 2% (a spread-out head at 500 tokens) still shows their order. The row's strongest key is opaque.
+   */
+  rowMax?: Float32Array;
 }
 
-export function lineAlpha(v: number, s: OpacityScale): number {
+/** Opacity of the line from query i with value v. */
+export function lineAlpha(v: number, s: OpacityScale, i = 0): number {
   if (!Number.isFinite(v)) return 0;
+  if (s.rowMax) {
+    const m = s.rowMax[i] ?? 0;
+    return m > 0 ? Math.max(0, Math.min(1, (s.signed ? Math.abs(v) : v) / m)) : 0;
+  }
   if (!s.signed) return Math.max(0, Math.min(1, v));
   return s.max > 0 ? Math.min(1, Math.abs(v) / s.max) : 0;
+}
+
+/** Each row's largest value (|value| for a signed term): the divisor of the relative opacity. */
+export function rowMaxima(values: Float32Array, n: number, signed: boolean): Float32Array {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    let m = 0;
+    for (let j = 0; j < n; j++) {
+      const v = values[i * n + j] ?? NaN;
+      const a = signed ? Math.abs(v) : v;
+      if (a > m && Number.isFinite(a)) m = a;
+    }
+    out[i] = m;
+  }
+  return out;
 }
 
 /** Opacity levels: lines are batched into one path per level (and sign), so a repaint is a few dozen strokes. */
@@ -82,6 +107,13 @@ export interface Focus {
  * visible lines per word at 500 tokens (a wash, and 50k strokes); a probs row rarely has this many above 2%.
  */
 export const MAX_LINES_PER_WORD = 40;
+/** A signed term's lines are mostly strong (|v| near its robust max): only the few strongest per word read. */
+export const SIGNED_LINES_PER_WORD = 8;
+
+/** How many lines each word in view shows before it is hovered. */
+export function linesPerWord(signed: boolean): number {
+  return signed ? SIGNED_LINES_PER_WORD : MAX_LINES_PER_WORD;
+}
 
 /**
  * The lines to draw, as (query, key) index pairs per level and sign: `[level][sign]` with sign 0 for v ≥ 0 and 1
@@ -101,7 +133,7 @@ export function linesToDraw(
   let count = 0;
   const add = (i: number, j: number) => {
     const v = values[i * n + j] ?? NaN;
-    const lvl = alphaLevel(lineAlpha(v, scale));
+    const lvl = alphaLevel(lineAlpha(v, scale, i));
     if (lvl < 0) return;
     pairs[lvl]![v < 0 ? 1 : 0]!.push(i, j);
     count++;
@@ -111,7 +143,7 @@ export function linesToDraw(
     for (let o = 0; o < n; o++) focus.side === 'query' ? add(focus.k, o) : add(o, focus.k);
     return { pairs, count };
   }
-  const alpha = (i: number, j: number) => lineAlpha(values[i * n + j] ?? NaN, scale);
+  const alpha = (i: number, j: number) => lineAlpha(values[i * n + j] ?? NaN, scale, i);
   const strongestOf = (ends: number[], a: (o: number) => number) =>
     ends.length <= perWord ? ends : ends.sort((x, y) => a(y) - a(x)).slice(0, perWord);
   for (let i = win.first; i < win.last; i++) {

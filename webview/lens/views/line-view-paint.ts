@@ -1,7 +1,18 @@
 // Paints the Line view's visible window into its canvas: the two columns of words and the lines between them,
 // batched by opacity level (one stroke per level and sign). Only rows in the window are drawn, so a repaint at
 // 500 tokens costs about what it costs at 50.
-import { contentHeight, levelAlpha, linesToDraw, rowCentre, visibleWindow, type Focus, type LineLayout, type OpacityScale } from './line-view-model';
+import {
+  contentHeight,
+  levelAlpha,
+  lineAlpha,
+  linesPerWord,
+  linesToDraw,
+  rowCentre,
+  visibleWindow,
+  type Focus,
+  type LineLayout,
+  type OpacityScale,
+} from './line-view-model';
 
 export interface LineScene {
   layout: LineLayout;
@@ -15,6 +26,8 @@ export interface LineScene {
   colW: number;
   colours: { text: string; dim: string; pos: string; neg: string; mark: string };
   font: string;
+  /** Said in the middle of the canvas when no line is visible. */
+  empty: string;
 }
 
 export interface PaintStats {
@@ -40,7 +53,7 @@ export function paintLines(canvas: HTMLCanvasElement, s: LineScene, scrollTop: n
   const { layout, values, labels } = s;
   const n = layout.n;
   const win = visibleWindow(layout, scrollTop, s.height);
-  const { pairs, count } = linesToDraw(values, n, win, s.scale, focus);
+  const { pairs, count } = linesToDraw(values, n, win, s.scale, focus, linesPerWord(s.scale.signed));
   const x0 = s.colW + 6;
   const x1 = s.width - s.colW - 6;
   const y = (k: number) => rowCentre(layout, k) - scrollTop;
@@ -81,6 +94,11 @@ export function paintLines(canvas: HTMLCanvasElement, s: LineScene, scrollTop: n
     }
   }
   ctx.globalAlpha = 1;
+  if (!count) {
+    ctx.fillStyle = s.colours.dim;
+    ctx.textAlign = 'center';
+    wrap(s.empty, s.width - 2 * s.colW - 24).forEach((line, k) => ctx.fillText(line, s.width / 2, s.height / 2 - 20 + k * 16));
+  }
   return { ms: performance.now() - t0, lines: count, first: win.first, last: win.last };
 }
 
@@ -89,10 +107,21 @@ function otherEndAlpha(values: Float32Array, n: number, f: Focus, scale: Opacity
   const out = new Float32Array(n);
   for (let o = 0; o < n; o++) {
     const v = f.side === 'query' ? values[f.k * n + o] : values[o * n + f.k];
-    const a = v === undefined || !Number.isFinite(v) ? 0 : scale.signed ? Math.abs(v) / (scale.max || 1) : v;
-    out[o] = Math.min(1, a);
+    out[o] = lineAlpha(v ?? NaN, scale, f.side === 'query' ? f.k : o);
   }
   return out;
+}
+
+/** Words of `text` in lines of at most ~`px` wide (7 px a character is enough for a hint). */
+function wrap(text: string, px: number): string[] {
+  const max = Math.max(12, Math.floor(px / 7));
+  const lines: string[] = [];
+  let line = '';
+  for (const w of text.split(' ')) {
+    if (line && (line + ' ' + w).length > max) lines.push(line), (line = w);
+    else line = line ? `${line} ${w}` : w;
+  }
+  return line ? [...lines, line] : lines;
 }
 
 /** Scroll height of the content (the spacer under the sticky canvas makes up the rest). */

@@ -12,12 +12,14 @@ import { $picture } from '../state/picture';
 import { onScreen } from '../state/selectors';
 import { $hover, $merged } from '../state/store';
 import { readout } from './kit';
-import { clipLabel, MAX_LINES_PER_WORD, rowAt, strongest, type Focus, type LineLayout } from './line-view-model';
+import { clipLabel, linesPerWord, rowAt, rowMaxima, strongest, type Focus, type LineLayout, type OpacityScale } from './line-view-model';
 import { paintLines, spacerHeight, type LineScene } from './line-view-paint';
 import { termButtons } from './term-buttons';
 import type { ViewContext } from './view-context';
 
 const ROW_H = 16;
+/** The opacity rule picked last (kept across layers and heads while the page lives). */
+let relative = false;
 const LABEL_CHARS = 18;
 
 export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promise<void> {
@@ -47,18 +49,37 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
   }
   const signed = isSignedKind(term);
   const robust = signed ? robustRange(values, true) : undefined;
-  const scale = { signed, max: robust?.max ?? 1 };
+  const absolute: OpacityScale = { signed, max: robust?.max ?? 1 };
+  const perRow: OpacityScale = { ...absolute, rowMax: rowMaxima(values, n, signed) };
   const width = Math.max(320, Math.min(document.body.clientWidth - 48, 760));
   const colW = Math.min(170, Math.floor(width * 0.3));
   const layout: LineLayout = { n, rowH: ROW_H, pad: 6 };
-  const summary = el('span', { id: 'line-summary', class: 'meta' }, [
-    `Layer ${layer}, head ${head}, ${term}: ${n} ${unit}. ` +
-      (signed
-        ? `Opacity = |${term}| / ${formatValue(scale.max)} (99th percentile of |${term}|, clipped); orange raises the score, blue lowers it.`
-        : 'Opacity = the attention weight itself (1 = opaque; it never saturates).') +
-      ` Lines under 2% opacity are not drawn; at most the ${MAX_LINES_PER_WORD} strongest per word until you hover one.`,
+  const summary = el('span', { id: 'line-summary', class: 'meta' });
+  const say = () =>
+    (summary.textContent =
+      `Layer ${layer}, head ${head}, ${term}: ${n} ${unit}. ` +
+      (relative
+        ? `Opacity = ${signed ? `|${term}|` : 'the weight'} ÷ the largest in its query’s row (each row’s strongest line is opaque).`
+        : signed
+          ? `Opacity = |${term}| / ${formatValue(absolute.max)} (99th percentile of |${term}|, clipped).`
+          : 'Opacity = the attention weight itself (1 = opaque; it never saturates).') +
+      (signed ? ' Orange raises the score, blue lowers it.' : '') +
+      ` Lines under 2% opacity are not drawn; at most the ${linesPerWord(signed)} strongest per word until you hover one.`);
+  const mode = el('select', { id: 'line-opacity', 'aria-label': 'Line opacity' }, [
+    el('option', { value: 'weight' }, [signed ? `|${term}| (robust max = 1)` : 'weight']),
+    el('option', { value: 'row' }, ['÷ its row’s max']),
   ]);
-  body.append(el('div', { class: 'analysis-controls' }, [termButtons('line-terms', term), ' ', summary]));
+  mode.value = relative ? 'row' : 'weight';
+  mode.addEventListener('change', () => {
+    relative = mode.value === 'row';
+    scene.scale = relative ? perRow : absolute;
+    say();
+    repaint();
+  });
+  say();
+  body.append(
+    el('div', { class: 'analysis-controls' }, [termButtons('line-terms', term), ' ', el('label', {}, ['Opacity ', mode]), ' ', summary]),
+  );
   const box = el('div', { id: 'line-scroll', class: 'line-scroll', tabindex: '0' });
   const canvas = el('canvas', {
     id: 'line-canvas',
@@ -92,12 +113,13 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
     layout,
     values,
     labels: labels.map((t) => clipLabel(t, LABEL_CHARS)),
-    scale,
+    scale: relative ? perRow : absolute,
     width,
     height,
     colW,
     colours,
     font,
+    empty: `No line here reaches 2% opacity: every weight is small (a spread-out head). Opacity “÷ its row’s max” shows their order.`,
   };
   spacer.style.height = `${spacerHeight(scene)}px`;
   let hovered: Focus | undefined;

@@ -18,6 +18,13 @@ import { paintGrid, type GridScene, type LayerStrip } from './model-view-paint';
 import { termButtons } from './term-buttons';
 import type { ViewContext } from './view-context';
 
+const SCALING_WORDS: Record<string, string> = {
+  'row-log': 'each row on its own log scale',
+  row: 'each row to its largest value',
+  linear: 'linear between robust limits per layer',
+  log: 'log scale, limits per layer',
+};
+
 /** Painted layer strips by result, term, cells, scaling, colours and theme: going back to the tab is a repaint. */
 const strips = new LruCache<string, LayerStrip>(96);
 
@@ -42,7 +49,7 @@ export async function renderModelView(body: HTMLElement, ctx: ViewContext): Prom
       termButtons('model-terms', term),
       ' ',
       el('span', { class: 'meta' }, [
-        `Rows: layers; columns: heads; each thumbnail ${term} (rows queries, columns keys), ${m}×${m} block means of ${n}×${n}, coloured ${scaling}${scaling === 'linear' ? ' (limits per layer)' : ''}. Click one to open it. `,
+        `Rows: layers; columns: heads; each thumbnail ${term} (rows queries, columns keys), ${m < n ? `${m}×${m} block means of ${n}×${n}` : `${n}×${n}`}, ${SCALING_WORDS[scaling]}. Click one to open it. `,
       ]),
       progress,
     ]),
