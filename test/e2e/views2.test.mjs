@@ -152,10 +152,17 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     await selectAll(page);
     const shown = await frame.locator('#app').getAttribute('data-result');
     await runCommand(page, 'DeBERTa Lens: Explain Attention');
-    await waitUntil(async () => (await frame.locator('#app').getAttribute('data-result').catch(() => shown)) !== shown, {
-      timeout: 60_000,
-      message: 'the long text explained',
-    });
+    await waitUntil(
+      async () =>
+        (await frame
+          .locator('#app')
+          .getAttribute('data-result')
+          .catch(() => shown)) !== shown,
+      {
+        timeout: 60_000,
+        message: 'the long text explained',
+      },
+    );
     await waitReady(frame);
     const n = await tokenCount(frame);
     assert.ok(n >= 200, `${n} tokens`);
@@ -182,7 +189,9 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     }
     const linesMs = await attr(lines, 'data-max-paint-ms');
     await frame.locator('#line-terms button[data-term="c2p"]').click();
-    await waitUntil(async () => /c2p weight/.test((await lines.getAttribute('aria-label').catch(() => '')) ?? ''), { message: 'c2p lines' });
+    await waitUntil(async () => /c2p weight/.test((await lines.getAttribute('aria-label').catch(() => '')) ?? ''), {
+      message: 'c2p lines',
+    });
     // All heads: thumbnails load; a click opens layer 1, head 2 in the heatmap.
     await frame.locator('#view-model').click();
     const grid = frame.locator('canvas#model-canvas');

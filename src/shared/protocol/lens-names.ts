@@ -4,7 +4,8 @@ import { isOneOf } from './checks';
 
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
 /** The analysis views (tabs beside the heatmap and the head grid). */
-export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking' | 'lines' | 'model';
+export type AnalysisView =
+  'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking' | 'lines' | 'model';
 export const ANALYSIS_VIEWS: readonly AnalysisView[] = [
   'shares',
   'ablation',

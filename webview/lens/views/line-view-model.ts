@@ -110,9 +110,12 @@ export const MAX_LINES_PER_WORD = 40;
 /** A signed term's lines are mostly strong (|v| near its robust max): only the few strongest per word read. */
 export const SIGNED_LINES_PER_WORD = 8;
 
-/** How many lines each word in view shows before it is hovered. */
-export function linesPerWord(signed: boolean): number {
-  return signed ? SIGNED_LINES_PER_WORD : MAX_LINES_PER_WORD;
+/**
+ * How many lines each word in view shows before it is hovered: few where most lines are strong (a signed term,
+ * or opacity relative to each row's max), more for probabilities as weights (most of a row is under 2%).
+ */
+export function linesPerWord(dense: boolean): number {
+  return dense ? SIGNED_LINES_PER_WORD : MAX_LINES_PER_WORD;
 }
 
 /**
@@ -140,7 +143,10 @@ export function linesToDraw(
   };
   if (focus) {
     if (focus.k < 0 || focus.k >= n) return { pairs, count };
-    for (let o = 0; o < n; o++) focus.side === 'query' ? add(focus.k, o) : add(o, focus.k);
+    for (let o = 0; o < n; o++) {
+      if (focus.side === 'query') add(focus.k, o);
+      else add(o, focus.k);
+    }
     return { pairs, count };
   }
   const alpha = (i: number, j: number) => lineAlpha(values[i * n + j] ?? NaN, scale, i);

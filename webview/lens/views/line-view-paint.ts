@@ -53,7 +53,7 @@ export function paintLines(canvas: HTMLCanvasElement, s: LineScene, scrollTop: n
   const { layout, values, labels } = s;
   const n = layout.n;
   const win = visibleWindow(layout, scrollTop, s.height);
-  const { pairs, count } = linesToDraw(values, n, win, s.scale, focus, linesPerWord(s.scale.signed));
+  const { pairs, count } = linesToDraw(values, n, win, s.scale, focus, linesPerWord(s.scale.signed || !!s.scale.rowMax));
   const x0 = s.colW + 6;
   const x1 = s.width - s.colW - 6;
   const y = (k: number) => rowCentre(layout, k) - scrollTop;
@@ -118,8 +118,10 @@ function wrap(text: string, px: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const w of text.split(' ')) {
-    if (line && (line + ' ' + w).length > max) lines.push(line), (line = w);
-    else line = line ? `${line} ${w}` : w;
+    if (line && (line + ' ' + w).length > max) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
   }
   return line ? [...lines, line] : lines;
 }

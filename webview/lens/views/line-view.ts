@@ -7,6 +7,7 @@ import { isSignedKind } from '../../../src/shared/kinds';
 import { fromBuffer } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { lutFor, robustRange } from '../../common/colors';
+import { effectiveScaling, mapValues } from '../../common/row-scale';
 import { el, themeKind } from '../../common/dom';
 import { $picture } from '../state/picture';
 import { onScreen } from '../state/selectors';
@@ -54,7 +55,7 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
   const width = Math.max(320, Math.min(document.body.clientWidth - 48, 760));
   const colW = Math.min(170, Math.floor(width * 0.3));
   const layout: LineLayout = { n, rowH: ROW_H, pad: 6 };
-  const summary = el('span', { id: 'line-summary', class: 'meta' });
+  const summary = el('p', { id: 'line-summary', class: 'meta' });
   const say = () =>
     (summary.textContent =
       `Layer ${layer}, head ${head}, ${term}: ${n} ${unit}. ` +
@@ -64,7 +65,7 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
           ? `Opacity = |${term}| / ${formatValue(absolute.max)} (99th percentile of |${term}|, clipped).`
           : 'Opacity = the attention weight itself (1 = opaque; it never saturates).') +
       (signed ? ' Orange raises the score, blue lowers it.' : '') +
-      ` Lines under 2% opacity are not drawn; at most the ${linesPerWord(signed)} strongest per word until you hover one.`);
+      ` Lines under 2% opacity are not drawn; at most the ${linesPerWord(signed || relative)} strongest per word until you hover one.`);
   const mode = el('select', { id: 'line-opacity', 'aria-label': 'Line opacity' }, [
     el('option', { value: 'weight' }, [signed ? `|${term}| (robust max = 1)` : 'weight']),
     el('option', { value: 'row' }, ['÷ its row’s max']),
@@ -78,7 +79,8 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
   });
   say();
   body.append(
-    el('div', { class: 'analysis-controls' }, [termButtons('line-terms', term), ' ', el('label', {}, ['Opacity ', mode]), ' ', summary]),
+    el('div', { class: 'analysis-controls' }, [termButtons('line-terms', term), ' ', el('label', {}, ['Opacity ', mode])]),
+    summary,
   );
   const box = el('div', { id: 'line-scroll', class: 'line-scroll', tabindex: '0' });
   const canvas = el('canvas', {
@@ -137,7 +139,9 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
     canvas.dataset.window = `${st.first}-${st.last}`;
   };
   const repaint = () => {
-    if (!queued) (queued = true), requestAnimationFrame(paint);
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(paint);
   };
   const describe = (f: Focus | undefined) => {
     if (!f) return readout('Hover a word for its lines; click to hold it.');
@@ -186,7 +190,8 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
   });
   paint();
   describe(undefined);
-  const range = robust ?? { min: 0, max: 1, signed: false };
+  // Export: the same weights as the heatmap would draw them (its colour mapping), with the words as labels.
+  const { shown: painted, range } = mapValues(values, n, n, signed, effectiveScaling(state.scaling, signed), n);
   const lut = lutFor(state.colorScale, range, themeKind());
-  $picture.set({ canvas, values, rows: n, cols: n, range, lut, title: `${term} · layer ${layer} · head ${head} (line view's weights)` });
+  $picture.set({ canvas, values: painted, rows: n, cols: n, range, lut, title: `${term} · layer ${layer} · head ${head}` });
 }

@@ -64,11 +64,7 @@ export function visibleLayers(g: GridGeometry, scrollTop: number, height: number
  * The next layer row to fetch: the first on screen not yet loaded nor in flight, nearest the current layer's row
  * first (the reader looks there), else undefined. Rows off screen wait until they scroll in.
  */
-export function nextToFetch(
-  win: { first: number; last: number },
-  has: (li: number) => boolean,
-  current: number,
-): number | undefined {
+export function nextToFetch(win: { first: number; last: number }, has: (li: number) => boolean, current: number): number | undefined {
   let best: number | undefined;
   for (let li = win.first; li < win.last; li++) {
     if (has(li)) continue;

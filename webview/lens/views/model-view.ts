@@ -95,10 +95,14 @@ export async function renderModelView(body: HTMLElement, ctx: ViewContext): Prom
     const loaded = layers.filter((_, li) => strips.get(keyOf(li))).length;
     canvas.dataset.loaded = String(loaded);
     progress.textContent =
-      loaded === layers.length ? `All ${layers.length} layers loaded.` : `Loaded ${loaded} of ${layers.length} layers (the rest as they scroll into view)…`;
+      loaded === layers.length
+        ? `All ${layers.length} layers loaded.`
+        : `Loaded ${loaded} of ${layers.length} layers (the rest as they scroll into view)…`;
   };
   const repaint = () => {
-    if (!queued) (queued = true), requestAnimationFrame(paint);
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(paint);
   };
   // One request at a time, the rows on screen only, nearest the current layer first; stops with the view.
   let fetching = false;
