@@ -57,7 +57,8 @@ export function paintLines(canvas: HTMLCanvasElement, s: LineScene, scrollTop: n
   const x0 = s.colW + 6;
   const x1 = s.width - s.colW - 6;
   const y = (k: number) => rowCentre(layout, k) - scrollTop;
-  ctx.lineWidth = 1.5;
+  // A hovered word's few lines a little thicker: faint weights still read at 0.1 opacity.
+  ctx.lineWidth = focus ? 2 : 1.5;
   pairs.forEach((bySign, level) => {
     bySign.forEach((ij, sign) => {
       if (!ij.length) return;

@@ -185,7 +185,15 @@ export async function renderModelView(body: HTMLElement, ctx: ViewContext): Prom
     });
     if (!lut) return;
     const range: Range = { min: 0, max: 1, signed: false };
-    $picture.set({ canvas, values, rows, cols, range, lut, title: `${term} · every layer × head (ramp position per layer, ${scaling})` });
+    $picture.set({
+      canvas,
+      values,
+      rows,
+      cols,
+      range,
+      lut,
+      title: `${term} · layers ${layers[0]}–${layers[layers.length - 1]} (rows) × heads 0–${H - 1} (columns), ${SCALING_WORDS[scaling]}`,
+    });
   }
 }
 
