@@ -89,7 +89,8 @@ export async function renderModelView(body: HTMLElement, ctx: ViewContext): Prom
     queued = false;
     if (!canvas.isConnected) return;
     const ms = paintGrid(canvas, scene, box.scrollTop, hovered);
-    slowest = Math.max(slowest, ms);
+    if (canvas.dataset.firstPaintMs === undefined) canvas.dataset.firstPaintMs = ms.toFixed(2);
+    else slowest = Math.max(slowest, ms);
     canvas.dataset.paintMs = ms.toFixed(2);
     canvas.dataset.maxPaintMs = slowest.toFixed(2);
     const loaded = layers.filter((_, li) => strips.get(keyOf(li))).length;
