@@ -122,7 +122,7 @@ export function linesPerWord(dense: boolean): number {
  * The lines to draw, as (query, key) index pairs per level and sign: `[level][sign]` with sign 0 for v ≥ 0 and 1
  * for v < 0. Without a focus: each query row in the window to its strongest keys, and each key in the window
  * from its strongest queries off screen (a line to a word off screen leaves the view the way it goes), at most
- * `perWord` each. With a focus: that word's whole row or column, whatever the window.
+ * `perWord` each (a quarter of that from off screen). With a focus: that word's whole row or column, whatever the window.
  */
 export function linesToDraw(
   values: Float32Array,
@@ -150,8 +150,10 @@ export function linesToDraw(
     return { pairs, count };
   }
   const alpha = (i: number, j: number) => lineAlpha(values[i * n + j] ?? NaN, scale, i);
-  const strongestOf = (ends: number[], a: (o: number) => number) =>
-    ends.length <= perWord ? ends : ends.sort((x, y) => a(y) - a(x)).slice(0, perWord);
+  const strongestOf = (ends: number[], a: (o: number) => number, k = perWord) =>
+    ends.length <= k ? ends : ends.sort((x, y) => a(y) - a(x)).slice(0, k);
+  // Lines from queries off screen all run off the same edge: a quarter as many, or they bury the ones in view.
+  const incoming = Math.ceil(perWord / 4);
   for (let i = win.first; i < win.last; i++) {
     const keys: number[] = [];
     for (let j = 0; j < n; j++) if (alpha(i, j) >= MIN_ALPHA) keys.push(j);
@@ -161,7 +163,7 @@ export function linesToDraw(
   for (let j = win.first; j < win.last; j++) {
     const queries: number[] = [];
     for (let i = 0; i < n; i++) if ((i < win.first || i >= win.last) && alpha(i, j) >= MIN_ALPHA) queries.push(i);
-    for (const i of strongestOf(queries, (i) => alpha(i, j))) add(i, j);
+    for (const i of strongestOf(queries, (i) => alpha(i, j), incoming)) add(i, j);
   }
   return { pairs, count };
 }

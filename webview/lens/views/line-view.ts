@@ -67,7 +67,7 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
       (signed ? ' Orange raises the score, blue lowers it.' : '') +
       ` Lines under 2% opacity are not drawn; at most the ${linesPerWord(signed || relative)} strongest per word until you hover one.`);
   const mode = el('select', { id: 'line-opacity', 'aria-label': 'Line opacity' }, [
-    el('option', { value: 'weight' }, [signed ? `|${term}| (robust max = 1)` : 'weight']),
+    el('option', { value: 'weight' }, [signed ? `|${term}|` : 'weight']),
     el('option', { value: 'row' }, ['÷ its row’s max']),
   ]);
   mode.value = relative ? 'row' : 'weight';
