@@ -30,7 +30,7 @@ const MIN_SHARE = 0.02;
  * background of a probs row reads as signal, and the structure drowns in it (the dark ramp once gave 96%).
  */
 const MAX_SHARE = 0.6;
-const ANALYSIS = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking'];
+const ANALYSIS = ['shares', 'ablation', 'distance', 'buckets', 'rollout', 'diff', 'interventions', 'ranking', 'lines', 'model'];
 /** Views that draw only after the reader picks something: their first screen is the form. */
 const FORMS = new Set(['interventions', 'ranking']);
 /** `E2E_FIGURES=1`: also export the heatmap as PNG and SVG figures at 30 and 500 tokens (look-*-figure*.png). */

@@ -2,9 +2,11 @@
 // word-merging toggle of the heatmap, and a refused explain's mark (then Ctrl+Alt+E from the panel). Selectors: ./SELECTORS.md ("Diff view", "Word merging").
 // Screenshots: test-results/e2e/views2-*.png.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { extensionMissing, openMore, startExplained, stopWithScreenshot, waitHeatmapDrawn } from './lib/lens.mjs';
-import { canvasStats, focusTab, goToLine, isDrawn, runCommand, screenshot, selectLines, waitUntil } from './lib/workbench.mjs';
+import { extensionMissing, openMore, startExplained, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { canvasStats, focusTab, goToLine, isDrawn, runCommand, screenshot, selectAll, selectLines, waitUntil } from './lib/workbench.mjs';
 
 const SAMPLE = ['The quick brown fox jumps over the lazy dog near the riverbank.', ''].join('\n');
 const skip = extensionMissing();
@@ -141,5 +143,76 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     );
     assert.equal(await frame.locator('#stale').count(), 0);
     assert.equal(await frame.locator('#app').getAttribute('data-stale'), null);
+  });
+  test('Lines and All heads at a few hundred tokens: hover isolates a word, a thumbnail opens its head, repaints ≤ 100 ms', async () => {
+    const prose = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
+    const text = prose.slice(0, prose.lastIndexOf(' ', 380)).replace(/\s+/g, ' ');
+    await focusTab(page, 'sample.txt');
+    await selectAll(page);
+    await page.keyboard.insertText(text);
+    await selectAll(page);
+    const shown = await frame.locator('#app').getAttribute('data-result');
+    await runCommand(page, 'DeBERTa Lens: Explain Attention');
+    await waitUntil(
+      async () =>
+        (await frame
+          .locator('#app')
+          .getAttribute('data-result')
+          .catch(() => shown)) !== shown,
+      {
+        timeout: 60_000,
+        message: 'the long text explained',
+      },
+    );
+    await waitReady(frame);
+    const n = await tokenCount(frame);
+    assert.ok(n >= 200, `${n} tokens`);
+    // Lines: drawn, a hovered query word keeps only its row, scrolling repaints the window in view.
+    await frame.locator('#view-lines').click();
+    const lines = frame.locator('canvas#line-canvas');
+    const attr = async (loc, a) => Number((await loc.getAttribute(a).catch(() => null)) ?? NaN);
+    await waitUntil(async () => (await attr(lines, 'data-lines')) > 0, { timeout: 30_000, message: 'lines drawn' });
+    const all = await attr(lines, 'data-lines');
+    const box = await lines.boundingBox();
+    await page.mouse.move(box.x + box.width * 0.1, box.y + 6 + 16 * 4.5);
+    await waitUntil(async () => /^query “.*” #4 — strongest keys: “/.test((await frame.locator('#analysis-readout').textContent()) ?? ''), {
+      message: 'readout of the hovered query word',
+    });
+    const one = await attr(lines, 'data-lines');
+    // One word's row: at most one line per key (the view showed ${all} before, from every word in view).
+    assert.ok(one >= 1 && one <= n, `isolated row: ${one} lines (${all} before the hover)`);
+    await screenshot(page, 'views2-lines');
+    await page.mouse.move(box.x + box.width / 2, box.y - 40);
+    for (const f of [0.25, 0.5, 0.75, 1]) {
+      await frame.locator('#line-scroll').evaluate((b, f) => (b.scrollTop = (b.scrollHeight - b.clientHeight) * f), f);
+      await waitUntil(async () => Number((await lines.getAttribute('data-window')).split('-')[1]) >= Math.floor(n * f * 0.9), {
+        message: `window at ${f}`,
+      });
+    }
+    const linesMs = await attr(lines, 'data-max-paint-ms');
+    const linesFirst = await attr(lines, 'data-first-paint-ms');
+    await frame.locator('#line-terms button[data-term="c2p"]').click();
+    await waitUntil(async () => /c2p weight/.test((await lines.getAttribute('aria-label').catch(() => '')) ?? ''), {
+      message: 'c2p lines',
+    });
+    // All heads: thumbnails load; a click opens layer 1, head 2 in the heatmap.
+    await frame.locator('#view-model').click();
+    const grid = frame.locator('canvas#model-canvas');
+    await waitUntil(async () => (await attr(grid, 'data-loaded')) >= 2, { timeout: 30_000, message: 'both layers loaded' });
+    await screenshot(page, 'views2-model');
+    const modelMs = await attr(grid, 'data-max-paint-ms');
+    const modelFirst = await attr(grid, 'data-first-paint-ms');
+    console.log(
+      `[views2] ${n} tokens: slowest repaint lines ${linesMs.toFixed(1)} ms, model ${modelMs.toFixed(1)} ms (first paint ${linesFirst.toFixed(1)} / ${modelFirst.toFixed(1)} ms)`,
+    );
+    assert.ok(linesMs <= 100 && modelMs <= 100, `repaints ${linesMs} / ${modelMs} ms`);
+    const [thumb, gap, lw, lh] = await Promise.all(['data-thumb', 'data-gap', 'data-label-w', 'data-label-h'].map((a) => attr(grid, a)));
+    const g = await grid.boundingBox();
+    await page.mouse.click(g.x + lw + 2 * (thumb + gap) + thumb / 2, g.y + lh + (thumb + gap) + thumb / 2);
+    await frame.locator('#app[data-view="heatmap"]').waitFor({ state: 'attached', timeout: 15_000 });
+    assert.equal(await frame.locator('#layer').inputValue(), '1');
+    assert.equal(await frame.locator('#head').inputValue(), '2');
+    assert.equal(await frame.locator('#term').inputValue(), 'c2p');
+    await waitHeatmapDrawn(frame);
   });
 });

@@ -122,6 +122,8 @@ export const VIEW_CONTROLS: Readonly<Record<ViewName, readonly ViewControl[]>> =
   diff: ['term', 'layer', 'head', 'colours'],
   interventions: [],
   ranking: [],
+  lines: ['layer', 'head', 'merge'],
+  model: ['colours'],
 };
 
 /**

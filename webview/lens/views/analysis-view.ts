@@ -11,6 +11,8 @@ import { renderDiff } from './diff';
 import { renderDistance } from './distance';
 import { renderRanking } from './head-ranking';
 import { renderInterventions } from './interventions';
+import { renderLineView } from './line-view';
+import { renderModelView } from './model-view';
 import { renderRollout } from './rollout';
 import { renderTermShares } from './term-shares';
 import { BERT_NOT_APPLICABLE, viewCaption } from './view-captions';
@@ -53,5 +55,9 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
       return renderInterventions(body);
     case 'ranking':
       return renderRanking(body, ctx);
+    case 'lines':
+      return renderLineView(body, ctx);
+    case 'model':
+      return renderModelView(body, ctx);
   }
 }

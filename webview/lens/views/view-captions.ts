@@ -18,6 +18,10 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'Remove attention terms inside the real forward pass (zero them before the softmax, or replace them by their mean) and rerun every later layer: the predictions at each [MASK] (or a classifier’s labels) before and after. Unlike “Softmax ablation”, which re-softmaxes one layer’s stored terms, this is a recomputation.',
   ranking:
     'Which heads matter at one position: each head’s term removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there (a classifier: in the logit of the label you pick). Click a cell to open that head.',
+  lines:
+    'bertviz’s head view for long inputs: queries on the left, keys on the right, one line per (query, key) of the current layer and head, as opaque as its weight. Hover a word to keep only its lines (left: its row, right: its column); click to hold it; scroll for the rest.',
+  model:
+    'bertviz’s model view: every layer × head of the chosen term as a small heatmap (rows queries, columns keys). Layers load as they scroll into view; click a thumbnail to open that layer and head in the heatmap.',
   diff: 'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
@@ -67,6 +71,8 @@ export const VIEW_TITLES: Record<AnalysisView, string> = {
   diff: 'Diff',
   interventions: 'Intervention (rerun)',
   ranking: 'Head ranking',
+  lines: 'Lines',
+  model: 'All heads',
 };
 
 /** Caption of the word-merged heatmap: which pooling made the numbers. */
