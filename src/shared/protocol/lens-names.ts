@@ -4,7 +4,7 @@ import { isOneOf } from './checks';
 
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
 /** The analysis views (tabs beside the heatmap and the head grid). */
-export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking';
+export type AnalysisView = 'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking' | 'patching';
 export const ANALYSIS_VIEWS: readonly AnalysisView[] = [
   'shares',
   'ablation',
@@ -14,6 +14,7 @@ export const ANALYSIS_VIEWS: readonly AnalysisView[] = [
   'diff',
   'interventions',
   'ranking',
+  'patching',
 ];
 /** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
 export type MergeModeName = 'words' | 'identifiers';

@@ -122,6 +122,7 @@ export const VIEW_CONTROLS: Readonly<Record<ViewName, readonly ViewControl[]>> =
   diff: ['term', 'layer', 'head', 'colours'],
   interventions: [],
   ranking: [],
+  patching: [],
 };
 
 /**

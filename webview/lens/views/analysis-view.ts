@@ -10,6 +10,7 @@ import { renderBuckets } from './buckets';
 import { renderDiff } from './diff';
 import { renderDistance } from './distance';
 import { renderRanking } from './head-ranking';
+import { renderPatching } from './patching';
 import { renderInterventions } from './interventions';
 import { renderRollout } from './rollout';
 import { renderTermShares } from './term-shares';
@@ -53,5 +54,7 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
       return renderInterventions(body);
     case 'ranking':
       return renderRanking(body, ctx);
+    case 'patching':
+      return renderPatching(body);
   }
 }

@@ -18,6 +18,8 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'Remove attention terms inside the real forward pass (zero them before the softmax, or replace them by their mean) and rerun every later layer: the predictions at each [MASK] (or a classifier’s labels) before and after. Unlike “Softmax ablation”, which re-softmaxes one layer’s stored terms, this is a recomputation.',
   ranking:
     'Which heads matter at one position: each head’s term removed alone (rerun from its layer), heads ranked by the drop in the log-probability of the token the model predicts there (a classifier: in the logit of the label you pick). Click a cell to open that head.',
+  patching:
+    'What carries the decision: the explained (clean) text and a corrupted copy you edit (swap one word) are run, then pieces of the clean run are put into the corrupted run and the share of the clean target that comes back is shown (restored = (patched − corrupt) / (clean − corrupt)). Click a cell or an edge to open that layer, head and row in the heatmap.',
   diff: 'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
@@ -67,6 +69,7 @@ export const VIEW_TITLES: Record<AnalysisView, string> = {
   diff: 'Diff',
   interventions: 'Intervention (rerun)',
   ranking: 'Head ranking',
+  patching: 'Patching',
 };
 
 /** Caption of the word-merged heatmap: which pooling made the numbers. */
