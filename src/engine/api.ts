@@ -2,7 +2,6 @@
 // take and give back. Types only; implemented by model/open-model.ts. Below run/: it imports the leaves and the
 // result class's type, never a verb.
 import type { ExplainResult } from './result/explain-result';
-import type { PatchInput, PatchResult } from './run/patch-types';
 import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, Token, TokenizerKind } from './types';
 
 export interface EngineOptions {
@@ -97,8 +96,6 @@ export interface LensModel {
   /** Token attribution by occlusion: each non-special token masked, or removed, alone; scored by the drop in the
    *  followed value (a label's logit, a QA span, a masked token's log-probability). Variants run as batches. */
   occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult>;
-  /** Clean-vs-corrupted activation patching: one patch spec, or a trace over every cell (run/patch-types.ts). */
-  patch(input: PatchInput, signal?: AbortSignal): Promise<PatchResult>;
   /** What explaining `input` costs, before it runs: tokens (the length limits checked), forward FLOPs, memory. */
   estimate(input: ExplainInput, signal?: AbortSignal): Promise<WorkEstimate>;
   dispose(): Promise<void>;

@@ -125,7 +125,14 @@ export type RunToHost =
 
 export type RunToWebview =
   | { type: 'runProgress'; id: number; done: number; total: number; layer: number }
-  | ({ type: 'runResult'; id: number; ok: true; intervention?: InterventionView; ranking?: RankingView; decision?: DecisionInfo } & PatchReply)
+  | ({
+      type: 'runResult';
+      id: number;
+      ok: true;
+      intervention?: InterventionView;
+      ranking?: RankingView;
+      decision?: DecisionInfo;
+    } & PatchReply)
   | { type: 'runResult'; id: number; ok: false; error: string; cancelled: boolean };
 
 /** The runs the view asks for, by name: [the message without its id, what the run gives]. */

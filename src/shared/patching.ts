@@ -24,6 +24,8 @@ export type PatchToHost =
       corruptPair?: string;
       label?: number;
       position: number | null;
+      /** Flow: keep an edge whose knockout moves the target by more than this (absent = the engine's default). */
+      threshold?: number;
     }
   | { type: 'exportPatch'; format: 'json' | 'csv'; trace: PatchTraceName };
 
@@ -95,6 +97,8 @@ export function parsePatchMessage(m: Record<string, unknown>): PatchToHost | und
       if (m.corruptPair !== undefined && !isText(m.corruptPair)) return undefined;
       if (m.label !== undefined && !(isInt(m.label) && m.label >= 0)) return undefined;
       if (!(m.position === null || (isInt(m.position) && m.position >= 0))) return undefined;
+      if (m.threshold !== undefined && !(typeof m.threshold === 'number' && Number.isFinite(m.threshold) && m.threshold >= 0))
+        return undefined;
       return {
         type: 'patch',
         id: m.id,
@@ -104,10 +108,13 @@ export function parsePatchMessage(m: Record<string, unknown>): PatchToHost | und
         ...(m.corruptPair === undefined ? {} : { corruptPair: m.corruptPair }),
         ...(m.label === undefined ? {} : { label: m.label }),
         position: m.position,
+        ...(m.threshold === undefined ? {} : { threshold: m.threshold }),
       };
     }
     case 'exportPatch':
-      return (m.format === 'json' || m.format === 'csv') && isTrace(m.trace) ? { type: 'exportPatch', format: m.format, trace: m.trace } : undefined;
+      return (m.format === 'json' || m.format === 'csv') && isTrace(m.trace)
+        ? { type: 'exportPatch', format: m.format, trace: m.trace }
+        : undefined;
     default:
       return undefined;
   }
@@ -128,14 +135,26 @@ export function patchCsv(v: PatchView): string {
   } else if (g.kind === 'heads') {
     lines.push('term,layer,head,restored,value,target,clean,corrupt');
     for (const t of g.terms)
-      (g.restored[t] ?? []).forEach((row, l) => row.forEach((r, h) => lines.push([t, l, h, num(r), num(g.value[t]?.[l]?.[h]), tail].join(','))));
+      (g.restored[t] ?? []).forEach((row, l) =>
+        row.forEach((r, h) => lines.push([t, l, h, num(r), num(g.value[t]?.[l]?.[h]), tail].join(','))),
+      );
   } else {
     lines.push('layer,to,to_token,from,from_token,change,term,c2c_share,c2p_share,p2c_share,target,clean,corrupt');
     for (const e of g.edges)
       lines.push(
-        [e.layer, e.to, tok(e.to), e.from, tok(e.from), num(e.change), e.term, num(e.shares?.c2c), num(e.shares?.c2p), num(e.shares?.p2c), tail].join(
-          ',',
-        ),
+        [
+          e.layer,
+          e.to,
+          tok(e.to),
+          e.from,
+          tok(e.from),
+          num(e.change),
+          e.term,
+          num(e.shares?.c2c),
+          num(e.shares?.c2p),
+          num(e.shares?.p2c),
+          tail,
+        ].join(','),
       );
   }
   return `${lines.join('\n')}\n`;

@@ -136,7 +136,6 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     sweep: () => Promise.reject(new Error('not used')),
     explainAblated: () => Promise.reject(new Error('not used')),
     occlude: () => Promise.reject(new Error('not used')),
-    patch: () => Promise.reject(new Error('not used')),
     estimate: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);

@@ -100,6 +100,7 @@ describe('Patching grid → cells', () => {
     assert.deepEqual(cellColours(null, range, lut), { bg: 'transparent', fg: 'inherit' });
     assert.equal(restoredText(-0.104), '−0.10');
     assert.equal(restoredText(null), '–');
+    assert.equal(restoredText(-0.001), '0.00', 'no sign on a value that rounds to 0');
   });
 
   it('says a cell’s place, token, raw value and restored fraction on hover', () => {
@@ -116,8 +117,26 @@ describe('Patching grid → cells', () => {
         kind: 'heads',
         axes: ['term', 'layer', 'head'],
         terms: ['c2c', 'c2p'],
-        restored: { c2c: [[0.1, 0.2], [0.3, null]], c2p: [[-0.1, 0], [0, 0.9]] },
-        value: { c2c: [[0, 0], [0, 0]], c2p: [[0, 0], [0, 0]] },
+        restored: {
+          c2c: [
+            [0.1, 0.2],
+            [0.3, null],
+          ],
+          c2p: [
+            [-0.1, 0],
+            [0, 0.9],
+          ],
+        },
+        value: {
+          c2c: [
+            [0, 0],
+            [0, 0],
+          ],
+          c2p: [
+            [0, 0],
+            [0, 0],
+          ],
+        },
       },
       'heads',
     );
@@ -147,6 +166,16 @@ describe('Patching flow layout', () => {
         [1, 2, 0, 1],
       ],
     );
+    const strong = flowLayout(g, 2, 0.3);
+    assert.deepEqual(
+      strong.edges.map((e) => [e.layer, e.to, e.from]),
+      [
+        [0, 2, 1],
+        [1, 0, 2],
+      ],
+      'the 0.2 edge (25% of the strongest) is left out',
+    );
+    assert.deepEqual(flowLayout(g, 2, 0.6).rows, [0, 2], 'token 1 goes with its only edge');
     const { svg, height } = flowSvg(f, { labels: flow.tokens, theme: 'light', width: 400, title: 'Flow <of> “next”' });
     assert.equal((svg.match(/class="pt-edge"/g) ?? []).length, 3);
     assert.match(svg, /data-edge="1:0:2"[^>]*stroke="rgb\(117, 112, 179\)"/, 'c2p edge in its colour');
@@ -163,9 +192,22 @@ describe('Patching messages and CSV', () => {
     const ok = { type: 'patch', id: 1, resultId: 2, trace: 'resid', corrupt: 'a dog', position: null };
     assert.deepEqual(parseRunMessage(ok), ok);
     assert.deepEqual(parseRunMessage({ ...ok, label: 1, corruptPair: 'b' }), { ...ok, label: 1, corruptPair: 'b' });
-    for (const bad of [{ trace: 'edges' }, { corrupt: '' }, { label: -1 }, { position: 1.5 }, { corruptPair: 3 }])
+    assert.deepEqual(parseRunMessage({ ...ok, threshold: 0.05 }), { ...ok, threshold: 0.05 });
+    for (const bad of [
+      { trace: 'edges' },
+      { corrupt: '' },
+      { label: -1 },
+      { position: 1.5 },
+      { corruptPair: 3 },
+      { threshold: -1 },
+      { threshold: 'x' },
+    ])
       assert.equal(parseRunMessage({ ...ok, ...bad }), undefined, JSON.stringify(bad));
-    assert.deepEqual(parseRunMessage({ type: 'exportPatch', format: 'csv', trace: 'flow' }), { type: 'exportPatch', format: 'csv', trace: 'flow' });
+    assert.deepEqual(parseRunMessage({ type: 'exportPatch', format: 'csv', trace: 'flow' }), {
+      type: 'exportPatch',
+      format: 'csv',
+      trace: 'flow',
+    });
     assert.equal(parseRunMessage({ type: 'exportPatch', format: 'png', trace: 'flow' }), undefined);
     assert.deepEqual(parseRunMessage({ type: 'patchSetup', id: 3, resultId: 4 }), { type: 'patchSetup', id: 3, resultId: 4 });
   });
@@ -186,7 +228,11 @@ describe('Patching view of a real run (models/default)', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-patchview-'));
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
   it('shapes a causal trace: L + 1 rows × n positions; at layer 0 only the swapped token brings the clean run back', async () => {
-    const model = await openModel(path.join(MODELS, 'default'), { cacheDir: path.join(tmp, 'cache'), executionProvider: 'cpu', threads: 2 });
+    const model = await openModel(path.join(MODELS, 'default'), {
+      cacheDir: path.join(tmp, 'cache'),
+      executionProvider: 'cpu',
+      threads: 2,
+    });
     try {
       const r = await model.patch({
         text: 'The quick brown fox jumps over the lazy [MASK].',

@@ -135,7 +135,7 @@ export class RunHost {
   readonly patching: PatchHost;
 
   constructor(private readonly panel: RunPanel) {
-    this.patching = new PatchHost(panel, this.running);
+    this.patching = new PatchHost(panel, this.running, explainedInput);
   }
 
   /** Handles one run message; the answer goes back as `runResult` (errors included), never as a throw. */

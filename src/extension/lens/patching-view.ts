@@ -16,21 +16,27 @@ export function predictionLine(p: PredictResult, position: number | null): strin
   const qa = p.question_answering?.answer;
   if (p.question_answering) return qa ? `answer “${qa.text ?? `${qa.start_token}–${qa.end_token}`}” ${pct(qa.score)}` : 'no answer';
   const pred = p.predictions.find((x) => x.position === position) ?? p.predictions[0];
-  if (pred) return `at ${pred.position}: ${pred.top.slice(0, 3).map((t) => `“${pieceLabel(t.token)}” ${pct(t.prob)}`).join(' · ')}`;
+  if (pred)
+    return `at ${pred.position}: ${pred.top
+      .slice(0, 3)
+      .map((t) => `“${pieceLabel(t.token)}” ${pct(t.prob)}`)
+      .join(' · ')}`;
   return p.task;
 }
 
 /** The target in words, the row it is read at, and its unit. */
 function targetOf(r: PatchResult): { target: string; targetPosition: number | null; unit: string } {
   const t = r.target;
-  if (t.kind === 'token') return { target: `log p of “${pieceLabel(t.token)}” at ${t.position}`, targetPosition: t.position, unit: 'log p' };
+  if (t.kind === 'token')
+    return { target: `log p of “${pieceLabel(t.token)}” at ${t.position}`, targetPosition: t.position, unit: 'log p' };
   if (t.kind === 'label')
     return {
       target: `logit of “${t.label}”${t.position === undefined ? '' : ` at ${t.position}`}`,
       targetPosition: t.position ?? 0,
       unit: 'logit',
     };
-  if (t.kind === 'span') return { target: `answer span ${t.start_token}–${t.end_token} (start + end logit)`, targetPosition: t.start_token, unit: 'logit' };
+  if (t.kind === 'span')
+    return { target: `answer span ${t.start_token}–${t.end_token} (start + end logit)`, targetPosition: t.start_token, unit: 'logit' };
   return { target: `replaced-token logit at ${t.position}`, targetPosition: t.position, unit: 'logit' };
 }
 

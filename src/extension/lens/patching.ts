@@ -1,13 +1,30 @@
 // The host side of the Patching tab: runs a trace of the explained (clean) text against the corrupted text the
 // reader typed, reports progress ("layer i of L, k of N reruns"), cancels on request, keeps the last grid of each
 // trace for export, and answers the engine's refusals as one line. No `vscode` here: RunHost passes in the panel.
-import type { SweepTarget } from '../../engine';
+import type { ExplainResult, LensModel, PatchInput, PatchResult, SweepTarget } from '../../engine';
 import { isLensError } from '../../engine';
+import type { RunToWebview } from '../../shared/interventions';
 import type { PatchToHost, PatchTraceName, PatchView } from '../../shared/patching';
 import { patchCsv, patchFileStem } from '../../shared/patching';
-import type { RunPanel } from './interventions';
-import { explainedInput } from './interventions';
+import type { TrackWork } from '../common/work-progress';
 import { patchView } from './patching-view';
+
+/** What a trace needs from the panel (RunHost's RunPanel gives it). */
+export interface PatchPanel {
+  current(): { id: number; text: string; result: ExplainResult; model?: LensModel } | undefined;
+  plain(): ExplainResult | undefined;
+  post(m: RunToWebview): void;
+  save(format: 'json' | 'csv', content: string, target?: string, stem?: string): Promise<string | undefined>;
+  log(line: string): void;
+  track?: TrackWork;
+}
+
+/** The explained input of a result (RunHost's explainedInput: a sentence pair's two texts). */
+export type InputOf = (plain: ExplainResult, shown: string) => { text: string; pair?: string };
+
+/** The engine's model answers patch (OpenModel does; the LensModel interface leaves it out for now). */
+type Patching = { patch(input: PatchInput, signal?: AbortSignal): Promise<PatchResult> };
+const canPatch = (m: LensModel): m is LensModel & Patching => typeof (m as Partial<Patching>).patch === 'function';
 
 const TRACE_WORDS: Record<PatchTraceName, string> = {
   resid: 'causal trace (every layer × position)',
@@ -20,8 +37,9 @@ export class PatchHost {
   readonly last: Partial<Record<PatchTraceName, PatchView>> = {};
 
   constructor(
-    private readonly panel: RunPanel,
+    private readonly panel: PatchPanel,
     private readonly running: Map<number, AbortController>,
+    private readonly inputOf: InputOf,
   ) {}
 
   async handle(m: PatchToHost): Promise<void> {
@@ -34,13 +52,19 @@ export class PatchHost {
     const fail = (error: string, cancelled = false) => this.panel.post({ type: 'runResult', id: m.id, ok: false, error, cancelled });
     const cur = this.panel.current();
     if (!cur || cur.id !== m.resultId) return fail('this result has been replaced: run it again');
-    const input = explainedInput(this.panel.plain() ?? cur.result, cur.text);
+    const input = this.inputOf(this.panel.plain() ?? cur.result, cur.text);
     if (m.type === 'patchSetup') {
-      this.panel.post({ type: 'runResult', id: m.id, ok: true, patchSetup: { text: input.text, ...(input.pair === undefined ? {} : { pair: input.pair }) } });
+      this.panel.post({
+        type: 'runResult',
+        id: m.id,
+        ok: true,
+        patchSetup: { text: input.text, ...(input.pair === undefined ? {} : { pair: input.pair }) },
+      });
       return;
     }
     const model = cur.model;
     if (!model) return fail('the model behind this view is closed (a reload or a setting changed): explain again, then run this');
+    if (!canPatch(model)) return fail('this model cannot patch: its engine has no patching run');
     const controller = new AbortController();
     this.running.set(m.id, controller);
     const t0 = performance.now();
@@ -62,6 +86,7 @@ export class PatchHost {
             trace: m.trace,
             ...(target ? { target } : {}),
             ...(m.position === null ? {} : { position: m.position }),
+            ...(m.threshold === undefined ? {} : { threshold: m.threshold }),
             onProgress,
           },
           controller.signal,

@@ -9,8 +9,26 @@ import { pin, update } from '../state/actions';
 import { openedKind } from '../state/nav';
 import { $kinds } from '../state/selectors';
 import { readout } from './kit';
-import { cellColours, cellReadout, edgeReadout, flowLayout, residRowLabels, restoredRange, restoredText, restoredValues } from './patching-model';
+import {
+  cellColours,
+  cellReadout,
+  edgeReadout,
+  flowLayout,
+  residRowLabels,
+  restoredRange,
+  restoredText,
+  restoredValues,
+} from './patching-model';
 import { flowSvg } from './patching-flow';
+
+/** The flow's drawing filter: edges at least this share of the strongest (the reader's pick, kept across draws). */
+const FLOW_MIN: [number, string][] = [
+  [0, 'every kept edge'],
+  [0.05, 'edges ≥ 5% of the strongest'],
+  [0.1, 'edges ≥ 10% of the strongest'],
+  [0.25, 'edges ≥ 25% of the strongest'],
+];
+let flowMin = 0.1;
 
 /** Above this many tokens the causal trace's cells carry no numbers (colour only; hover for them). */
 const NUMBERED_TOKENS = 32;
@@ -56,19 +74,28 @@ function gridTable(
   numbered: boolean,
   hover: (r: number, c: number) => string,
   click: (r: number, c: number) => void,
+  marked?: readonly number[],
 ): HTMLElement {
   const head = el('tr', {}, [
     el('th', {}, ['']),
-    ...colLabels.map((c, j) => el('th', { scope: 'col', class: numbered ? '' : 'pt-vertical', title: `${j}: ${c}` }, [c])),
+    ...colLabels.map((c, j) =>
+      el(
+        'th',
+        { scope: 'col', class: `${numbered ? '' : 'pt-vertical'}${marked?.includes(j) ? ' pt-differs' : ''}`, title: `${j}: ${c}` },
+        [c],
+      ),
+    ),
   ]);
   const body = restored.map((row, r) =>
     el('tr', {}, [
       el('th', { scope: 'row' }, [rowLabels[r] ?? '']),
       ...row.map((x, c) => {
         const { bg, fg } = cellColours(x, range, lut);
-        const cell = el('td', { class: `pt-cell${numbered ? '' : ' pt-dense'}`, tabindex: '0', 'data-row': String(r), 'data-col': String(c) }, [
-          numbered ? restoredText(x) : '',
-        ]);
+        const cell = el(
+          'td',
+          { class: `pt-cell${numbered ? '' : ' pt-dense'}`, tabindex: '0', 'data-row': String(r), 'data-col': String(c) },
+          [numbered ? restoredText(x) : ''],
+        );
         cell.style.background = bg;
         cell.style.color = fg;
         cell.dataset.value = String(value[r]?.[c] ?? '');
@@ -102,12 +129,22 @@ export function drawTrace(out: HTMLElement, v: PatchView): void {
       range,
       lut,
       v.tokens.length <= NUMBERED_TOKENS,
-      (l, i) => cellReadout(v, `state entering layer ${l === v.layers ? `${l} (final)` : l}, position ${i}`, v.tokens[i], g.value[l]?.[i], g.restored[l]?.[i]),
+      (l, i) =>
+        cellReadout(
+          v,
+          `state entering layer ${l === v.layers ? `${l} (final)` : l}, position ${i}`,
+          v.tokens[i],
+          g.value[l]?.[i],
+          g.restored[l]?.[i],
+        ),
       (l, i) => openAt(v.layers, l, i),
+      v.differing,
     );
     return void out.replaceChildren(
       colourBar(range, lut),
-      el('p', { class: 'meta' }, ['Rows: the hidden state entering each layer (last: the final state); columns: tokens (* differs in the corrupted text). Each cell: that one state put back from the clean run.']),
+      el('p', { class: 'meta' }, [
+        'Rows: the hidden state entering each layer (last: the final state); columns: tokens (* differs in the corrupted text). Each cell: that one state put back from the clean run.',
+      ]),
       table,
     );
   }
@@ -127,16 +164,27 @@ export function drawTrace(out: HTMLElement, v: PatchView): void {
           range,
           lut,
           true,
-          (l, h) => cellReadout(v, `layer ${l}, head ${h}, ${t}`, target === null ? undefined : v.tokens[target], g.value[t]?.[l]?.[h], g.restored[t]?.[l]?.[h]),
+          (l, h) =>
+            cellReadout(
+              v,
+              `layer ${l}, head ${h}, ${t}`,
+              target === null ? undefined : v.tokens[target],
+              g.value[t]?.[l]?.[h],
+              g.restored[t]?.[l]?.[h],
+            ),
           (l, h) => openAt(v.layers, l, target, null, h, t),
         ),
       ]),
     );
     return void out.replaceChildren(colourBar(range, lut), el('div', { class: 'pt-terms' }, grids));
   }
-  const layout = flowLayout(g, v.layers);
+  const layout = flowLayout(g, v.layers, flowMin);
   if (g.edges.length === 0) {
-    out.replaceChildren(el('p', { id: 'pt-flow-empty' }, [`No attention edge moves the target by more than ${g.threshold.toPrecision(3)} (${g.knockouts} knockouts tried).`]));
+    out.replaceChildren(
+      el('p', { id: 'pt-flow-empty' }, [
+        `No attention edge moves the target by more than ${g.threshold.toPrecision(3)} (${g.knockouts} knockouts tried).`,
+      ]),
+    );
     return;
   }
   const width = Math.max(360, Math.min(out.clientWidth || document.body.clientWidth - 32, 1100));
@@ -144,7 +192,17 @@ export function drawTrace(out: HTMLElement, v: PatchView): void {
     labels: v.tokens,
     theme: themeKind(),
     width,
-    note: `${g.edges.length} edges over the threshold ${g.threshold.toPrecision(3)} (of ${g.knockouts} knockouts); target rows ${g.targetRows.join(', ')}.`,
+    note: `${layout.edges.length} of ${g.edges.length} edges over the threshold ${g.threshold.toPrecision(3)} shown (of ${g.knockouts} knockouts); target rows ${g.targetRows.join(', ')}.`,
+  });
+  const filter = el(
+    'select',
+    { id: 'pt-flow-min', 'aria-label': 'Edges drawn' },
+    FLOW_MIN.map(([w, text]) => el('option', { value: String(w) }, [text])),
+  );
+  filter.value = String(flowMin);
+  filter.addEventListener('change', () => {
+    flowMin = Number(filter.value);
+    drawTrace(out, v);
   });
   const box = el('div', { id: 'pt-flow', class: 'pt-flow' });
   // Our own markup, every text escaped (patching-flow.ts): the graph is one SVG the export writes as it is.
@@ -156,5 +214,5 @@ export function drawTrace(out: HTMLElement, v: PatchView): void {
     line.addEventListener('mouseenter', () => readout(edgeReadout(v, e)));
     line.addEventListener('click', () => openAt(v.layers, layer, to, from));
   }
-  out.replaceChildren(box);
+  out.replaceChildren(el('p', { class: 'meta' }, ['Draw ', filter, ' (the CSV and JSON hold every kept edge)']), box);
 }

@@ -51,8 +51,9 @@ export function flowSvg(f: FlowLayout, o: FlowSvgOptions): { svg: string; width:
     ),
   );
   f.edges.forEach((e) => {
-    const w = (1 + 4 * e.weight).toFixed(2);
-    const op = (0.35 + 0.65 * e.weight).toFixed(2);
+    // Weak edges thin and faint, so that the few that carry the target stand out of a dense graph.
+    const w = (0.6 + 4.4 * e.weight).toFixed(2);
+    const op = (0.2 + 0.8 * e.weight).toFixed(2);
     parts.push(
       `<line class="pt-edge" data-edge="${e.layer}:${e.to}:${e.from}" x1="${x(e.layer)}" y1="${y(e.fromRow)}" x2="${x(e.layer + 1)}" y2="${y(e.toRow)}" stroke="${cssRgb(TERM_RGB[e.term])}" stroke-width="${w}" stroke-opacity="${op}" stroke-linecap="round"/>`,
     );

@@ -32,11 +32,20 @@ const luminance = ([r, g, b]: Rgb) => 0.299 * r + 0.587 * g + 0.114 * b;
 
 /** A restored fraction as a cell shows it: "0.42", "−0.10", "–" for none. */
 export function restoredText(x: number | null | undefined, digits = 2): string {
-  return x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(digits).replace('-', '−');
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  const s = x.toFixed(digits);
+  // −0.00 reads as a sign where there is none.
+  return (Number(s) === 0 ? s.replace('-', '') : s).replace('-', '−');
 }
 
 /** The hover line of a cell: where it is, its token, the raw patched value and the restored fraction. */
-export function cellReadout(v: PatchView, where: string, token: string | undefined, value: number | undefined, restored: number | null | undefined): string {
+export function cellReadout(
+  v: PatchView,
+  where: string,
+  token: string | undefined,
+  value: number | undefined,
+  restored: number | null | undefined,
+): string {
   const tok = token === undefined ? '' : ` “${token}”`;
   const raw = value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(3).replace('-', '−');
   return `${where}${tok}: ${v.unit} ${raw} (clean ${v.clean.toFixed(3).replace('-', '−')}, corrupt ${v.corrupt.toFixed(3).replace('-', '−')}) · restored ${restoredText(restored, 3)}`;
@@ -57,14 +66,17 @@ export interface FlowLayout {
 }
 
 /** Where the flow graph puts things: layer l's edges run from column l to column l + 1, row k is `rows[k]`; an
- *  edge's weight (0…1) is its |change| over the largest. */
-export function flowLayout(grid: Extract<PatchGridView, { kind: 'flow' }>, layers: number): FlowLayout {
+ *  edge's weight (0…1) is its |change| over the largest. `minWeight`: edges weaker than this share of the largest
+ *  are left out of the drawing (and their tokens, unless another edge has them). */
+export function flowLayout(grid: Extract<PatchGridView, { kind: 'flow' }>, layers: number, minWeight = 0): FlowLayout {
+  const top = Math.max(0, ...grid.edges.map((e) => Math.abs(e.change)));
+  const kept = grid.edges.filter((e) => top > 0 && Math.abs(e.change) >= minWeight * top);
   const used = new Set<number>(grid.targetRows);
-  for (const e of grid.edges) used.add(e.from).add(e.to);
+  for (const e of kept) used.add(e.from).add(e.to);
   const rows = [...used].sort((a, b) => a - b);
   const at = new Map(rows.map((t, k) => [t, k]));
-  const maxChange = Math.max(0, ...grid.edges.map((e) => Math.abs(e.change)));
-  const edges = grid.edges.map((e) => ({
+  const maxChange = top;
+  const edges = kept.map((e) => ({
     ...e,
     fromRow: at.get(e.from) ?? 0,
     toRow: at.get(e.to) ?? 0,
@@ -89,7 +101,9 @@ export function edgeReadout(v: PatchView, e: PatchFlowEdge): string {
 
 /** What a matrix figure of a resid or heads trace holds: values, their shape and labels. The heads trace puts its
  *  term grids side by side, a blank column between them. */
-export function gridFigure(v: PatchView): { values: Float32Array; rows: number; cols: number; rowLabels: string[]; colLabels: string[] } | undefined {
+export function gridFigure(
+  v: PatchView,
+): { values: Float32Array; rows: number; cols: number; rowLabels: string[]; colLabels: string[] } | undefined {
   const g = v.grid;
   if (g.kind === 'resid') {
     const cols = v.tokens.length;
@@ -110,6 +124,7 @@ export function gridFigure(v: PatchView): { values: Float32Array; rows: number; 
 
 /** The title of a trace's figure. */
 export function traceTitle(v: PatchView): string {
-  const what = v.trace === 'resid' ? 'Causal trace (layer × position)' : v.trace === 'heads' ? 'Head terms patched alone' : 'Information flow';
+  const what =
+    v.trace === 'resid' ? 'Causal trace (layer × position)' : v.trace === 'heads' ? 'Head terms patched alone' : 'Information flow';
   return `${what} · ${v.target} · clean ${v.clean.toFixed(3)}, corrupt ${v.corrupt.toFixed(3)}`;
 }

@@ -33,10 +33,14 @@ const memo: {
   label: number | null;
   info?: DecisionInfo;
   results: Partial<Record<PatchTraceName, PatchView>>;
+  /** Flow: the threshold typed ('' = the engine's default, 0.1 × |clean − corrupt|). */
+  threshold: string;
   error?: string;
   running?: { id: number; trace: PatchTraceName; done: number; total: number; layer: number };
-} = { hasPair: false, trace: 'resid', position: null, label: null, results: {} };
+} = { hasPair: false, trace: 'resid', position: null, label: null, results: {}, threshold: '' };
 
+/** Below this gap between the clean and corrupted target, restored fractions are warned about. */
+const SMALL_GAP = 0.1;
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(3).replace('-', '−') : '–');
 
 export function renderPatching(body: HTMLElement): void {
@@ -45,7 +49,17 @@ export function renderPatching(body: HTMLElement): void {
   const key = `${init.model.name}\n${init.text}`;
   if (memo.key !== key) {
     if (memo.running) cancelRun(memo.running.id);
-    Object.assign(memo, { key, corrupt: undefined, corruptPair: undefined, hasPair: false, results: {}, error: undefined, position: null, label: null, running: undefined });
+    Object.assign(memo, {
+      key,
+      corrupt: undefined,
+      corruptPair: undefined,
+      hasPair: false,
+      results: {},
+      error: undefined,
+      position: null,
+      label: null,
+      running: undefined,
+    });
   }
   memo.info = undefined;
   const corrupt = el('textarea', { id: 'pt-corrupt', rows: '2', 'aria-label': 'Corrupted text', spellcheck: 'false' });
@@ -60,6 +74,20 @@ export function renderPatching(body: HTMLElement): void {
   );
   trace.value = memo.trace;
   const target = el('span', { class: 'group', id: 'pt-target' }, ['…']);
+  const threshold = el('input', {
+    id: 'pt-threshold',
+    type: 'number',
+    min: '0',
+    step: 'any',
+    placeholder: '0.1 × |clean − corrupt|',
+    'aria-label': 'Flow threshold',
+  });
+  threshold.value = memo.threshold;
+  threshold.addEventListener('input', () => (memo.threshold = threshold.value));
+  const thresholdBox = el('label', { class: 'group', title: 'Keep an edge whose knockout moves the target by more than this' }, [
+    'Edge threshold ',
+    threshold,
+  ]);
   const run = el('button', { id: 'pt-run', type: 'button', class: 'primary' }, ['Run']);
   const cancel = el('button', { id: 'pt-cancel', type: 'button' }, ['Cancel']);
   const progress = el('progress', { id: 'pt-progress', max: '1', value: '0', 'aria-label': 'Reruns done' });
@@ -67,9 +95,15 @@ export function renderPatching(body: HTMLElement): void {
   const values = el('div', { id: 'pt-values', class: 'pt-values' });
   const out = el('div', { id: 'pt-result' });
   const exports = (['json', 'csv', 'png', 'svg'] as const).map((f) =>
-    el('button', { id: `pt-export-${f}`, type: 'button', title: `Save this grid as ${f.toUpperCase()}${f === 'png' || f === 'svg' ? ' (a figure: labels, title, colour bar)' : ' (axes named)'}` }, [
-      f.toUpperCase(),
-    ]),
+    el(
+      'button',
+      {
+        id: `pt-export-${f}`,
+        type: 'button',
+        title: `Save this grid as ${f.toUpperCase()}${f === 'png' || f === 'svg' ? ' (a figure: labels, title, colour bar)' : ' (axes named)'}`,
+      },
+      [f.toUpperCase()],
+    ),
   );
   for (const b of exports) {
     const f = b.id.replace('pt-export-', '') as 'json' | 'csv' | 'png' | 'svg';
@@ -88,6 +122,7 @@ export function renderPatching(body: HTMLElement): void {
     cancel.hidden = !r;
     progress.hidden = !r;
     pairBox.hidden = !memo.hasPair;
+    thresholdBox.hidden = memo.trace !== 'flow';
     for (const b of exports) b.toggleAttribute('disabled', !shown || !!r);
     if (r) {
       progress.max = Math.max(1, r.total);
@@ -96,8 +131,10 @@ export function renderPatching(body: HTMLElement): void {
       status.textContent = `${TRACES.find((t) => t.trace === r.trace)?.label}: layer ${r.layer} of ${L - 1}, ${r.done} of ${r.total || '…'} reruns…`;
     } else if (memo.info?.unrankable) status.textContent = memo.info.unrankable;
     else if (memo.error) status.textContent = memo.error;
-    else if (shown) status.textContent = `${TRACES.find((t) => t.trace === shown.trace)?.label} of ${shown.target}: ${shown.reruns} reruns, ${(shown.ms / 1000).toFixed(1)} s`;
-    else status.textContent = `Edit the corrupted text (swap a word), pick the run, then Run: ${TRACES.find((t) => t.trace === memo.trace)?.what}.`;
+    else if (shown)
+      status.textContent = `${TRACES.find((t) => t.trace === shown.trace)?.label} of ${shown.target}: ${shown.reruns} reruns, ${(shown.ms / 1000).toFixed(1)} s`;
+    else
+      status.textContent = `Edit the corrupted text (swap a word), pick the run, then Run: ${TRACES.find((t) => t.trace === memo.trace)?.what}.`;
   };
   const drawResult = () => {
     const v = memo.results[memo.trace];
@@ -107,12 +144,29 @@ export function renderPatching(body: HTMLElement): void {
       out.replaceChildren();
       return;
     }
-    const diff = v.differing.length ? v.differing.map((i) => `${i} “${v.tokens[i]}” → “${v.corruptTokens[i]}”`).join(', ') : 'none (the same tokens)';
+    const diff = v.differing.length
+      ? v.differing.map((i) => `${i} “${v.tokens[i]}” → “${v.corruptTokens[i]}”`).join(', ')
+      : 'none (the same tokens)';
     values.replaceChildren(
       el('div', {}, [el('strong', {}, ['Target: ']), v.target, ` · differing tokens: ${diff}`]),
+      ...(Math.abs(v.clean - v.corrupt) < SMALL_GAP && v.trace !== 'flow'
+        ? [
+            el('p', { id: 'pt-small-gap', class: 'pt-warn' }, [
+              `Clean and corrupt differ by only ${fmt(Math.abs(v.clean - v.corrupt))} ${v.unit}: restored fractions divide by that and are mostly noise. Corrupt a word the target depends on.`,
+            ]),
+          ]
+        : []),
       el('table', { class: 'pt-runs' }, [
-        el('tr', {}, [el('th', { scope: 'row' }, ['clean']), el('td', { class: 'pt-raw' }, [`${v.unit} ${fmt(v.clean)}`]), el('td', {}, [v.predictions.clean])]),
-        el('tr', {}, [el('th', { scope: 'row' }, ['corrupt']), el('td', { class: 'pt-raw' }, [`${v.unit} ${fmt(v.corrupt)}`]), el('td', {}, [v.predictions.corrupt])]),
+        el('tr', {}, [
+          el('th', { scope: 'row' }, ['clean']),
+          el('td', { class: 'pt-raw' }, [`${v.unit} ${fmt(v.clean)}`]),
+          el('td', {}, [v.predictions.clean]),
+        ]),
+        el('tr', {}, [
+          el('th', { scope: 'row' }, ['corrupt']),
+          el('td', { class: 'pt-raw' }, [`${v.unit} ${fmt(v.corrupt)}`]),
+          el('td', {}, [v.predictions.corrupt]),
+        ]),
       ]),
     );
     drawTrace(out, v);
@@ -163,6 +217,7 @@ export function renderPatching(body: HTMLElement): void {
         ...(memo.hasPair && memo.corruptPair ? { corruptPair: memo.corruptPair } : {}),
         ...(ranksByLabel(info.task) && memo.label !== null ? { label: memo.label } : {}),
         position: info.task === 'masked-lm' || info.task === 'token-classification' ? memo.position : null,
+        ...(which === 'flow' && memo.threshold !== '' && Number(memo.threshold) >= 0 ? { threshold: Number(memo.threshold) } : {}),
       },
       (p) => {
         if (memo.running?.id !== id) return;
@@ -199,7 +254,7 @@ export function renderPatching(body: HTMLElement): void {
 
   body.replaceChildren(
     el('div', { class: 'pt-inputs' }, [el('label', { class: 'pt-field' }, ['Corrupted text ', corrupt]), pairBox]),
-    el('div', { class: 'iv-controls' }, [el('span', { class: 'group' }, ['Run ', trace]), target]),
+    el('div', { class: 'iv-controls' }, [el('span', { class: 'group' }, ['Run ', trace]), target, thresholdBox]),
     el('p', {}, [run, ' ', cancel, ' ', progress, ' ', el('span', { class: 'pt-exports' }, ['Export ', ...exports])]),
     status,
     values,
