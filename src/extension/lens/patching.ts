@@ -68,7 +68,7 @@ export class PatchHost {
     const controller = new AbortController();
     this.running.set(m.id, controller);
     const t0 = performance.now();
-    const tracker = this.panel.track?.(`DeBERTa Lens: patching — ${TRACE_WORDS[m.trace]}`, controller);
+    const tracker = this.panel.track?.('DeBERTa Lens: patching', controller);
     const layers = model.info.layers;
     const onProgress = (p: { done: number; total: number; layer: number }) => {
       this.panel.post({ type: 'runProgress', id: m.id, ...p });

@@ -13,6 +13,7 @@ import { decisionFor } from './decision';
 import { hasMask, NO_MASK, positionOptions } from './mask-position';
 import { drawTrace } from './patching-draw';
 import { flowPicture, gridPicture } from './patching-picture';
+import { readout } from './kit';
 import { labelOptions } from './why-label-model';
 
 const TRACES: { trace: PatchTraceName; label: string; what: string }[] = [
@@ -128,7 +129,8 @@ export function renderPatching(body: HTMLElement): void {
       progress.max = Math.max(1, r.total);
       progress.value = r.done;
       const L = init.model.layers.length;
-      status.textContent = `${TRACES.find((t) => t.trace === r.trace)?.label}: layer ${r.layer} of ${L - 1}, ${r.done} of ${r.total || '…'} reruns…`;
+      // As the progress notification counts: layer 1 of L (the causal trace's final state counts as the last).
+      status.textContent = `${TRACES.find((t) => t.trace === r.trace)?.label}: layer ${Math.min(r.layer + 1, L)} of ${L}, ${r.done} of ${r.total || '…'} reruns…`;
     } else if (memo.info?.unrankable) status.textContent = memo.info.unrankable;
     else if (memo.error) status.textContent = memo.error;
     else if (shown)
@@ -139,6 +141,7 @@ export function renderPatching(body: HTMLElement): void {
   const drawResult = () => {
     const v = memo.results[memo.trace];
     $picture.set(undefined);
+    readout('Hover a cell (or an edge) for its numbers.');
     if (!v) {
       values.replaceChildren();
       out.replaceChildren();
