@@ -72,7 +72,7 @@ export class PatchHost {
     const layers = model.info.layers;
     const onProgress = (p: { done: number; total: number; layer: number }) => {
       this.panel.post({ type: 'runProgress', id: m.id, ...p });
-      tracker?.report({ stage: TRACE_WORDS[m.trace], unit: 'reruns', layers, ...p });
+      tracker?.report({ stage: TRACE_WORDS[m.trace], unit: m.trace === 'flow' ? 'layers walked back' : 'reruns', layers, ...p });
     };
     const target: SweepTarget | undefined = m.label === undefined ? undefined : { label: m.label };
     try {

@@ -129,8 +129,12 @@ export function renderPatching(body: HTMLElement): void {
       progress.max = Math.max(1, r.total);
       progress.value = r.done;
       const L = init.model.layers.length;
+      // The flow walks back from the last layer and reports layers, not reruns (its knockouts grow with the rows reached).
+      if (r.trace === 'flow')
+        status.textContent = `Flow: ${r.done} of ${r.total || L} layers done, walking back from layer ${L - 1}${r.done ? ` (now below layer ${r.layer})` : ''}…`;
       // As the progress notification counts: layer 1 of L (the causal trace's final state counts as the last).
-      status.textContent = `${TRACES.find((t) => t.trace === r.trace)?.label}: layer ${Math.min(r.layer + 1, L)} of ${L}, ${r.done} of ${r.total || '…'} reruns…`;
+      else
+        status.textContent = `${TRACES.find((t) => t.trace === r.trace)?.label}: layer ${Math.min(r.layer + 1, L)} of ${L}, ${r.done} of ${r.total || '…'} reruns…`;
     } else if (memo.info?.unrankable) status.textContent = memo.info.unrankable;
     else if (memo.error) status.textContent = memo.error;
     else if (shown)
