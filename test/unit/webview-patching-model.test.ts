@@ -148,7 +148,7 @@ describe('Patching grid → cells', () => {
     assert.ok(Math.abs(f.values[5 + 4]! - 0.9) < 1e-6, 'c2p layer 1 head 1');
     assert.ok(Number.isNaN(f.values[5 + 1]!), 'a null cell');
     const r = gridFigure(resid)!;
-    assert.deepEqual([r.rows, r.cols, r.colLabels[2]], [3, 4, 'cat']);
+    assert.deepEqual([r.rows, r.cols, r.colLabels[1], r.colLabels[2]], [3, 4, 'the', 'cat*'], 'the swapped token marked');
   });
 });
 

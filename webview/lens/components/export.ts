@@ -64,6 +64,7 @@ export class ViewExport {
         lut: p.lut,
         title: `${model} · ${p.title}`,
         caption: p.caption ?? describeRange(p.range, 'values'),
+        ...(p.axesNote === undefined ? {} : { axesNote: p.axesNote }),
         rowLabels: p.rowLabels ?? labels,
         colLabels: p.colLabels ?? labels,
       };

@@ -16,6 +16,8 @@ export interface Picture {
   rowLabels?: readonly string[];
   colLabels?: readonly string[];
   caption?: string;
+  /** The figure's sentence about its axes (figure.ts FigureSpec.axesNote). */
+  axesNote?: string;
   /** A drawing that is not a matrix (the flow graph): the SVG export writes it as it is. */
   svg?: string;
 }

@@ -29,6 +29,8 @@ const FLOW_MIN: [number, string][] = [
   [0.25, 'edges ≥ 25% of the strongest'],
 ];
 let flowMin = 0.1;
+/** The share of the strongest edge below which the flow is not drawn (the figure export draws the same). */
+export const flowMinShown = (): number => flowMin;
 
 /** Above this many tokens the causal trace's cells carry no numbers (colour only; hover for them). */
 const NUMBERED_TOKENS = 32;
@@ -113,7 +115,7 @@ function gridTable(
 }
 
 /** The trace's picture into `out`. */
-export function drawTrace(out: HTMLElement, v: PatchView): void {
+export function drawTrace(out: HTMLElement, v: PatchView, onRedraw?: () => void): void {
   document.getElementById('analysis-readout')?.removeAttribute('hidden');
   const g = v.grid;
   const lut = makeLut('diverging', true, themeKind());
@@ -202,7 +204,8 @@ export function drawTrace(out: HTMLElement, v: PatchView): void {
   filter.value = String(flowMin);
   filter.addEventListener('change', () => {
     flowMin = Number(filter.value);
-    drawTrace(out, v);
+    drawTrace(out, v, onRedraw);
+    onRedraw?.();
   });
   const box = el('div', { id: 'pt-flow', class: 'pt-flow' });
   // Our own markup, every text escaped (patching-flow.ts): the graph is one SVG the export writes as it is.

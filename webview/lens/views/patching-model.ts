@@ -107,7 +107,14 @@ export function gridFigure(
   const g = v.grid;
   if (g.kind === 'resid') {
     const cols = v.tokens.length;
-    return { values: restoredValues(g.restored), rows: v.layers + 1, cols, rowLabels: residRowLabels(v.layers), colLabels: [...v.tokens] };
+    return {
+      values: restoredValues(g.restored),
+      rows: v.layers + 1,
+      cols,
+      rowLabels: residRowLabels(v.layers),
+      // The corrupted tokens marked, as the tab's header marks them.
+      colLabels: v.tokens.map((t, i) => (v.differing.includes(i) ? `${t}*` : t)),
+    };
   }
   if (g.kind !== 'heads') return undefined;
   const H = v.heads;
@@ -126,5 +133,6 @@ export function gridFigure(
 export function traceTitle(v: PatchView): string {
   const what =
     v.trace === 'resid' ? 'Causal trace (layer × position)' : v.trace === 'heads' ? 'Head terms patched alone' : 'Information flow';
-  return `${what} · ${v.target} · clean ${v.clean.toFixed(3)}, corrupt ${v.corrupt.toFixed(3)}`;
+  const n = (x: number) => x.toFixed(3).replace('-', '−');
+  return `${what} · ${v.target} · clean ${n(v.clean)}, corrupt ${n(v.corrupt)}`;
 }

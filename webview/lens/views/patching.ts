@@ -176,7 +176,7 @@ export function renderPatching(body: HTMLElement): void {
         ]),
       ]),
     );
-    drawTrace(out, v);
+    drawTrace(out, v, () => $picture.set(flowPicture(v, out)));
     $picture.set(v.trace === 'flow' ? flowPicture(v, out) : gridPicture(v));
   };
 
