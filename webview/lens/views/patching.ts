@@ -129,12 +129,15 @@ export function renderPatching(body: HTMLElement): void {
       progress.max = Math.max(1, r.total);
       progress.value = r.done;
       const L = init.model.layers.length;
-      // The flow walks back from the last layer and reports layers, not reruns (its knockouts grow with the rows reached).
+      const name = TRACES.find((t) => t.trace === r.trace)?.label;
       if (r.trace === 'flow')
-        status.textContent = `Flow: ${r.done} of ${r.total || L} layers done, walking back from layer ${L - 1}${r.done ? ` (now below layer ${r.layer})` : ''}…`;
+        // The flow walks back from the last layer and reports layers, not reruns (its knockouts grow with the rows
+        // reached); its first report comes after the last layer's knockouts.
+        status.textContent = `Flow: knocking out edges, ${r.done} of ${L} layers done (walking back from layer ${L - 1})…`;
+      // Before its first report the engine runs the clean and corrupted texts once each.
+      else if (r.total === 0) status.textContent = `${name}: running the clean and corrupted texts…`;
       // As the progress notification counts: layer 1 of L (the causal trace's final state counts as the last).
-      else
-        status.textContent = `${TRACES.find((t) => t.trace === r.trace)?.label}: layer ${Math.min(r.layer + 1, L)} of ${L}, ${r.done} of ${r.total || '…'} reruns…`;
+      else status.textContent = `${name}: layer ${Math.min(r.layer + 1, L)} of ${L}, ${r.done} of ${r.total} reruns…`;
     } else if (memo.info?.unrankable) status.textContent = memo.info.unrankable;
     else if (memo.error) status.textContent = memo.error;
     else if (shown)
