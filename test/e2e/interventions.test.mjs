@@ -1,7 +1,8 @@
 // The Intervention (rerun) and Head ranking tabs in code-server on the bundled model and samples/ablation.md's
 // sentence: an intervention and a sweep run from the panel must show what `deberta-lens ablate` prints for the same
 // text; the intervened run opens in the Diff against the plain run; Cancel stops a sweep; a cell opens its head;
-// Export CSV writes the ranking. Selectors: ./SELECTORS.md ("Intervention", "Head ranking").
+// Export CSV writes the ranking; the Patching tab's causal trace draws its grid, opens the heatmap and exports CSV.
+// Selectors: ./SELECTORS.md ("Intervention", "Head ranking", "Patching").
 // Screenshots: test-results/e2e/interventions-*.png.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
