@@ -5,6 +5,7 @@ import type { TermName } from './kinds';
 import type { Asking } from './messaging/message-handler';
 import { csvCell } from './markup-text';
 import { isInt } from './protocol/checks';
+import { parsePatchMessage, type PatchSetup, type PatchToHost, type PatchView } from './patching';
 
 export type RemovalMode = 'zero' | 'mean';
 
@@ -118,11 +119,20 @@ export type RunToHost =
   | { type: 'cancelRun'; id: number }
   /** Show the intervened run's attention in every tab (the Diff then compares it with the plain run), or the plain run again. */
   | { type: 'showRun'; resultId: number; run: 'ablated' | 'plain'; entries: string; mode: RemovalMode }
-  | { type: 'exportRanking'; format: 'json' | 'csv' };
+  | { type: 'exportRanking'; format: 'json' | 'csv' }
+  /** The Patching tab's runs and exports (./patching.ts). */
+  | PatchToHost;
 
 export type RunToWebview =
   | { type: 'runProgress'; id: number; done: number; total: number; layer: number }
-  | { type: 'runResult'; id: number; ok: true; intervention?: InterventionView; ranking?: RankingView; decision?: DecisionInfo }
+  | ({
+      type: 'runResult';
+      id: number;
+      ok: true;
+      intervention?: InterventionView;
+      ranking?: RankingView;
+      decision?: DecisionInfo;
+    } & PatchReply)
   | { type: 'runResult'; id: number; ok: false; error: string; cancelled: boolean };
 
 /** The runs the view asks for, by name: [the message without its id, what the run gives]. */
@@ -130,9 +140,16 @@ export type RunRequests = {
   intervene: [Omit<Extract<RunToHost, { type: 'intervene' }>, 'id'>, RunReply];
   sweep: [Omit<Extract<RunToHost, { type: 'sweep' }>, 'id'>, RunReply];
   decision: [Omit<Extract<RunToHost, { type: 'decision' }>, 'id'>, RunReply];
+  patchSetup: [Omit<Extract<RunToHost, { type: 'patchSetup' }>, 'id'>, RunReply];
+  patch: [Omit<Extract<RunToHost, { type: 'patch' }>, 'id'>, RunReply];
 };
 export type RunRequest = RunRequests[keyof RunRequests][0];
-export interface RunReply {
+/** The Patching tab's answers: the explained input (to start the corrupted text from), or a trace's grid. */
+export interface PatchReply {
+  patchSetup?: PatchSetup;
+  patching?: PatchView;
+}
+export interface RunReply extends PatchReply {
   intervention?: InterventionView;
   ranking?: RankingView;
   decision?: DecisionInfo;
@@ -150,7 +167,16 @@ export const runAsking: Asking<RunRequests, void, RunToHost, RunToWebview, RunPr
     if (m.ok)
       return {
         id: m.id,
-        outcome: { ok: true, reply: { intervention: m.intervention, ranking: m.ranking, ...(m.decision ? { decision: m.decision } : {}) } },
+        outcome: {
+          ok: true,
+          reply: {
+            intervention: m.intervention,
+            ranking: m.ranking,
+            ...(m.decision ? { decision: m.decision } : {}),
+            ...(m.patchSetup ? { patchSetup: m.patchSetup } : {}),
+            ...(m.patching ? { patching: m.patching } : {}),
+          },
+        },
       };
     return { id: m.id, outcome: { ok: false, error: m.error, cancelled: m.cancelled } };
   },
@@ -215,7 +241,7 @@ export function parseRunMessage(x: unknown): RunToHost | undefined {
     case 'exportRanking':
       return m.format === 'json' || m.format === 'csv' ? { type: 'exportRanking', format: m.format } : undefined;
     default:
-      return undefined;
+      return parsePatchMessage(m);
   }
 }
 

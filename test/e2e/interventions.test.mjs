@@ -1,7 +1,8 @@
 // The Intervention (rerun) and Head ranking tabs in code-server on the bundled model and samples/ablation.md's
 // sentence: an intervention and a sweep run from the panel must show what `deberta-lens ablate` prints for the same
 // text; the intervened run opens in the Diff against the plain run; Cancel stops a sweep; a cell opens its head;
-// Export CSV writes the ranking. Selectors: ./SELECTORS.md ("Intervention", "Head ranking").
+// Export CSV writes the ranking; the Patching tab's causal trace draws its grid, opens the heatmap and exports CSV.
+// Selectors: ./SELECTORS.md ("Intervention", "Head ranking", "Patching").
 // Screenshots: test-results/e2e/interventions-*.png.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -161,5 +162,42 @@ describe('DeBERTa Lens interventions and head ranking', { skip: skip ?? false },
     assert.equal(await frame.locator('#rk-cancel').isHidden(), true);
     // The last finished ranking stays on screen.
     assert.equal(await frame.locator('#rk-grid-c2p td.rk-cell').count(), 32);
+  });
+
+  test('Patching: a causal trace of a swapped word draws L + 1 × n cells, a cell opens the heatmap there, Export CSV', async () => {
+    await frame.locator('#view-patching').click();
+    const corrupt = frame.locator('#pt-corrupt');
+    await waitUntil(async () => (await corrupt.inputValue()) === SENTENCE, {
+      timeout: 15_000,
+      message: 'the corrupted text starts as the explained one',
+    });
+    // Swap the first word for another: same token count, one token differs.
+    const words = SENTENCE.split(' ');
+    await corrupt.fill([words[0] === 'The' ? 'A' : 'The', ...words.slice(1)].join(' '));
+    await frame.locator('#pt-run').click();
+    await frame.locator('#pt-grid-resid').waitFor({ timeout: 120_000 });
+    const n = await frame.locator('#pt-grid-resid tbody tr').first().locator('td').count();
+    assert.ok(n > 3, `${n} positions`);
+    assert.equal(await frame.locator('#pt-grid-resid td.pt-cell').count(), 5 * n, 'layers 0…4 × positions');
+    assert.match(await frame.locator('#pt-values').textContent(), /clean.*log p.*corrupt.*log p/s);
+    await screenshot(page, 'interventions-patching');
+    await frame.locator('#pt-grid-resid td[data-row="2"][data-col="1"]').click();
+    await frame.locator('#app[data-view="heatmap"]').waitFor({ state: 'attached', timeout: 15_000 });
+    assert.equal(await frame.locator('#layer').inputValue(), '2');
+    // Back in the tab the trace is still there; its CSV names the axes.
+    await frame.locator('#view-patching').click();
+    await frame.locator('#pt-grid-resid').waitFor({ timeout: 15_000 });
+    const target = path.join(lens.server.dirs.workspace, 'causal-trace.csv');
+    await frame.locator('#pt-export-csv').click();
+    const input = page.locator('.quick-input-widget input');
+    await waitUntil(async () => /causal-trace\.csv$/.test(await input.inputValue().catch(() => '')), {
+      timeout: 15_000,
+      message: 'the save dialog proposes causal-trace.csv',
+    });
+    await page.keyboard.press('Enter');
+    await waitUntil(() => fs.existsSync(target), { timeout: 15_000, message: `${target} written` });
+    const lines = fs.readFileSync(target, 'utf8').trim().split('\n');
+    assert.equal(lines[0], 'layer,position,token,restored,value,target,clean,corrupt');
+    assert.equal(lines.length, 1 + 5 * n);
   });
 });

@@ -25,6 +25,8 @@ export interface FigureSpec {
   title: string;
   /** What the colours mean (the panel's legend line); wrapped under the map. */
   caption?: string;
+  /** The caption's last sentence when the axes are not query × key tokens (the Patching grids); '' = none. */
+  axesNote?: string;
   /** One label per row / column ('' = none: a word's later pieces); already whole words and cleaned. */
   rowLabels?: readonly string[];
   colLabels?: readonly string[];
@@ -154,7 +156,7 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
   const bar = { x: mapX + mapW + 6, y: mapY, width: BAR_W, height: mapH };
   for (const [at, t] of ticks)
     texts.push({ x: bar.x + BAR_W + 3, y: bar.y + (1 - at) * mapH + MIN_FONT_PT * 0.35, text: t, size: MIN_FONT_PT, anchor: 'start' });
-  const caption = [spec.caption ?? '', labelNote(shownRows, spec.rowLabels)].filter((c) => c).join('. ');
+  const caption = [spec.caption ?? '', spec.axesNote ?? labelNote(shownRows, spec.rowLabels)].filter((c) => c).join('. ');
   const captionLines = caption ? wrap(caption, width - 2 * PAD, MIN_FONT_PT) : [];
   let y = mapY + mapH + 4;
   for (const line of captionLines) {

@@ -7,6 +7,7 @@ import type { DecisionInfo, InterventionView, RankingView, RunLabel, RunToHost, 
 import { firstWordPosition, rankingCsv, ranksByLabel } from '../../shared/interventions';
 import { decisionInfo, decisionView, rankingTarget } from './decision-views';
 import type { TrackWork } from '../common/work-progress';
+import { PatchHost } from './patching';
 
 /** What a run needs from the panel: the result shown, the plain run behind it, and how to show another one. */
 export interface RunPanel {
@@ -18,7 +19,7 @@ export interface RunPanel {
   plain(): ExplainResult | undefined;
   post(m: RunToWebview): void;
   /** Asks where to save (or uses `target`) and writes `content`; resolves to the path, or undefined if cancelled. */
-  save(format: 'json' | 'csv', content: string, target?: string): Promise<string | undefined>;
+  save(format: 'json' | 'csv', content: string, target?: string, stem?: string): Promise<string | undefined>;
   log(line: string): void;
   /** A progress notification for a head ranking (stage, layer i of L, time left; its Cancel aborts the run). */
   track?: TrackWork;
@@ -130,8 +131,12 @@ export class RunHost {
   lastRanking: RankingView | undefined;
   /** Per plain result: what its checkpoint decides (asked once; the tabs ask on every render). */
   private readonly decisions = new WeakMap<ExplainResult, DecisionInfo>();
+  /** The Patching tab's traces (they share this host's cancel map). */
+  readonly patching: PatchHost;
 
-  constructor(private readonly panel: RunPanel) {}
+  constructor(private readonly panel: RunPanel) {
+    this.patching = new PatchHost(panel, this.running, explainedInput);
+  }
 
   /** Handles one run message; the answer goes back as `runResult` (errors included), never as a throw. */
   async handle(m: RunToHost): Promise<void> {
@@ -139,6 +144,7 @@ export class RunHost {
       this.running.get(m.id)?.abort();
       return;
     }
+    if (m.type === 'patch' || m.type === 'patchSetup' || m.type === 'exportPatch') return this.patching.handle(m);
     if (m.type === 'exportRanking') {
       await this.exportRanking(m.format).catch((e: unknown) =>
         this.panel.log(`ranking export failed: ${e instanceof Error ? e.message : String(e)}`),

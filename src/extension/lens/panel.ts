@@ -95,8 +95,8 @@ export class LensPanel {
       if (this.plain) this.events.onRun?.(result, this.show({ ...this.plain, result, run }, undefined, previous));
     },
     post: (m) => void this.panel?.webview.postMessage(m),
-    save: async (format, content, target) => {
-      const file = target ?? (await askRankingPath(format));
+    save: async (format, content, target, stem) => {
+      const file = target ?? (await askRankingPath(format, stem));
       if (file) await fs.promises.writeFile(file, content);
       return file;
     },

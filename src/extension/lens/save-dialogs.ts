@@ -13,9 +13,10 @@ export function askExportPath(format: ExportFormat, result: ExplainResult, stem?
   return askSavePath(defaultExportName(result, format, stem), EXPORT_FILTERS[format], `Export ${format.toUpperCase()}`);
 }
 
-export function askRankingPath(format: 'json' | 'csv'): Promise<string | undefined> {
+/** `stem`: another table's name (the Patching tab's grids); default the head ranking's. */
+export function askRankingPath(format: 'json' | 'csv', stem = 'head-ranking'): Promise<string | undefined> {
   return askSavePath(
-    `head-ranking.${format}`,
+    `${stem}.${format}`,
     format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
     `Export ranking as ${format.toUpperCase()}`,
   );

@@ -5,7 +5,7 @@ import { isOneOf } from './checks';
 export type ViewName = 'heatmap' | 'heads' | AnalysisView;
 /** The analysis views (tabs beside the heatmap and the head grid). */
 export type AnalysisView =
-  'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking' | 'lines' | 'model';
+  'shares' | 'ablation' | 'distance' | 'buckets' | 'rollout' | 'diff' | 'interventions' | 'ranking' | 'lines' | 'model' | 'patching';
 export const ANALYSIS_VIEWS: readonly AnalysisView[] = [
   'shares',
   'ablation',
@@ -17,6 +17,7 @@ export const ANALYSIS_VIEWS: readonly AnalysisView[] = [
   'ranking',
   'lines',
   'model',
+  'patching',
 ];
 /** How pieces merge into words for the heatmap (same names as analysis/words.ts MergeMode). */
 export type MergeModeName = 'words' | 'identifiers';

@@ -63,9 +63,10 @@ export class ViewExport {
         range: p.range,
         lut: p.lut,
         title: `${model} · ${p.title}`,
-        caption: describeRange(p.range, 'values'),
-        rowLabels: labels,
-        colLabels: labels,
+        caption: p.caption ?? describeRange(p.range, 'values'),
+        ...(p.axesNote === undefined ? {} : { axesNote: p.axesNote }),
+        rowLabels: p.rowLabels ?? labels,
+        colLabels: p.colLabels ?? labels,
       };
     }
     if (state.view !== 'heatmap' || !current) return undefined;
@@ -93,7 +94,8 @@ export class ViewExport {
     if (!spec) throw new Error('nothing to export here: open the heatmap or an analysis view');
     const state = $viewState.get();
     const name = `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
-    if (format === 'svg') return { svg: figureSvg(spec), name };
+    const drawing = isAnalysis(state?.view ?? 'heatmap') ? $picture.get()?.svg : undefined;
+    if (format === 'svg') return { svg: drawing ?? figureSvg(spec), name };
     return { dataUrl: figureCanvas(spec).toDataURL('image/png'), name };
   }
 

@@ -124,6 +124,7 @@ export const VIEW_CONTROLS: Readonly<Record<ViewName, readonly ViewControl[]>> =
   ranking: [],
   lines: ['layer', 'head', 'merge'],
   model: ['colours'],
+  patching: [],
 };
 
 /**

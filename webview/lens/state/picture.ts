@@ -12,6 +12,14 @@ export interface Picture {
   range: Range;
   lut: Uint8ClampedArray;
   title: string;
+  /** Axis labels and legend line when the picture is not a token × token map (the Patching tab's grids). */
+  rowLabels?: readonly string[];
+  colLabels?: readonly string[];
+  caption?: string;
+  /** The figure's sentence about its axes (figure.ts FigureSpec.axesNote). */
+  axesNote?: string;
+  /** A drawing that is not a matrix (the flow graph): the SVG export writes it as it is. */
+  svg?: string;
 }
 
 /** Undefined while a view draws, and for views with nothing to export. */

@@ -10,6 +10,7 @@ import { renderBuckets } from './buckets';
 import { renderDiff } from './diff';
 import { renderDistance } from './distance';
 import { renderRanking } from './head-ranking';
+import { renderPatching } from './patching';
 import { renderInterventions } from './interventions';
 import { renderLineView } from './line-view';
 import { renderModelView } from './model-view';
@@ -59,5 +60,7 @@ export async function renderAnalysis(view: AnalysisView, box: HTMLElement, ctx: 
       return renderLineView(body, ctx);
     case 'model':
       return renderModelView(body, ctx);
+    case 'patching':
+      return renderPatching(body);
   }
 }

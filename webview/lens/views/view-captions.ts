@@ -22,6 +22,8 @@ export const VIEW_CAPTIONS: Record<AnalysisView, string> = {
     'bertviz’s head view for long inputs: queries on the left, keys on the right, one line per (query, key) of the current layer and head, as opaque as its weight. Hover a word to keep only its lines (left: its row, right: its column); click to hold it; scroll for the rest.',
   model:
     'bertviz’s model view: every layer × head of the chosen term as a small heatmap (rows queries, columns keys). Layers load as they scroll into view; click a thumbnail to open that layer and head in the heatmap.',
+  patching:
+    'What carries the decision: the explained (clean) text and a corrupted copy you edit (swap one word) are run, then pieces of the clean run are put into the corrupted run and the share of the clean target that comes back is shown (restored = (patched − corrupt) / (clean − corrupt)). Click a cell or an edge to open that layer, head and row in the heatmap.',
   diff: 'This explain minus the previous one (e.g. before and after an edit) for the current layer, head and term, over the tokens both texts share (matched in order by piece text). Red: larger now, blue: smaller.',
 };
 
@@ -73,6 +75,7 @@ export const VIEW_TITLES: Record<AnalysisView, string> = {
   ranking: 'Head ranking',
   lines: 'Lines',
   model: 'All heads',
+  patching: 'Patching',
 };
 
 /** Caption of the word-merged heatmap: which pooling made the numbers. */
