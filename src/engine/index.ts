@@ -73,5 +73,5 @@ export { EXECUTION_PROVIDERS } from './runtime/execution-providers';
 export { defaultThreads, maxThreads } from './runtime/threads';
 export type { ExecutionProviderSetting, MatrixKind, ModelInfo, TermName, Token } from './types';
 export { TERM_NAMES } from './types';
-export type { PatchGrid, PatchInput, PatchResult, PatchTargetInfo, PatchTrace } from './run/patch-types';
+export type { PatchGrid, PatchInput, PatchResult, PatchTargetInfo, PatchTrace } from './api';
 export { parsePatch, type PatchPlan } from './run/patch-spec';

@@ -170,8 +170,19 @@ describe('runs', () => {
   });
 
   it('computes the head on screen first: loadHead resolves with that head there and the rest still coming, the same numbers', async () => {
-    assert.deepEqual(headRuns(12, 3, 5), [[5, 6], [6, 9], [9, 12], [0, 3], [3, 5]]);
-    assert.deepEqual(headRuns(12, 3), [[0, 3], [3, 6], [6, 9], [9, 12]]);
+    assert.deepEqual(headRuns(12, 3, 5), [
+      [5, 6],
+      [6, 9],
+      [9, 12],
+      [0, 3],
+      [3, 5],
+    ]);
+    assert.deepEqual(headRuns(12, 3), [
+      [0, 3],
+      [3, 6],
+      [6, 9],
+      [9, 12],
+    ]);
     assert.deepEqual(headRuns(4, 4, 2), [[0, 4]], 'one run for every head: nothing to put first');
     const whole = await openModel(V3, { cacheDir });
     const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run

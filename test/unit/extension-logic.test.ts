@@ -137,6 +137,7 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     explainAblated: () => Promise.reject(new Error('not used')),
     occlude: () => Promise.reject(new Error('not used')),
     estimate: () => Promise.reject(new Error('not used')),
+    patch: () => Promise.reject(new Error('not used')),
     dispose: async () => {
       disposed.push(name);
     },

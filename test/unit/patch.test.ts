@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
-import type { PatchResult } from '../../src/engine/run/patch-types';
+import type { PatchResult } from '../../src/engine/api';
 import { FIXTURES } from './helpers';
 
 interface Expected {

@@ -30,7 +30,7 @@ import { HeadSession } from '../run/head-session';
 import { occludeWith } from '../run/occlusion';
 import { patchWith } from '../run/patch';
 import { PatchSessions } from '../run/patch-batch';
-import type { PatchInput, PatchResult } from '../run/patch-types';
+import type { PatchInput, PatchResult } from '../api';
 import { OcclusionSessions } from '../run/occlusion-batch';
 import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';

@@ -3,29 +3,10 @@
 // edge into those rows is tried; an edge that moves the target by more than the threshold is kept and its key joins
 // the rows whose edges are tried one layer down (a row stays once reached: the residual stream carries it). Each kept
 // edge is named by the term (c2c, c2p, p2c) with the largest Σ over heads of |term[h, i, j]| on the clean run.
+import type { FlowEdge, FlowGrid } from '../api';
 import type { TermName } from '../types';
 import { emptyPlan, type PatchPlan } from './patch-spec';
 import type { ModelSpec } from '../types';
-
-export interface FlowEdge {
-  layer: number;
-  /** The query row (the edge's head) and the key it reads (its tail): information flows from `from` to `to`. */
-  to: number;
-  from: number;
-  /** Target after the knockout − clean target. */
-  change: number;
-  term: TermName;
-}
-
-export interface FlowGrid {
-  kind: 'flow';
-  axes: ['layer', 'to', 'from'];
-  threshold: number;
-  /** The rows the target reads (the flow's sinks) and every row reached, per layer. */
-  target_rows: number[];
-  edges: FlowEdge[];
-  knockouts: number;
-}
 
 /**
  * `measure(plans)`: each plan's target value on the clean run. `termSizes(layer, edges)`: per edge, per term,

@@ -12,7 +12,7 @@ import type { Prepared } from './input';
 import { planOcclusion, type OcclusionFollow } from './occlusion-target';
 import type { RunContext } from './run-context';
 import { checkSweepTarget } from './sweep-target';
-import type { PatchTargetInfo } from './patch-types';
+import type { PatchTargetInfo } from '../api';
 
 export interface PatchFollow extends Omit<OcclusionFollow, 'target'> {
   target: PatchTargetInfo;

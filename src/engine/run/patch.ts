@@ -15,7 +15,7 @@ import { batchSizes, variantsPerRun } from './occlusion-batch';
 import { graphOptions, type KeptRuns, PatchSessions, runPatches } from './patch-batch';
 import { cellPlan, type PatchPlan, parsePatch } from './patch-spec';
 import { checkPatchTarget, type PatchFollow, planPatchTarget } from './patch-target';
-import type { PatchGrid, PatchInput, PatchResult, PatchTrace } from './patch-types';
+import type { PatchGrid, PatchInput, PatchResult, PatchTrace } from '../api';
 import { flowTrace } from './patch-flow';
 import { pairPositions } from './patch-align';
 import { explainWith } from './explain';

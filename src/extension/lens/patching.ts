@@ -22,10 +22,6 @@ export interface PatchPanel {
 /** The explained input of a result (RunHost's explainedInput: a sentence pair's two texts). */
 export type InputOf = (plain: ExplainResult, shown: string) => { text: string; pair?: string };
 
-/** The engine's model answers patch (OpenModel does; the LensModel interface leaves it out for now). */
-type Patching = { patch(input: PatchInput, signal?: AbortSignal): Promise<PatchResult> };
-const canPatch = (m: LensModel): m is LensModel & Patching => typeof (m as Partial<Patching>).patch === 'function';
-
 const TRACE_WORDS: Record<PatchTraceName, string> = {
   resid: 'causal trace (every layer × position)',
   heads: 'each head’s term patched alone',
@@ -64,7 +60,6 @@ export class PatchHost {
     }
     const model = cur.model;
     if (!model) return fail('the model behind this view is closed (a reload or a setting changed): explain again, then run this');
-    if (!canPatch(model)) return fail('this model cannot patch: its engine has no patching run');
     const controller = new AbortController();
     this.running.set(m.id, controller);
     const t0 = performance.now();
