@@ -1,7 +1,7 @@
 // The host side of the Patching tab: runs a trace of the explained (clean) text against the corrupted text the
 // reader typed, reports progress ("layer i of L, k of N reruns"), cancels on request, keeps the last grid of each
 // trace for export, and answers the engine's refusals as one line. No `vscode` here: RunHost passes in the panel.
-import type { ExplainResult, LensModel, PatchInput, PatchResult, SweepTarget } from '../../engine';
+import type { ExplainResult, LensModel, SweepTarget } from '../../engine';
 import { isLensError } from '../../engine';
 import type { RunToWebview } from '../../shared/interventions';
 import type { PatchToHost, PatchTraceName, PatchView } from '../../shared/patching';
