@@ -7,7 +7,6 @@
 //   prev_token         mean over rows i ≥ 1 of p_{i,i−1}       next_token mean over rows i ≤ n−2 of p_{i,i+1}
 //   top                the largest p_ij with neither token special, best first
 // Sums are float64. Pure.
-import { cellShares } from '../term-shares';
 import type { TermName } from '../../engine/types';
 
 /** Where a text's tokens are: its file and each token's [start, end) in that file's UTF-16 text. */
@@ -89,14 +88,16 @@ export function addHead(
   place: TextPlace,
   topK: number,
 ): void {
-  const shares = cellShares({ c2c: terms.c2c!, c2p: terms.c2p, p2c: terms.p2c });
-  for (const t of Object.keys(s.shares) as TermName[]) {
-    const m = shares[t];
-    if (!m) continue;
-    let sum = 0;
-    for (let k = 0; k < m.length; k++) sum += m[k]!;
-    s.shares[t]! += sum;
+  // The Term shares rule (../term-shares.ts cellShares), summed in one pass without a share array per term.
+  const present = (Object.keys(s.shares) as TermName[]).map((t) => terms[t]!);
+  const sums = new Float64Array(present.length);
+  for (let k = 0; k < n * n; k++) {
+    let total = 0;
+    for (const m of present) total += Math.abs(m[k]!);
+    if (total > 0) for (let t = 0; t < present.length; t++) sums[t]! += Math.abs(present[t]![k]!) / total;
+    else for (let t = 0; t < present.length; t++) sums[t]! += 1 / present.length;
   }
+  (Object.keys(s.shares) as TermName[]).forEach((t, k) => (s.shares[t]! += sums[k]!));
   s.cells += n * n;
   // The K-th best so far: a cell below it cannot enter the list, so most cells cost one comparison.
   let floor = s.top.length >= topK ? s.top[s.top.length - 1]!.prob : -Infinity;
