@@ -2,6 +2,7 @@
 // take and give back. Types only; implemented by model/open-model.ts. Below run/: it imports the leaves and the
 // result class's type, never a verb.
 import type { ExplainResult } from './result/explain-result';
+import type { PatchHeadsGrid, PatchResidGrid } from '../shared/patching';
 import type { Architecture, ExecutionProviderSetting, ModelInfo, TermName, Token, TokenizerKind } from './types';
 
 export interface EngineOptions {
@@ -532,18 +533,8 @@ export interface PatchInput {
 
 export type PatchTargetInfo = OcclusionTargetInfo | { kind: 'rtd'; position: number; logit_before: number };
 
-/** A trace's grid, axes named: heads → restored[term][layer][head]; resid → restored[layer][position] (layer =
- *  the state entering that layer, `layers` = the final state). `value` holds the raw patched values alike. */
-export type PatchGrid =
-  | {
-      kind: 'heads';
-      axes: ['term', 'layer', 'head'];
-      terms: TermName[];
-      restored: Partial<Record<TermName, (number | null)[][]>>;
-      value: Partial<Record<TermName, number[][]>>;
-    }
-  | { kind: 'resid'; axes: ['layer', 'position']; restored: (number | null)[][]; value: number[][] }
-  | FlowGrid;
+/** A trace's grid, axes named (the two grids' shapes are the Patching tab's too: src/shared/patching.ts). */
+export type PatchGrid = PatchHeadsGrid | PatchResidGrid | FlowGrid;
 
 export interface PatchResult {
   model: ModelInfo;

@@ -48,15 +48,26 @@ export interface PatchFlowEdge {
   shares?: Partial<Record<TermName, number>>;
 }
 
+/** The causal trace: restored[layer][position] (layer = the state entering it; the last row, the final state). */
+export interface PatchResidGrid {
+  kind: 'resid';
+  axes: ['layer', 'position'];
+  restored: (number | null)[][];
+  value: number[][];
+}
+
+/** Each head's term alone: restored[term][layer][head]. `value` holds the raw patched values alike. */
+export interface PatchHeadsGrid {
+  kind: 'heads';
+  axes: ['term', 'layer', 'head'];
+  terms: TermName[];
+  restored: Partial<Record<TermName, (number | null)[][]>>;
+  value: Partial<Record<TermName, number[][]>>;
+}
+
 export type PatchGridView =
-  | { kind: 'resid'; axes: ['layer', 'position']; restored: (number | null)[][]; value: number[][] }
-  | {
-      kind: 'heads';
-      axes: ['term', 'layer', 'head'];
-      terms: TermName[];
-      restored: Partial<Record<TermName, (number | null)[][]>>;
-      value: Partial<Record<TermName, number[][]>>;
-    }
+  | PatchResidGrid
+  | PatchHeadsGrid
   | { kind: 'flow'; axes: ['layer', 'to', 'from']; threshold: number; targetRows: number[]; edges: PatchFlowEdge[]; knockouts: number };
 
 /** What a trace gives the view: the grid, the target and its raw values, and each run's prediction in words. */
