@@ -1,5 +1,6 @@
 // Token labels on both axes of a plain matrix canvas (the analysis views' maps): words at word starts, thinned so
 // that none overlaps, in the theme's colours. The interactive heatmap draws its own (it zooms); these are fixed.
+import { cssPixelContext } from './paint-canvas';
 import { axisTicks } from './axis-ticks';
 import { el } from './dom';
 import { labelStride } from './viewport';
@@ -8,17 +9,6 @@ import { labelStride } from './viewport';
 export const MATRIX_AXES = { left: 64, top: 48 };
 /** px the slanted column labels run past the map's right edge. */
 const OVERHANG = 16;
-
-function hiDpi(c: HTMLCanvasElement, w: number, h: number): CanvasRenderingContext2D | null {
-  const dpr = window.devicePixelRatio || 1;
-  c.width = Math.round(w * dpr);
-  c.height = Math.round(h * dpr);
-  c.style.width = `${w}px`;
-  c.style.height = `${h}px`;
-  const g = c.getContext('2d');
-  g?.setTransform(dpr, 0, 0, dpr, 0, 0);
-  return g;
-}
 
 /** `text`, cut with "…" only where it is wider than `px` at the context's font. */
 export function fitText(g: CanvasRenderingContext2D, text: string, px: number): string {
@@ -46,7 +36,7 @@ export function axisFrame(canvas: HTMLCanvasElement, words: readonly string[], p
   const font = Math.max(9, Math.min(11, Math.floor(cellPx) - 1));
   const text = (k: number) => (stride === 1 ? (pieces[k] ?? '') : `${k} ${words[k] ?? ''}`);
   const at = (k: number) => Math.min(px - font / 2, Math.max(font / 2, (k + 0.5) * cellPx));
-  const gl = hiDpi(left, MATRIX_AXES.left, px);
+  const gl = cssPixelContext(left, MATRIX_AXES.left, px, true);
   if (gl) {
     gl.font = `${font}px ${family}`;
     gl.fillStyle = colour;
@@ -57,7 +47,7 @@ export function axisFrame(canvas: HTMLCanvasElement, words: readonly string[], p
       gl.fillRect(MATRIX_AXES.left - 3, at(k) - 0.5, 3, 1);
     }
   }
-  const gt = hiDpi(top, px + OVERHANG, MATRIX_AXES.top);
+  const gt = cssPixelContext(top, px + OVERHANG, MATRIX_AXES.top, true);
   if (gt) {
     gt.font = `${font}px ${family}`;
     gt.fillStyle = colour;

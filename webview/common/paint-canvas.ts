@@ -20,3 +20,24 @@ export function paintInto(
   paintMatrix(values, range, lut, img.data);
   ctx.putImageData(img, 0, 0);
 }
+
+/**
+ * A 2D context drawing in CSS pixels on a canvas backed at the device's pixel ratio: the backing store is resized
+ * only when its size changes (a resize clears it), and with `style` the canvas's CSS size is set too.
+ */
+export function cssPixelContext(canvas: HTMLCanvasElement, width: number, height: number, style = false): CanvasRenderingContext2D | null {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.round(width * dpr),
+    h = Math.round(height * dpr);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+  }
+  if (style) {
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  const ctx = canvas.getContext('2d');
+  ctx?.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}

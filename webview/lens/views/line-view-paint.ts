@@ -1,6 +1,7 @@
 // Paints the Line view's visible window into its canvas: the two columns of words and the lines between them,
 // batched by opacity level (one stroke per level and sign). Only rows in the window are drawn, so a repaint at
 // 500 tokens costs about what it costs at 50.
+import { cssPixelContext } from '../../common/paint-canvas';
 import {
   contentHeight,
   levelAlpha,
@@ -39,16 +40,8 @@ export interface PaintStats {
 
 export function paintLines(canvas: HTMLCanvasElement, s: LineScene, scrollTop: number, focus: Focus | undefined): PaintStats {
   const t0 = performance.now();
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.round(s.width * dpr);
-  const h = Math.round(s.height * dpr);
-  if (canvas.width !== w || canvas.height !== h) {
-    canvas.width = w;
-    canvas.height = h;
-  }
-  const ctx = canvas.getContext('2d');
+  const ctx = cssPixelContext(canvas, s.width, s.height);
   if (!ctx) return { ms: 0, lines: 0, first: 0, last: 0 };
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, s.width, s.height);
   const { layout, values, labels } = s;
   const n = layout.n;

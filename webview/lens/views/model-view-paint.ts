@@ -1,6 +1,7 @@
 // Paints the Model view's visible layer rows: each thumbnail copied (scaled, unsmoothed) from its layer's
 // offscreen strip, a grey square where a layer is still loading, the labels, the current head outlined and
 // the hovered one marked. Returns the time it took in ms.
+import { cssPixelContext } from '../../common/paint-canvas';
 import type { Range } from '../../common/colors';
 import { thumbOrigin, visibleLayers, type GridGeometry } from './model-view-model';
 
@@ -30,16 +31,8 @@ export interface GridScene {
 
 export function paintGrid(canvas: HTMLCanvasElement, s: GridScene, scrollTop: number, hovered?: { li: number; h: number }): number {
   const t0 = performance.now();
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.round(s.width * dpr);
-  const h = Math.round(s.height * dpr);
-  if (canvas.width !== w || canvas.height !== h) {
-    canvas.width = w;
-    canvas.height = h;
-  }
-  const ctx = canvas.getContext('2d');
+  const ctx = cssPixelContext(canvas, s.width, s.height);
   if (!ctx) return 0;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, s.width, s.height);
   ctx.imageSmoothingEnabled = false;
   const { g } = s;
