@@ -1,6 +1,7 @@
 // Activation patching against Hugging Face's own code: the corrupted text rerun with the clean run's values put in
 // (test/data/fixtures/patching/*.json, tools/fixtures/make-patch-cases.py, float64) — every spec's target value,
-// restored fraction and final hidden state; attention-edge knockouts; the identities; and the refusals.
+// restored fraction and final hidden state; attention-edge knockouts; the identities; and the refusals. Every
+// architecture: v3, v1 (HF's modeling_deberta.py), BERT (modeling_bert.py) and a v2 classifier with a conv block.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -52,7 +53,8 @@ function lastHidden(r: PatchResult, which: 'patched' | 'clean' | 'corrupt'): Pat
   return r[which]!;
 }
 
-for (const name of ['v3_tiny_mlm_cls', 'v3_seqcls_3']) {
+// v3 (masked LM, classifier), v1 (fused projection), BERT (content-only scores) and v2 with its conv block after layer 0.
+for (const name of ['v3_tiny_mlm_cls', 'v3_seqcls_3', 'v1_seqcls', 'bert_seqcls', 'v2_conv_seqcls']) {
   const fx = load(name);
   describe(`patching ${name} against Hugging Face`, () => {
     let model: OpenModel;

@@ -140,6 +140,40 @@ export class EncoderBuilder {
    * Layer l on input h; h0 is the embedding output (read by v2's conv block after layer 0). `edit(group)` gives
    * the term edit of each head group (see headGroups), when the layer is intervened on.
    */
+  /**
+   * Layer l's query, key and value of the rows h `[rows, D]`, each `[rows, H, d]` (v1's fused in_proj with its q and v
+   * biases; v2/v3's and BERT's three projections). Rows of several sequences stacked give each its own.
+   */
+  projectQkv(l: number, h: string): [string, string, string] {
+    const { g, att } = this;
+    const s = this.ck.spec;
+    const W = (name: string, shape: number[]) => this.W(name, shape);
+    const D = s.hiddenSize,
+      H = s.numHeads,
+      d = s.headDim,
+      A = s.allHeadSize;
+    const p = `encoder.layer.${l}`;
+    const w = layerWeights(s, l);
+    const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
+    if (s.modelType === 'deberta') {
+      const [q0, k0, v0] = att.splitQkv(att.linear(h, byName(LayerInput.wqkv)));
+      const qb = g.node('Add', [q0, g.node('Reshape', [byName(LayerInput.bq), g.constInt64([H, d])])]);
+      const vb = g.node('Add', [v0, g.node('Reshape', [W(`${p}.attention.self.v_bias`, [A]), g.constInt64([H, d])])]);
+      return [qb, k0, vb];
+    }
+    const value = s.architecture === 'bert' ? 'value' : 'value_proj';
+    const heads = (x: string) => g.node('Reshape', [x, g.constInt64([0, -1, d])]);
+    return [
+      heads(att.linear(h, byName(LayerInput.wq), byName(LayerInput.bq))),
+      heads(att.linear(h, byName(LayerInput.wk), byName(LayerInput.bk))),
+      heads(att.linear(h, W(`${p}.attention.self.${value}.weight`, [A, D]), W(`${p}.attention.self.${value}.bias`, [A]))),
+    ];
+  }
+
+  /**
+   * Layer l on input h; h0 is the embedding output (read by v2's conv block after layer 0). `edit(group)` gives
+   * the term edit of each head group (see headGroups), when the layer is intervened on.
+   */
   layer(l: number, h: string, h0: string, rel: string | undefined, edit?: (group: number) => TermEdit): string {
     const { g, att } = this;
     const s = this.ck.spec;
@@ -152,23 +186,7 @@ export class EncoderBuilder {
     const w = layerWeights(s, l);
     const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
     const bias = (feed: LayerInputName) => (w[feed] ? byName(feed) : undefined);
-    let q: string, k: string, v: string;
-    if (s.modelType === 'deberta') {
-      const [q0, k0, v0] = att.splitQkv(att.linear(h, byName(LayerInput.wqkv)));
-      const qb = g.node('Add', [q0, g.node('Reshape', [byName(LayerInput.bq), g.constInt64([H, d])])]);
-      const vb = g.node('Add', [v0, g.node('Reshape', [W(`${p}.attention.self.v_bias`, [A]), g.constInt64([H, d])])]);
-      q = g.node('Transpose', [qb], { perm: [1, 0, 2] });
-      k = g.node('Transpose', [k0], { perm: [1, 0, 2] });
-      v = g.node('Transpose', [vb], { perm: [1, 0, 2] });
-    } else {
-      const value = s.architecture === 'bert' ? 'value' : 'value_proj';
-      q = att.toHeads(att.linear(h, byName(LayerInput.wq), byName(LayerInput.bq)), [1, 0, 2]);
-      k = att.toHeads(att.linear(h, byName(LayerInput.wk), byName(LayerInput.bk)), [1, 0, 2]);
-      v = att.toHeads(
-        att.linear(h, W(`${p}.attention.self.${value}.weight`, [A, D]), W(`${p}.attention.self.${value}.bias`, [A])),
-        [1, 0, 2],
-      );
-    }
+    const [q, k, v] = this.projectQkv(l, h).map((x) => g.node('Transpose', [x], { perm: [1, 0, 2] })) as [string, string, string];
     const { pkW, pkB, pqW, pqB } = positionFeeds(s);
     const pk = rel && att.flags.c2p ? att.linear(rel, byName(pkW), bias(pkB)) : undefined;
     const pq = rel && att.flags.p2c ? att.linear(rel, byName(pqW), bias(pqB)) : undefined;
@@ -249,24 +267,35 @@ export function buildTailGraph(ck: Checkpoint, start: number, headGroup = FORWAR
   return g;
 }
 
-/** v2 conv block after layer 0 (spec §8): reads the embedding output h⁰, adds to the layer-0 output. */
-function convBlock(
+/**
+ * v2 conv block after layer 0 (spec §8): reads the embedding output h⁰, adds to the layer-0 output. With `batch`
+ * (the sequence length n as a [1] tensor), h⁰ and y hold several sequences' rows stacked, [V·n, D], each convolved
+ * on its own (the batch axis of Conv).
+ */
+export function convBlock(
   g: GraphBuilder,
   W: (name: string, shape: number[]) => string,
   s: ModelSpec,
   h0: string,
   y: string,
   layerNorm: (x: string, prefix: string) => string,
+  batch?: { n: string },
 ): string {
   const D = s.hiddenSize,
     k = s.convKernelSize,
     pad = (k - 1) / 2;
-  const x = g.node('Unsqueeze', [g.node('Transpose', [h0], { perm: [1, 0] }), g.constInt64([0])]); // [1, D, n]
+  const x = batch
+    ? g.node('Transpose', [g.node('Reshape', [h0, g.node('Concat', [g.constInt64([-1]), batch.n, g.constInt64([D])], { axis: 0 })])], {
+        perm: [0, 2, 1],
+      }) // [V, D, n]
+    : g.node('Unsqueeze', [g.node('Transpose', [h0], { perm: [1, 0] }), g.constInt64([0])]); // [1, D, n]
   const conv = g.node('Conv', [x, W('encoder.conv.conv.weight', [D, D / s.convGroups, k]), W('encoder.conv.conv.bias', [D])], {
     group: s.convGroups,
     kernel_shape: [k],
     pads: [pad, pad],
   });
-  const c = g.node('Transpose', [g.node('Squeeze', [conv, g.constInt64([0])])], { perm: [1, 0] }); // [n, D]
+  const c = batch
+    ? g.node('Reshape', [g.node('Transpose', [conv], { perm: [0, 2, 1] }), g.constInt64([-1, D])]) // [V·n, D]
+    : g.node('Transpose', [g.node('Squeeze', [conv, g.constInt64([0])])], { perm: [1, 0] }); // [n, D]
   return layerNorm(g.node('Add', [y, activation(g, c, s.convAct)]), 'encoder.conv.LayerNorm');
 }

@@ -14,12 +14,12 @@ import type { RunBase } from './run-base';
 import { modelTerms } from './ablation-spec';
 
 /** What the clean and corrupted runs kept: the states entering every layer, the final state (index L), the
- *  relative rows (the same for both: they depend on the length only). */
+ *  relative rows (the same for both: they depend on the length only; none for BERT or a model without relative terms). */
 export interface KeptRuns {
   n: number;
   clean: Float32Array[];
   corrupt: Float32Array[];
-  rel: Float32Array;
+  rel: Float32Array | undefined;
   relRows: number;
 }
 
@@ -91,11 +91,11 @@ export async function runPatches(
   });
   const feeds: Record<string, FeedTensor> = {
     [LayerInput.hidden]: { type: 'float32', data: kept.corrupt[o.start]!, dims: [n, D] },
-    [LayerInput.rel]: { type: 'float32', data: kept.rel, dims: [kept.relRows, D] },
     [PatchFeed.clean]: { type: 'float32', data: clean, dims: [Lt + 1, n, D] },
     [PatchFeed.resid]: { type: 'float32', data: resid, dims: [V, Lt + 1, n] },
     [PatchFeed.positions]: { type: 'int64', data: BigInt64Array.from(positions, BigInt), dims: [positions.length] },
   };
+  if (kept.rel) feeds[LayerInput.rel] = { type: 'float32', data: kept.rel, dims: [kept.relRows, D] };
   if (o.terms) {
     const sites = PATCH_SITES.filter((s) => s === 'all' || s === 'out' || modelTerms(spec).includes(s));
     for (const site of sites) {

@@ -7,7 +7,6 @@ import { findHeads } from '../checkpoint/heads';
 import { at } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
-import { patchGraphFits } from '../graph/patch-graph';
 import type { Prepared } from './input';
 import { planOcclusion, type OcclusionFollow } from './occlusion-target';
 import type { RunContext } from './run-context';
@@ -36,11 +35,6 @@ export function checkPatchTarget(ck: Checkpoint, target: SweepTarget | undefined
   if (rtdOnly(ck)) {
     if (target) throw new LensError('this checkpoint has only a replaced-token-detection head: drop --target and name --position i');
   } else checkSweepTarget(ck, target);
-  if (!patchGraphFits(ck, 0))
-    throw new LensError(
-      `${ck.name}: patching reruns DeBERTa v2/v3 relative attention (without a conv block); this checkpoint is ${ck.spec.architecture === 'bert' ? 'BERT' : ck.spec.modelType}`,
-      'unsupported',
-    );
 }
 
 export function planPatchTarget(

@@ -6,7 +6,7 @@
 import { unlessAborted } from './abortable';
 import { first } from '../../shared/checked';
 import { LensError } from '../errors';
-import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
+import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT, termFlags } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import type { TermName } from '../types';
 import { modelTerms } from './ablation-spec';
@@ -23,14 +23,17 @@ import type { ExplainResult } from '../result/explain-result';
 import { predictOnHidden } from './predict';
 import type { RunContext } from './run-context';
 
-/** The forward pass keeping every layer's input state, the final state and the relative rows. */
+/** The forward pass keeping every layer's input state, the final state and the relative rows (where the model has them). */
 async function keepStates(model: RunContext, ids: number[], types: number[] | undefined, signal?: AbortSignal) {
   const spec = model.checkpoint.spec,
     L = spec.numLayers;
-  const fetches = [...Array.from({ length: L }, (_, l) => layerInputOutput(l)), LAST_HIDDEN, REL_OUTPUT];
+  const relative = termFlags(spec).relative;
+  const fetches = [...Array.from({ length: L }, (_, l) => layerInputOutput(l)), LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
   const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, ids, types)), fetches, signal);
   try {
     const states = [...Array.from({ length: L }, (_, l) => fwd.outputs.read(layerInputOutput(l))), fwd.outputs.read(LAST_HIDDEN)];
+    // BERT and DeBERTa without relative terms have no relative rows.
+    if (!relative) return { ms: fwd.ms, states, rel: undefined, relRows: 0 };
     const rel = fwd.outputs.read(REL_OUTPUT);
     return { ms: fwd.ms, states, rel, relRows: first(fwd.outputs.dims(REL_OUTPUT), 'the shape of the relative rows') };
   } finally {
