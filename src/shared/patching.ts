@@ -75,6 +75,8 @@ export interface PatchView {
   trace: PatchTraceName;
   layers: number;
   heads: number;
+  /** The attention terms the model has (BERT: c2c alone, its whole score): the flow's legend lists these. */
+  terms: TermName[];
   /** The clean and corrupted tokens as the view labels them, and the positions where they differ. */
   tokens: string[];
   corruptTokens: string[];

@@ -32,6 +32,7 @@ const base = (grid: PatchView['grid'], trace: PatchView['trace']): PatchView => 
   trace,
   layers: 2,
   heads: 2,
+  terms: ['c2c', 'c2p', 'p2c'],
   tokens: ['[CLS]', 'the', 'cat', '[SEP]'],
   corruptTokens: ['[CLS]', 'the', 'dog', '[SEP]'],
   differing: [2],
@@ -251,6 +252,26 @@ describe('Patching view of a real run (models/default)', () => {
       assert.ok(g.restored.every((row) => row.length === v.tokens.length));
       g.restored[0]!.forEach((x, i) => assert.ok(Math.abs((x ?? NaN) - (i === 4 ? 1 : 0)) < 1e-4, `layer 0, position ${i}: ${x}`));
       assert.equal(patchCsv(v).trim().split('\n').length, 1 + 5 * v.tokens.length);
+    } finally {
+      await model.dispose();
+    }
+  });
+  it('traces the BERT twin too: its only term is c2c, and the flow’s legend says so', async () => {
+    const model = await openModel(path.join(MODELS, 'bert-twin'), {
+      cacheDir: path.join(tmp, 'cache'),
+      executionProvider: 'cpu',
+      threads: 2,
+    });
+    try {
+      const r = await model.patch({ text: 'The quick brown fox jumps over the lazy [MASK].', trace: 'flow', threshold: 0 });
+      const v = patchView(r, 1);
+      assert.deepEqual(v.terms, ['c2c']);
+      const g = v.grid as Extract<PatchView['grid'], { kind: 'flow' }>;
+      assert.ok(g.edges.length > 0, 'with threshold 0 every edge that moves the target is kept');
+      assert.ok(g.edges.every((e) => e.term === 'c2c'));
+      const { svg } = flowSvg(flowLayout(g, v.layers), { labels: v.tokens, terms: v.terms, theme: 'dark', width: 500 });
+      assert.match(svg, />c2c</);
+      assert.ok(!/>c2p<|>p2c</.test(svg), 'no legend entry for a term BERT lacks');
     } finally {
       await model.dispose();
     }

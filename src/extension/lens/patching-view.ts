@@ -66,6 +66,8 @@ export function patchView(r: PatchResult, ms: number): PatchView {
     trace: g.kind,
     layers: r.model.layers,
     heads: r.model.heads,
+    // BERT's model info lists no disentangled terms: its score is content alone.
+    terms: ['c2c', ...r.model.terms.filter((x) => x !== 'c2c')],
     tokens: r.tokens.map(label),
     corruptTokens: r.corrupt_tokens.map(label),
     differing: r.input_ids.flatMap((id, i) => (id !== r.corrupt_ids[i] ? [i] : [])),

@@ -192,6 +192,7 @@ export function drawTrace(out: HTMLElement, v: PatchView, onRedraw?: () => void)
   const width = Math.max(360, Math.min(out.clientWidth || document.body.clientWidth - 32, 1100));
   const { svg } = flowSvg(layout, {
     labels: v.tokens,
+    terms: v.terms,
     theme: themeKind(),
     width,
     note: `${layout.edges.length} of ${g.edges.length} edges over the threshold ${g.threshold.toPrecision(3)} shown (of ${g.knockouts} knockouts); target rows ${g.targetRows.join(', ')}.`,

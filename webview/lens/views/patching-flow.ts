@@ -4,12 +4,15 @@
 // exported figure (with a title). Pure: a string, no DOM.
 import { markupText } from '../../../src/shared/markup-text';
 import { cssRgb } from '../../common/colors';
+import type { TermName } from '../../../src/shared/kinds';
 import type { FlowLayout } from './patching-model';
 import { TERM_RGB } from './patching-model';
 
 export interface FlowSvgOptions {
   /** One label per token (the row labels). */
   labels: readonly string[];
+  /** The terms the model has, in the legend (default all three). */
+  terms?: readonly TermName[];
   theme: 'light' | 'dark';
   /** Width in CSS pixels (or points, for a figure). */
   width: number;
@@ -59,7 +62,7 @@ export function flowSvg(f: FlowLayout, o: FlowSvgOptions): { svg: string; width:
     );
   });
   let lx = 4;
-  for (const t of ['c2c', 'c2p', 'p2c'] as const) {
+  for (const t of o.terms ?? (['c2c', 'c2p', 'p2c'] as const)) {
     parts.push(`<rect x="${lx}" y="${legendY - 8}" width="14" height="4" fill="${cssRgb(TERM_RGB[t])}"/>`);
     parts.push(`<text x="${lx + 18}" y="${legendY}" font-size="${FONT}" fill="${fg}">${t}</text>`);
     lx += 60;

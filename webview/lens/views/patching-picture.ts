@@ -43,6 +43,7 @@ export function flowPicture(v: PatchView, out: HTMLElement): Picture | undefined
   const m = Math.max(1e-12, ...Array.from(values, Math.abs));
   const { svg } = flowSvg(layout, {
     labels: v.tokens,
+    terms: v.terms,
     theme: themeKind(),
     width: Math.max(480, out.clientWidth || 720),
     title: traceTitle(v),
