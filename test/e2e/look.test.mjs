@@ -326,6 +326,12 @@ for (const theme of ['light', 'dark']) {
             await page.mouse.move(box.x + box.width * 0.4, box.y + box.height * 0.3);
             await frame.locator('#readout dl.pair dd[data-kind]').first().waitFor({ state: 'attached' });
             await screenshot(page, `look-${theme}-130-compare`);
+            if (FIGURES) {
+              // The two panes as one figure: a map per head, each titled, one colour bar.
+              const svg = fs.readFileSync(await exportFigure(lens, 'svg', `look-${theme}-130-compare-figure`), 'utf8');
+              for (const h of ['0', '1']) assert.match(svg, new RegExp(`font-weight="bold">head ${h}</text>`));
+              assert.equal((svg.match(/fill="none" stroke=/g) ?? []).length, 2, 'two framed maps');
+            }
             for (const h of ['0', '1']) await frame.locator(`#head-grid input.cmp[data-head="${h}"]`).uncheck();
           }
         }

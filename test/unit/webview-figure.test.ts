@@ -163,3 +163,39 @@ test("the export command's figure size: sensible numbers kept, anything else lef
   assert.deepEqual(parseFigureSize({ widthCm: '8', dpi: 5000 }), {});
   assert.deepEqual(parseFigureSize({ widthCm: 1, dpi: 36 }), { dpi: 36 });
 });
+
+test('Compare Heads as one figure: the panels side by side on one range, each titled and labelled, one colour bar', () => {
+  const base = spec(30, 16);
+  const other = Float32Array.from(base.values, (v) => v * 0.5);
+  const s: FigureSpec = {
+    ...base,
+    panels: [
+      { values: base.values, title: 'head 0' },
+      { values: other, title: 'head 3' },
+      { values: base.values, title: 'head 5' },
+    ],
+  };
+  const L = layoutFigure(s);
+  assert.equal(L.maps.length, 3);
+  for (let k = 1; k < 3; k++) {
+    const [a, b] = [L.maps[k - 1]!, L.maps[k]!];
+    assert.equal(a.y, b.y, 'one row');
+    assert.ok(a.x + a.w < b.x, 'side by side, not overlapping');
+    assert.equal(a.w, b.w, 'one size');
+  }
+  assert.ok(L.maps[2]!.x + L.maps[2]!.w < L.bar.x && L.bar.x + L.bar.width < L.width, 'one bar, after the last map');
+  const svg = figureSvg(s);
+  assertWellFormedXml(svg);
+  for (const t of ['head 0', 'head 3', 'head 5']) assert.match(svg, new RegExp(`font-weight="bold">${t}</text>`));
+  assert.equal((svg.match(/>word3<\/text>/g) ?? []).length, 6, 'each map labelled on both axes');
+  assert.equal((svg.match(/fill="none" stroke=/g) ?? []).length, 3, 'each map framed');
+  for (const t of L.texts) assert.ok(t.x >= 0 && t.x <= L.width && t.y >= 0 && t.y <= L.height, `"${t.text}" at ${t.x}, ${t.y}`);
+  assert.ok(Math.min(...fontSizes(svg)) >= MIN_FONT_PT);
+  // Two rows of two: the second row under the first, the caption under both.
+  const grid = layoutFigure({ ...s, panels: [...s.panels!, { values: other, title: 'head 7' }], panelColumns: 2 });
+  assert.equal(grid.maps[2]!.x, grid.maps[0]!.x);
+  assert.ok(grid.maps[2]!.y > grid.maps[0]!.y + grid.maps[0]!.h);
+  const captionTop = Math.min(...grid.texts.filter((t) => /every word|words labelled/.test(t.text)).map((t) => t.y));
+  assert.ok(captionTop > grid.maps[3]!.y + grid.maps[3]!.h);
+  assert.throws(() => figureSvg({ ...s, panels: [{ values: new Float32Array(5), title: 'x' }] }), /5 values for 30×30/);
+});

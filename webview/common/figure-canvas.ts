@@ -15,17 +15,19 @@ export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
   ctx.scale(k, k);
   ctx.fillStyle = L.background;
   ctx.fillRect(0, 0, L.width, L.height);
-  // The map: one pixel per cell, scaled up without smoothing.
-  const cells = document.createElement('canvas');
-  cells.width = spec.cols;
-  cells.height = spec.rows;
-  const cctx = cells.getContext('2d');
-  if (!cctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
-  const img = cctx.createImageData(spec.cols, spec.rows);
-  paintMatrix(spec.values, spec.range, spec.lut, img.data);
-  cctx.putImageData(img, 0, 0);
+  // Each map: one pixel per cell, scaled up without smoothing.
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(cells, L.map.x, L.map.y, L.map.w, L.map.h);
+  for (const m of L.maps) {
+    const cells = document.createElement('canvas');
+    cells.width = spec.cols;
+    cells.height = spec.rows;
+    const cctx = cells.getContext('2d');
+    if (!cctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
+    const img = cctx.createImageData(spec.cols, spec.rows);
+    paintMatrix(m.values, spec.range, spec.lut, img.data);
+    cctx.putImageData(img, 0, 0);
+    ctx.drawImage(cells, m.x, m.y, m.w, m.h);
+  }
   const steps = barColours(spec.lut);
   const h = L.bar.height / steps.length;
   steps.forEach((c, s) => {
@@ -34,7 +36,7 @@ export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
   });
   ctx.strokeStyle = L.foreground;
   ctx.lineWidth = 0.4;
-  ctx.strokeRect(L.map.x, L.map.y, L.map.w, L.map.h);
+  for (const m of L.maps) ctx.strokeRect(m.x, m.y, m.w, m.h);
   ctx.fillStyle = L.foreground;
   for (const t of L.texts) {
     ctx.save();

@@ -16,10 +16,20 @@ const BAR_W = 8;
 /** Average advance of a sans-serif character, as a share of the font size (for widths before any font exists). */
 const CHAR_W = 0.56;
 
+/** One map of a figure with several (Compare Heads): its values, rows × cols like the spec's, and its title. */
+export interface FigurePanel {
+  values: Float32Array;
+  title: string;
+}
+
 export interface FigureSpec {
   values: Float32Array;
   rows: number;
   cols: number;
+  /** Several maps on the spec's one colour range, side by side (`values` is then ignored), `panelColumns` a row;
+   *  each map's rows labelled on its left and its columns over it. */
+  panels?: readonly FigurePanel[];
+  panelColumns?: number;
   range: Range;
   lut: Uint8ClampedArray;
   title: string;
@@ -54,6 +64,8 @@ export interface FigureLayout {
   background: string;
   foreground: string;
   map: { x: number; y: number; w: number; h: number };
+  /** Every map (one unless the spec has panels), map = maps[0]. */
+  maps: { x: number; y: number; w: number; h: number; values: Float32Array }[];
   bar: { x: number; y: number; width: number; height: number };
   texts: FigureText[];
   /** The label font size and which rows / columns carry a label. */
@@ -105,12 +117,19 @@ export function barTicks(range: Range): [number, string][] {
   return ticks;
 }
 
+/** Gap between the maps of a figure with panels, in points. */
+const PANEL_GAP = 8;
+
 /** Where everything goes, in points. */
 export function layoutFigure(spec: FigureSpec): FigureLayout {
   const width = Math.max(2, spec.widthCm) * POINTS_PER_CM;
   const ticks = barTicks(spec.range);
   const barLabelW = Math.max(...ticks.map(([, t]) => textWidth(t, MIN_FONT_PT)));
   const barTotal = 6 + BAR_W + 3 + barLabelW;
+  const panels = spec.panels ?? [{ values: spec.values, title: '' }];
+  const perRow = Math.max(1, Math.min(panels.length, spec.panelColumns ?? panels.length));
+  const panelRows = Math.ceil(panels.length / perRow);
+  const panelTitleH = spec.panels ? MIN_FONT_PT + 3 : 0;
   const longest = (ls: readonly string[] | undefined) => (ls ? Math.max(0, ...ls.map((l) => [...l].length)) : 0);
   // The labels shown set the margins, the margins the map, the map the cells, the cells which labels fit:
   // a few rounds from "every label at 7 pt" settle it (the map only grows as labels drop out).
@@ -124,7 +143,7 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
   for (let pass = 0; pass < 4; pass++) {
     rowW = spec.rowLabels ? longest(shownRows.map((i) => spec.rowLabels?.[i] ?? '')) * labelPt * CHAR_W + 4 : 0;
     colH = spec.colLabels ? longest(shownCols.map((j) => spec.colLabels?.[j] ?? '')) * labelPt * CHAR_W + 4 : 0;
-    size = Math.max(20, width - 2 * PAD - rowW - barTotal);
+    size = Math.max(20, (width - 2 * PAD - barTotal - perRow * rowW - (perRow - 1) * PANEL_GAP) / perRow);
     labelPt = Math.max(MIN_FONT_PT, Math.min(LABEL_PT_MAX, Math.min(size / spec.cols, (aspect * size) / spec.rows) / 1.2));
     shownRows = spec.rowLabels ? thinLabels(spec.rowLabels, (aspect * size) / spec.rows, labelPt) : [];
     shownCols = spec.colLabels ? thinLabels(spec.colLabels, size / spec.cols, labelPt) : [];
@@ -139,26 +158,33 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
   titleLines.forEach((t, k) =>
     texts.push({ x: PAD, y: PAD + TITLE_PT * (k + 1) + 2 * k, text: t, size: TITLE_PT, anchor: 'start', bold: true }),
   );
-  const mapX = PAD + rowW;
-  const mapY = PAD + titleLines.length * (TITLE_PT + 2) + 4 + colH;
-  for (const i of shownRows)
-    texts.push({
-      x: mapX - 3,
-      y: mapY + (i + 0.5) * cellY + labelPt * 0.35,
-      text: spec.rowLabels?.[i] ?? '',
-      size: labelPt,
-      anchor: 'end',
-    });
-  for (const j of shownCols) {
-    const x = mapX + (j + 0.5) * cellX + labelPt * 0.35;
-    texts.push({ x, y: mapY - 3, text: spec.colLabels?.[j] ?? '', size: labelPt, anchor: 'start', rotate: -90 });
-  }
-  const bar = { x: mapX + mapW + 6, y: mapY, width: BAR_W, height: mapH };
+  const top = PAD + titleLines.length * (TITLE_PT + 2) + 4;
+  const rowH = panelTitleH + colH + mapH + PANEL_GAP;
+  const maps = panels.map((panel, k) => {
+    const x = PAD + rowW + (k % perRow) * (rowW + mapW + PANEL_GAP);
+    const y = top + Math.floor(k / perRow) * rowH + panelTitleH + colH;
+    if (panel.title) texts.push({ x, y: y - colH - 3, text: panel.title, size: MIN_FONT_PT, anchor: 'start', bold: true });
+    // Each map's rows labelled on its left and its columns over it: side by side, every map reads on its own.
+    for (const i of shownRows)
+      texts.push({ x: x - 3, y: y + (i + 0.5) * cellY + labelPt * 0.35, text: spec.rowLabels?.[i] ?? '', size: labelPt, anchor: 'end' });
+    for (const j of shownCols)
+      texts.push({
+        x: x + (j + 0.5) * cellX + labelPt * 0.35,
+        y: y - 3,
+        text: spec.colLabels?.[j] ?? '',
+        size: labelPt,
+        anchor: 'start',
+        rotate: -90,
+      });
+    return { x, y, w: mapW, h: mapH, values: panel.values };
+  });
+  const first = maps[0]!;
+  const bar = { x: Math.max(...maps.map((m) => m.x)) + mapW + 6, y: first.y, width: BAR_W, height: mapH };
   for (const [at, t] of ticks)
     texts.push({ x: bar.x + BAR_W + 3, y: bar.y + (1 - at) * mapH + MIN_FONT_PT * 0.35, text: t, size: MIN_FONT_PT, anchor: 'start' });
   const caption = [spec.caption ?? '', spec.axesNote ?? labelNote(shownRows, spec.rowLabels)].filter((c) => c).join('. ');
   const captionLines = caption ? wrap(caption, width - 2 * PAD, MIN_FONT_PT) : [];
-  let y = mapY + mapH + 4;
+  let y = top + (panelRows - 1) * rowH + panelTitleH + colH + mapH + 4;
   for (const line of captionLines) {
     y += MIN_FONT_PT + 1.5;
     texts.push({ x: PAD, y, text: line, size: MIN_FONT_PT, anchor: 'start' });
@@ -169,7 +195,8 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
     height: y + PAD + 2,
     background: dark ? '#1e1e1e' : '#ffffff',
     foreground: dark ? '#e6e6e6' : '#1e1e1e',
-    map: { x: mapX, y: mapY, w: mapW, h: mapH },
+    map: { x: first.x, y: first.y, w: first.w, h: first.h },
+    maps,
     bar,
     texts,
     labelPt,
@@ -206,12 +233,12 @@ const num = (x: number) => String(Math.round(x * 100) / 100);
 export const MAX_RECT_RUNS = 20_000;
 
 /** The map's SVG: one rect per run of equal colour in a row (vector), or an embedded palette PNG when that is too many. */
-function mapSvg(spec: FigureSpec, map: FigureLayout['map']): string[] {
+function mapSvg(spec: FigureSpec, map: FigureLayout['maps'][number]): string[] {
   const { rows, cols } = spec;
   const idx = new Uint8Array(rows * cols);
   let runs = 0;
   for (let k = 0; k < idx.length; k++) {
-    idx[k] = lutIndex(spec.values[k] ?? NaN, spec.range);
+    idx[k] = lutIndex(map.values[k] ?? NaN, spec.range);
     if (k % cols === 0 || idx[k] !== idx[k - 1]) runs++;
   }
   if (runs > MAX_RECT_RUNS) {
@@ -240,15 +267,15 @@ function mapSvg(spec: FigureSpec, map: FigureLayout['map']): string[] {
 
 /** The figure as an SVG document: width and height in cm, drawn in points, text as text. */
 export function figureSvg(spec: FigureSpec): string {
-  if (spec.values.length !== spec.rows * spec.cols)
-    throw new RangeError(`figureSvg: ${spec.values.length} values for ${spec.rows}×${spec.cols}`);
+  for (const v of spec.panels?.map((p) => p.values) ?? [spec.values])
+    if (v.length !== spec.rows * spec.cols) throw new RangeError(`figureSvg: ${v.length} values for ${spec.rows}×${spec.cols}`);
   const L = layoutFigure(spec);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${num(L.width / POINTS_PER_CM)}cm" height="${num(L.height / POINTS_PER_CM)}cm" viewBox="0 0 ${num(L.width)} ${num(L.height)}" font-family="Helvetica, Arial, sans-serif">`,
     `<title>${markupText(spec.title)}</title>`,
     `<rect width="100%" height="100%" fill="${L.background}"/>`,
   ];
-  out.push(...mapSvg(spec, L.map));
+  for (const m of L.maps) out.push(...mapSvg(spec, m));
   const steps = barColours(spec.lut);
   const h = L.bar.height / steps.length;
   out.push('<g shape-rendering="crispEdges">');
@@ -258,9 +285,10 @@ export function figureSvg(spec: FigureSpec): string {
     ),
   );
   out.push('</g>');
-  out.push(
-    `<rect x="${num(L.map.x)}" y="${num(L.map.y)}" width="${num(L.map.w)}" height="${num(L.map.h)}" fill="none" stroke="${L.foreground}" stroke-width="0.4"/>`,
-  );
+  for (const m of L.maps)
+    out.push(
+      `<rect x="${num(m.x)}" y="${num(m.y)}" width="${num(m.w)}" height="${num(m.h)}" fill="none" stroke="${L.foreground}" stroke-width="0.4"/>`,
+    );
   out.push(`<g fill="${L.foreground}">`);
   for (const t of L.texts) {
     const rot = t.rotate ? ` transform="rotate(${t.rotate} ${num(t.x)} ${num(t.y)})"` : '';

@@ -13,6 +13,7 @@ import { $, el, themeKind } from '../../common/dom';
 import { refreshHover, setHover, togglePin } from '../state/actions';
 import { legendEnd } from './legend';
 import { $comparePanes, $hover, $init, $viewState, type ComparePane } from '../state/store';
+import { $comparePicture } from '../state/picture';
 import type { MatrixRequests } from './requests';
 
 export function sizeCanvasCss(canvas: HTMLCanvasElement, px: number): void {
@@ -52,6 +53,7 @@ export class CompareHeads {
     const box = $('#compare');
     this.maps = [];
     $comparePanes.set([]);
+    $comparePicture.set(undefined);
     if (heads.length < 2) {
       box.replaceChildren();
       $('#compare-hint').hidden = false;
@@ -100,6 +102,15 @@ export class CompareHeads {
       return [{ figure, map, values: shown.subarray(k * n * n, (k + 1) * n * n) }];
     });
     $comparePanes.set(panes);
+    $comparePicture.set({
+      layer,
+      term,
+      heads: figures.map((f) => Number(f.figure.dataset.head)),
+      shown: figures.map((f) => f.values),
+      n,
+      range,
+      lut,
+    });
     const legend = el('div', { class: 'legend compare-legend' }, [
       el('span', { class: 'legend-scale' }, [
         el('span', {}, [legendEnd(range, 'min')]),

@@ -8,7 +8,7 @@ import { figureCanvas } from '../../common/figure-canvas';
 import { cleanLabel, wordLabels } from '../../common/figure-labels';
 import type { Heatmap } from '../../common/heatmap';
 import { isAnalysis } from '../state/selectors';
-import { $picture } from '../state/picture';
+import { $comparePicture, $picture } from '../state/picture';
 import { $current, $init, $merged, $viewState } from '../state/store';
 import { post } from './host';
 import { reportError } from './status';
@@ -69,6 +69,28 @@ export class ViewExport {
         colLabels: p.colLabels ?? labels,
       };
     }
+    if (state.view === 'heads') {
+      // Compare Heads: the side-by-side panes as one figure, on their one range.
+      const c = $comparePicture.get();
+      if (!c || c.layer !== state.layer || c.term !== state.term) return undefined;
+      const labels = c.n === init.tokens.length ? words : undefined;
+      return {
+        ...size,
+        theme,
+        values: c.shown[0] ?? new Float32Array(0),
+        rows: c.n,
+        cols: c.n,
+        range: c.range,
+        lut: c.lut,
+        title: `${model} · ${c.term} · layer ${c.layer} · heads ${c.heads.join(', ')}`,
+        caption: `${describeRange(c.range, c.term)}; one range over the ${c.heads.length} heads`,
+        panels: c.heads.map((h, k) => ({ values: c.shown[k] ?? new Float32Array(0), title: `head ${h}` })),
+        // Up to three in a row; more wrap two to a row, so each map keeps a readable size.
+        panelColumns: c.heads.length <= 3 ? c.heads.length : 2,
+        rowLabels: labels,
+        colLabels: labels,
+      };
+    }
     if (state.view !== 'heatmap' || !current) return undefined;
     const merged = $merged.get();
     const labels =
@@ -91,9 +113,14 @@ export class ViewExport {
 
   private imagePayload(format: 'png' | 'svg', size: Required<FigureSize>): { dataUrl?: string; svg?: string; name: string } {
     const spec = this.figure(size);
-    if (!spec) throw new Error('nothing to export here: open the heatmap or an analysis view');
+    if (!spec) throw new Error('nothing to export here: open the heatmap or an analysis view, or tick two heads in Compare Heads');
     const state = $viewState.get();
-    const name = `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
+    const name = spec.panels
+      ? `compare-L${state?.layer}-${[...(state?.compare ?? [])]
+          .sort((a, b) => a - b)
+          .map((h) => `H${h}`)
+          .join('-')}`
+      : `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
     const drawing = isAnalysis(state?.view ?? 'heatmap') ? $picture.get()?.svg : undefined;
     if (format === 'svg') return { svg: drawing ?? figureSvg(spec), name };
     return { dataUrl: figureCanvas(spec).toDataURL('image/png'), name };
