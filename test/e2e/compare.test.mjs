@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { frameWith, installHubModel, lensFrame, paintCount, runCompare, waitPainted } from './lib/compare.mjs';
 import { extensionMissing, openMore, startLens, stopWithScreenshot } from './lib/lens.mjs';
-import { FIXTURES } from './lib/paths.mjs';
+import { FIXTURES, RESULTS_DIR as RESULTS } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
 import { focusTab, openFile, runCommand, screenshot, selectLines, waitForCommand, waitUntil } from './lib/workbench.mjs';
 
@@ -114,6 +114,49 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     assert.match(titles[1], /bert_tiny/);
     assert.match(await frame.locator('#side-b .cmp-arch').textContent(), /BERT: absolute positions/);
     await screenshot(page, 'compare-sides');
+  });
+
+  test('Export SVG and PNG: both sides as one figure, each with its own title, words and colour bar', async () => {
+    for (const format of ['svg', 'png']) {
+      await frame.locator(`#cmp-export-${format}`).click();
+      const input = page.locator('.quick-input-widget input');
+      let proposed = '';
+      await waitUntil(
+        async () =>
+          new RegExp(`^.*compare-default-.*-vs-.*bert_tiny-.*\\.${format}$`).test((proposed = await input.inputValue().catch(() => ''))),
+        {
+          timeout: 15_000,
+          message: `the save dialog proposes compare-….${format} (got "${proposed}")`,
+        },
+      );
+      await page.keyboard.press('Enter');
+      const file = path.join(lens.server.dirs.workspace, path.basename(proposed));
+      await waitUntil(() => fs.existsSync(file) && fs.statSync(file).size > 0, { timeout: 30_000, message: `${file} written` });
+      await page.waitForTimeout(300);
+      fs.copyFileSync(file, path.join(RESULTS, `compare-figure.${format}`));
+      if (format === 'png') {
+        assert.equal(fs.readFileSync(file).readUInt32BE(0), 0x89504e47, 'a PNG file');
+        continue;
+      }
+      const svg = fs.readFileSync(file, 'utf8');
+      assert.match(svg, />A: default · probs · L0 H0</);
+      assert.match(svg, />B: fixtures\/bert_tiny · probs · L0 H0</);
+      assert.equal((svg.match(/fill="none" stroke=/g) ?? []).length, 2, 'two framed maps');
+      const view = await page.context().newPage();
+      try {
+        const error = await view.evaluate(
+          (s) => new DOMParser().parseFromString(s, 'image/svg+xml').querySelector('parsererror')?.textContent ?? null,
+          svg,
+        );
+        assert.equal(error, null, 'the SVG parses as XML');
+        await view.setContent(
+          `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 60}" height="${h * 60}"`)}</body>`,
+        );
+        await view.locator('svg').screenshot({ path: path.join(RESULTS, 'compare-figure-svg.png') });
+      } finally {
+        await view.close();
+      }
+    }
   });
 
   test('the alignment strip shows each span with both splits', async () => {

@@ -6,7 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { readNpz } from '../../src/analysis';
-import { decodePngDataUrl, defaultExportName, writeExport } from '../../src/extension/lens/export-files';
+import { defaultExportName, writeExport } from '../../src/extension/lens/export-files';
+import { decodePngDataUrl } from '../../src/extension/common/image-file';
 import { fixtureResult } from './analysis-fixture';
 
 const result = fixtureResult('text0');

@@ -1,7 +1,8 @@
 // The PNG rendering of a figure (figure.ts lays it out): the same texts, map and colour bar on a canvas at the
 // figure's width and DPI, the map's cells with hard edges.
 import { paintMatrix } from './colors';
-import { barColours, layoutFigure, type FigureSpec } from './figure';
+import type { ThemeKind } from './colors';
+import { barColours, layoutFigure, layoutFigureRow, type FigureSpec } from './figure';
 
 /** The figure on a new canvas, `dpi` pixels per inch (at least 1 px per point's worth of 72 dpi). */
 export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
@@ -47,5 +48,26 @@ export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
     ctx.fillText(t.text, 0, 0);
     ctx.restore();
   }
+  return canvas;
+}
+
+/** Figures side by side under one title on one canvas (figure.ts layoutFigureRow), `dpi` as figureCanvas. */
+export function figureRowCanvas(specs: readonly FigureSpec[], title: string, theme: ThemeKind, dpi: number): HTMLCanvasElement {
+  const R = layoutFigureRow(specs, title);
+  const k = Math.max(1, dpi) / 72;
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(R.width * k);
+  canvas.height = Math.round(R.height * k);
+  const ctx = canvas.getContext('2d');
+  if (!ctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
+  const dark = theme === 'dark';
+  ctx.fillStyle = dark ? '#1e1e1e' : '#ffffff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  if (title) {
+    ctx.fillStyle = dark ? '#e6e6e6' : '#1e1e1e';
+    ctx.font = `bold ${9 * k}px Helvetica, Arial, sans-serif`;
+    ctx.fillText(title, 4 * k, 13 * k);
+  }
+  specs.forEach((spec, i) => ctx.drawImage(figureCanvas({ ...spec, dpi }), Math.round((R.xs[i] ?? 0) * k), Math.round(R.titleH * k)));
   return canvas;
 }

@@ -265,16 +265,14 @@ function mapSvg(spec: FigureSpec, map: FigureLayout['maps'][number]): string[] {
   return out;
 }
 
-/** The figure as an SVG document: width and height in cm, drawn in points, text as text. */
-export function figureSvg(spec: FigureSpec): string {
+const svgOpen = (width: number, height: number) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${num(width / POINTS_PER_CM)}cm" height="${num(height / POINTS_PER_CM)}cm" viewBox="0 0 ${num(width)} ${num(height)}" font-family="Helvetica, Arial, sans-serif">`;
+
+/** What a figure draws, in its own points (0, 0 top left): background, maps, bar, frames and texts. */
+function figureBody(spec: FigureSpec, L: FigureLayout): string[] {
   for (const v of spec.panels?.map((p) => p.values) ?? [spec.values])
     if (v.length !== spec.rows * spec.cols) throw new RangeError(`figureSvg: ${v.length} values for ${spec.rows}×${spec.cols}`);
-  const L = layoutFigure(spec);
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${num(L.width / POINTS_PER_CM)}cm" height="${num(L.height / POINTS_PER_CM)}cm" viewBox="0 0 ${num(L.width)} ${num(L.height)}" font-family="Helvetica, Arial, sans-serif">`,
-    `<title>${markupText(spec.title)}</title>`,
-    `<rect width="100%" height="100%" fill="${L.background}"/>`,
-  ];
+  const out: string[] = [`<rect width="${num(L.width)}" height="${num(L.height)}" fill="${L.background}"/>`];
   for (const m of L.maps) out.push(...mapSvg(spec, m));
   const steps = barColours(spec.lut);
   const h = L.bar.height / steps.length;
@@ -296,6 +294,50 @@ export function figureSvg(spec: FigureSpec): string {
       `<text x="${num(t.x)}" y="${num(t.y)}" font-size="${num(t.size)}"${t.anchor === 'end' ? ' text-anchor="end"' : ''}${t.bold ? ' font-weight="bold"' : ''}${rot}>${markupText(t.text)}</text>`,
     );
   }
-  out.push('</g>', '</svg>');
+  out.push('</g>');
+  return out;
+}
+
+/** The figure as an SVG document: width and height in cm, drawn in points, text as text. */
+export function figureSvg(spec: FigureSpec): string {
+  const L = layoutFigure(spec);
+  return [svgOpen(L.width, L.height), `<title>${markupText(spec.title)}</title>`, ...figureBody(spec, L), '</svg>'].join('\n');
+}
+
+/** Where figures placed side by side go (Compare Models: each side its own tokens, range and bar), in points. */
+export function layoutFigureRow(
+  specs: readonly FigureSpec[],
+  title: string,
+): { width: number; height: number; titleH: number; layouts: FigureLayout[]; xs: number[] } {
+  const layouts = specs.map(layoutFigure);
+  const titleH = title ? PAD + TITLE_PT + 4 : 0;
+  const xs = layouts.map((_, k) => layouts.slice(0, k).reduce((a, l) => a + l.width, 0));
+  return {
+    width: layouts.reduce((a, l) => a + l.width, 0),
+    height: titleH + Math.max(0, ...layouts.map((l) => l.height)),
+    titleH,
+    layouts,
+    xs,
+  };
+}
+
+/** Figures side by side under one title, as one SVG document (each figure keeps its own coordinates). */
+export function figureRowSvg(specs: readonly FigureSpec[], title: string, theme: ThemeKind): string {
+  const R = layoutFigureRow(specs, title);
+  const dark = theme === 'dark';
+  const out = [
+    svgOpen(R.width, R.height),
+    `<title>${markupText(title)}</title>`,
+    `<rect width="100%" height="100%" fill="${dark ? '#1e1e1e' : '#ffffff'}"/>`,
+  ];
+  if (title)
+    out.push(
+      `<text x="${PAD}" y="${PAD + TITLE_PT}" font-size="${TITLE_PT}" font-weight="bold" fill="${dark ? '#e6e6e6' : '#1e1e1e'}">${markupText(title)}</text>`,
+    );
+  specs.forEach((spec, k) => {
+    const L = R.layouts[k]!;
+    out.push(`<g transform="translate(${num(R.xs[k]!)},${num(R.titleH)})">`, ...figureBody(spec, L), '</g>');
+  });
+  out.push('</svg>');
   return out.join('\n');
 }

@@ -5,12 +5,7 @@ import * as fs from 'node:fs';
 import { type ExplainResult, LensError } from '../../engine';
 import { jsonChunks, toHtmlReport, writeChunks, writeNpzFile, type HtmlReportOptions } from '../../analysis';
 import type { ExportFormat } from '../../shared/protocol/lens';
-
-/** What an image export carries from the view. */
-export interface ImagePayload {
-  dataUrl?: string;
-  svg?: string;
-}
+import { type ImagePayload, writeImageFile } from '../common/image-file';
 
 export const EXPORT_FILTERS: Record<ExportFormat, Record<string, string[]>> = {
   png: { 'PNG image': ['png'] },
@@ -24,18 +19,6 @@ export const EXPORT_FILTERS: Record<ExportFormat, Record<string, string[]>> = {
 export function defaultExportName(result: ExplainResult, format: ExportFormat, stem?: string): string {
   const base = `${result.model.name}-${result.n}tok${stem ? `-${stem}` : ''}`.replace(/[^\w.-]+/g, '-');
   return `${base}.${format}`;
-}
-
-/** PNG bytes from a `data:image/png;base64,…` URL; anything else is refused. */
-export function decodePngDataUrl(dataUrl: string): Uint8Array {
-  const b64 = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl)?.[1];
-  if (b64 === undefined)
-    throw new LensError('export: the view sent no PNG image (expected a data:image/png;base64 URL); redraw the view and export again');
-  const bytes = Buffer.from(b64, 'base64');
-  // PNG signature: a canvas that failed to encode must not be written as a broken file.
-  if (bytes.length < 8 || bytes.readUInt32BE(0) !== 0x89504e47)
-    throw new LensError('export: the view sent bytes that are not a PNG image; export again');
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -63,13 +46,8 @@ export async function writeExport(
         await fs.promises.writeFile(file, await toHtmlReport(result, report), 'utf8');
         return;
       case 'png':
-        if (!image.dataUrl) throw new LensError('export: the view sent no PNG image; open a view with a heatmap and export again');
-        await fs.promises.writeFile(file, decodePngDataUrl(image.dataUrl));
-        return;
       case 'svg':
-        if (!image.svg || !image.svg.startsWith('<svg'))
-          throw new LensError('export: the view sent no SVG image; open a view with a heatmap and export again');
-        await fs.promises.writeFile(file, image.svg, 'utf8');
+        await writeImageFile(format, file, image);
         return;
     }
   } catch (e) {

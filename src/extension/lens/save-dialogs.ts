@@ -1,10 +1,10 @@
 // What an export asks before it writes: where to save (VS Code's save dialog, opening in the first workspace
 // folder with a name filled in) and, for PNG and SVG, the picture the view draws.
-import * as vscode from 'vscode';
 import { type ExplainResult, LensError } from '../../engine';
 import type { ExportFormat, ExportMessage, FigureSize, HostToWebview, ImageRequests, WebviewToHost } from '../../shared/protocol/lens';
 import type { MessageHandler } from '../../shared/messaging/message-handler';
 import { defaultExportName, EXPORT_FILTERS } from './export-files';
+import { askSavePath } from '../common/save-path';
 
 /** How long the view has to send its picture before the export gives up (a hidden view never answers). */
 const IMAGE_TIMEOUT_MS = 15000;
@@ -42,15 +42,4 @@ export function askViewImage(
       () => undefined, // only the timeout rejects it, and that has answered already
     );
   });
-}
-
-/** The save dialog, opening in the first workspace folder with `name` filled in; the chosen path or undefined. */
-async function askSavePath(name: string, filters: Record<string, string[]>, saveLabel: string): Promise<string | undefined> {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const uri = await vscode.window.showSaveDialog({
-    defaultUri: folder ? vscode.Uri.joinPath(folder, name) : vscode.Uri.file(name),
-    filters,
-    saveLabel,
-  });
-  return uri?.fsPath;
 }

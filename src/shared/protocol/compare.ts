@@ -5,6 +5,7 @@
 //   host → webview  `init`      (both sides: model, tokens, the terms each offers; the token alignment)
 //   webview → host  `request`   {id, side, body: one head's matrix of one term}
 //   host → webview  `response`  {id, ok, n, data: float32 [n, n]}
+//   webview → host  `export`    {format, name, svg | dataUrl}: both sides as one figure, for the save dialog
 import type { Answering, Asking } from '../messaging/message-handler';
 import type { Alignment } from '../token-alignment';
 import { isInt, isOneOf } from './checks';
@@ -84,7 +85,17 @@ export type CompareResponseMessage =
   | { type: 'response'; id: number; pairId: number; ok: true; n: number; data: ArrayBuffer }
   | { type: 'response'; id: number; pairId: number; ok: false; error: string };
 
-export type CompareToHost = ReadyMessage | CompareRequestMessage | LogMessage;
+/** Both sides as one figure (the toolbar's Export): the host asks where to save it and writes it. */
+export interface CompareExportMessage {
+  type: 'export';
+  format: 'png' | 'svg';
+  /** The file name the save dialog proposes (letters, digits, `.`, `-`, `_`). */
+  name: string;
+  svg?: string;
+  dataUrl?: string;
+}
+
+export type CompareToHost = ReadyMessage | CompareRequestMessage | LogMessage | CompareExportMessage;
 
 export type CompareToWebview =
   | { type: 'init'; init: CompareInit }
@@ -164,6 +175,12 @@ export function parseCompareMessage(x: unknown): CompareToHost | undefined {
       if (!b || !isInt(m.id) || !isInt(m.pairId) || (m.side !== 'a' && m.side !== 'b')) return undefined;
       if (!isInt(b.layer) || !isInt(b.head) || !isKind(b.kind)) return undefined;
       return { type: 'request', id: m.id, pairId: m.pairId, side: m.side, body: { layer: b.layer, head: b.head, kind: b.kind } };
+    }
+    case 'export': {
+      if ((m.format !== 'png' && m.format !== 'svg') || typeof m.name !== 'string' || !/^[\w.-]{1,120}$/.test(m.name)) return undefined;
+      const image = m.format === 'svg' ? m.svg : m.dataUrl;
+      if (typeof image !== 'string') return undefined;
+      return { type: 'export', format: m.format, name: m.name, ...(m.format === 'svg' ? { svg: image } : { dataUrl: image }) };
     }
     default:
       return undefined;
