@@ -8,6 +8,7 @@ import { isLensError } from '../../src/engine/errors';
 import { openModel } from '../../src/engine/model/open-model';
 import { providerOrder } from '../../src/engine/runtime/execution-providers';
 import { SPILL_DIR, spillFilesHeld } from '../../src/engine/runtime/spill';
+import { runtimeMallocEnv } from '../../src/engine/runtime/session';
 import { layerCache } from '../../src/engine/memory/layer-cache';
 import { checkLength } from '../../src/engine/run/input';
 import { headRuns } from '../../src/engine/run/layer';
@@ -92,6 +93,20 @@ describe('runs', () => {
     } finally {
       await model.dispose();
     }
+  });
+
+  it('the runtime process gets glibc huge pages for its allocations, after whatever tunables the user set', () => {
+    // What the runtime process is started with (glibc rewrites GLIBC_TUNABLES in its own copy, so the test reads
+    // the environment handed to fork, not /proc).
+    assert.deepEqual(runtimeMallocEnv({}), {
+      MALLOC_MMAP_THRESHOLD_: String(32 << 20),
+      MALLOC_TRIM_THRESHOLD_: String(4 * 2 ** 30),
+      GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1',
+    });
+    assert.equal(
+      runtimeMallocEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).GLIBC_TUNABLES,
+      'glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1',
+    );
   });
 
   it('a closed model starts no runtime again: its results say so when a layer is asked for', async () => {

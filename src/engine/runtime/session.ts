@@ -27,12 +27,15 @@ function workerScript(): string {
  * glibc malloc settings for the runtime process: output blocks (up to ~17 MB each for v3-large at 512 tokens)
  * come from the heap rather than fresh mmaps, and freed heap memory is kept rather than trimmed, so every run
  * after the first reuses warm pages (576 MB of outputs: ~0.1 s instead of 1–2 s of page faults on these VMs).
- * Ignored by other C libraries.
+ * And transparent huge pages for malloc's memory (glibc ≥ 2.35; where the kernel leaves them to madvise): a run at
+ * an input length the runtime has not planned yet allocates every attention tensor fresh (hundreds of MB each at
+ * 2,000 tokens), and in 4 KB pages the faults took longer than the arithmetic (v3-base, 1,856 tokens: 121 s a
+ * forward pass, 10.9 s with huge pages). Ignored by other C libraries and older glibc.
  */
-const RUNTIME_MALLOC_ENV = {
-  MALLOC_MMAP_THRESHOLD_: String(32 << 20),
-  MALLOC_TRIM_THRESHOLD_: String(4 * 2 ** 30),
-};
+export function runtimeMallocEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const tunables = [env.GLIBC_TUNABLES, 'glibc.malloc.hugetlb=1'].filter((t) => t).join(':');
+  return { MALLOC_MMAP_THRESHOLD_: String(32 << 20), MALLOC_TRIM_THRESHOLD_: String(4 * 2 ** 30), GLIBC_TUNABLES: tunables };
+}
 
 /** Runs (and graph additions, with no spill file: '') waiting for the runtime process. */
 type Pending = Map<number, { resolve: (r: RunOutput | null) => void; reject: (e: Error) => void; spill: string }>;
@@ -85,7 +88,7 @@ export class RuntimeSession {
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         // Inside Electron (VS Code desktop) execPath is the app itself: run it as plain Node.
-        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...RUNTIME_MALLOC_ENV },
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', ...runtimeMallocEnv() },
         execArgv: [],
       });
       this.child = child;
