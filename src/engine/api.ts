@@ -147,6 +147,12 @@ export interface PredictInput {
   positions?: number[];
   /** How many tokens per position (default 5). */
   top?: number;
+  /**
+   * Masked-LM predictions through DeBERTa's Enhanced Mask Decoder where the checkpoint has what it needs (microsoft's
+   * `lm_predictions.lm_head.*` and the absolute position table): true by default; false gives the plain head on the
+   * last hidden state (what Hugging Face computes).
+   */
+  emd?: boolean;
 }
 
 export interface TopToken {
@@ -275,6 +281,13 @@ export interface PredictResult extends TaskOutput {
   predictions: PositionPrediction[];
   /** Every token's replaced-token-detection score, when the checkpoint has that head. */
   rtd?: RtdScore[];
+  /**
+   * What the masked-LM predictions read: `emd`, DeBERTa's Enhanced Mask Decoder as microsoft/DeBERTa runs it (with
+   * position_biased_input that is the last layer itself); `plain`, the head on the last hidden state (Hugging Face's).
+   */
+  decoder: 'emd' | 'plain';
+  /** One line on the decoder when there is something to say: why the EMD could not run, or what it is here. */
+  decoder_note?: string;
   timings: PredictTimings;
 }
 

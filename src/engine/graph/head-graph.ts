@@ -1,7 +1,10 @@
 import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
+import { EMD_POSITION_TABLE } from '../checkpoint/emd';
 import type { Heads } from '../checkpoint/heads';
 import { activation } from './activation';
+import { EncoderBuilder, FORWARD_HEAD_GROUP } from './deberta-graph';
+import { LayerInput } from './deberta-io';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
@@ -14,6 +17,9 @@ import { OnnxType } from './onnx-proto';
 export const HEAD_GRAPH_VERSION = 'deberta-lens-heads-1';
 /** The compare variant (for interventions): also takes a reference state and gives KL(reference ‖ this) per row. */
 export const HEAD_COMPARE_GRAPH_VERSION = 'deberta-lens-heads-compare-1';
+/** The EMD variant: `hidden` is the state entering the last layer; the Enhanced Mask Decoder's two passes of that
+ *  layer run first (fed also the forward graph's relative rows and the pick and skew inputs), the heads read pass 2. */
+export const HEAD_EMD_GRAPH_VERSION = 'deberta-lens-heads-emd-1';
 
 export const HeadInput = {
   hidden: 'hidden',
@@ -34,13 +40,14 @@ export const HeadOutput = {
   rtdLogits: 'rtd_logits', // [n]
 } as const;
 
-export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false): GraphBuilder {
+export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false, emd = false): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
   const D = s.hiddenSize,
     V = s.vocabSize;
-  const hidden = g.input(HeadInput.hidden, OnnxType.FLOAT, ['n', D]);
+  const input = g.input(HeadInput.hidden, OnnxType.FLOAT, ['n', D]);
+  const hidden = emd ? emdPasses(g, ck, input).passes[1] : input;
   const layerNorm = (x: string, prefix: string, width: number) =>
     g.node('LayerNormalization', [x, W(`${prefix}.weight`, [width]), W(`${prefix}.bias`, [width])], {
       axis: -1,
@@ -90,4 +97,26 @@ export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false): G
     g.output(g.node('Squeeze', [logit, g.constInt64([1])]), HeadOutput.rtdLogits, OnnxType.FLOAT, ['n']);
   }
   return g;
+}
+
+/**
+ * The Enhanced Mask Decoder as microsoft/DeBERTa's MaskedLanguageModel computes it (position_biased_input false):
+ * H `[n, D]` is the hidden state entering the last layer; the query I = H + the first n rows of the absolute position
+ * table (raw rows: no LayerNorm, no projection); the last layer runs with keys and values from H and the query I,
+ * then again with the first pass's output as the query (the residuals are the query's). Returns I and both passes.
+ */
+export function emdPasses(g: GraphBuilder, ck: Checkpoint, H: string) {
+  const s = ck.spec;
+  const D = s.hiddenSize;
+  const enc = new EncoderBuilder(g, ck, FORWARD_HEAD_GROUP);
+  const rel = enc.att.flags.relative ? g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]) : undefined;
+  const rows = ck.weights.get(EMD_POSITION_TABLE)?.shape[0] ?? 0; // emdPlan checked the table before any graph
+  const table = g.weight(requireWeight(ck, EMD_POSITION_TABLE, [rows, D]));
+  const zero = g.constInt64([0]);
+  const n = g.node('Shape', [H], { start: 0, end: 1 });
+  const query = g.node('Add', [H, g.node('Slice', [table, zero, n, zero])]);
+  const last = s.numLayers - 1;
+  const first = enc.layer(last, H, H, rel, undefined, query);
+  const second = enc.layer(last, H, H, rel, undefined, first);
+  return { query, passes: [first, second] as const };
 }

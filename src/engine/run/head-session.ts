@@ -1,10 +1,17 @@
 // The prediction heads of one open model as runtime sessions: the plain graph (fill-mask, RTD) in the encoder's own
 // process, the compare graph (also KL against a reference state) in a process of its own. Below the verbs.
 import { findHeads, type Heads } from '../checkpoint/heads';
-import { LAST_HIDDEN } from '../graph/deberta-io';
+import { LAST_HIDDEN, layerInputOutput, LayerInput, REL_OUTPUT } from '../graph/deberta-io';
 import { type CachedModelGraph, ensureGraphOf } from '../graph/graph-cache';
-import { graphInputs } from '../graph/graph-inputs';
-import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from '../graph/head-graph';
+import { graphInputs, relativeInputs } from '../graph/graph-inputs';
+import {
+  buildHeadGraph,
+  HEAD_COMPARE_GRAPH_VERSION,
+  HEAD_EMD_GRAPH_VERSION,
+  HEAD_GRAPH_VERSION,
+  HeadInput,
+  HeadOutput,
+} from '../graph/head-graph';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RunOutput, RuntimeSession } from '../runtime/session';
@@ -18,30 +25,43 @@ import type { RunBase } from './run-base';
  */
 export class HeadSession extends GraphSessions<'compare'> {
   readonly heads: Heads;
-  /** The plain graph's cache entry, held while the encoder's process may serve it. */
+  /** The plain and EMD graphs' cache entries, held while the encoder's process may serve them. */
   private plainGraph?: CachedModelGraph;
   private plainAdded?: Promise<void>;
+  private emdGraph?: CachedModelGraph;
+  private emdAdded?: Promise<void>;
 
   constructor(private readonly model: RunBase) {
     super();
     this.heads = findHeads(model.checkpoint);
   }
 
-  private graphOf(compare: boolean): () => CachedModelGraph {
+  private graphOf(variant: 'plain' | 'compare' | 'emd'): () => CachedModelGraph {
     const { checkpoint: ck, graphCache } = this.model;
     const heads = this.heads;
+    const version = { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant];
     const kind = {
-      version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION,
-      what: `${compare ? 'compare' : 'plain'} head graph`,
-      build: () => buildHeadGraph(ck, heads, compare),
+      version,
+      what: `${variant} head graph`,
+      build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd'),
     };
     return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+  }
+
+  /** The EMD head graph, added to the encoder's process on first use (the forward hands it its states there). */
+  private async startEmd(): Promise<RuntimeSession> {
+    this.emdAdded ??= (async () => {
+      this.emdGraph ??= this.graphOf('emd')();
+      await this.model.session.addGraph('emd', this.emdGraph.modelPath);
+    })().finally(() => (this.emdAdded = undefined));
+    await this.emdAdded;
+    return this.model.session;
   }
 
   async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
     if (variant === 'plain') {
       this.plainAdded ??= (async () => {
-        this.plainGraph ??= this.graphOf(false)();
+        this.plainGraph ??= this.graphOf('plain')();
         await this.model.session.addGraph('heads', this.plainGraph.modelPath);
       })().finally(() => (this.plainAdded = undefined));
       await this.plainAdded;
@@ -49,7 +69,7 @@ export class HeadSession extends GraphSessions<'compare'> {
     }
     // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
     const threads = Math.min(2, this.model.threads);
-    return this.session('compare', 'heads', this.graphOf(true), this.model.executionProvider, threads);
+    return this.session('compare', 'heads', this.graphOf('compare'), this.model.executionProvider, threads);
   }
 
   override async dispose(): Promise<void> {
@@ -58,6 +78,8 @@ export class HeadSession extends GraphSessions<'compare'> {
     } finally {
       this.plainGraph?.release();
       this.plainGraph = undefined;
+      this.emdGraph?.release();
+      this.emdGraph = undefined;
     }
   }
 
@@ -118,8 +140,10 @@ export class HeadSession extends GraphSessions<'compare'> {
     k: number,
     rtd: boolean,
     signal?: AbortSignal,
+    emd = false,
   ) {
     const { feeds, fetches } = this.request(ids.length, positions, targets, k, rtd);
+    if (emd && positions.length > 0) return this.runEmdAfterForward(ids, tokenTypes, feeds, fetches, signal);
     if (fetches.length === 0) {
       const fwd = await forwardOnly(this.model, ids, signal, tokenTypes);
       return { ...headOutputs(new Map(), 0), forwardMs: fwd.ms };
@@ -136,6 +160,38 @@ export class HeadSession extends GraphSessions<'compare'> {
       then,
     );
     return { ...headOutputs(readAll(run, fetches), run.thenMs ?? 0), forwardMs: run.ms };
+  }
+
+  /**
+   * runAfterForward through the Enhanced Mask Decoder (the masked-LM rows only; the caller has checked the checkpoint
+   * with emdPlan): the forward hands the EMD head graph the state entering the last layer and its relative rows.
+   */
+  private async runEmdAfterForward(
+    ids: number[],
+    tokenTypes: number[] | undefined,
+    feeds: Record<string, FeedTensor>,
+    fetches: string[],
+    signal?: AbortSignal,
+  ) {
+    const s = this.model.checkpoint.spec;
+    const n = ids.length;
+    checkLength(this.model, n);
+    const session = await this.startEmd();
+    const relative = relativeInputs(s, n);
+    const withRel = Object.keys(relative).length > 0;
+    const H = layerInputOutput(s.numLayers - 1);
+    const from: Record<string, string> = { [HeadInput.hidden]: H, ...(withRel ? { [LayerInput.rel]: REL_OUTPUT } : {}) };
+    const mlmFetches = fetches.filter((f) => f !== HeadOutput.rtdLogits);
+    const then = { graph: 'emd' as const, feeds: { ...feeds, ...int64Feeds(relative) }, fetches: mlmFetches, from };
+    const run = await session.run(
+      'forward',
+      int64Feeds(graphInputs(s, ids, tokenTypes)),
+      [H, ...(withRel ? [REL_OUTPUT] : [])],
+      signal,
+      undefined,
+      then,
+    );
+    return { ...headOutputs(readAll(run, mlmFetches), run.thenMs ?? 0), forwardMs: run.ms };
   }
 }
 
