@@ -1,10 +1,8 @@
 import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
-import { EMD_POSITION_TABLE } from '../checkpoint/emd';
 import type { Heads } from '../checkpoint/heads';
 import { activation } from './activation';
-import { EncoderBuilder, FORWARD_HEAD_GROUP } from './deberta-graph';
-import { LayerInput } from './deberta-io';
+import { emdPasses } from './emd-graph';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
@@ -97,26 +95,4 @@ export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false, em
     g.output(g.node('Squeeze', [logit, g.constInt64([1])]), HeadOutput.rtdLogits, OnnxType.FLOAT, ['n']);
   }
   return g;
-}
-
-/**
- * The Enhanced Mask Decoder as microsoft/DeBERTa's MaskedLanguageModel computes it (position_biased_input false):
- * H `[n, D]` is the hidden state entering the last layer; the query I = H + the first n rows of the absolute position
- * table (raw rows: no LayerNorm, no projection); the last layer runs with keys and values from H and the query I,
- * then again with the first pass's output as the query (the residuals are the query's). Returns I and both passes.
- */
-export function emdPasses(g: GraphBuilder, ck: Checkpoint, H: string) {
-  const s = ck.spec;
-  const D = s.hiddenSize;
-  const enc = new EncoderBuilder(g, ck, FORWARD_HEAD_GROUP);
-  const rel = enc.att.flags.relative ? g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]) : undefined;
-  const rows = ck.weights.get(EMD_POSITION_TABLE)?.shape[0] ?? 0; // emdPlan checked the table before any graph
-  const table = g.weight(requireWeight(ck, EMD_POSITION_TABLE, [rows, D]));
-  const zero = g.constInt64([0]);
-  const n = g.node('Shape', [H], { start: 0, end: 1 });
-  const query = g.node('Add', [H, g.node('Slice', [table, zero, n, zero])]);
-  const last = s.numLayers - 1;
-  const first = enc.layer(last, H, H, rel, undefined, query);
-  const second = enc.layer(last, H, H, rel, undefined, first);
-  return { query, passes: [first, second] as const };
 }

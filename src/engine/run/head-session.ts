@@ -2,6 +2,7 @@
 // process, the compare graph (also KL against a reference state) in a process of its own. Below the verbs.
 import { findHeads, type Heads } from '../checkpoint/heads';
 import { LAST_HIDDEN, layerInputOutput, LayerInput, REL_OUTPUT } from '../graph/deberta-io';
+import { buildEmdPassesGraph, EMD_PASSES_GRAPH_VERSION } from '../graph/emd-graph';
 import { type CachedModelGraph, ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
 import {
@@ -28,33 +29,40 @@ export class HeadSession extends GraphSessions<'compare'> {
   /** The plain and EMD graphs' cache entries, held while the encoder's process may serve them. */
   private plainGraph?: CachedModelGraph;
   private plainAdded?: Promise<void>;
-  private emdGraph?: CachedModelGraph;
-  private emdAdded?: Promise<void>;
+  private readonly emdGraphs = new Map<'emd' | 'emd-passes', CachedModelGraph>();
+  private readonly emdAdded = new Map<'emd' | 'emd-passes', Promise<void>>();
 
   constructor(private readonly model: RunBase) {
     super();
     this.heads = findHeads(model.checkpoint);
   }
 
-  private graphOf(variant: 'plain' | 'compare' | 'emd'): () => CachedModelGraph {
+  private graphOf(variant: 'plain' | 'compare' | 'emd' | 'emd-passes'): () => CachedModelGraph {
     const { checkpoint: ck, graphCache } = this.model;
     const heads = this.heads;
-    const version = { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant];
-    const kind = {
-      version,
-      what: `${variant} head graph`,
-      build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd'),
-    };
+    const kind =
+      variant === 'emd-passes'
+        ? { version: EMD_PASSES_GRAPH_VERSION, what: 'EMD passes graph', build: () => buildEmdPassesGraph(ck) }
+        : {
+            version: { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant],
+            what: `${variant} head graph`,
+            build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd'),
+          };
     return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
   }
 
-  /** The EMD head graph, added to the encoder's process on first use (the forward hands it its states there). */
-  private async startEmd(): Promise<RuntimeSession> {
-    this.emdAdded ??= (async () => {
-      this.emdGraph ??= this.graphOf('emd')();
-      await this.model.session.addGraph('emd', this.emdGraph.modelPath);
-    })().finally(() => (this.emdAdded = undefined));
-    await this.emdAdded;
+  /** An EMD graph, added to the encoder's process on first use (the forward hands it its states there). */
+  private async startEmd(variant: 'emd' | 'emd-passes'): Promise<RuntimeSession> {
+    let added = this.emdAdded.get(variant);
+    if (!added) {
+      added = (async () => {
+        let graph = this.emdGraphs.get(variant);
+        if (!graph) this.emdGraphs.set(variant, (graph = this.graphOf(variant)()));
+        await this.model.session.addGraph(variant, graph.modelPath);
+      })().finally(() => this.emdAdded.delete(variant));
+      this.emdAdded.set(variant, added);
+    }
+    await added;
     return this.model.session;
   }
 
@@ -78,8 +86,8 @@ export class HeadSession extends GraphSessions<'compare'> {
     } finally {
       this.plainGraph?.release();
       this.plainGraph = undefined;
-      this.emdGraph?.release();
-      this.emdGraph = undefined;
+      for (const graph of this.emdGraphs.values()) graph.release();
+      this.emdGraphs.clear();
     }
   }
 
@@ -173,17 +181,40 @@ export class HeadSession extends GraphSessions<'compare'> {
     fetches: string[],
     signal?: AbortSignal,
   ) {
+    const mlmFetches = fetches.filter((f) => f !== HeadOutput.rtdLogits);
+    const run = await this.afterForward('emd', HeadInput.hidden, ids, tokenTypes, feeds, mlmFetches, signal);
+    return { ...headOutputs(readAll(run, mlmFetches), run.thenMs ?? 0), forwardMs: run.ms };
+  }
+
+  /**
+   * The encoder on `ids`, then the EMD passes graph on the state entering its last layer, in one message to the
+   * encoder's process: every output of the passes (EmdOutput names) read, and the forward's and the passes' times.
+   */
+  async runEmdPasses(ids: number[], tokenTypes: number[] | undefined, fetches: string[], signal?: AbortSignal) {
+    const run = await this.afterForward('emd-passes', LayerInput.hidden, ids, tokenTypes, {}, fetches, signal);
+    return { outputs: readAll(run, fetches), forwardMs: run.ms, passesMs: run.thenMs ?? 0 };
+  }
+
+  /** The forward, then an EMD graph fed the state entering the last layer (as `hiddenName`) and the relative rows. */
+  private async afterForward(
+    graph: 'emd' | 'emd-passes',
+    hiddenName: string,
+    ids: number[],
+    tokenTypes: number[] | undefined,
+    feeds: Record<string, FeedTensor>,
+    fetches: string[],
+    signal?: AbortSignal,
+  ) {
     const s = this.model.checkpoint.spec;
     const n = ids.length;
     checkLength(this.model, n);
-    const session = await this.startEmd();
+    const session = await this.startEmd(graph);
     const relative = relativeInputs(s, n);
     const withRel = Object.keys(relative).length > 0;
     const H = layerInputOutput(s.numLayers - 1);
-    const from: Record<string, string> = { [HeadInput.hidden]: H, ...(withRel ? { [LayerInput.rel]: REL_OUTPUT } : {}) };
-    const mlmFetches = fetches.filter((f) => f !== HeadOutput.rtdLogits);
-    const then = { graph: 'emd' as const, feeds: { ...feeds, ...int64Feeds(relative) }, fetches: mlmFetches, from };
-    const run = await session.run(
+    const from: Record<string, string> = { [hiddenName]: H, ...(withRel ? { [LayerInput.rel]: REL_OUTPUT } : {}) };
+    const then = { graph, feeds: { ...feeds, ...int64Feeds(relative) }, fetches, from };
+    return session.run(
       'forward',
       int64Feeds(graphInputs(s, ids, tokenTypes)),
       [H, ...(withRel ? [REL_OUTPUT] : [])],
@@ -191,7 +222,6 @@ export class HeadSession extends GraphSessions<'compare'> {
       undefined,
       then,
     );
-    return { ...headOutputs(readAll(run, mlmFetches), run.thenMs ?? 0), forwardMs: run.ms };
   }
 }
 
