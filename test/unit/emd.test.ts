@@ -101,6 +101,22 @@ describe('Enhanced Mask Decoder: predict against microsoft/DeBERTa (EMD) and Hug
     });
   }
 
+  it('attention in head groups (4 heads as 3 + 1, EngineOptions.attentionHeadGroup): the same numbers', async () => {
+    const name = 'v3_shared_buckets';
+    const fixture = readJson(name, 'expected_outputs.json');
+    const vocab = readJson(name, 'config.json').vocab_size as number;
+    const model = await openModel(path.join(EMD, name), { cacheDir, executionProvider: 'cpu', threads: 2, attentionHeadGroup: 3 });
+    try {
+      for (const c of fixture.cases as EmdCase[]) {
+        const r = await model.predict({ ids: c.input_ids, top: vocab });
+        assert.equal(r.decoder, 'emd');
+        compareRows(r, c.expected.emd.mlm, `${name} ${c.name} emd, head groups of 3`);
+      }
+    } finally {
+      await model.dispose();
+    }
+  });
+
   it('the text path tokenizes as the fixture and decodes through the EMD', async () => {
     const c = (readJson('v3_shared_buckets', 'expected_outputs.json').cases as (EmdCase & { text: string })[])[0]!;
     const model = await open(path.join(EMD, 'v3_shared_buckets'));

@@ -31,12 +31,13 @@ export const EmdOutput = {
  * H `[n, D]` is the hidden state entering the last layer; the query I = H + the first n rows of the absolute position
  * table (raw rows: no LayerNorm, no projection); the last layer runs with keys and values from H and the query I,
  * then again with the first pass's output as the query (the residuals are the query's). Returns the position rows,
- * I and both passes; with `named`, every head in one group and the attention outputs named (EmdOutput).
+ * I and both passes; with `named`, every head in one group and the attention outputs named (EmdOutput), else
+ * attention in groups of `headGroup` heads as the forward graph computes it.
  */
-export function emdPasses(g: GraphBuilder, ck: Checkpoint, H: string, named = false) {
+export function emdPasses(g: GraphBuilder, ck: Checkpoint, H: string, named = false, headGroup = FORWARD_HEAD_GROUP) {
   const s = ck.spec;
   const D = s.hiddenSize;
-  const enc = new EncoderBuilder(g, ck, named ? s.numHeads : FORWARD_HEAD_GROUP);
+  const enc = new EncoderBuilder(g, ck, named ? s.numHeads : headGroup);
   const rel = enc.att.flags.relative ? g.input(LayerInput.rel, OnnxType.FLOAT, ['u', D]) : undefined;
   const rows = ck.weights.get(EMD_POSITION_TABLE)?.shape[0] ?? 0; // emdPlan checked the table before any graph
   const table = g.weight(requireWeight(ck, EMD_POSITION_TABLE, [rows, D]));

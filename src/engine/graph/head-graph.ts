@@ -38,14 +38,14 @@ export const HeadOutput = {
   rtdLogits: 'rtd_logits', // [n]
 } as const;
 
-export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false, emd = false): GraphBuilder {
+export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false, emd = false, headGroup?: number): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
   const D = s.hiddenSize,
     V = s.vocabSize;
   const input = g.input(HeadInput.hidden, OnnxType.FLOAT, ['n', D]);
-  const hidden = emd ? emdPasses(g, ck, input).passes[1] : input;
+  const hidden = emd ? emdPasses(g, ck, input, false, headGroup).passes[1] : input;
   const layerNorm = (x: string, prefix: string, width: number) =>
     g.node('LayerNormalization', [x, W(`${prefix}.weight`, [width]), W(`${prefix}.bias`, [width])], {
       axis: -1,

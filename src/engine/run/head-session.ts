@@ -40,13 +40,16 @@ export class HeadSession extends GraphSessions<'compare'> {
   private graphOf(variant: 'plain' | 'compare' | 'emd' | 'emd-passes'): () => CachedModelGraph {
     const { checkpoint: ck, graphCache } = this.model;
     const heads = this.heads;
+    // The EMD head graph computes attention in the forward graph's head groups (EngineOptions.attentionHeadGroup).
+    const headGroup = variant === 'emd' ? graphCache.options.headGroup : undefined;
     const kind =
       variant === 'emd-passes'
         ? { version: EMD_PASSES_GRAPH_VERSION, what: 'EMD passes graph', build: () => buildEmdPassesGraph(ck) }
         : {
             version: { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant],
+            ...(headGroup !== undefined ? { variant: `\nheads/${headGroup}` } : {}),
             what: `${variant} head graph`,
-            build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd'),
+            build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd', headGroup),
           };
     return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
   }
