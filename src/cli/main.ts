@@ -33,7 +33,7 @@ const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'cache-max-gb', 'ma
 const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
-  predict: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top'] },
+  predict: { switches: ['verbose', 'no-emd'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top'] },
   ablate: {
     switches: ['verbose', 'mean'],
     values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top', 'ablate', 'sweep', 'position', 'target'],
@@ -62,7 +62,7 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
   deberta-lens explain --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--layers all|0,3,5] [--format json|npz] [--out FILE]
   deberta-lens predict --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
-                       [--choices "A|B|C"] [--positions 3,7] [--top 5]
+                       [--choices "A|B|C"] [--positions 3,7] [--top 5] [--no-emd]
   deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
                        [--choices "A|B|C"] --ablate 1.0:c2p[,4.*:p2c,2.3:all] [--mean] [--positions 3,7] [--top 5]
   deberta-lens ablate  --model DIR|default|bert-twin (--text STR | --file PATH | --ids 1,2,3) [--pair STR]
@@ -83,6 +83,9 @@ Engine flags: --ep auto|cuda|dml|coreml|webgpu|cpu  --threads N  --max-tokens N 
               --cache-max-gb G (default ${DEFAULT_CACHE_MAX_GB}, or $${CACHE_MAX_ENV}): built graphs kept, least recently used removed
 DIR is a Hugging Face DeBERTa or BERT folder (config.json, model.safetensors or pytorch_model.bin, and the
 tokenizer: spm.model | tokenizer.json | vocab.json + merges.txt for DeBERTa, vocab.txt | tokenizer.json for BERT).
+predict decodes masked tokens through DeBERTa's Enhanced Mask Decoder as microsoft/DeBERTa does where the checkpoint
+has it (microsoft's lm_predictions.lm_head.* head and the absolute position table; JSON "decoder": "emd");
+--no-emd gives the plain head on the last hidden state, as Hugging Face computes it ("decoder": "plain").
 --ablate LAYER.HEAD:TERM removes a term (c2c, c2p, p2c, or all = the whole head; head * = every head of the
 layer) before the softmax and reruns every later layer; --mean replaces it by its mean over key positions instead.
 --sweep TERMS removes each head's term alone (rerun from its layer) and ranks heads by the drop in the log-probability

@@ -36,6 +36,8 @@ export function predictJson(r: PredictResult): object {
     mlm_head: r.mlm_head,
     rtd_head: r.rtd_head,
     mask_id: r.mask_id,
+    decoder: r.decoder,
+    ...(r.decoder_note ? { decoder_note: r.decoder_note } : {}),
     input_ids: r.input_ids,
     tokens: r.tokens.map((t, i) => ({ position: i, id: t.id, token: t.text, start: t.start, end: t.end, special: t.special })),
     predictions: predictionsJson(r, r.predictions),
@@ -197,7 +199,9 @@ export async function predictCommand(flags: Map<string, string>, engine: EngineO
   const { positions, top, ...input } = predictFlags(flags);
   const model = await openModel(modelDir, engine);
   try {
-    const result = await model.predict({ ...input, positions, top });
+    const result = await model.predict({ ...input, positions, top, emd: !flags.has('no-emd') });
+    // Why the Enhanced Mask Decoder could not run (the plain head answered): one line beside the JSON.
+    if (result.decoder === 'plain' && result.decoder_note) process.stderr.write(`deberta-lens: ${result.decoder_note}\n`);
     if (result.task === 'replaced-token-detection' && result.predictions.length === 0) {
       process.stderr.write(
         'deberta-lens: this checkpoint has no masked-LM head (cls.predictions.* or lm_predictions.lm_head.*): only replaced-token detection is shown\n',

@@ -84,6 +84,10 @@ export interface LensModel {
    *  kept (no second encoder run), each of `positions` masked and run once more. A task head (classification,
    *  token classification, question answering) reads that kept state too: no second forward pass. */
   predictExplained(result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult>;
+  /** The Enhanced Mask Decoder's two passes (their outputs, c2c/c2p/p2c/probs with query I = H + absolute positions)
+   *  on one input. Rejects with one line where the checkpoint has no EMD passes (no lm_predictions head or position
+   *  table, position_biased_input, a text longer than the position table). */
+  emdPasses(input: ExplainInput, signal?: AbortSignal): Promise<EmdPassesResult>;
   /** The same predictions before and after removing attention terms of chosen heads inside the forward pass
    *  (every later layer rerun), with KL and the followed token's log-probability and rank. The spec is checked
    *  against the model before anything runs. */
@@ -147,6 +151,12 @@ export interface PredictInput {
   positions?: number[];
   /** How many tokens per position (default 5). */
   top?: number;
+  /**
+   * Masked-LM predictions through DeBERTa's Enhanced Mask Decoder where the checkpoint has what it needs (microsoft's
+   * `lm_predictions.lm_head.*` and the absolute position table): true by default; false gives the plain head on the
+   * last hidden state (what Hugging Face computes).
+   */
+  emd?: boolean;
 }
 
 export interface TopToken {
@@ -275,7 +285,46 @@ export interface PredictResult extends TaskOutput {
   predictions: PositionPrediction[];
   /** Every token's replaced-token-detection score, when the checkpoint has that head. */
   rtd?: RtdScore[];
+  /**
+   * What the masked-LM predictions read: `emd`, DeBERTa's Enhanced Mask Decoder as microsoft/DeBERTa runs it (with
+   * position_biased_input that is the last layer itself); `plain`, the head on the last hidden state (Hugging Face's).
+   */
+  decoder: 'emd' | 'plain';
+  /** One line on the decoder when there is something to say: why the EMD could not run, or what it is here. */
+  decoder_note?: string;
   timings: PredictTimings;
+}
+
+/** One of the Enhanced Mask Decoder's two passes of the last layer (keys and values from the state entering it). */
+export interface EmdPass {
+  /** The pass's output `[n, D]` row-major (the second pass's query is the first's output). */
+  hidden: Float32Array;
+  /** Raw terms as explain gives them (unscaled) and the softmax, each `[heads][n][n]` row-major; a term the model
+   *  does not have is absent. probs = softmax((c2c + c2p + p2c) / scale). */
+  c2c: Float32Array;
+  c2p?: Float32Array;
+  p2c?: Float32Array;
+  probs: Float32Array;
+}
+
+/** The Enhanced Mask Decoder's passes on one input, as microsoft/DeBERTa's MaskedLanguageModel runs them. */
+export interface EmdPassesResult {
+  model: ModelInfo;
+  input_ids: number[];
+  tokens: Token[];
+  /** The encoder layer both passes run (the last). */
+  layer: number;
+  heads: number;
+  hidden_size: number;
+  scale: number;
+  /** H, the state entering the last layer `[n, D]`: the passes' keys and values. */
+  kv_hidden: Float32Array;
+  /** The absolute position rows `[n, D]` added to H: the position part of the first pass's query. */
+  position: Float32Array;
+  /** I = H + position `[n, D]`: the first pass's query. */
+  query: Float32Array;
+  passes: [EmdPass, EmdPass];
+  timings: { tokenize_ms: number; forward_ms: number; passes_ms: number; total_ms: number };
 }
 
 export interface AblateInput extends PredictInput {

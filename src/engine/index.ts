@@ -29,6 +29,8 @@ export type {
   AblateResult,
   AblatedRunInput,
   AblationMode,
+  EmdPass,
+  EmdPassesResult,
   EngineOptions,
   ExplainInput,
   LensModel,

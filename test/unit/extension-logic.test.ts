@@ -132,6 +132,7 @@ function fakeModel(name: string, disposed: string[]): LensModel {
     explain: () => Promise.reject(new Error('not used')),
     predict: () => Promise.reject(new Error('not used')),
     predictExplained: () => Promise.reject(new Error('not used')),
+    emdPasses: () => Promise.reject(new Error('not used')),
     ablate: () => Promise.reject(new Error('not used')),
     sweep: () => Promise.reject(new Error('not used')),
     explainAblated: () => Promise.reject(new Error('not used')),

@@ -190,7 +190,9 @@ describe('prediction heads: end to end from the text', () => {
         assert.equal(findHeads(model.checkpoint).mlm?.layout, name.endsWith('cls') ? 'cls.predictions' : 'lm_predictions.lm_head');
         results[name] = [];
         for (const c of casesOf(name)) {
-          const r = await model.predict({ text: c.text });
+          // Hugging Face's numbers: the plain head (--no-emd); the EMD on these weights is test/unit/emd.test.ts's.
+          const r = await model.predict({ text: c.text, emd: false });
+          assert.equal(r.decoder, 'plain');
           assert.deepEqual(
             r.tokens.map((t) => t.text),
             c.tokens,
@@ -320,8 +322,12 @@ describe('prediction heads: a checkpoint with both heads (as the v3 discriminato
       const plain = await model.predict({ text: 'a tiny model' });
       assert.deepEqual(plain.predictions, []);
       assert.equal(plain.rtd!.length, plain.input_ids.length);
-      const r = await model.predict({ text: rtdCase.text });
+      // Hugging Face's numbers are the plain head's (--no-emd); with the EMD the RTD strip must stay the same.
+      const r = await model.predict({ text: rtdCase.text, emd: false });
       assert.equal(r.mlm_head, 'lm_predictions.lm_head');
+      const viaEmd = await model.predict({ text: rtdCase.text });
+      assert.equal(viaEmd.decoder, 'emd');
+      assert.deepEqual(viaEmd.rtd, r.rtd);
       assertClose(
         r.rtd!.map((x) => x.logit),
         rtdCase.expected.rtd_logits!,

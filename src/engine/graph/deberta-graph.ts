@@ -172,9 +172,20 @@ export class EncoderBuilder {
 
   /**
    * Layer l on input h; h0 is the embedding output (read by v2's conv block after layer 0). `edit(group)` gives
-   * the term edit of each head group (see headGroups), when the layer is intervened on.
+   * the term edit of each head group (see headGroups), when the layer is intervened on. With `query` (the Enhanced
+   * Mask Decoder's passes), the queries and the residuals come from `query` and only keys and values from h, and no
+   * conv block follows (microsoft's encoder applies it between layers, not inside one). `names(kind)` names the
+   * attention outputs of a one-group layer.
    */
-  layer(l: number, h: string, h0: string, rel: string | undefined, edit?: (group: number) => TermEdit): string {
+  layer(
+    l: number,
+    h: string,
+    h0: string,
+    rel: string | undefined,
+    edit?: (group: number) => TermEdit,
+    query?: string,
+    names?: (kind: TermName | 'probs') => string,
+  ): string {
     const { g, att } = this;
     const s = this.ck.spec;
     const W = (name: string, shape: number[]) => this.W(name, shape);
@@ -186,13 +197,16 @@ export class EncoderBuilder {
     const w = layerWeights(s, l);
     const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
     const bias = (feed: LayerInputName) => (w[feed] ? byName(feed) : undefined);
-    const [q, k, v] = this.projectQkv(l, h).map((x) => g.node('Transpose', [x], { perm: [1, 0, 2] })) as [string, string, string];
+    const toHeads = (x: string) => g.node('Transpose', [x], { perm: [1, 0, 2] });
+    const [q0, k0, v0] = this.projectQkv(l, h);
+    const [q, k, v] = [toHeads(query ? this.projectQkv(l, query)[0] : q0), toHeads(k0), toHeads(v0)];
+    const residual = query ?? h;
     const { pkW, pkB, pqW, pqB } = positionFeeds(s);
     const pk = rel && att.flags.c2p ? att.linear(rel, byName(pkW), bias(pkB)) : undefined;
     const pq = rel && att.flags.p2c ? att.linear(rel, byName(pqW), bias(pqB)) : undefined;
     const sizes = headGroups(H, this.headGroup);
     let heads: string;
-    if (sizes.length === 1) heads = g.node('MatMul', [att.terms(q, k, pk, pq, undefined, edit?.(0)).probs, v]);
+    if (sizes.length === 1) heads = g.node('MatMul', [att.terms(q, k, pk, pq, names, edit?.(0)).probs, v]);
     else {
       // [H, ·, ·] split by head on axis 0; the projected relative rows [u, H·d] split by head on axis 1.
       const byHead = (x: string) => g.nodeN('Split', [x, g.constInt64(sizes)], sizes.length, { axis: 0 });
@@ -211,10 +225,13 @@ export class EncoderBuilder {
     const ctx = g.node('Reshape', [g.node('Transpose', [heads], { perm: [1, 0, 2] }), this.mergeShape]);
     const linear = (x: string, prefix: string, out: number, inp: number) =>
       att.linear(x, W(`${prefix}.weight`, [out, inp]), W(`${prefix}.bias`, [out]));
-    const attOut = this.layerNorm(g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), h]), `${p}.attention.output.LayerNorm`);
+    const attOut = this.layerNorm(
+      g.node('Add', [linear(ctx, `${p}.attention.output.dense`, D, A), residual]),
+      `${p}.attention.output.LayerNorm`,
+    );
     const inter = activation(g, linear(attOut, `${p}.intermediate.dense`, s.intermediateSize, D), s.hiddenAct);
     let out = this.layerNorm(g.node('Add', [linear(inter, `${p}.output.dense`, D, s.intermediateSize), attOut]), `${p}.output.LayerNorm`);
-    if (l === 0 && s.convKernelSize > 0) out = convBlock(g, W, s, h0, out, (x, prefix) => this.layerNorm(x, prefix));
+    if (l === 0 && s.convKernelSize > 0 && !query) out = convBlock(g, W, s, h0, out, (x, prefix) => this.layerNorm(x, prefix));
     return out;
   }
 }

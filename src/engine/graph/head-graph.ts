@@ -2,6 +2,7 @@ import type { Checkpoint } from '../checkpoint';
 import { requireWeight } from '../checkpoint';
 import type { Heads } from '../checkpoint/heads';
 import { activation } from './activation';
+import { emdPasses } from './emd-graph';
 import { GraphBuilder } from './graph-builder';
 import { OnnxType } from './onnx-proto';
 
@@ -14,6 +15,9 @@ import { OnnxType } from './onnx-proto';
 export const HEAD_GRAPH_VERSION = 'deberta-lens-heads-1';
 /** The compare variant (for interventions): also takes a reference state and gives KL(reference ‖ this) per row. */
 export const HEAD_COMPARE_GRAPH_VERSION = 'deberta-lens-heads-compare-1';
+/** The EMD variant: `hidden` is the state entering the last layer; the Enhanced Mask Decoder's two passes of that
+ *  layer run first (fed also the forward graph's relative rows and the pick and skew inputs), the heads read pass 2. */
+export const HEAD_EMD_GRAPH_VERSION = 'deberta-lens-heads-emd-1';
 
 export const HeadInput = {
   hidden: 'hidden',
@@ -34,13 +38,14 @@ export const HeadOutput = {
   rtdLogits: 'rtd_logits', // [n]
 } as const;
 
-export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false): GraphBuilder {
+export function buildHeadGraph(ck: Checkpoint, heads: Heads, compare = false, emd = false, headGroup?: number): GraphBuilder {
   const s = ck.spec;
   const g = new GraphBuilder();
   const W = (name: string, shape: number[]) => g.weight(requireWeight(ck, name, shape));
   const D = s.hiddenSize,
     V = s.vocabSize;
-  const hidden = g.input(HeadInput.hidden, OnnxType.FLOAT, ['n', D]);
+  const input = g.input(HeadInput.hidden, OnnxType.FLOAT, ['n', D]);
+  const hidden = emd ? emdPasses(g, ck, input, false, headGroup).passes[1] : input;
   const layerNorm = (x: string, prefix: string, width: number) =>
     g.node('LayerNormalization', [x, W(`${prefix}.weight`, [width]), W(`${prefix}.bias`, [width])], {
       axis: -1,

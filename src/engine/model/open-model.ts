@@ -6,6 +6,7 @@ import type {
   AblateInput,
   AblateResult,
   EngineOptions,
+  EmdPassesResult,
   ExplainInput,
   LensModel,
   ModelSummary,
@@ -32,6 +33,7 @@ import { patchWith } from '../run/patch';
 import { PatchSessions } from '../run/patch-batch';
 import type { PatchInput, PatchResult } from '../api';
 import { OcclusionSessions } from '../run/occlusion-batch';
+import { emdPassesWith } from '../run/emd-passes';
 import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';
 import { estimateWith } from '../run/estimate';
@@ -180,6 +182,10 @@ class OpenModel implements LensModel, RunContext {
 
   predictExplained(result: ExplainResult, input: Pick<PredictInput, 'positions' | 'top'>, signal?: AbortSignal): Promise<PredictResult> {
     return predictExplained(this, result, input, signal);
+  }
+
+  emdPasses(input: ExplainInput, signal?: AbortSignal): Promise<EmdPassesResult> {
+    return emdPassesWith(this, input, signal);
   }
 
   ablate(input: AblateInput, signal?: AbortSignal): Promise<AblateResult> {

@@ -1,10 +1,18 @@
 // The prediction heads of one open model as runtime sessions: the plain graph (fill-mask, RTD) in the encoder's own
 // process, the compare graph (also KL against a reference state) in a process of its own. Below the verbs.
 import { findHeads, type Heads } from '../checkpoint/heads';
-import { LAST_HIDDEN } from '../graph/deberta-io';
+import { LAST_HIDDEN, layerInputOutput, LayerInput, REL_OUTPUT } from '../graph/deberta-io';
+import { buildEmdPassesGraph, EMD_PASSES_GRAPH_VERSION } from '../graph/emd-graph';
 import { type CachedModelGraph, ensureGraphOf } from '../graph/graph-cache';
-import { graphInputs } from '../graph/graph-inputs';
-import { buildHeadGraph, HEAD_COMPARE_GRAPH_VERSION, HEAD_GRAPH_VERSION, HeadInput, HeadOutput } from '../graph/head-graph';
+import { graphInputs, relativeInputs } from '../graph/graph-inputs';
+import {
+  buildHeadGraph,
+  HEAD_COMPARE_GRAPH_VERSION,
+  HEAD_EMD_GRAPH_VERSION,
+  HEAD_GRAPH_VERSION,
+  HeadInput,
+  HeadOutput,
+} from '../graph/head-graph';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RunOutput, RuntimeSession } from '../runtime/session';
@@ -18,30 +26,53 @@ import type { RunBase } from './run-base';
  */
 export class HeadSession extends GraphSessions<'compare'> {
   readonly heads: Heads;
-  /** The plain graph's cache entry, held while the encoder's process may serve it. */
+  /** The plain and EMD graphs' cache entries, held while the encoder's process may serve them. */
   private plainGraph?: CachedModelGraph;
   private plainAdded?: Promise<void>;
+  private readonly emdGraphs = new Map<'emd' | 'emd-passes', CachedModelGraph>();
+  private readonly emdAdded = new Map<'emd' | 'emd-passes', Promise<void>>();
 
   constructor(private readonly model: RunBase) {
     super();
     this.heads = findHeads(model.checkpoint);
   }
 
-  private graphOf(compare: boolean): () => CachedModelGraph {
+  private graphOf(variant: 'plain' | 'compare' | 'emd' | 'emd-passes'): () => CachedModelGraph {
     const { checkpoint: ck, graphCache } = this.model;
     const heads = this.heads;
-    const kind = {
-      version: compare ? HEAD_COMPARE_GRAPH_VERSION : HEAD_GRAPH_VERSION,
-      what: `${compare ? 'compare' : 'plain'} head graph`,
-      build: () => buildHeadGraph(ck, heads, compare),
-    };
+    // The EMD head graph computes attention in the forward graph's head groups (EngineOptions.attentionHeadGroup).
+    const headGroup = variant === 'emd' ? graphCache.options.headGroup : undefined;
+    const kind =
+      variant === 'emd-passes'
+        ? { version: EMD_PASSES_GRAPH_VERSION, what: 'EMD passes graph', build: () => buildEmdPassesGraph(ck) }
+        : {
+            version: { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant],
+            ...(headGroup !== undefined ? { variant: `\nheads/${headGroup}` } : {}),
+            what: `${variant} head graph`,
+            build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd', headGroup),
+          };
     return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+  }
+
+  /** An EMD graph, added to the encoder's process on first use (the forward hands it its states there). */
+  private async startEmd(variant: 'emd' | 'emd-passes'): Promise<RuntimeSession> {
+    let added = this.emdAdded.get(variant);
+    if (!added) {
+      added = (async () => {
+        let graph = this.emdGraphs.get(variant);
+        if (!graph) this.emdGraphs.set(variant, (graph = this.graphOf(variant)()));
+        await this.model.session.addGraph(variant, graph.modelPath);
+      })().finally(() => this.emdAdded.delete(variant));
+      this.emdAdded.set(variant, added);
+    }
+    await added;
+    return this.model.session;
   }
 
   async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
     if (variant === 'plain') {
       this.plainAdded ??= (async () => {
-        this.plainGraph ??= this.graphOf(false)();
+        this.plainGraph ??= this.graphOf('plain')();
         await this.model.session.addGraph('heads', this.plainGraph.modelPath);
       })().finally(() => (this.plainAdded = undefined));
       await this.plainAdded;
@@ -49,7 +80,7 @@ export class HeadSession extends GraphSessions<'compare'> {
     }
     // The heads are a few matrix products: two threads are plenty, and leave the rest to the encoder's process.
     const threads = Math.min(2, this.model.threads);
-    return this.session('compare', 'heads', this.graphOf(true), this.model.executionProvider, threads);
+    return this.session('compare', 'heads', this.graphOf('compare'), this.model.executionProvider, threads);
   }
 
   override async dispose(): Promise<void> {
@@ -58,6 +89,8 @@ export class HeadSession extends GraphSessions<'compare'> {
     } finally {
       this.plainGraph?.release();
       this.plainGraph = undefined;
+      for (const graph of this.emdGraphs.values()) graph.release();
+      this.emdGraphs.clear();
     }
   }
 
@@ -118,8 +151,10 @@ export class HeadSession extends GraphSessions<'compare'> {
     k: number,
     rtd: boolean,
     signal?: AbortSignal,
+    emd = false,
   ) {
     const { feeds, fetches } = this.request(ids.length, positions, targets, k, rtd);
+    if (emd && positions.length > 0) return this.runEmdAfterForward(ids, tokenTypes, feeds, fetches, signal);
     if (fetches.length === 0) {
       const fwd = await forwardOnly(this.model, ids, signal, tokenTypes);
       return { ...headOutputs(new Map(), 0), forwardMs: fwd.ms };
@@ -136,6 +171,60 @@ export class HeadSession extends GraphSessions<'compare'> {
       then,
     );
     return { ...headOutputs(readAll(run, fetches), run.thenMs ?? 0), forwardMs: run.ms };
+  }
+
+  /**
+   * runAfterForward through the Enhanced Mask Decoder (the masked-LM rows only; the caller has checked the checkpoint
+   * with emdPlan): the forward hands the EMD head graph the state entering the last layer and its relative rows.
+   */
+  private async runEmdAfterForward(
+    ids: number[],
+    tokenTypes: number[] | undefined,
+    feeds: Record<string, FeedTensor>,
+    fetches: string[],
+    signal?: AbortSignal,
+  ) {
+    const mlmFetches = fetches.filter((f) => f !== HeadOutput.rtdLogits);
+    const run = await this.afterForward('emd', HeadInput.hidden, ids, tokenTypes, feeds, mlmFetches, signal);
+    return { ...headOutputs(readAll(run, mlmFetches), run.thenMs ?? 0), forwardMs: run.ms };
+  }
+
+  /**
+   * The encoder on `ids`, then the EMD passes graph on the state entering its last layer, in one message to the
+   * encoder's process: every output of the passes (EmdOutput names) read, and the forward's and the passes' times.
+   */
+  async runEmdPasses(ids: number[], tokenTypes: number[] | undefined, fetches: string[], signal?: AbortSignal) {
+    const run = await this.afterForward('emd-passes', LayerInput.hidden, ids, tokenTypes, {}, fetches, signal);
+    return { outputs: readAll(run, fetches), forwardMs: run.ms, passesMs: run.thenMs ?? 0 };
+  }
+
+  /** The forward, then an EMD graph fed the state entering the last layer (as `hiddenName`) and the relative rows. */
+  private async afterForward(
+    graph: 'emd' | 'emd-passes',
+    hiddenName: string,
+    ids: number[],
+    tokenTypes: number[] | undefined,
+    feeds: Record<string, FeedTensor>,
+    fetches: string[],
+    signal?: AbortSignal,
+  ) {
+    const s = this.model.checkpoint.spec;
+    const n = ids.length;
+    checkLength(this.model, n);
+    const session = await this.startEmd(graph);
+    const relative = relativeInputs(s, n);
+    const withRel = Object.keys(relative).length > 0;
+    const H = layerInputOutput(s.numLayers - 1);
+    const from: Record<string, string> = { [hiddenName]: H, ...(withRel ? { [LayerInput.rel]: REL_OUTPUT } : {}) };
+    const then = { graph, feeds: { ...feeds, ...int64Feeds(relative) }, fetches, from };
+    return session.run(
+      'forward',
+      int64Feeds(graphInputs(s, ids, tokenTypes)),
+      [H, ...(withRel ? [REL_OUTPUT] : [])],
+      signal,
+      undefined,
+      then,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 // Fill-mask and replaced-token detection: the encoder's last hidden state through the checkpoint's own heads.
 import type { PositionPrediction, PredictInput, PredictResult, RtdScore } from '../api';
+import { emdLengthProblem, emdPlan } from '../checkpoint/emd';
 import { noHeadMessage } from '../checkpoint/heads';
 import { at } from '../../shared/checked';
 import { LensError } from '../errors';
@@ -31,7 +32,17 @@ export async function predictWith(model: RunContext, input: PredictInput, signal
       `nothing to predict: ${why} and no positions were given; write [MASK] where a word should be predicted, or name positions to mask (--positions 3,7)`,
     );
   }
-  return predictPrepared(model, prepared, input, undefined, t0, signal);
+  return predictPrepared(model, prepared, input, undefined, t0, signal, input.emd !== false);
+}
+
+/** Whether the masked-LM rows go through the Enhanced Mask Decoder's passes, and the one line on the decoder. */
+function decoderOf(model: RunContext, n: number, wanted: boolean): { passes: boolean; decoder: 'emd' | 'plain'; note?: string } {
+  if (!wanted) return { passes: false, decoder: 'plain' };
+  const plan = emdPlan(model.checkpoint, model.heads.heads);
+  if (plan.kind === 'last-layer') return { passes: false, decoder: 'emd', note: plan.note };
+  if (plan.kind === 'plain') return { passes: false, decoder: 'plain', ...(plan.note ? { note: plan.note } : {}) };
+  const tooLong = emdLengthProblem(model.checkpoint, plan.rows, n);
+  return tooLong ? { passes: false, decoder: 'plain', note: tooLong } : { passes: true, decoder: 'emd' };
 }
 
 /**
@@ -77,10 +88,14 @@ async function predictPrepared(
   hidden: Float32Array | undefined,
   t0: number,
   signal?: AbortSignal,
+  emd = false,
 ): Promise<PredictResult> {
   const heads = model.heads.heads;
   const { ids, tokens, tokenTypes } = prepared;
   const n = ids.length;
+  // A kept last hidden state (an explain's, a patched run's) is read by the plain head: the EMD needs the state
+  // entering the last layer, which those callers do not hand over.
+  const decoder = decoderOf(model, n, emd && hidden === undefined && heads.mlm !== undefined);
   const k = checkTop(model, input.top);
   const { maskId, inputMasks, toMask } = positionsToPredict(model, ids, input.positions);
   const t1 = performance.now();
@@ -94,7 +109,7 @@ async function predictPrepared(
       headMs += out.ms;
       return out;
     }
-    const out = await model.heads.runAfterForward(runIds, tokenTypes, positions, targets, k, rtd, signal);
+    const out = await model.heads.runAfterForward(runIds, tokenTypes, positions, targets, k, rtd, signal, decoder.passes);
     forwardMs += out.forwardMs;
     headMs += out.ms;
     return out;
@@ -104,17 +119,20 @@ async function predictPrepared(
   let rtd: RtdScore[] | undefined;
   const mlmMasks = heads.mlm ? inputMasks : [];
   if (mlmMasks.length > 0 || heads.rtd) {
-    const plain = await runOnce(
+    const first = await runOnce(
       ids,
       mlmMasks,
       mlmMasks.map((p) => at(ids, p, 'position')),
       true,
       hidden,
     );
-    readPredictions(plain.read, mlmMasks, k).forEach(({ top }, r) =>
+    readPredictions(first.read, mlmMasks, k).forEach(({ top }, r) =>
       predictions.push({ position: at(mlmMasks, r, 'row'), source: 'input', top }),
     );
     if (heads.rtd) {
+      // The EMD graph gives the masked-LM rows only: the RTD head reads the last hidden state of a plain run.
+      const plain =
+        decoder.passes && mlmMasks.length > 0 ? await model.heads.runAfterForward(ids, tokenTypes, [], [], k, true, signal) : first;
       const logits = plain.read(HeadOutput.rtdLogits);
       rtd = Array.from(logits, (logit, i) => ({ position: i, token: at(tokens, i, 'token').text, logit, prob: sigmoid(logit) }));
     }
@@ -143,6 +161,8 @@ async function predictPrepared(
     tokens,
     predictions,
     ...(rtd ? { rtd } : {}),
+    decoder: decoder.decoder,
+    ...(decoder.note ? { decoder_note: decoder.note } : {}),
     timings: {
       tokenize_ms: t1 - t0,
       forward_ms: forwardMs,

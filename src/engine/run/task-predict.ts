@@ -116,6 +116,7 @@ function taskResult(
     input_ids: prepared.ids,
     tokens: prepared.tokens,
     predictions: [],
+    decoder: 'plain',
     ...output,
     timings: {
       tokenize_ms: t.tokenizeMs,
