@@ -136,25 +136,23 @@ export class EncoderBuilder {
     });
   }
 
-  /**
-   * Layer l on input h; h0 is the embedding output (read by v2's conv block after layer 0). `edit(group)` gives
-   * the term edit of each head group (see headGroups), when the layer is intervened on.
-   */
+  /** Layer l's weights by name or by layer input, and the sizes a layer's graph needs. */
+  private parts(l: number) {
+    const s = this.ck.spec;
+    const W = (name: string, shape: number[]) => this.W(name, shape);
+    const w = layerWeights(s, l);
+    const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
+    const bias = (feed: LayerInputName) => (w[feed] ? byName(feed) : undefined);
+    return { s, W, byName, bias, p: `encoder.layer.${l}`, D: s.hiddenSize, H: s.numHeads, d: s.headDim, A: s.allHeadSize };
+  }
+
   /**
    * Layer l's query, key and value of the rows h `[rows, D]`, each `[rows, H, d]` (v1's fused in_proj with its q and v
    * biases; v2/v3's and BERT's three projections). Rows of several sequences stacked give each its own.
    */
   projectQkv(l: number, h: string): [string, string, string] {
     const { g, att } = this;
-    const s = this.ck.spec;
-    const W = (name: string, shape: number[]) => this.W(name, shape);
-    const D = s.hiddenSize,
-      H = s.numHeads,
-      d = s.headDim,
-      A = s.allHeadSize;
-    const p = `encoder.layer.${l}`;
-    const w = layerWeights(s, l);
-    const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
+    const { s, W, byName, p, D, H, d, A } = this.parts(l);
     if (s.modelType === 'deberta') {
       const [q0, k0, v0] = att.splitQkv(att.linear(h, byName(LayerInput.wqkv)));
       const qb = g.node('Add', [q0, g.node('Reshape', [byName(LayerInput.bq), g.constInt64([H, d])])]);
@@ -187,16 +185,7 @@ export class EncoderBuilder {
     names?: (kind: TermName | 'probs') => string,
   ): string {
     const { g, att } = this;
-    const s = this.ck.spec;
-    const W = (name: string, shape: number[]) => this.W(name, shape);
-    const D = s.hiddenSize,
-      H = s.numHeads,
-      d = s.headDim,
-      A = s.allHeadSize;
-    const p = `encoder.layer.${l}`;
-    const w = layerWeights(s, l);
-    const byName = (feed: LayerInputName) => W(w[feed]!.name, w[feed]!.shape);
-    const bias = (feed: LayerInputName) => (w[feed] ? byName(feed) : undefined);
+    const { s, W, byName, bias, p, D, H, d, A } = this.parts(l);
     const toHeads = (x: string) => g.node('Transpose', [x], { perm: [1, 0, 2] });
     const [q0, k0, v0] = this.projectQkv(l, h);
     const [q, k, v] = [toHeads(query ? this.projectQkv(l, query)[0] : q0), toHeads(k0), toHeads(v0)];
