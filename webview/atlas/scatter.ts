@@ -42,6 +42,8 @@ export class Scatter {
     ctx.clearRect(0, 0, width, height);
     this.axes(ctx, sx, sy, c, { fg, grid, font, width, height });
     this.points = rows.map((r) => ({ x: sx.at(r.a.metrics[c.x] ?? NaN), y: sy.at(r.a.metrics[c.y] ?? NaN) }));
+    // Where each head is drawn (CSS pixels), for tests that point at one.
+    this.base.dataset.points = JSON.stringify(this.points.map((p) => [Math.round(p.x), Math.round(p.y)]));
     if (paired) {
       // Arrows from the first atlas's place of each head to the second's: the heads that moved are the long ones.
       ctx.lineWidth = 1;
@@ -68,11 +70,10 @@ export class Scatter {
     return nearestPoint(this.points, x, y, 8);
   }
 
-  /** The overlay alone: rings round the hovered and the selected head. Returns the time it took (ms). */
-  mark(hovered: number, selected: number): number {
-    const t0 = performance.now();
+  /** The overlay alone: rings round the hovered and the selected head. */
+  mark(hovered: number, selected: number): void {
     const ctx = cssPixelContext(this.overlay, this.size.w, this.size.h);
-    if (!ctx) return 0;
+    if (!ctx) return;
     ctx.clearRect(0, 0, this.size.w, this.size.h);
     const fg = getComputedStyle(document.body).getPropertyValue('--vscode-focusBorder').trim() || '#0078d4';
     for (const [k, width] of [
@@ -87,7 +88,6 @@ export class Scatter {
       ctx.lineWidth = width;
       ctx.stroke();
     }
-    return performance.now() - t0;
   }
 
   private axes(
