@@ -192,7 +192,7 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
     const query = (await example.locator('.atlas-query').textContent()).trim();
     await screenshot(page, 'atlas-dark');
     await example.click();
-    await waitUntil(async () => (await selectedText(page).catch(() => '')).trim() === query, {
+    await waitUntil(async () => (await selectedText(page).catch(() => '')) === query, {
       timeout: 30_000,
       message: `the editor selects the query token "${query}"`,
     });

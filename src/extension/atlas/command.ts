@@ -171,7 +171,10 @@ export async function openAtlasExample(d: Pick<AtlasDeps, 'log' | 'showError'>, 
     await vscode.commands.executeCommand('debertaLens.explain', {
       openAt: { layer: m.layer, head: m.head, offset: place.query[0] - place.paragraph[0] },
     });
-    editor.selection = range(...place.query);
+    // A SentencePiece word's span starts at the space before it: the selection covers the word.
+    const [q0, q1] = place.query;
+    const lead = place.text.slice(q0, q1).length - place.text.slice(q0, q1).trimStart().length;
+    editor.selection = range(Math.min(q0 + lead, q1), q1);
     editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   } catch (e) {
     d.showError(e);
