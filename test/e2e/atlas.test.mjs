@@ -90,9 +90,9 @@ async function hoverTimes(frame, count) {
   return times.sort((a, b) => a - b);
 }
 
-/** Right-click the corpus folder in the explorer, "Build Head Atlas for Folder…". */
-async function buildFromExplorer(page) {
-  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: /^corpus$/ }).first();
+/** Right-click a folder (the corpus) in the explorer, "Build Head Atlas for Folder…". */
+async function buildFromExplorer(page, folder = 'corpus') {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: new RegExp(`^${folder}$`) }).first();
   await row.click({ button: 'right' });
   const item = page.locator('.monaco-menu .action-item a.action-menu-item', { hasText: 'Build Head Atlas for Folder' }).first();
   await item.waitFor({ state: 'visible', timeout: 10_000 });
@@ -115,6 +115,9 @@ async function startAtlas({ name, vsix, settings }) {
   const lens = await startLens({ name, model: 'default', files: CORPUS, viewport: { width: 1400, height: 950 }, vsix, settings });
   const { page } = lens;
   const ws = lens.server.dirs.workspace;
+  fs.mkdirSync(path.join(ws, 'empty'));
+  fs.mkdirSync(path.join(ws, 'code'));
+  fs.writeFileSync(path.join(ws, 'code', 'data.json'), '{}');
   fs.writeFileSync(path.join(lens.server.dirs.root, 'big-a.json'), JSON.stringify(bigAtlas(path.join(ws, 'corpus'), 0)));
   fs.writeFileSync(path.join(lens.server.dirs.root, 'big-b.json'), JSON.stringify(bigAtlas(path.join(ws, 'corpus'), 1)));
   // Keybindings pass Open Head Atlas… its file (a user picks it in the open dialog); read as the workbench starts.
@@ -158,7 +161,19 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
     assert.equal(await frame.locator('#atlas-table tbody tr').count(), 32, 'one row per head (4 × 8)');
     assert.deepEqual(await frame.locator('#atlas-legend .atlas-legend-item').allTextContents(), ['c2c', 'c2p', 'p2c']);
     // The output is in the extension's storage, never in the workspace.
-    assert.deepEqual(fs.readdirSync(lens.server.dirs.workspace).sort(), ['corpus']);
+    assert.deepEqual(fs.readdirSync(lens.server.dirs.workspace).sort(), ['code', 'corpus', 'empty']);
+  });
+
+  test('an empty folder and one without .txt/.md: one line each', async () => {
+    for (const [folder, line] of [
+      ['empty', /empty is empty; put \.txt or \.md files in it/],
+      ['code', /code has no \.txt or \.md file \(subfolders searched too\)/],
+    ]) {
+      await buildFromExplorer(page, folder);
+      const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: line }).first();
+      await toast.waitFor({ timeout: 15_000 });
+      assert.doesNotMatch(await toast.textContent(), /\bat \S+:\d+/, 'no stack trace');
+    }
   });
 
   test('hover a head: its profile; the repaint is cheap; the table sorts by a clicked header', async () => {
