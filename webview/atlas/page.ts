@@ -249,10 +249,12 @@ export class AtlasPage {
           return li;
         }),
       );
+    const examples = (atlas: number, top: AtlasRow['a']['top']) =>
+      top.length ? list(atlas, top) : el('p', { class: 'meta' }, ['No pair of ordinary tokens in this atlas.']);
     this.examples.replaceChildren(
       el('h3', {}, [`Top examples: layer ${r.layer}, head ${r.head}`]),
-      r.a.top.length ? list(0, r.a.top) : el('p', { class: 'meta' }, ['No pair of ordinary tokens.']),
-      ...(this.paired && r.b ? [el('h3', {}, ['Second atlas']), list(1, r.b.top)] : []),
+      examples(0, r.a.top),
+      ...(this.paired && r.b ? [el('h3', {}, ['Second atlas']), examples(1, r.b.top)] : []),
     );
   }
 
