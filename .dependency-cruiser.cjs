@@ -26,7 +26,7 @@ const ENGINE_LAYERS = [
 ];
 /** vscode has no runtime package (the host provides it); its types resolve to @types/vscode. */
 const VSCODE = ['^vscode$', 'node_modules/@types/vscode/'];
-const EXTENSION_FEATURES = '(lens|compare)';
+const EXTENSION_FEATURES = '(lens|compare|atlas)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -139,14 +139,14 @@ module.exports = {
       severity: 'error',
       comment: 'webview/common serves every page (lens, compare, the HTML report): it imports none of them.',
       from: { path: '^webview/common/' },
-      to: { path: '^webview/(lens|compare|report)/' },
+      to: { path: '^webview/(lens|compare|atlas|report)/' },
     },
     {
       name: 'webview-panels-apart',
       severity: 'error',
       comment: 'The pages (lens, compare, the HTML report) share code through webview/common or src/shared.',
-      from: { path: '^webview/(lens|compare|report)/' },
-      to: { path: '^webview/(lens|compare|report)/', pathNot: '^webview/$1/' },
+      from: { path: '^webview/(lens|compare|atlas|report)/' },
+      to: { path: '^webview/(lens|compare|atlas|report)/', pathNot: '^webview/$1/' },
     },
 
     // Inside the extension: common at the bottom, model (opening and picking a model) above it, the panels' host

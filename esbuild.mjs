@@ -26,6 +26,7 @@ const builds = [
   { ...node, entryPoints: { 'tokenizer-thread': 'src/engine/tokenizer-thread/thread.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { webview: 'webview/lens/main.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { compare: 'webview/compare/main.ts' } },
+  { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { atlas: 'webview/atlas/main.ts' } },
   // The HTML report's script, inlined into each exported page (which opens in any browser, offline): no source
   // map to point at, and older syntax.
   { ...common, sourcemap: false, platform: 'browser', target: 'es2017', format: 'iife', entryPoints: { report: 'webview/report/main.ts' } },

@@ -27,6 +27,8 @@ export interface ExplainArgs {
   /** Aborts the run after this many milliseconds, as the progress notification's Cancel button does. */
   cancelAfterMs?: number;
   view?: ViewName;
+  /** Open at this layer and head with the token at `offset` (UTF-16, in the selection) pinned: the head atlas's examples. */
+  openAt?: { layer: number; head: number; offset: number };
 }
 
 /** Menus pass a Uri as the first argument and keybindings may pass anything: keep only what we know. */
@@ -36,7 +38,15 @@ export function explainArgs(raw: unknown): ExplainArgs {
   return {
     cancelAfterMs: typeof a.cancelAfterMs === 'number' && a.cancelAfterMs >= 0 ? a.cancelAfterMs : undefined,
     view: a.view === 'heads' || a.view === 'heatmap' ? a.view : undefined,
+    openAt: openAtArg(a.openAt),
   };
+}
+
+function openAtArg(raw: unknown): ExplainArgs['openAt'] {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const o = raw as Record<string, unknown>;
+  const ok = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+  return ok(o.layer) && ok(o.head) && ok(o.offset) ? { layer: o.layer, head: o.head, offset: o.offset } : undefined;
 }
 
 export interface ExplainDeps {
@@ -267,7 +277,13 @@ export class ExplainCommand {
     const ep = result.model.execution_provider;
     this.d.log(`explained ${result.n} tokens with ${result.model.name} on ${ep} in ${ms.toFixed(1)} ms`);
     status.ready(result.model.name, ep, ms);
-    const id = panel.show({ result, text: sel.text, ms, positions: positionSpecOf(model.summary), model }, args.view);
+    const at = args.openAt;
+    const row = at ? result.tokens.findIndex((t) => !t.special && t.start <= at.offset && at.offset < t.end) : -1;
+    const openAt = at ? { layer: at.layer, head: at.head, row: row >= 0 ? row : null } : undefined;
+    const id = panel.show(
+      { result, text: sel.text, ms, positions: positionSpecOf(model.summary), model, ...(openAt ? { openAt } : {}) },
+      args.view,
+    );
     // After the panel has its result: the heads run on the explain's hidden state while the first heatmap loads.
     void this.d.predictions.start(model, result, id, undefined, choices);
     this.d.lens.attach(

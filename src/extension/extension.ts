@@ -3,6 +3,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { inspectModel, openModel } from '../engine';
+import { buildAtlasCommand, openAtlasCommand, openAtlasExample, type AtlasDeps } from './atlas/command';
+import { AtlasPanel } from './atlas/panel';
 import { errorReporter } from './common/error-report';
 import { trackInNotification } from './common/work-notification';
 import { RateBook } from './common/work-progress';
@@ -99,6 +101,19 @@ export function activate(context: vscode.ExtensionContext): void {
   // Compare with Another Model: its own panel and its own second model (freed with the window).
   const compare = new ComparePanel(context.extensionUri, () => settings().colorScale, log);
   const otherModel = new ModelHost(openModel, defaultDir, log, bundledDirs);
+  // The head atlas: its own panel; the engine runs on its own model instance while it builds.
+  const atlasPanel: AtlasPanel = new AtlasPanel(context.extensionUri, {
+    log,
+    openExample: (atlas, m) => openAtlasExample({ log, showError }, atlas, m),
+  });
+  const atlasDeps = (): AtlasDeps => ({
+    storage: context.globalStorageUri,
+    settings,
+    modelDir: (s) => models.modelDir(s),
+    panel: atlasPanel,
+    log,
+    showError,
+  });
   const pickDeps = (): SelectModelDeps => ({
     context,
     defaultDir,
@@ -143,6 +158,9 @@ export function activate(context: vscode.ExtensionContext): void {
         args,
       ),
     ),
+    { dispose: () => atlasPanel.dispose() },
+    vscode.commands.registerCommand('debertaLens.buildAtlas', (args?: unknown) => buildAtlasCommand(atlasDeps(), args)),
+    vscode.commands.registerCommand('debertaLens.openAtlas', (args?: unknown) => openAtlasCommand(atlasDeps(), args)),
     vscode.commands.registerCommand('debertaLens.selectModel', () => selectModel(pickDeps())),
     vscode.window.onDidChangeActiveTextEditor((e) => explain.noteEditor(e)),
     vscode.workspace.onDidChangeConfiguration((e) => {

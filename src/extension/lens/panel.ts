@@ -45,6 +45,8 @@ export interface PanelResult {
   model?: LensModel;
   /** Set when the result is an intervened run of the same text (not a plain explain). */
   run?: RunLabel;
+  /** Opens at this layer and head with this token row pinned (the head atlas's examples). */
+  openAt?: { layer: number; head: number; row: number | null };
 }
 
 export interface PanelEvents {
@@ -377,9 +379,11 @@ export class LensPanel {
       defaults,
       ms: cur.ms,
       ...(cur.run ? { run: cur.run } : {}),
+      ...(cur.openAt ? { openAt: cur.openAt } : {}),
     };
     const ready = this.panel;
-    void firstSlice(r, this.viewAt, defaults).then((first) => {
+    const at = cur.openAt ? { layer: cur.openAt.layer, head: cur.openAt.head, kind: defaults.term } : this.viewAt;
+    void firstSlice(r, at, defaults).then((first) => {
       // A newer result, or a page torn down meanwhile, sends its own init.
       if (this.current !== cur || this.panel !== ready || !this.ready) return;
       this.post({ type: 'init', init: first ? { ...init, first } : init });

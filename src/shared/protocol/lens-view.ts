@@ -35,6 +35,9 @@ export interface ViewInit {
   tokens: ProtocolToken[];
   model: ModelShape;
   defaults: ViewDefaults;
+  /** Where this result opens instead of the reader's last place (the head atlas's examples): heatmap of that layer
+   *  and head, with query row `row` pinned (null: none). */
+  openAt?: { layer: number; head: number; row: number | null };
   ms: number;
   /** The matrix the view last showed, for this result, sent with it: the first heatmap needs no request. */
   first?: SliceResponse;

@@ -50,6 +50,10 @@ export function openResult(next: ViewInit, panel: Panel): void {
   const state = reconcileState(saved, next.defaults, $kinds.get(), next.model.layers, next.model.heads, next.tokens.length);
   // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.
   if (!sameResult && saved?.resultId !== next.resultId) state.pinned = null;
+  // Opened from elsewhere at one head and row (a head atlas example): that head's heatmap with the row pinned.
+  const at = next.openAt;
+  if (at && !sameResult && next.model.layers.includes(at.layer) && at.head < next.model.heads)
+    Object.assign(state, { view: 'heatmap', layer: at.layer, head: at.head, headAgg: null, pinned: at.row });
   state.resultId = next.resultId;
   $hover.set({ ...$hover.get(), i: state.pinned, j: null });
   panel.hover.reset();

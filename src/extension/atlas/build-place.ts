@@ -1,0 +1,34 @@
+// Where "Build Head Atlas for Folder…" reads and writes: the folder checked first (one line for an empty one or one
+// without text files), the atlas in the extension's storage, one file per model and folder. No vscode here.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { corpusFiles } from '../../analysis/atlas/corpus';
+import { LensError } from '../../engine';
+
+/** One clear line for a folder the atlas cannot read: missing, empty, or without .txt/.md files. */
+export function checkCorpusFolder(folder: string): void {
+  let entries: string[];
+  try {
+    if (!fs.statSync(folder).isDirectory()) throw new LensError(`${folder} is not a folder; pick a folder of .txt or .md files`);
+    entries = fs.readdirSync(folder);
+  } catch (e) {
+    if (e instanceof LensError) throw e;
+    throw new LensError(`${folder}: cannot read it (${(e as NodeJS.ErrnoException).code ?? String(e)}); pick a readable folder`);
+  }
+  if (entries.length === 0) throw new LensError(`${folder} is empty; put .txt or .md files in it, or pick another folder`);
+  try {
+    corpusFiles(folder, () => undefined);
+  } catch {
+    throw new LensError(`${folder} has no .txt or .md file (subfolders searched too); the atlas reads plain text and Markdown`);
+  }
+}
+
+/** The atlas's file in global storage: one per (model folder, corpus folder), so a second run resumes the first. */
+export function atlasOutPath(storage: string, modelDir: string, folder: string): string {
+  const key = createHash('sha256')
+    .update(`${path.resolve(modelDir)}\n${path.resolve(folder)}`)
+    .digest('hex')
+    .slice(0, 16);
+  return path.join(storage, 'atlas', `${path.basename(folder).replace(/[^\w.-]/g, '_')}-${key}.json`);
+}
