@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { frameWith } from './lib/compare.mjs';
 import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
 import { packageVsix } from './lib/vsix.mjs';
-import { canvasStats, isDrawn, screenshot, selectedText, waitForCommand, waitUntil } from './lib/workbench.mjs';
+import { canvasStats, isDrawn, pickMenuItem, screenshot, selectedText, waitForCommand, waitUntil } from './lib/workbench.mjs';
 
 const skip = extensionMissing();
 const CORPUS = {
@@ -94,20 +94,7 @@ async function hoverTimes(frame, count) {
 async function buildFromExplorer(page, folder = 'corpus') {
   const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: new RegExp(`^${folder}$`) }).first();
   await row.click({ button: 'right' });
-  const item = page.locator('.monaco-menu .action-item a.action-menu-item', { hasText: 'Build Head Atlas for Folder' }).first();
-  await item.waitFor({ state: 'visible', timeout: 10_000 });
-  await item.click();
-  // A menu can ignore a click that lands just after it opened (workbench.mjs's editorContextMenu): Enter then.
-  const menu = page.locator('.monaco-menu').first();
-  if (
-    !(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    await item.hover();
-    await page.keyboard.press('Enter');
-  }
+  await pickMenuItem(page, 'Build Head Atlas for Folder', { menu: "the explorer's context menu" });
 }
 
 /** code-server with the corpus in its workspace and keybindings that open the two 144-head atlases (F9, F10). */

@@ -14,7 +14,7 @@ import { extensionMissing, startLens, stopWithScreenshot, waitReady } from './li
 import { REPO_ROOT } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
 import { cliAblate, cliPredict, cards, assertSame, rowOverlaps, hoverEditorText, explainFile } from './lib/predictions.mjs';
-import { focusTab, goToLine, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
+import { focusTab, goToLine, openFile, pickMenuItem, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
 
 const SHORT = 'She opened the [MASK] and looked out into the dark night. He put his [MASK] in his pocket.';
 const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
@@ -95,21 +95,7 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
     test('the strip’s context menu asks the same about a token', async () => {
       const p = 11; // a token of the second sentence
       await frame.locator(`#tokens .tok[data-i="${p}"]`).click({ button: 'right' });
-      const item = page.locator('.monaco-menu .action-item a.action-menu-item', { hasText: ITEM }).first();
-      await item.waitFor({ state: 'visible', timeout: 10_000 });
-      await item.click();
-      // A menu can ignore a click that lands just after it opened (see editorContextMenu): then Enter runs the item.
-      const menu = page.locator('.monaco-menu').first();
-      if (
-        !(await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(
-          () => true,
-          () => false,
-        ))
-      ) {
-        await item.hover();
-        await page.keyboard.press('Enter');
-        await menu.waitFor({ state: 'hidden', timeout: 10_000 });
-      }
+      await pickMenuItem(page, ITEM, { menu: "the strip's context menu" });
       await frame
         .locator(`#predictions .pred-card[data-source="masked"][data-position="${p}"]`)
         .waitFor({ state: 'attached', timeout: 60_000 });

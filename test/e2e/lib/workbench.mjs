@@ -164,13 +164,18 @@ export async function editorContextMenu(page, label, { timeout = 10_000 } = {}) 
   box ??= await page.locator(`${EDITOR} .view-lines`).first().boundingBox();
   if (!box) throw new E2EError('the active editor is not visible');
   await page.mouse.click(box.x + Math.min(box.width / 2, 40), box.y + box.height / 2, { button: 'right' });
+  await pickMenuItem(page, label, { timeout, menu: 'the editor context menu' });
+}
+
+/** Picks `label` in the context menu just opened (the editor's, the explorer's, a webview's). */
+export async function pickMenuItem(page, label, { timeout = 10_000, menu: what = 'the context menu' } = {}) {
   const item = page.locator('.monaco-menu .action-item a.action-menu-item', { hasText: label }).first();
   try {
     await item.waitFor({ state: 'visible', timeout });
   } catch {
     const labels = await page.locator('.monaco-menu .action-label').allTextContents();
     await page.keyboard.press('Escape');
-    throw new E2EError(`the editor context menu has no item "${label}"; it has: ${labels.filter(Boolean).join(' | ')}`);
+    throw new E2EError(`${what} has no item "${label}"; it has: ${labels.filter(Boolean).join(' | ')}`);
   }
   await item.click();
   // A menu can ignore a click that lands just after it opened (seen on a loaded CI machine: the item highlighted,
