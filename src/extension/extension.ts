@@ -147,7 +147,8 @@ export function activate(context: vscode.ExtensionContext): void {
           current: () => {
             const text = panel.isOpen ? panel.text : undefined;
             const input = panel.input;
-            return text !== undefined && input ? { text, input } : undefined;
+            const at = panel.at;
+            return text !== undefined && input ? { text, input, ...(at ? { at } : {}) } : undefined;
           },
           explain: async () => (await explain.explain()).ok,
           panel: compare,

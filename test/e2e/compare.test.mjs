@@ -159,6 +159,33 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
     }
   });
 
+  test('from the palette too, both sides start at the main panel’s layer and head', async () => {
+    const mainTab = page.getByRole('tab', { name: 'DeBERTa Lens', exact: true });
+    const setMain = async (layer, head) => {
+      await mainTab.click();
+      const main = await lensFrame(page);
+      await main.locator('#layer').selectOption(layer);
+      await main.locator('#head').selectOption(head);
+      // The view reports what it shows after it has drawn it.
+      await main.locator('#app:not([data-busy])').waitFor({ state: 'attached', timeout: 30_000 });
+      await page.waitForTimeout(500);
+    };
+    await setMain('1', '2');
+    frame = await runCompare(page, 'fixtures/bert_tiny');
+    for (const side of ['a', 'b']) {
+      assert.equal(await frame.locator(`#layer-${side}`).inputValue(), '1', `side ${side} starts at the main panel's layer`);
+      assert.equal(await frame.locator(`#head-${side}`).inputValue(), '2', `side ${side} starts at the main panel's head`);
+      await waitPainted(frame, side);
+    }
+    // Back to layer 0, head 0 everywhere, where the later checks start.
+    await setMain('0', '0');
+    frame = await runCompare(page, 'fixtures/bert_tiny');
+    for (const side of ['a', 'b']) {
+      assert.equal(await frame.locator(`#head-${side}`).inputValue(), '0');
+      await waitPainted(frame, side);
+    }
+  });
+
   test('the alignment strip shows each span with both splits', async () => {
     const groups = frame.locator('#alignment .cmp-group');
     const count = await groups.count();

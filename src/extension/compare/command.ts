@@ -24,7 +24,9 @@ export interface CompareDeps {
   models: ModelHost;
   other: ModelHost;
   /** The text the main panel shows and what its model read (one text, or a pair), or undefined when it shows nothing. */
-  current(): { text: string; input: { text: string; pair?: string; pairOffset?: number } } | undefined;
+  /** The main panel's result: its text, what the model read, and the layer and head it shows (where both sides start). */
+  current():
+    { text: string; input: { text: string; pair?: string; pairOffset?: number }; at?: { layer: number; head: number } } | undefined;
   /** Runs Explain on the editor's selection (so a text exists); false when it failed or was cancelled. */
   explain(): Promise<boolean>;
   panel: ComparePanel;
@@ -147,7 +149,8 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
     pair.b.result.release();
     return { ok: false, error: 'cancelled' };
   }
-  const init = d.panel.show({ text, a: pair.a, b: pair.b, start: startAtArg(raw) });
+  // From the panel's button or the palette alike, both sides start where the main panel is.
+  const init = d.panel.show({ text, a: pair.a, b: pair.b, start: startAtArg(raw) ?? cur.at });
   const ms = performance.now() - t0;
   d.log(
     `compare: ${init.a.name} (${init.a.tokens.length} tokens) beside ${init.b.name} (${init.b.tokens.length} tokens) in ${ms.toFixed(0)} ms`,

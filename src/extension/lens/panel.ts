@@ -134,6 +134,11 @@ export class LensPanel {
     return this.current?.text;
   }
 
+  /** The layer and head the view last showed (it reports them after every render), while it shows a result. */
+  get at(): { layer: number; head: number } | undefined {
+    return this.current && this.viewAt ? { layer: this.viewAt.layer, head: this.viewAt.head } : undefined;
+  }
+
   /** What the model read for the result shown: one text, or a sentence pair and where its second text starts. */
   get input(): { text: string; pair?: string; pairOffset?: number } | undefined {
     const cur = this.current;
