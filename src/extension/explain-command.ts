@@ -260,7 +260,7 @@ export class ExplainCommand {
         }, 1000);
         // The head the first heatmap shows comes with the forward pass: the panel opens without waiting for its layer.
         const result = await model
-          .explain({ ...input, preview: panel.previewFor(model.info, args.view) }, controller.signal)
+          .explain({ ...input, preview: panel.previewFor(model.info, args.view, args.openAt) }, controller.signal)
           .catch((e: unknown) => {
             throw explainError(e, s.maxTokens);
           })

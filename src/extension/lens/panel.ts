@@ -178,8 +178,15 @@ export class LensPanel {
    * and the next one, which the view fetches ahead right after that paint. Both then come without a layer run,
    * which starts with the view's later requests instead of taking the cores while the page paints.
    */
-  previewFor(info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>, view?: ViewName): LayerPreviewAsk | undefined {
-    return previewAsk(info, this.viewAt, { ...this.defaults(), ...(view ? { view } : {}) });
+  previewFor(
+    info: Pick<ModelInfo, 'type' | 'layers' | 'heads' | 'terms'>,
+    view?: ViewName,
+    /** Where the result will open instead of where the view was (a head atlas example). */
+    openAt?: { layer: number; head: number },
+  ): LayerPreviewAsk | undefined {
+    const defaults = this.defaults();
+    const at = openAt ? { ...openAt, kind: defaults.term } : this.viewAt;
+    return previewAsk(info, at, { ...defaults, ...(view ? { view } : {}) });
   }
 
   /** Opens a view (heatmap or heads) in the panel that shows the current result. */
