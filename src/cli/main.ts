@@ -102,7 +102,9 @@ patch runs both texts, then the corrupted one again with the clean run's values 
 (positions are the clean text's; of another length, the corrupted tokens pair with the clean ones, see "paired"): L.H:c2c|c2p|p2c|all|out (a head's term, whole score or context vector; H or L may be *),
 resid:L (the state entering layer L; L = layers: the final state), resid:L@i (position i only), knock:L:i->j (edge
 removed in every head). It prints clean, corrupt and patched (what predict prints) and restored = (patched −
-corrupt) / (clean − corrupt) of the target (as for --sweep; an RTD-only checkpoint: the RTD logit at --position).
+corrupt) / (clean − corrupt) of the target (as for --sweep; an RTD-only checkpoint: the RTD logit at --position; a
+multiple-choice head: the score of the choice given as --pair, the prompt as --text). --corrupt-pair alone corrupts
+only the pair.
 --trace heads patches every head's term alone (grid term × layer × head), --trace resid every state row (layer ×
 position); cells from one layer run as batches (--no-batch: one rerun each). --trace flow knocks out attention edges
 of the clean run one at a time, walking back from the target's rows layer by layer, and keeps an edge (with the term

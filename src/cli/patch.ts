@@ -39,12 +39,15 @@ function traceFlag(text: string | undefined): PatchTrace | undefined {
 }
 
 export async function patchCommand(flags: Map<string, string>, engine: EngineOptions, modelDir: string): Promise<void> {
-  const text = flags.get('text'),
-    corrupt = flags.get('corrupt');
+  const text = flags.get('text');
+  // Only the pair corrupted (a multiple-choice head's choice, an NLI hypothesis): the text stays as it is.
+  const corrupt = flags.get('corrupt') ?? (flags.has('corrupt-pair') ? text : undefined);
   const trace = traceFlag(flags.get('trace'));
   // The flow knocks edges out of the clean run: the corrupted text only sets the default threshold there.
   if (text === undefined || (corrupt === undefined && trace !== 'flow'))
-    throw new LensError('patch needs the clean text and a corrupted one: --text CLEAN --corrupt CORRUPT');
+    throw new LensError(
+      'patch needs the clean text and a corrupted one: --text CLEAN --corrupt CORRUPT (or, with --pair, --corrupt-pair P2)',
+    );
   if (flags.has('corrupt-pair') && !flags.has('pair')) throw new LensError("--corrupt-pair goes with --pair (the clean text's pair)");
   let threshold: number | undefined;
   if (flags.has('threshold')) {

@@ -580,7 +580,9 @@ export interface PatchInput {
   onProgress?: (p: { done: number; total: number; layer: number }) => void;
 }
 
-export type PatchTargetInfo = OcclusionTargetInfo | { kind: 'rtd'; position: number; logit_before: number };
+/** `choice`: a multiple-choice head's score of the one choice the run holds (the prompt is the text, the choice its pair). */
+export type PatchTargetInfo =
+  OcclusionTargetInfo | { kind: 'rtd'; position: number; logit_before: number } | { kind: 'choice'; choice: string; logit_before: number };
 
 /** A trace's grid, axes named (the two grids' shapes are the Patching tab's too: src/shared/patching.ts). */
 export type PatchGrid = PatchHeadsGrid | PatchResidGrid | FlowGrid;

@@ -1,6 +1,7 @@
 // The Patching tab's host half on a real sentence-pair classifier (models/default-pairs): the corrupted fields start
 // from the explained pair, a causal trace of a corrupted pair answers with the grid the tab draws, the engine's
-// refusal comes back as its one line, and Cancel stops a trace with `cancelled` set.
+// refusal comes back as its one line, and Cancel stops a trace with `cancelled` set. On a multiple-choice head
+// (task-heads/v3_mc) a trace follows the score of the choice on screen.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,7 +12,7 @@ import { openModel } from '../../src/engine/model/open-model';
 import { explainedInput } from '../../src/extension/lens/interventions';
 import { PatchHost } from '../../src/extension/lens/patching';
 import type { RunToWebview } from '../../src/shared/interventions';
-import { REPO_ROOT } from './helpers';
+import { FIXTURES, REPO_ROOT } from './helpers';
 
 const TEXT = 'The cat sat on the mat.';
 const PAIR = 'It was asleep in the sun.';
@@ -117,5 +118,55 @@ describe('Patching host (models/default-pairs)', () => {
     await host.handle({ type: 'patch', id: 5, resultId: 8, trace: 'resid', corrupt: 'x', position: null });
     const m = last();
     assert.ok(m.type === 'runResult' && !m.ok && /replaced/.test(m.error));
+  });
+});
+
+describe('Patching host on a multiple-choice head (task-heads/v3_mc)', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-patchhost-mc-'));
+  const PROMPT = 'the cat sat on the mat.',
+    CHOICE = 'the cat.';
+  let model: LensModel;
+  let result: ExplainResult;
+  const posts: RunToWebview[] = [];
+  let host: PatchHost;
+  before(async () => {
+    model = await openModel(path.join(FIXTURES, 'task-heads', 'v3_mc'), {
+      cacheDir: path.join(tmp, 'cache'),
+      executionProvider: 'cpu',
+      threads: 2,
+    });
+    result = await model.explain({ text: PROMPT, pair: CHOICE });
+    host = new PatchHost(
+      {
+        current: () => ({ id: 9, text: `${PROMPT} [SEP] ${CHOICE}`, result, model }),
+        plain: () => result,
+        post: (m) => posts.push(m),
+        save: () => Promise.resolve(undefined),
+        log: () => undefined,
+      },
+      new Map(),
+      explainedInput,
+    );
+  });
+  after(async () => {
+    result.release();
+    await model.dispose();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('follows the score of the choice on screen; a corrupted choice traces back to the choice’s tokens', async () => {
+    await host.handle({ type: 'patch', id: 1, resultId: 9, trace: 'resid', corrupt: PROMPT, corruptPair: 'the mat.', position: null });
+    const m = posts[posts.length - 1]!;
+    assert.ok(m.type === 'runResult' && m.ok, JSON.stringify(m).slice(0, 300));
+    const v = m.patching!;
+    assert.equal(v.target, 'score of the choice “the cat.”');
+    assert.match(v.predictions.clean, /^“the cat\.” score -?\d/);
+    assert.match(v.predictions.corrupt, /^“the mat\.” score -?\d/);
+    const g = v.grid;
+    assert.ok(g.kind === 'resid');
+    assert.ok(Math.abs((g.restored.at(-1)![0] ?? NaN) - 1) < 1e-4, 'the final state restores the clean score');
+    // Layer 0, at the one token the texts differ in: the whole difference comes back.
+    assert.equal(v.differing.length, 1);
+    assert.ok(Math.abs((g.restored[0]![v.differing[0]!] ?? NaN) - 1) < 1e-4);
   });
 });

@@ -126,6 +126,46 @@ describe('patch (CLI)', () => {
     assert.deepEqual([out.grid.kind, out.grid.threshold, out.values.clean], ['flow', 0.05, out.values.corrupt]);
     assert.ok(out.grid.edges.every((e: { change: number; term: string }) => Math.abs(e.change) > 0.05 && /^c2[cp]|p2c$/.test(e.term)));
   });
+  it('a multiple-choice head: the choice given as --pair is the target; a resid trace; --target and no choice refused', () => {
+    const mc = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'patching', 'v3_mc.json'), 'utf8')).cases[1];
+    const MC = ['--model', path.join(FIXTURES, 'task-heads', 'v3_mc')];
+    const r = cli(...MC, '--text', mc.clean.text, '--pair', mc.clean.pair, '--corrupt-pair', mc.corrupt.pair, '--patch', 'resid:1');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual([out.target.kind, out.target.choice], ['choice', mc.clean.pair]);
+    assert.deepEqual(
+      out.corrupt.multiple_choice.choices.map((x: { text: string }) => x.text),
+      [mc.corrupt.pair],
+    );
+    const want = mc.patches.find((p: { spec: string }) => p.spec === 'resid:1');
+    assert.ok(Math.abs(out.values.patched - want.target_value) < 2e-4, `${out.values.patched} vs ${want.target_value}`);
+    const t = cli(...MC, '--text', mc.clean.text, '--pair', mc.clean.pair, '--corrupt-pair', mc.corrupt.pair, '--trace', 'resid');
+    assert.equal(t.code, 0, t.stderr);
+    const g = JSON.parse(t.stdout).grid;
+    assert.deepEqual(g.axes, ['layer', 'position']);
+    // The final state (the last row) restores the clean choice score at every position the texts share.
+    assert.ok(Math.abs(g.restored.at(-1)[0] - 1) < 1e-4);
+    assertOneLineError(
+      cli(
+        ...MC,
+        '--text',
+        mc.clean.text,
+        '--pair',
+        mc.clean.pair,
+        '--corrupt-pair',
+        mc.corrupt.pair,
+        '--patch',
+        'resid:1',
+        '--target',
+        'label:0',
+      ),
+      /follows the score of the choice given as the pair .* drop --target/,
+    );
+    assertOneLineError(
+      cli(...MC, '--text', mc.clean.text, '--corrupt', mc.corrupt.text, '--patch', 'resid:1'),
+      /give the prompt as the text and the choice as --pair/,
+    );
+  });
   it('refuses bad flags in one line', () => {
     assertOneLineError(cli('--text', CLEAN, '--patch', '0.0:c2c'), /--text CLEAN --corrupt CORRUPT/);
     assertOneLineError(cli('--text', CLEAN, '--corrupt', CORRUPT), /give --patch SPEC/);

@@ -18,9 +18,10 @@ interface Expected {
 }
 interface Case {
   name: string;
-  clean: { text: string; input_ids: number[]; expected: Expected };
-  corrupt: { text: string; input_ids: number[]; expected: Expected };
-  target: { kind: 'mlm_logprob' | 'label_logit'; position?: number; token_id?: number; label?: number };
+  /** pair: a multiple-choice case's choice (the text is the prompt). */
+  clean: { text: string; pair?: string; input_ids: number[]; expected: Expected };
+  corrupt: { text: string; pair?: string; input_ids: number[]; expected: Expected };
+  target: { kind: 'mlm_logprob' | 'label_logit' | 'choice_logit'; position?: number; token_id?: number; label?: number };
   clean_value: number;
   corrupt_value: number;
   patches: { spec: string; target_value: number; restored_fraction: number; expected: Expected }[];
@@ -45,6 +46,8 @@ const near = (got: number | null | undefined, want: number, what: string) => {
 };
 
 function targetOf(c: Case) {
+  // A multiple-choice patch follows the choice it holds: no target to name.
+  if (c.target.kind === 'choice_logit') return { pair: c.clean.pair, corruptPair: c.corrupt.pair };
   return c.target.kind === 'mlm_logprob'
     ? { target: { token: c.target.token_id! }, position: c.target.position }
     : { target: { label: c.target.label! } };
@@ -54,8 +57,9 @@ function lastHidden(r: PatchResult, which: 'patched' | 'clean' | 'corrupt'): Pat
   return r[which]!;
 }
 
-// v3 (masked LM, classifier), v1 (fused projection), BERT (content-only scores) and v2 with its conv block after layer 0.
-for (const name of ['v3_tiny_mlm_cls', 'v3_seqcls_3', 'v1_seqcls', 'bert_seqcls', 'v2_conv_seqcls']) {
+// v3 (masked LM, classifier, multiple choice), v1 (fused projection), BERT (content-only scores) and v2 with its conv
+// block after layer 0.
+for (const name of ['v3_tiny_mlm_cls', 'v3_seqcls_3', 'v3_mc', 'v1_seqcls', 'bert_seqcls', 'v2_conv_seqcls']) {
   const fx = load(name);
   describe(`patching ${name} against Hugging Face`, () => {
     let model: OpenModel;
@@ -76,13 +80,22 @@ for (const name of ['v3_tiny_mlm_cls', 'v3_seqcls_3', 'v1_seqcls', 'bert_seqcls'
           assert.ok(Math.abs(r.patch!.restored! - p.restored_fraction) <= tol, `restored ${r.patch!.restored} vs ${p.restored_fraction}`);
           const cls = lastHidden(r, 'patched').classification;
           if (cls) cls.labels.forEach((l, i) => near(l.logit, p.expected.logits[i]!, `logit ${i}`));
+          const mc = lastHidden(r, 'patched').multiple_choice;
+          if (c.target.kind === 'choice_logit') {
+            assert.equal(r.target.kind, 'choice');
+            assert.deepEqual(
+              mc?.choices.map((x) => x.text),
+              [c.corrupt.pair],
+            );
+            near(mc.choices[0]!.logit, p.expected.logits[0]!, 'the choice logit');
+          }
         });
       }
       for (const k of c.knockouts) {
         it(`${c.name}: knockout "${k.spec}" on the clean and the corrupted text`, async () => {
           const onCorrupt = await model.patch({ ...base, patch: k.spec });
           near(onCorrupt.patch!.value, k.on_corrupt.target_value, 'on corrupt');
-          const onClean = await model.patch({ ...base, corrupt: c.clean.text, patch: k.spec });
+          const onClean = await model.patch({ ...base, corrupt: c.clean.text, corruptPair: c.clean.pair, patch: k.spec });
           near(onClean.patch!.value, k.on_clean.target_value, 'on clean');
         });
       }
@@ -93,7 +106,7 @@ for (const name of ['v3_tiny_mlm_cls', 'v3_seqcls_3', 'v1_seqcls', 'bert_seqcls'
         }
       });
       it(`${c.name}: a corrupted text equal to the clean one changes nothing; patching nothing gives the corrupted run`, async () => {
-        const same = await model.patch({ ...base, corrupt: c.clean.text, patch: '*.*:all,resid:1@3' });
+        const same = await model.patch({ ...base, corrupt: c.clean.text, corruptPair: c.clean.pair, patch: '*.*:all,resid:1@3' });
         near(same.patch!.value, c.clean_value, 'corrupt = clean');
         assert.equal(same.patch!.restored, null);
         const nothing = await model.patch({ ...base, patch: '' });

@@ -1,9 +1,11 @@
 // What a patch is measured on: the same targets as occlusion (./occlusion-target.ts: a task head's label or answer
-// span, a masked-LM token's log-probability at a [MASK]) and, on a checkpoint with only a replaced-token-detection
-// head, the RTD logit at a position. Every refusal is made before anything runs.
+// span, a masked-LM token's log-probability at a [MASK]); on a checkpoint with only a replaced-token-detection head,
+// the RTD logit at a position; on a multiple-choice head, the score of one choice (the head scores each choice on a
+// sequence of its own, so a patch follows one: the prompt as the text, the choice as its pair). Every refusal is made
+// before anything runs.
 import type { SweepTarget } from '../api';
 import type { Checkpoint } from '../checkpoint';
-import { findHeads } from '../checkpoint/heads';
+import { findHeads, type TaskHead } from '../checkpoint/heads';
 import { at } from '../../shared/checked';
 import { LensError } from '../errors';
 import { HeadOutput } from '../graph/head-graph';
@@ -11,6 +13,7 @@ import type { Prepared } from './input';
 import { planOcclusion, type OcclusionFollow } from './occlusion-target';
 import type { RunContext } from './run-context';
 import { checkSweepTarget } from './sweep-target';
+import { choiceLogit, taskWeights } from './task-head-run';
 import type { PatchTargetInfo } from '../api';
 
 export interface PatchFollow extends Omit<OcclusionFollow, 'target'> {
@@ -30,8 +33,13 @@ const rtdOnly = (ck: Checkpoint) => {
 
 /** The model, head and target checked against the checkpoint alone (before a model opens, or anything is tokenized). */
 export function checkPatchTarget(ck: Checkpoint, target: SweepTarget | undefined): void {
-  if (findHeads(ck).task?.kind === 'multiple-choice')
-    throw new LensError('patching a multiple-choice head is not supported yet (it would score every choice): use predict --choices');
+  if (findHeads(ck).task?.kind === 'multiple-choice') {
+    if (target)
+      throw new LensError(
+        'a multiple-choice patch follows the score of the choice given as the pair (--text PROMPT --pair CHOICE): drop --target',
+      );
+    return;
+  }
   if (rtdOnly(ck)) {
     if (target) throw new LensError('this checkpoint has only a replaced-token-detection head: drop --target and name --position i');
   } else checkSweepTarget(ck, target);
@@ -40,10 +48,12 @@ export function checkPatchTarget(ck: Checkpoint, target: SweepTarget | undefined
 export function planPatchTarget(
   model: RunContext,
   prepared: Prepared,
-  input: { target?: SweepTarget; position?: number },
+  input: { target?: SweepTarget; position?: number; pair?: string },
   addHeadMs: (ms: number) => void,
   signal?: AbortSignal,
 ): PatchTargetPlan {
+  const task = model.heads.heads.task;
+  if (task?.kind === 'multiple-choice') return choicePlan(model, task, prepared, input, addHeadMs);
   if (!rtdOnly(model.checkpoint)) {
     const plan = planOcclusion(model, prepared, input, addHeadMs, signal);
     return { runIds: plan.runIds, follow: (last) => plan.follow(last) };
@@ -75,6 +85,41 @@ export function planPatchTarget(
           return out;
         },
       };
+    },
+  };
+}
+
+/** A multiple-choice head's score of the choice the run holds: the head reads the [CLS] row (its pooler's input). */
+function choicePlan(
+  model: RunContext,
+  task: TaskHead,
+  prepared: Prepared,
+  input: { position?: number; pair?: string },
+  addHeadMs: (ms: number) => void,
+): PatchTargetPlan {
+  const choice = input.pair;
+  if (choice === undefined)
+    throw new LensError('a multiple-choice head scores a prompt with one choice: give the prompt as the text and the choice as --pair');
+  if (input.position !== undefined)
+    throw new LensError('a multiple-choice head reads the whole sequence (its [CLS] row): drop the position');
+  const tw = taskWeights(model.checkpoint, task),
+    D = tw.D;
+  const score = (rows: Float32Array) => {
+    const t0 = performance.now();
+    const v = choiceLogit(tw, rows);
+    addHeadMs(performance.now() - t0);
+    return v;
+  };
+  return {
+    runIds: prepared.ids,
+    follow: (last) => {
+      const before = score(last.subarray(0, D));
+      return Promise.resolve({
+        target: { kind: 'choice', choice, logit_before: before },
+        before,
+        rows: [0],
+        rate: (data, variants) => Promise.resolve(Array.from({ length: variants }, (_, k) => score(data.subarray(k * D, (k + 1) * D)))),
+      });
     },
   };
 }

@@ -96,7 +96,15 @@ export function predictTaskOnHidden(
 ): PredictResult {
   const t0 = performance.now();
   const head = requireTaskHead(model);
-  if (head.kind === 'multiple-choice') throw new LensError('a multiple-choice head scores several choices, one run each');
+  if (head.kind === 'multiple-choice') {
+    // One choice's run (a patch follows one): what predict prints for that choice alone.
+    if (pair === undefined) throw new LensError('a multiple-choice head scores a prompt with a choice: give the choice as the pair');
+    const logit = choiceLogit(taskWeights(model.checkpoint, head), hidden);
+    const output: TaskOutput = {
+      multiple_choice: { choices: [{ index: 0, text: pair, logit, score: 1, input_ids: prepared.ids }], predicted: 0 },
+    };
+    return taskResult(model, prepared, output, { tokenizeMs: 0, forwardMs: 0, headMs: performance.now() - t0, t0, reused: true });
+  }
   const output = outputOf(model, head, hidden, prepared, pair);
   return taskResult(model, prepared, output, { tokenizeMs: 0, forwardMs: 0, headMs: performance.now() - t0, t0, reused: true });
 }

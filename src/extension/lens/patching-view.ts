@@ -13,6 +13,8 @@ export function predictionLine(p: PredictResult, position: number | null): strin
   if (c) return c.labels.map((l) => `${l.label} ${c.score_function === 'none' ? l.score.toFixed(3) : pct(l.score)}`).join(' · ');
   const tc = p.token_classification?.find((t) => t.position === position) ?? p.token_classification?.[0];
   if (tc) return `at ${tc.position}: ${tc.labels.map((l) => `${l.label} ${pct(l.score)}`).join(' · ')}`;
+  const mc = p.multiple_choice;
+  if (mc) return mc.choices.map((x) => `“${x.text}” score ${x.logit.toFixed(3)}`).join(' · ');
   const qa = p.question_answering?.answer;
   if (p.question_answering) return qa ? `answer “${qa.text ?? `${qa.start_token}–${qa.end_token}`}” ${pct(qa.score)}` : 'no answer';
   const pred = p.predictions.find((x) => x.position === position) ?? p.predictions[0];
@@ -37,6 +39,7 @@ function targetOf(r: PatchResult): { target: string; targetPosition: number | nu
     };
   if (t.kind === 'span')
     return { target: `answer span ${t.start_token}–${t.end_token} (start + end logit)`, targetPosition: t.start_token, unit: 'logit' };
+  if (t.kind === 'choice') return { target: `score of the choice “${t.choice}”`, targetPosition: 0, unit: 'logit' };
   return { target: `replaced-token logit at ${t.position}`, targetPosition: t.position, unit: 'logit' };
 }
 

@@ -16,6 +16,10 @@ import { flowPicture, gridPicture } from './patching-picture';
 import { readout } from './kit';
 import { labelOptions } from './why-label-model';
 
+/** Why the tab cannot run here, if it cannot. A multiple-choice head cannot be ranked (that would sweep every choice)
+ *  but can be patched: a patch follows the choice on screen. */
+const blocked = (info: DecisionInfo | undefined): string | undefined => (info?.task === 'multiple-choice' ? undefined : info?.unrankable);
+
 const TRACES: { trace: PatchTraceName; label: string; what: string }[] = [
   { trace: 'resid', label: 'Causal trace', what: 'every layer × position state put back alone' },
   { trace: 'heads', label: 'Head terms', what: 'each head’s c2c / c2p / p2c patched alone' },
@@ -118,7 +122,7 @@ export function renderPatching(body: HTMLElement): void {
   const paint = () => {
     const r = memo.running;
     const shown = memo.results[memo.trace];
-    run.toggleAttribute('disabled', !!r || !!memo.info?.unrankable || !memo.corrupt);
+    run.toggleAttribute('disabled', !!r || !!blocked(memo.info) || !memo.corrupt);
     trace.toggleAttribute('disabled', !!r);
     cancel.hidden = !r;
     progress.hidden = !r;
@@ -138,7 +142,7 @@ export function renderPatching(body: HTMLElement): void {
       else if (r.total === 0) status.textContent = `${name}: running the clean and corrupted texts…`;
       // As the progress notification counts: layer 1 of L (the causal trace's final state counts as the last).
       else status.textContent = `${name}: layer ${Math.min(r.layer + 1, L)} of ${L}, ${r.done} of ${r.total} reruns…`;
-    } else if (memo.info?.unrankable) status.textContent = memo.info.unrankable;
+    } else if (blocked(memo.info)) status.textContent = blocked(memo.info)!;
     else if (memo.error) status.textContent = memo.error;
     else if (shown)
       status.textContent = `${TRACES.find((t) => t.trace === shown.trace)?.label} of ${shown.target}: ${shown.reruns} reruns, ${(shown.ms / 1000).toFixed(1)} s`;
@@ -185,7 +189,8 @@ export function renderPatching(body: HTMLElement): void {
 
   const paintTarget = () => {
     const info = memo.info;
-    if (!info || info.unrankable) return void target.replaceChildren();
+    if (!info || blocked(info)) return void target.replaceChildren();
+    if (info.task === 'multiple-choice') return void target.replaceChildren('Follows the score of the choice on screen');
     if (info.task === 'masked-lm') {
       const position = positionOptions(init.tokens, 'pt-position', 'first [MASK]');
       position.value = memo.position === null ? '' : String(memo.position);
@@ -214,7 +219,7 @@ export function renderPatching(body: HTMLElement): void {
 
   const start = () => {
     const info = memo.info;
-    if (memo.running || !info || info.unrankable || !memo.corrupt) return;
+    if (memo.running || !info || blocked(info) || !memo.corrupt) return;
     if (info.task === 'masked-lm' && memo.position === null && !hasMask(init.tokens)) return void (status.textContent = NO_MASK);
     memo.error = undefined;
     const which = memo.trace;
