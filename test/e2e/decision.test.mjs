@@ -226,7 +226,7 @@ function onFixture(name, text, check) {
       await openFile(lens.page, 'in.txt');
       await selectAll(lens.page);
       await explainSelection(lens.page, lens.frame);
-      await check(lens.frame);
+      await check(lens.frame, lens.page);
       await screenshot(lens.page, `decision-light-${name}`);
     });
   });
@@ -263,7 +263,7 @@ onFixture('v3_qa', `${Q} [SEP] ${CONTEXT}`, async (frame) => {
 
 const PROMPT = 'the cat sat on the';
 const CHOICES = ['mat.', 'dog in the park.', 'tree.'];
-onFixture('v3_mc', `${PROMPT} [SEP] ${CHOICES.join(' [SEP] ')}`, async (frame) => {
+onFixture('v3_mc', `${PROMPT} [SEP] ${CHOICES.join(' [SEP] ')}`, async (frame, page) => {
   await frame.locator('#decision[data-task="multiple-choice"]').waitFor({ timeout: 60_000 });
   const want = cliPredict(path.join(FIXTURES, 'task-heads', 'v3_mc'), PROMPT, undefined, 'predict', ['--choices', CHOICES.join('|')]);
   const mc = want.multiple_choice;
@@ -299,4 +299,21 @@ onFixture('v3_mc', `${PROMPT} [SEP] ${CHOICES.join(' [SEP] ')}`, async (frame) =
     },
   );
   assert.equal(await shownTokens(), mc.choices[other].input_ids.length, 'the strip holds the other choice');
+  // Patching follows the choice on screen: corrupt that choice into a third one and trace where its score lives.
+  await frame.locator('#view-patching').click();
+  const corruptPair = frame.locator('#pt-corrupt-pair');
+  await waitUntil(async () => (await corruptPair.inputValue().catch(() => '')) === CHOICES[other], {
+    timeout: 15_000,
+    message: 'the corrupted choice starts as the one on screen',
+  });
+  assert.equal(await frame.locator('#pt-corrupt').inputValue(), PROMPT);
+  await waitUntil(async () => /score of the choice on screen/.test(await frame.locator('#pt-target').innerText()), {
+    timeout: 15_000,
+    message: 'the target says the choice on screen',
+  });
+  await corruptPair.fill(CHOICES[(other + 1) % CHOICES.length]);
+  await frame.locator('#pt-run').click();
+  await frame.locator('#pt-grid-resid').waitFor({ timeout: 120_000 });
+  assert.match(await frame.locator('#pt-status').innerText(), new RegExp(`score of the choice “${CHOICES[other].replace('.', '\\.')}”`));
+  await screenshot(page, 'decision-mc-patching');
 });

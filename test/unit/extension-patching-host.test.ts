@@ -160,8 +160,8 @@ describe('Patching host on a multiple-choice head (task-heads/v3_mc)', () => {
     assert.ok(m.type === 'runResult' && m.ok, JSON.stringify(m).slice(0, 300));
     const v = m.patching!;
     assert.equal(v.target, 'score of the choice “the cat.”');
-    assert.match(v.predictions.clean, /^“the cat\.” score -?\d/);
-    assert.match(v.predictions.corrupt, /^“the mat\.” score -?\d/);
+    assert.equal(v.predictions.clean, 'choice “the cat.”');
+    assert.equal(v.predictions.corrupt, 'choice “the mat.”');
     const g = v.grid;
     assert.ok(g.kind === 'resid');
     assert.ok(Math.abs((g.restored.at(-1)![0] ?? NaN) - 1) < 1e-4, 'the final state restores the clean score');

@@ -224,12 +224,19 @@ export class RunHost {
       info = decisionInfo(await model.predictExplained(base, { top: 1 }, signal), base.pair === undefined ? base.text : undefined);
     } catch (e) {
       if (isLensError(e) && e.code === 'cancelled') throw e;
-      // A masked-LM checkpoint still ranks (the sweep runs its own forward pass) when the kept state cannot answer.
+      // A masked-LM checkpoint still ranks (the sweep runs its own forward pass) when the kept state cannot answer;
+      // a multiple-choice head (it scores every choice, one run each) ranks nothing, but Patching follows the choice
+      // on screen.
       const heads = model.summary.prediction_heads;
       info =
         heads.includes('cls.predictions') || heads.includes('lm_predictions.lm_head')
           ? { task: 'masked-lm' }
-          : { task: null, unrankable: `Nothing to rank here: ${e instanceof Error ? e.message : String(e)}` };
+          : model.summary.task_head === 'multiple-choice'
+            ? {
+                task: 'multiple-choice',
+                unrankable: 'A head ranking on a multiple-choice head is not supported (it would sweep every choice).',
+              }
+            : { task: null, unrankable: `Nothing to rank here: ${e instanceof Error ? e.message : String(e)}` };
     }
     this.decisions.set(base, info);
     return info;

@@ -14,7 +14,8 @@ export function predictionLine(p: PredictResult, position: number | null): strin
   const tc = p.token_classification?.find((t) => t.position === position) ?? p.token_classification?.[0];
   if (tc) return `at ${tc.position}: ${tc.labels.map((l) => `${l.label} ${pct(l.score)}`).join(' · ')}`;
   const mc = p.multiple_choice;
-  if (mc) return mc.choices.map((x) => `“${x.text}” score ${x.logit.toFixed(3)}`).join(' · ');
+  // Its score is the target, shown beside this line: the line names the choice the run holds.
+  if (mc) return mc.choices.map((x) => `choice “${x.text}”`).join(' · ');
   const qa = p.question_answering?.answer;
   if (p.question_answering) return qa ? `answer “${qa.text ?? `${qa.start_token}–${qa.end_token}`}” ${pct(qa.score)}` : 'no answer';
   const pred = p.predictions.find((x) => x.position === position) ?? p.predictions[0];
