@@ -22,7 +22,7 @@ async function layers(dir: string, isolate: boolean, cacheDir: string): Promise<
     const out: Record<string, Float32Array>[] = [];
     for (let l = 0; l < m.info.layers; l++) {
       const t = await r.load(l);
-      out.push(Object.fromEntries(Object.entries(t).filter(([, v]) => v instanceof Float32Array)) as Record<string, Float32Array>);
+      out.push(Object.fromEntries(Object.entries(t).filter(([, v]) => v instanceof Float32Array)));
     }
     return { hash: m.info.checkpoint_hash, tensors: out };
   } finally {
@@ -54,7 +54,10 @@ test('isolated: a deflated .bin with strided views — the inflated tensors come
   for (const f of ['tokenizer_config.json', 'spm.model', 'vocab.json', 'merges.txt', 'tokenizer.json']) {
     if (fs.existsSync(path.join(TINY('v1'), f))) fs.copyFileSync(path.join(TINY('v1'), f), path.join(dir, f));
   }
-  writeTorchBin(path.join(dir, 'pytorch_model.bin'), tensors, { deflate: true, transposed: new Set(['deberta.encoder.rel_embeddings.weight']) });
+  writeTorchBin(path.join(dir, 'pytorch_model.bin'), tensors, {
+    deflate: true,
+    transposed: new Set(['deberta.encoder.rel_embeddings.weight']),
+  });
   const cacheDir = tempDir('cache-bin');
   const { checkpoint } = await openIsolated({ dir, cacheDir, hashStore: path.join(cacheDir, 'hashes') });
   assert.ok(checkpoint.copies?.endsWith('tensors.bin'), 'the load process wrote the copies');
@@ -69,7 +72,8 @@ test('isolated: a deflated .bin with strided views — the inflated tensors come
 });
 
 test('isolated: inspect gives the same summary', async () => {
-  for (const v of ['v1', 'v2', 'v3'] as const) assert.deepEqual(await inspectModel(TINY(v), { isolate: true }), await inspectModel(TINY(v)));
+  for (const v of ['v1', 'v2', 'v3'] as const)
+    assert.deepEqual(await inspectModel(TINY(v), { isolate: true }), await inspectModel(TINY(v)));
 });
 
 test('isolated: hostile and broken folders end in the same one line as in this process', async () => {
@@ -82,7 +86,11 @@ test('isolated: hostile and broken folders end in the same one line as in this p
   cases.push(dirConfig);
   // A safetensors header claiming a tensor far larger than the file.
   const huge = copyFixture('v3', 'huge-header', false);
-  const header = Buffer.from(JSON.stringify({ 'deberta.embeddings.word_embeddings.weight': { dtype: 'F32', shape: [2 ** 24, 2 ** 20], data_offsets: [0, 2 ** 46] } }));
+  const header = Buffer.from(
+    JSON.stringify({
+      'deberta.embeddings.word_embeddings.weight': { dtype: 'F32', shape: [2 ** 24, 2 ** 20], data_offsets: [0, 2 ** 46] },
+    }),
+  );
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(header.length));
   fs.writeFileSync(path.join(huge, 'model.safetensors'), Buffer.concat([len, header]));
@@ -98,7 +106,11 @@ test('isolated: hostile and broken folders end in the same one line as in this p
     assert.notEqual(here, 'ok', dir);
     assert.deepEqual(await outcome(() => inspectModel(dir, { isolate: true })), here, dir);
     const cacheDir = tempDir('cache-hostile');
-    assert.deepEqual(await outcome(() => openModel(dir, { isolate: true, cacheDir })), await outcome(() => openModel(dir, { cacheDir })), dir);
+    assert.deepEqual(
+      await outcome(() => openModel(dir, { isolate: true, cacheDir })),
+      await outcome(() => openModel(dir, { cacheDir })),
+      dir,
+    );
   }
 });
 
@@ -109,6 +121,16 @@ test('isolated: a heap, memory or time budget hit ends in one line naming the fo
   writeZip(path.join(bomb, 'pytorch_model.bin'), [{ name: 'archive/data.pkl', data: ops, deflate: true }], false);
   // The parsers' own budgets refuse this pickle; a load process with less heap than it takes stops first.
   await rejectsLens(() => inspectIsolated(bomb, { ...DEFAULT_LOAD_BUDGET, heapMb: 48 }), 'corrupt', bomb, 'more than 48 MB of heap');
-  await rejectsLens(() => inspectIsolated(bomb, { ...DEFAULT_LOAD_BUDGET, rssMb: 1, watchMs: 5 }), 'corrupt', bomb, 'more than 1 MB of memory');
-  await rejectsLens(() => inspectIsolated(TINY('v3'), { ...DEFAULT_LOAD_BUDGET, parseMs: 1 }), 'corrupt', TINY('v3'), 'took longer than 0.001 s');
+  await rejectsLens(
+    () => inspectIsolated(bomb, { ...DEFAULT_LOAD_BUDGET, rssMb: 1, watchMs: 5 }),
+    'corrupt',
+    bomb,
+    'more than 1 MB of memory',
+  );
+  await rejectsLens(
+    () => inspectIsolated(TINY('v3'), { ...DEFAULT_LOAD_BUDGET, parseMs: 1 }),
+    'corrupt',
+    TINY('v3'),
+    'took longer than 0.001 s',
+  );
 });

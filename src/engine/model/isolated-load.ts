@@ -53,7 +53,8 @@ async function rssOf(pid: number): Promise<number | undefined> {
   }
 }
 
-const ADVICE = 'the files are damaged or were not written by Hugging Face or torch — re-download the model or convert it to model.safetensors from a trusted source.';
+const ADVICE =
+  'the files are damaged or were not written by Hugging Face or torch — re-download the model or convert it to model.safetensors from a trusted source.';
 
 /** Runs one request in a fresh load process. */
 function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | undefined, budget: LoadBudget): Promise<FromLoader> {
@@ -98,7 +99,12 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
         if (rss === undefined || settled) return;
         peak = Math.max(peak, rss);
         if (rss > rssLimit) {
-          stop(new LensError(`${dir}: reading the model's files took more than ${Math.round(rssLimit / MB)} MB of memory; ${ADVICE}`, 'corrupt'));
+          stop(
+            new LensError(
+              `${dir}: reading the model's files took more than ${Math.round(rssLimit / MB)} MB of memory; ${ADVICE}`,
+              'corrupt',
+            ),
+          );
         }
       });
     }, budget.watchMs);
@@ -111,7 +117,8 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
         rssLimit = budget.rssMb * MB + budget.perWeightByte * m.weightBytes;
         const ms = budget.restMs + (m.weightBytes / budget.bytesPerSecond) * 1000;
         timer = setTimeout(
-          () => stop(new LensError(`${dir}: reading the model's weights took longer than ${Math.round(ms / 1000)} s; ${ADVICE}`, 'corrupt')),
+          () =>
+            stop(new LensError(`${dir}: reading the model's weights took longer than ${Math.round(ms / 1000)} s; ${ADVICE}`, 'corrupt')),
           ms,
         );
         return;
@@ -127,7 +134,12 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
       if (/heap limit|heap out of memory|Allocation failed/i.test(stderr)) {
         return stop(new LensError(`${dir}: reading the model's files took more than ${budget.heapMb} MB of heap; ${ADVICE}`, 'corrupt'));
       }
-      stop(new LensError(`${dir}: the process that reads the model stopped (${signal ?? `exit code ${code}`}) before it answered; ${ADVICE}`, 'runtime'));
+      stop(
+        new LensError(
+          `${dir}: the process that reads the model stopped (${signal ?? `exit code ${code}`}) before it answered; ${ADVICE}`,
+          'runtime',
+        ),
+      );
     });
     child.send(msg);
   });
@@ -154,7 +166,10 @@ export interface IsolatedOpen {
 }
 
 /** The checkpoint read, hashed and its graphs built in a load process; the caller gets byte ranges. */
-export async function openIsolated(o: IsolatedOpen, budget = DEFAULT_LOAD_BUDGET): Promise<{ checkpoint: WireCheckpoint; graphBuilt: boolean }> {
+export async function openIsolated(
+  o: IsolatedOpen,
+  budget = DEFAULT_LOAD_BUDGET,
+): Promise<{ checkpoint: WireCheckpoint; graphBuilt: boolean }> {
   const msg: ToLoader = { type: 'open', dir: o.dir, cacheDir: o.cacheDir, hashStore: o.hashStore, maxGB: o.maxGB, headGroup: o.headGroup };
   const r = answer(await runLoader(o.dir, msg, o.log, budget), 'opened');
   return { checkpoint: r.checkpoint, graphBuilt: r.graphBuilt };

@@ -4,8 +4,7 @@ import type { LensErrorCode } from '../errors';
 import type { WireCheckpoint } from './checkpoint-wire';
 
 export type ToLoader =
-  | { type: 'inspect'; dir: string }
-  | { type: 'open'; dir: string; cacheDir: string; hashStore: string; maxGB?: number; headGroup?: number };
+  { type: 'inspect'; dir: string } | { type: 'open'; dir: string; cacheDir: string; hashStore: string; maxGB?: number; headGroup?: number };
 
 export type FromLoader =
   /** Every file's structure is read (config, headers, pickle, index): what is left is reading weight bytes. */

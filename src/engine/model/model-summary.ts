@@ -74,4 +74,3 @@ export async function tryTokenizer(dir: string, ck: Checkpoint): Promise<Tokeniz
   }
   return tok;
 }
-

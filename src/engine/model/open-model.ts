@@ -1,6 +1,5 @@
 // The concrete model: loads a checkpoint, builds (or reuses) its graphs, starts its runtime process, and hands
 // itself as the RunContext to the verbs in run/ (which never import it).
-import * as path from 'node:path';
 import type {
   AblatedRunInput,
   AblateInput,
@@ -20,7 +19,6 @@ import type {
 } from '../api';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cache-layout';
 import { type Checkpoint, loadCheckpoint } from '../checkpoint';
-import { LensError } from '../errors';
 import type { CacheEntry } from '../cache/cache-entry';
 import { type CachedGraph, ensureGraph } from '../graph/graph-cache';
 import type { ExplainResult } from '../result/explain-result';
@@ -196,7 +194,11 @@ async function loadIsolated(dir: string, graphCache: GraphCacheSettings): Promis
   const ck = fromWire(wire.checkpoint);
   const copies = openTensorCopies(ck, graphCache.dir, false, options);
   // The copies this process reads are the ones it holds open (the path is its own, not the load process's word).
-  return { ck: copies.file ? fromWire({ ...wire.checkpoint, copies: copies.file }) : ck, copies: copies.entry, graphBuilt: wire.graphBuilt };
+  return {
+    ck: copies.file ? fromWire({ ...wire.checkpoint, copies: copies.file }) : ck,
+    copies: copies.entry,
+    graphBuilt: wire.graphBuilt,
+  };
 }
 
 /** Loads a checkpoint, builds (or reuses) its ONNX graphs and starts a runtime session in a child process. */

@@ -60,7 +60,11 @@ export function openTensorCopies(ck: Checkpoint, cacheDir: string, write: boolea
     { name: ck.name, dir: ck.dir, hash: ck.hash },
     ck.hashed,
     (w) => {
-      if (!write) throw new LensError(`${ck.dir}: the copied weights of this model left the graph cache while it was loading; load the model again.`, 'runtime');
+      if (!write)
+        throw new LensError(
+          `${ck.dir}: the copied weights of this model left the graph cache while it was loading; load the model again.`,
+          'runtime',
+        );
       const fd = fs.openSync(path.join(w.dir, COPIES_FILE), 'w');
       try {
         // The plain read: the NaN/Inf check happens where the copy is read (checkpoint-wire.ts), as it did here.
