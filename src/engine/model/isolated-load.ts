@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ModelSummary } from '../api';
 import { LensError } from '../errors';
+import { availableMemory } from '../memory/available-memory';
 import type { WireCheckpoint } from './checkpoint-wire';
 import type { FromLoader, ToLoader } from './load-messages';
 
@@ -75,6 +76,7 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
     let stderr = '';
     let settled = false;
     let rssLimit = budget.rssMb * MB;
+    let overWhat = ADVICE;
     let peak = 0;
     const finish = (r: FromLoader | Error) => {
       if (settled) return;
@@ -101,7 +103,7 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
         if (rss > rssLimit) {
           stop(
             new LensError(
-              `${dir}: reading the model's files took more than ${Math.round(rssLimit / MB)} MB of memory; ${ADVICE}`,
+              `${dir}: reading the model's files took more than ${Math.round(rssLimit / MB)} MB of memory; ${overWhat}`,
               'corrupt',
             ),
           );
@@ -114,7 +116,11 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
       if (m.type === 'parsed') {
         // The structure is read; what is left is reading bytes, in time and memory proportional to them.
         clearTimeout(timer);
-        rssLimit = budget.rssMb * MB + budget.perWeightByte * m.weightBytes;
+        // Never more than the machine (or the container's cgroup) has free: a zip entry may claim gigabytes.
+        const wanted = budget.rssMb * MB + budget.perWeightByte * m.weightBytes;
+        const room = budget.rssMb * MB + availableMemory();
+        rssLimit = Math.min(wanted, room);
+        overWhat = wanted > room ? 'more than this machine has free: close other programs, or use a smaller model' : ADVICE;
         const ms = budget.restMs + (m.weightBytes / budget.bytesPerSecond) * 1000;
         timer = setTimeout(
           () =>
