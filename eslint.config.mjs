@@ -36,6 +36,11 @@ export default tseslint.config(
     files: ['test/e2e/**/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
+  {
+    // The E2E's probe extension (test/e2e/host-probe): a CommonJS module run by the extension host.
+    files: ['test/e2e/host-probe/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+  },
 
   {
     files: ['**/*.ts', '**/*.tsx'],

@@ -31,6 +31,9 @@ import { checkOutWritable, isClosedPipe, writeError } from './output';
 
 const ENGINE_FLAGS = ['model', 'ep', 'threads', 'cache-dir', 'cache-max-gb', 'max-tokens'];
 const CACHE_MAX_ENV = 'DEBERTA_LENS_CACHE_MAX_GB';
+/** 1: read the model in the budgeted load process, as the extension does (the fuzz run exercises it this way). */
+const ISOLATE_ENV = 'DEBERTA_LENS_ISOLATE';
+const isolate = () => process.env[ISOLATE_ENV] === '1';
 const COMMANDS = {
   explain: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'ids', 'layers', 'format', 'out'] },
   predict: { switches: ['verbose', 'no-emd'], values: [...ENGINE_FLAGS, 'text', 'file', 'pair', 'choices', 'ids', 'positions', 'top'] },
@@ -147,6 +150,7 @@ function engineOptions(flags: Map<string, string>): EngineOptions {
     cacheDir: flags.get('cache-dir'),
     cacheMaxGB: cacheMaxGB(flags),
     log: flags.has('verbose') ? (line) => process.stderr.write(`deberta-lens: ${line}\n`) : undefined,
+    isolate: isolate(),
   };
 }
 
@@ -246,7 +250,7 @@ async function* withNewline(chunks: AsyncIterable<string>): AsyncGenerator<strin
 }
 
 async function infoCommand(flags: Map<string, string>): Promise<void> {
-  const s = await inspectModel(requireModel(flags));
+  const s = await inspectModel(requireModel(flags), { isolate: isolate() });
   if (flags.has('json')) {
     process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     return;

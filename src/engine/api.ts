@@ -24,6 +24,13 @@ export interface EngineOptions {
   layerChunkBytes?: number;
   /** Progress / diagnostic lines (the extension's output channel, the CLI's --verbose). */
   log?: (line: string) => void;
+  /**
+   * Read the checkpoint (config, weight headers, pickle, shards, tokenizer, hashes) and build its graphs in a
+   * child process with a memory and time budget (model/load-process.ts), so that a hostile or broken checkpoint
+   * cannot exhaust or freeze the caller: what the VS Code extension host sets. Default false (the CLI is such a
+   * process itself).
+   */
+  isolate?: boolean;
 }
 
 export interface ExplainInput {

@@ -119,7 +119,7 @@ export function activate(context: vscode.ExtensionContext): void {
     defaultDir,
     bundled,
     currentDir: () => models.modelDir(settings()),
-    inspect: (dir) => inspectModel(dir),
+    inspect: (dir) => inspectModel(dir, { isolate: true }),
     log,
     showError,
   });

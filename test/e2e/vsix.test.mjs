@@ -25,6 +25,7 @@ describe('the VSIX', { skip: skip ?? false }, () => {
     for (const f of [
       'extension/dist/extension.js',
       'extension/dist/runtime-worker.js',
+      'extension/dist/load-process.js',
       'extension/dist/tokenizer-thread.js',
       'extension/dist/webview.js',
       'extension/package.json',

@@ -1,11 +1,12 @@
 // The extension's vscode-free pieces: settings, the HF cache scan, the paragraph rule and the model host.
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EngineOptions, LensModel } from '../../src/engine/api';
-import { hfHubDir, listHfCacheModels } from '../../src/extension/model/hf-cache';
+import { hfHubDir, listHfCacheModels, MAX_LISTED_CONFIG_BYTES } from '../../src/extension/model/hf-cache';
 import { ModelHost } from '../../src/extension/model/model-host';
 import { DEFAULTS, MAX_PREDICTION_TOP_K, modelKey, readSettings, type LensSettings } from '../../src/extension/common/settings';
 import { paragraphAround } from '../../src/extension/common/text-range';
@@ -104,6 +105,11 @@ test('listHfCacheModels finds DeBERTa and BERT snapshots only, and tolerates jun
     snap('models--broken--thing', 'x2', '{not json');
     snap('models--empty--thing', 'x3');
     fs.mkdirSync(path.join(hub, 'datasets--foo--bar', 'snapshots', 'r'), { recursive: true });
+    // A config.json that is a FIFO (a read would wait forever), /dev/zero (endless) or oversized is not offered.
+    const fifo = snap('models--hostile--fifo', 'f1');
+    spawnSync('mkfifo', [path.join(fifo, 'config.json')]);
+    fs.symlinkSync('/dev/zero', path.join(snap('models--hostile--zero', 'z1'), 'config.json'));
+    snap('models--hostile--huge', 'h1', `{"model_type":"bert","pad":"${'x'.repeat(MAX_LISTED_CONFIG_BYTES)}"}`);
     const found = await listHfCacheModels(hub);
     assert.deepEqual(found.map((m) => m.name).sort(), ['bert-base-uncased', 'microsoft/deberta-base', 'microsoft/deberta-v3-base']);
     assert.equal(found.find((m) => m.name === 'microsoft/deberta-v3-base')?.path, v3);

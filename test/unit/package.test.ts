@@ -47,6 +47,7 @@ test('each target selects its own binaries, none of another platform, and everyt
       'dist/extension.js',
       'dist/cli.js',
       'dist/runtime-worker.js',
+      'dist/load-process.js',
       'dist/tokenizer-thread.js',
       'dist/webview.js',
       'dist/compare.js',

@@ -207,11 +207,13 @@ export function nonFiniteError(source: string, name: string, bad: NonFinite): Le
   );
 }
 
-/** The tensor with `read()` checked: bytes that are read (not referenced in place) are scanned as they arrive. */
-export function checkedOnRead<T extends TensorData>(t: T, source: string): T {
+/** The tensor with `read()` checked: bytes that are read (not referenced in place) are scanned as they arrive.
+ *  `unchecked` keeps the plain read, for copying the bytes elsewhere (the check then happens where they are read). */
+export function checkedOnRead<T extends TensorData>(t: T, source: string): T & { unchecked: () => Uint8Array } {
   const read = () => t.read();
   return {
     ...t,
+    unchecked: read,
     read: () => {
       const bytes = read();
       const k = firstNonFinite(bytes, t.dtype);

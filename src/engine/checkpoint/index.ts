@@ -41,6 +41,8 @@ export interface LoadOptions {
   hashStore?: string;
   /** false: skip hashing (hash '' and no hashed files) where only the shape of the model is wanted. */
   hash?: boolean;
+  /** Called once every file's structure is parsed, before any weight byte is hashed (with the weights' total bytes). */
+  onParsed?: (weightBytes: number) => void;
 }
 
 export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promise<Checkpoint> {
@@ -79,6 +81,9 @@ export async function loadCheckpoint(dir: string, opts: LoadOptions = {}): Promi
       skipped.set(name, { ...s, name });
     }
   }
+  let weightBytes = 0;
+  for (const t of weights.values()) weightBytes += t.byteLength;
+  opts.onParsed?.(weightBytes);
   const {
     hash,
     files: hashed,

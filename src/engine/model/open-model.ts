@@ -1,6 +1,5 @@
 // The concrete model: loads a checkpoint, builds (or reuses) its graphs, starts its runtime process, and hands
 // itself as the RunContext to the verbs in run/ (which never import it).
-import * as path from 'node:path';
 import type {
   AblatedRunInput,
   AblateInput,
@@ -20,8 +19,7 @@ import type {
 } from '../api';
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cache-layout';
 import { type Checkpoint, loadCheckpoint } from '../checkpoint';
-import { findHeads, headNames } from '../checkpoint/heads';
-import { LensError } from '../errors';
+import type { CacheEntry } from '../cache/cache-entry';
 import { type CachedGraph, ensureGraph } from '../graph/graph-cache';
 import type { ExplainResult } from '../result/explain-result';
 import { ablateWith } from '../run/ablate';
@@ -42,84 +40,24 @@ import { TailSessions } from '../run/tail-sessions';
 import { providerOrder } from '../runtime/execution-providers';
 import { RuntimeSession } from '../runtime/session';
 import { defaultThreads } from '../runtime/threads';
-import { ThreadedTokenizer } from '../tokenizer-thread/threaded-tokenizer';
 import type { TokenizerHandle } from '../tokenizer/types';
 import type { ExecutionProviderSetting, ModelInfo } from '../types';
-import { bundledName, DEFAULT_MODEL, resolveModelDir } from './model-dir';
+import { resolveModelDir } from './model-dir';
+import { fromWire } from './checkpoint-wire';
+import { inspectIsolated, openIsolated } from './isolated-load';
+import { summarize, tryTokenizer } from './model-summary';
+import { openTensorCopies } from './tensor-copies';
+
+export { encoderParameters } from './model-summary';
 
 export { DEFAULT_MODEL, resolveModelDir } from './model-dir';
 /** Inputs longer than this are refused unless maxTokens says otherwise; longer ones are also checked against free memory. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-const HEAD_PREFIXES = ['lm_predictions.', 'cls.', 'classifier.', 'pooler.', 'qa_outputs.', 'lm_head.', 'mask_predictions.'];
-
-/** Parameters of the encoder (task heads and buffers excluded). */
-export function encoderParameters(ck: Checkpoint): number {
-  let total = 0;
-  for (const [name, t] of ck.weights) {
-    if (HEAD_PREFIXES.some((p) => name.startsWith(p)) || name.endsWith('position_ids')) continue;
-    if (name === 'embeddings.position_embeddings.weight' && !ck.spec.positionBiasedInput) continue;
-    total += t.shape.reduce((a, b) => a * b, 1);
-  }
-  return total;
-}
-
-function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | undefined): ModelSummary {
-  const s = ck.spec;
-  // One walk up the folders for both fields (each bundled model is looked for beside the bundle or the sources).
-  const bundled = bundledName(ck.dir);
-  const heads = findHeads(ck);
-  return {
-    path: ck.dir,
-    name: ck.name,
-    type: s.modelType,
-    architecture: s.architecture,
-    layers: s.numLayers,
-    heads: s.numHeads,
-    head_dim: s.headDim,
-    hidden_size: s.hiddenSize,
-    intermediate_size: s.intermediateSize,
-    vocab_size: s.vocabSize,
-    parameters: encoderParameters(ck),
-    // BERT has no per-layer terms: its scores are one q·k product (layer 0 splits into four by the embeddings).
-    terms: s.architecture === 'bert' ? [] : ['c2c', ...s.posAttType.slice().sort()],
-    position_buckets: s.positionBuckets,
-    max_relative_positions: s.maxRelativePositions,
-    tokenizer: tokenizer?.kind ?? 'none',
-    weights: ck.weightFiles.map((f) => path.basename(f)),
-    is_default: bundled === DEFAULT_MODEL,
-    bundled,
-    prediction_heads: headNames(heads),
-    task_head: heads.task?.kind ?? null,
-  };
-}
-
-/** The folder's tokenizer, loaded in its own thread, with its special ids checked against the model. */
-async function tryTokenizer(dir: string, ck: Checkpoint): Promise<TokenizerHandle | undefined> {
-  let tok: TokenizerHandle;
-  try {
-    tok = await ThreadedTokenizer.open(dir);
-  } catch (e) {
-    // A folder without tokenizer files still explains `--ids`; text input reports the missing tokenizer then.
-    if (e instanceof LensError && e.code === 'not-found') return undefined;
-    throw e;
-  }
-  for (const [role, id] of Object.entries(tok.special)) {
-    if (id >= ck.spec.vocabSize) {
-      await tok.dispose();
-      throw new LensError(
-        `${dir}: the tokenizer's ${role} token has id ${id}, outside the model's vocabulary of ${ck.spec.vocabSize} (config.json vocab_size); ` +
-          `the tokenizer files do not belong to this model.`,
-        'corrupt',
-      );
-    }
-  }
-  return tok;
-}
-
 /** Reads config, weights index and tokenizer: what Select Model and `deberta-lens info` need, no graph build. */
-export async function inspectModel(dirArg: string): Promise<ModelSummary> {
+export async function inspectModel(dirArg: string, opts: Pick<EngineOptions, 'isolate'> = {}): Promise<ModelSummary> {
   const dir = resolveModelDir(dirArg);
+  if (opts.isolate) return inspectIsolated(dir);
   const ck = await loadCheckpoint(dir, { hash: false }); // a summary shows no hash: no need to read every byte
   const tok = await tryTokenizer(ck.dir, ck);
   await tok?.dispose();
@@ -230,6 +168,39 @@ class OpenModel implements LensModel, RunContext {
 }
 export type { OpenModel };
 
+interface Loaded {
+  ck: Checkpoint;
+  /** The cache entry of the tensors the load process copied (isolated loads only). */
+  copies?: CacheEntry;
+  graphBuilt: boolean;
+}
+
+/** The checkpoint read in this process. */
+async function loadHere(dir: string, graphCache: GraphCacheSettings): Promise<Loaded> {
+  return { ck: await loadCheckpoint(dir, { hashStore: hashStoreOf(graphCache.dir) }), graphBuilt: false };
+}
+
+/** The checkpoint read, hashed and its graphs built in a load process under a budget; here only byte ranges. */
+async function loadIsolated(dir: string, graphCache: GraphCacheSettings): Promise<Loaded> {
+  const { options } = graphCache;
+  const wire = await openIsolated({
+    dir,
+    cacheDir: graphCache.dir,
+    hashStore: hashStoreOf(graphCache.dir),
+    maxGB: options.maxGB,
+    headGroup: options.headGroup,
+    log: options.log,
+  });
+  const ck = fromWire(wire.checkpoint);
+  const copies = openTensorCopies(ck, graphCache.dir, false, options);
+  // The copies this process reads are the ones it holds open (the path is its own, not the load process's word).
+  return {
+    ck: copies.file ? fromWire({ ...wire.checkpoint, copies: copies.file }) : ck,
+    copies: copies.entry,
+    graphBuilt: wire.graphBuilt,
+  };
+}
+
 /** Loads a checkpoint, builds (or reuses) its ONNX graphs and starts a runtime session in a child process. */
 export async function openModel(dirArg: string, opts: EngineOptions = {}): Promise<OpenModel> {
   const t0 = performance.now();
@@ -239,12 +210,16 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
     dir: opts.cacheDir ?? defaultCacheDir(),
     options: { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup },
   };
-  const ck = await loadCheckpoint(dir, { hashStore: hashStoreOf(graphCache.dir) });
-  const tokenizer = await tryTokenizer(ck.dir, ck);
+  const { ck, copies, graphBuilt } = opts.isolate ? await loadIsolated(dir, graphCache) : await loadHere(dir, graphCache);
+  let tokenizer: TokenizerHandle | undefined;
   let graph: CachedGraph;
   try {
-    graph = ensureGraph(ck, graphCache.dir, graphCache.options);
+    tokenizer = await tryTokenizer(ck.dir, ck);
+    // Isolated: the load process built the graphs, so this opens the entry it wrote (and holds it).
+    const opened = ensureGraph(ck, graphCache.dir, graphCache.options);
+    graph = { ...opened, built: opened.built || graphBuilt, release: () => (opened.release(), copies?.release()) };
   } catch (e) {
+    copies?.release();
     await tokenizer?.dispose();
     throw e;
   }

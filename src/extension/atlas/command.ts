@@ -83,6 +83,7 @@ async function runBuild(d: AtlasDeps, raw: unknown): Promise<AtlasOutcome> {
           executionProvider: s.executionProvider,
           cacheMaxGB: s.cacheMaxGB,
           log: (line) => d.log(line),
+          isolate: true,
         });
         try {
           let said = 0;

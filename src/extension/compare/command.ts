@@ -84,7 +84,7 @@ async function runCompare(d: CompareDeps, raw: unknown): Promise<CompareOutcome>
   let dir: string;
   if (given) {
     dir = path.resolve(given);
-    await inspectModel(dir); // a model type the engine does not read is named here, before anything opens
+    await inspectModel(dir, { isolate: true }); // a model type the engine does not read is named here, before anything opens
   } else {
     const picked = await pickModelFolder(d.pick, {
       title: 'DeBERTa Lens: Compare with Another Model',

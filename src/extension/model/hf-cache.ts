@@ -30,9 +30,29 @@ async function readDir(dir: string): Promise<string[]> {
   }
 }
 
+/** Larger than any real config.json (a few KB): such a file is not offered, and never read on the host's thread. */
+export const MAX_LISTED_CONFIG_BYTES = 1 << 20;
+
+/** The config's text, or undefined for anything but a small regular file: a FIFO would never end the read, and
+ *  /dev/zero would fill the extension host's memory (a snapshot's config.json is a symlink to any path). */
+async function smallConfig(file: string): Promise<string | undefined> {
+  const st = await fs.stat(file);
+  if (!st.isFile() || st.size > MAX_LISTED_CONFIG_BYTES) return undefined;
+  const fh = await fs.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(MAX_LISTED_CONFIG_BYTES + 1);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return bytesRead > MAX_LISTED_CONFIG_BYTES ? undefined : buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
 async function modelTypeOf(snapshot: string): Promise<string | undefined> {
   try {
-    const cfg = JSON.parse(await fs.readFile(path.join(snapshot, 'config.json'), 'utf8')) as { model_type?: unknown };
+    const text = await smallConfig(path.join(snapshot, 'config.json'));
+    if (text === undefined) return undefined;
+    const cfg = JSON.parse(text) as { model_type?: unknown };
     return typeof cfg.model_type === 'string' ? cfg.model_type : undefined;
   } catch {
     return undefined; // missing or unreadable config: not a model we can offer

@@ -43,6 +43,8 @@ export class ModelHost {
       maxTokensName: 'the debertaLens.maxTokens setting',
       cacheMaxGB: s.cacheMaxGB,
       log: this.log,
+      // The extension host never parses the user's files itself (engine/model/load-process.ts).
+      isolate: true,
     }).then(
       (m) => {
         if (this.pending === p) this.current = m;

@@ -34,13 +34,14 @@ export function extensionMissing() {
  * settings.json.
  * `model`: a model folder, or 'default' for the bundled model (modelPath left empty).
  */
-export async function startLens({ name, files, model = FIXTURE_MODEL, settings = {}, viewport, vsix } = {}) {
+export async function startLens({ name, files, model = FIXTURE_MODEL, settings = {}, viewport, vsix, linkExtension } = {}) {
   const missing = extensionMissing();
   if (missing) throw new E2EError(`cannot load the extension: ${missing}`);
   const server = await startCodeServer({
     name,
     files,
     vsix,
+    linkExtension,
     settings: {
       'debertaLens.modelPath': model === 'default' ? '' : model,
       'debertaLens.executionProvider': 'cpu',

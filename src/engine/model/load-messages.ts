@@ -1,0 +1,15 @@
+// Messages between a caller and its load process (load-process.ts ⇄ isolated-load.ts).
+import type { ModelSummary } from '../api';
+import type { LensErrorCode } from '../errors';
+import type { WireCheckpoint } from './checkpoint-wire';
+
+export type ToLoader =
+  { type: 'inspect'; dir: string } | { type: 'open'; dir: string; cacheDir: string; hashStore: string; maxGB?: number; headGroup?: number };
+
+export type FromLoader =
+  /** Every file's structure is read (config, headers, pickle, index): what is left is reading weight bytes. */
+  | { type: 'parsed'; weightBytes: number }
+  | { type: 'log'; line: string }
+  | { type: 'inspected'; summary: ModelSummary }
+  | { type: 'opened'; checkpoint: WireCheckpoint; graphBuilt: boolean }
+  | { type: 'error'; message: string; code?: LensErrorCode };

@@ -1,0 +1,52 @@
+// The load process: reads an untrusted model folder — config.json, the shard index, safetensors headers, the .bin
+// zip and its pickle, the tokenizer files, every weight byte for the hash — and builds its graphs, in a child of
+// the caller that runs under a heap limit, an RSS watchdog and a deadline (isolated-load.ts). A hostile file that
+// gets past the parsers' own budgets can then exhaust or freeze this process only; the caller receives plain data
+// (a ModelSummary, or the checkpoint as byte ranges: checkpoint-wire.ts) and the one-line error. One request, then
+// it exits; it dies with its parent (the IPC channel closing).
+import { hashStoreOf } from '../cache/cache-layout';
+import { loadCheckpoint } from '../checkpoint';
+import { isLensError } from '../errors';
+import { ensureGraph } from '../graph/graph-cache';
+import { toWire } from './checkpoint-wire';
+import type { FromLoader, ToLoader } from './load-messages';
+import { summarize, tryTokenizer } from './model-summary';
+import { openTensorCopies } from './tensor-copies';
+
+if (!process.send) throw new Error('the load process must be started with an IPC channel');
+const post = (m: FromLoader): Promise<void> => new Promise((resolve) => process.send!(m, undefined, undefined, () => resolve()));
+const log = (line: string) => void post({ type: 'log', line });
+
+async function handle(msg: ToLoader): Promise<FromLoader> {
+  if (msg.type === 'inspect') {
+    const ck = await loadCheckpoint(msg.dir, { hash: false, onParsed: (weightBytes) => void post({ type: 'parsed', weightBytes }) });
+    const tok = await tryTokenizer(ck.dir, ck);
+    await tok?.dispose();
+    return { type: 'inspected', summary: summarize(ck, tok) };
+  }
+  const ck = await loadCheckpoint(msg.dir, {
+    hashStore: msg.hashStore || hashStoreOf(msg.cacheDir),
+    onParsed: (weightBytes) => void post({ type: 'parsed', weightBytes }),
+  });
+  // The tokenizer is checked here too, so the caller opens only tokenizer files this process read within budget.
+  const tok = await tryTokenizer(ck.dir, ck);
+  await tok?.dispose();
+  const options = { maxGB: msg.maxGB, log, headGroup: msg.headGroup };
+  const graph = ensureGraph(ck, msg.cacheDir, options);
+  graph.release();
+  const copies = openTensorCopies(ck, msg.cacheDir, true, options);
+  copies.entry?.release();
+  return { type: 'opened', checkpoint: toWire(ck, copies.at, copies.file), graphBuilt: graph.built };
+}
+
+process.once('message', (msg: ToLoader) => {
+  void handle(msg)
+    .catch((e: unknown): FromLoader => {
+      if (isLensError(e)) return { type: 'error', message: e.message, code: e.code };
+      return { type: 'error', message: String((e as Error)?.message ?? e) };
+    })
+    .then(post)
+    .then(() => process.exit(0));
+});
+// The caller is gone (closed the channel, or was killed): nothing to report to.
+process.on('disconnect', () => process.exit(0));
