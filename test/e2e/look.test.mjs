@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { extensionMissing, openMore, startLens, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { exportFigure } from './lib/figures.mjs';
 import { packageVsix } from './lib/vsix.mjs';
-import { RESULTS_DIR } from './lib/paths.mjs';
 import { focusTab, openFile, runCommand, screenshot, selectAll, waitUntil } from './lib/workbench.mjs';
 
 const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
@@ -118,48 +118,6 @@ async function rowRankingFaults(frame, i, n) {
     },
     { i, n, keys },
   );
-}
-
-/**
- * Exports the heatmap as a figure through the panel (figure form, then the save dialog's proposal) and copies
- * it to test-results/e2e/<name>.<format>; an SVG is also parsed by Chromium's XML parser and drawn to <name>-svg.png.
- */
-async function exportFigure(lens, format, name) {
-  const { frame, page } = lens;
-  await openMore(frame);
-  await frame.locator(`#export-${format}`).click();
-  await frame.locator('#export-form:not([hidden]) #export-save').click();
-  const input = page.locator('.quick-input-widget input');
-  let proposed = '';
-  await waitUntil(async () => new RegExp(`\\.${format}$`).test((proposed = await input.inputValue().catch(() => ''))), {
-    timeout: 15_000,
-    message: `the save dialog proposes a .${format} file`,
-  });
-  await page.keyboard.press('Enter');
-  const file = path.join(lens.server.dirs.workspace, path.basename(proposed));
-  await waitUntil(() => fs.existsSync(file) && fs.statSync(file).size > 0, { timeout: 30_000, message: `${file} written` });
-  await page.waitForTimeout(300);
-  const out = path.join(RESULTS_DIR, `${name}.${format}`);
-  fs.copyFileSync(file, out);
-  if (format === 'svg') {
-    const view = await page.context().newPage();
-    try {
-      const svg = fs.readFileSync(file, 'utf8');
-      const error = await view.evaluate((s) => {
-        const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
-        return doc.querySelector('parsererror')?.textContent ?? null;
-      }, svg);
-      assert.equal(error, null, `${name}.svg parses as XML`);
-      // The figure at 3× its size in CSS pixels (1 pt = 4/3 px), to look at.
-      await view.setContent(
-        `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 113.4}" height="${h * 113.4}"`)}</body>`,
-      );
-      await view.locator('svg').screenshot({ path: path.join(RESULTS_DIR, `${name}-svg.png`) });
-    } finally {
-      await view.close();
-    }
-  }
-  return out;
 }
 
 /**

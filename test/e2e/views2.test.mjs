@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { extensionMissing, openMore, startExplained, stopWithScreenshot, waitHeatmapDrawn, waitReady } from './lib/lens.mjs';
+import { exportFigure } from './lib/figures.mjs';
 import { canvasStats, focusTab, goToLine, isDrawn, runCommand, screenshot, selectAll, selectLines, waitUntil } from './lib/workbench.mjs';
 
 const SAMPLE = ['The quick brown fox jumps over the lazy dog near the riverbank.', ''].join('\n');
@@ -195,6 +196,14 @@ describe('DeBERTa Lens diff view and word merging', { skip: skip ?? false }, () 
     await waitUntil(async () => /c2p weight/.test((await lines.getAttribute('aria-label').catch(() => '')) ?? ''), {
       message: 'c2p lines',
     });
+    // Exported, the Lines view is lines: the words on screen (the last window scrolled to) with their lines, in SVG and PNG.
+    const svg = fs.readFileSync(await exportFigure(lens, 'svg', 'views2-lines-figure'), 'utf8');
+    assert.ok((svg.match(/<line /g) ?? []).length > 10, 'the figure draws lines');
+    assert.match(svg, /c2p · layer \d+ · head \d+ · lines/);
+    const words = svg.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    assert.match(words, new RegExp(`Rows \\d+–\\d+ of ${n} \\(those on screen\\)`));
+    const png = fs.readFileSync(await exportFigure(lens, 'png', 'views2-lines-figure'));
+    assert.equal(png.subarray(1, 4).toString(), 'PNG');
     // All heads: thumbnails load; a click opens layer 1, head 2 in the heatmap.
     await frame.locator('#view-model').click();
     const grid = frame.locator('canvas#model-canvas');

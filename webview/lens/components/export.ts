@@ -121,6 +121,8 @@ export class ViewExport {
           .map((h) => `H${h}`)
           .join('-')}`
       : `${state?.view}-L${state?.layer}-${state?.headAgg ?? `H${state?.head}`}`;
+    const own = isAnalysis(state?.view ?? 'heatmap') ? $picture.get()?.figure?.(size) : undefined;
+    if (own) return format === 'svg' ? { svg: own.svg(), name } : { dataUrl: own.canvas().toDataURL('image/png'), name };
     const drawing = isAnalysis(state?.view ?? 'heatmap') ? $picture.get()?.svg : undefined;
     if (format === 'svg') return { svg: drawing ?? figureSvg(spec), name };
     return { dataUrl: figureCanvas(spec).toDataURL('image/png'), name };

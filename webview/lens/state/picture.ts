@@ -21,6 +21,8 @@ export interface Picture {
   axesNote?: string;
   /** A drawing that is not a matrix (the flow graph): the SVG export writes it as it is. */
   svg?: string;
+  /** A view that is not a matrix and draws its own figure at a size (the Line view: words and lines). */
+  figure?: (size: { widthCm: number; dpi: number }) => { svg: () => string; canvas: () => HTMLCanvasElement };
 }
 
 /** Undefined while a view draws, and for views with nothing to export. */

@@ -13,7 +13,19 @@ import { $picture } from '../state/picture';
 import { onScreen } from '../state/selectors';
 import { $hover, $merged } from '../state/store';
 import { readout } from './kit';
-import { clipLabel, linesPerWord, rowAt, rowMaxima, strongest, type Focus, type LineLayout, type OpacityScale } from './line-view-model';
+import { lineFigureSvg, type LineFigureSpec } from './line-figure';
+import { lineFigureCanvas } from './line-figure-canvas';
+import {
+  clipLabel,
+  linesPerWord,
+  rowAt,
+  rowMaxima,
+  strongest,
+  visibleWindow,
+  type Focus,
+  type LineLayout,
+  type OpacityScale,
+} from './line-view-model';
 import { paintLines, spacerHeight, type LineScene } from './line-view-paint';
 import { termButtons } from './term-buttons';
 import type { ViewContext } from './view-context';
@@ -195,5 +207,22 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
   // Export: the same weights as the heatmap would draw them (its colour mapping), with the words as labels.
   const { shown: painted, range } = mapValues(values, n, n, signed, effectiveScaling(state.scaling, signed), n);
   const lut = lutFor(state.colorScale, range, themeKind());
-  $picture.set({ canvas, values: painted, rows: n, cols: n, range, lut, title: `${term} · layer ${layer} · head ${head}` });
+  const title = `${term} · layer ${layer} · head ${head}`;
+  // The figure is the lines themselves (the matrix fields stay for what reads a picture's values).
+  const figure = (size: { widthCm: number; dpi: number }) => {
+    const spec: LineFigureSpec = {
+      values,
+      n,
+      labels,
+      scale: scene.scale,
+      window: visibleWindow(layout, box.scrollTop, height, 0),
+      title: `${init.model.name} · ${title} · lines`,
+      caption: summary.textContent ?? '',
+      colours,
+      ...size,
+    };
+    const background = themeKind() === 'dark' ? '#1e1e1e' : '#ffffff';
+    return { svg: () => lineFigureSvg(spec, background), canvas: () => lineFigureCanvas(spec, background) };
+  };
+  $picture.set({ canvas, values: painted, rows: n, cols: n, range, lut, title, figure });
 }
