@@ -67,6 +67,13 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
   prediction_heads: string[];
   /** The fine-tuned task head that runs (sequence-classification, …, multiple-choice), or null. */
   task_head: TaskName | null;
+  /**
+   * How [MASK] predictions decode: `passes`, DeBERTa's Enhanced Mask Decoder as two more passes of the last layer
+   * (`emd_rows`: the position table's rows, the longest input it decodes); `last-layer`, position_biased_input (the
+   * EMD is the last layer itself); `plain`, no EMD (the head on the last hidden state).
+   */
+  emd: 'passes' | 'last-layer' | 'plain';
+  emd_rows?: number;
 }
 
 export interface LensModel {

@@ -21,6 +21,7 @@ import type {
 import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cache-layout';
 import { type Checkpoint, loadCheckpoint } from '../checkpoint';
 import { findHeads, headNames } from '../checkpoint/heads';
+import { emdPlan, type EmdPlan } from '../checkpoint/emd';
 import { LensError } from '../errors';
 import { type CachedGraph, ensureGraph } from '../graph/graph-cache';
 import type { ExplainResult } from '../result/explain-result';
@@ -91,7 +92,12 @@ function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | un
     bundled,
     prediction_heads: headNames(heads),
     task_head: heads.task?.kind ?? null,
+    ...emdSummary(emdPlan(ck, heads)),
   };
+}
+
+function emdSummary(plan: EmdPlan): Pick<ModelSummary, 'emd' | 'emd_rows'> {
+  return plan.kind === 'passes' ? { emd: 'passes', emd_rows: plan.rows } : { emd: plan.kind };
 }
 
 /** The folder's tokenizer, loaded in its own thread, with its special ids checked against the model. */
