@@ -68,9 +68,12 @@ export class EmdQueryView {
     }
     const name = (i: number) => tokenName(init.tokens, i);
     const cells = Array.from(have.share, (s, i) => {
-      const c = el('span', { class: 'emd-cell', 'data-i': String(i), 'data-share': String(s), title: shareLine(have, i, name) });
+      // A bar whose height is the share on an absolute 0–100% scale (shares of one text often lie close together,
+      // and a bar reads a difference of a few points where a shade does not).
+      const bar = el('span', { class: 'emd-bar' });
       // CSSOM, not a style attribute: the page's CSP allows no inline styles.
-      c.style.opacity = String(Math.max(0.04, Math.min(1, s)));
+      bar.style.height = `${Math.max(0, Math.min(1, s)) * 100}%`;
+      const c = el('span', { class: 'emd-cell', 'data-i': String(i), 'data-share': String(s), title: shareLine(have, i, name) }, [bar]);
       c.addEventListener('mouseenter', () => setHover($merged.get() ? null : i, null, true));
       return c;
     });
@@ -79,8 +82,9 @@ export class EmdQueryView {
     this.root.replaceChildren(
       caption,
       el('div', { class: 'emd-share' }, [
-        el('span', { class: 'emd-share-label', title: `EMD 1's ${POSITION_SHARE_DEFINITION}` }, ['position part ⓘ']),
+        el('span', { class: 'emd-share-label', title: `EMD 1's ${POSITION_SHARE_DEFINITION}` }, ['position part']),
         band,
+        el('span', { class: 'emd-scale meta', 'aria-hidden': 'true' }, ['0–100%']),
       ]),
       el('div', { class: 'meta', id: 'emd-share-summary', title: POSITION_SHARE_DEFINITION }, [shareSummary(have, name)]),
       el('div', { class: 'meta', id: 'emd-share-row' }),
