@@ -62,7 +62,12 @@ export function emdQueryText(model: WithEmd, layer: number): string | undefined 
  * query is all content, H) to 1 (all position); 0.5 when the two vectors are equally long. A ratio of lengths, so it
  * does not depend on the angle between them (‖H_i + P_i‖ does). `h`, `p`: `[n, d]` row-major.
  */
-export function queryPositionShare(h: ArrayLike<number>, p: ArrayLike<number>, n: number, d: number): {
+export function queryPositionShare(
+  h: ArrayLike<number>,
+  p: ArrayLike<number>,
+  n: number,
+  d: number,
+): {
   share: Float64Array;
   contentNorm: Float64Array;
   positionNorm: Float64Array;

@@ -70,7 +70,10 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
 
     test('each [MASK]: microsoft’s EMD top-5 beside Hugging Face’s plain head', async () => {
       await explainFile(page, frame, 'emd.txt');
-      assert.match(await frame.locator('#predictions-summary').textContent(), /^through the EMD \(plain head beside\) · 2 \[MASK\] · top 5: /);
+      assert.match(
+        await frame.locator('#predictions-summary').textContent(),
+        /^through the EMD \(plain head beside\) · 2 \[MASK\] · top 5: /,
+      );
       const cards = await readCards(frame);
       assert.deepEqual(
         cards.map((c) => c.position),
@@ -128,7 +131,9 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       await frame.locator('#layer-prev').click();
       await waitUntil(async () => (await frame.locator('#layer').inputValue()) === String(LAYERS), { message: 'back on EMD 1' });
       await frame.locator('#layer-prev').click();
-      await waitUntil(async () => (await frame.locator('#layer').inputValue()) === String(LAYERS - 1), { message: 'the last encoder layer' });
+      await waitUntil(async () => (await frame.locator('#layer').inputValue()) === String(LAYERS - 1), {
+        message: 'the last encoder layer',
+      });
       await frame.locator('#emd-query').waitFor({ state: 'hidden' });
     });
   });

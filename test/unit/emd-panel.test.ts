@@ -12,17 +12,9 @@ import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { emdShapeOf, emdViewOf } from '../../src/extension/lens/emd-passes';
 import { answerRequest } from '../../src/extension/lens/request-dispatch';
 import { PanelPredictions } from '../../src/extension/lens/panel-predictions';
-import {
-  emdPassOf,
-  emdQueryText,
-  emdShape,
-  layerLabel,
-  layerShort,
-  pickerLayers,
-  queryPositionShare,
-} from '../../src/shared/emd-layers';
+import { emdPassOf, emdQueryText, emdShape, layerLabel, layerShort, pickerLayers, queryPositionShare } from '../../src/shared/emd-layers';
 import { fromBuffer, parseRequestBody, type EmdQueryResponse, type SliceResponse } from '../../src/shared/protocol/lens';
-import type { FillMask, PredictionsToWebview } from '../../src/shared/predictions';
+import type { PredictionsToWebview } from '../../src/shared/predictions';
 import { shareLine, shareSummary } from '../../webview/lens/components/emd-query-model';
 import { summaryLine } from '../../webview/lens/components/predictions-model';
 import { FIXTURES, at, compareNested } from './helpers';
@@ -157,7 +149,10 @@ describe('the host answers EMD layers from the passes', () => {
       // An encoder layer still answers from the explain; without the EMD context an EMD layer is refused in one line.
       const enc = (await answerRequest(result, { type: 'slice', layer: 0, head: 0, kind: 'probs' }, ctx)) as SliceResponse;
       assert.equal(enc.layer, 0);
-      await assert.rejects(answerRequest(result, { type: 'slice', layer: shape.layers[0], head: 0, kind: 'probs' }), /is not in this result/);
+      await assert.rejects(
+        answerRequest(result, { type: 'slice', layer: shape.layers[0], head: 0, kind: 'probs' }),
+        /is not in this result/,
+      );
       await assert.rejects(answerRequest(result, { type: 'emdQuery' }), /shows no Enhanced Mask Decoder passes/);
       result.release();
     });
@@ -175,7 +170,7 @@ describe('the panel’s fill-mask through the EMD, the plain head beside it', ()
       const result = await model.explain({ text: c.text });
       const fm = await panel.start(model, result, 1);
       assert.equal(fm.state, 'ready');
-      const ready = fm as Extract<FillMask, { state: 'ready' }>;
+      const ready = fm;
       assert.equal(ready.decoder, 'emd');
       assert.deepEqual(
         ready.masks.map((m) => m.position),
@@ -213,11 +208,14 @@ describe('the panel’s fill-mask through the EMD, the plain head beside it', ()
       assert.ok(opened > 0);
       const asked = await panel.predictToken(1, opened);
       assert.equal(asked.state, 'ready');
-      const p = (asked as Extract<typeof asked, { state: 'ready' }>).prediction;
+      const p = asked.prediction;
       const cli = await model.predict({ text: c.text, positions: [opened], top: 5 });
       const plainCli = await model.predict({ text: c.text, positions: [opened], top: 5, emd: false });
       assert.equal(cli.decoder, 'emd');
-      assert.deepEqual(p.top, cli.predictions.find((q) => q.position === opened)!.top.map(({ id, token, logit, prob }) => ({ id, token, logit, prob })));
+      assert.deepEqual(
+        p.top,
+        cli.predictions.find((q) => q.position === opened)!.top.map(({ id, token, logit, prob }) => ({ id, token, logit, prob })),
+      );
       assert.deepEqual(
         p.plain!.top.map((t) => t.id),
         plainCli.predictions.find((q) => q.position === opened)!.top.map((t) => t.id),
@@ -247,7 +245,7 @@ describe('the panel’s fill-mask through the EMD, the plain head beside it', ()
       const panel = new PanelPredictions({ post: () => undefined, topK: () => 5, log: () => undefined });
       const fm = await panel.start(model, result, 1);
       assert.equal(fm.state, 'ready');
-      const ready = fm as Extract<FillMask, { state: 'ready' }>;
+      const ready = fm;
       assert.equal(ready.decoder, 'plain');
       assert.match(ready.decoderNote ?? '', /has only 24 rows/);
       assert.match(summaryLine(fm, [], []), /no EMD here: .*shorten the text to at most 24 tokens/);

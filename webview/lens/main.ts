@@ -35,6 +35,17 @@ const strip = new TokenStrip();
 const hover = new HoverView(requests, strip);
 const heads = new HeadsView(requests, compare);
 const renderer = new ViewRenderer(requests, heatmap, heads, compare);
-listenToHost({ requests, strip, hover, heatmap, heads, predictions, emdQuery, decision, exporter: new ViewExport(heatmap.heatmap), renderer });
+listenToHost({
+  requests,
+  strip,
+  hover,
+  heatmap,
+  heads,
+  predictions,
+  emdQuery,
+  decision,
+  exporter: new ViewExport(heatmap.heatmap),
+  renderer,
+});
 listenForShortcuts();
 post({ type: 'ready', version: PROTOCOL_VERSION });

@@ -172,7 +172,9 @@ export class PanelPredictions {
       .then(
         ([r, e]): FillMask => {
           if (e) {
-            this.host.log(`fill-mask through the Enhanced Mask Decoder (${e.decoder}) in ${(performance.now() - t0).toFixed(1)} ms, plain head beside`);
+            this.host.log(
+              `fill-mask through the Enhanced Mask Decoder (${e.decoder}) in ${(performance.now() - t0).toFixed(1)} ms, plain head beside`,
+            );
             return fillMaskWithPlain(e, r, k);
           }
           const masks = r.predictions.length;

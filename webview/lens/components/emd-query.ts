@@ -54,7 +54,11 @@ export class EmdQueryView {
             if ($init.get()?.resultId !== init.resultId) return;
             this.shares = {
               resultId: init.resultId,
-              q: { share: fromBuffer(r.share, r.n), contentNorm: fromBuffer(r.contentNorm, r.n), positionNorm: fromBuffer(r.positionNorm, r.n) },
+              q: {
+                share: fromBuffer(r.share, r.n),
+                contentNorm: fromBuffer(r.contentNorm, r.n),
+                positionNorm: fromBuffer(r.positionNorm, r.n),
+              },
             };
             this.sync();
           })
@@ -77,7 +81,11 @@ export class EmdQueryView {
       c.addEventListener('mouseenter', () => setHover($merged.get() ? null : i, null, true));
       return c;
     });
-    const band = el('div', { id: 'emd-share-band', class: 'emd-band', role: 'img', 'aria-label': `EMD 1 ${POSITION_SHARE_DEFINITION}` }, cells);
+    const band = el(
+      'div',
+      { id: 'emd-share-band', class: 'emd-band', role: 'img', 'aria-label': `EMD 1 ${POSITION_SHARE_DEFINITION}` },
+      cells,
+    );
     band.addEventListener('mouseleave', () => setHover(null, null));
     this.root.replaceChildren(
       caption,
@@ -98,7 +106,8 @@ export class EmdQueryView {
     const init = $init.get();
     if (!line || !init || this.shares?.resultId !== init.resultId) return;
     const i = $merged.get() ? null : $hover.get().i;
-    line.textContent = i === null ? 'hover a row or a cell: its query’s position part' : shareLine(this.shares.q, i, (k) => tokenName(init.tokens, k));
+    line.textContent =
+      i === null ? 'hover a row or a cell: its query’s position part' : shareLine(this.shares.q, i, (k) => tokenName(init.tokens, k));
     for (const c of this.root.querySelectorAll<HTMLElement>('.emd-cell')) c.classList.toggle('current', Number(c.dataset.i) === i);
   }
 }

@@ -73,7 +73,8 @@ export class HeadsView {
     const lut = lutFor(state.colorScale, range, themeKind());
     renderLegend(range, lut, term);
     const shape = $init.get()?.model;
-    $('#grid-title').textContent = `Heads of ${shape ? layerLabel(shape, layer) : `layer ${layer}`} (${term}; click to open, tick to compare)`;
+    $('#grid-title').textContent =
+      `Heads of ${shape ? layerLabel(shape, layer) : `layer ${layer}`} (${term}; click to open, tick to compare)`;
     const box = $('#head-grid');
     const cells: HTMLElement[] = [];
     for (let h = 0; h < grid.heads; h++) {
@@ -82,7 +83,12 @@ export class HeadsView {
       sizeCanvasCss(canvas, 112);
       const open = el(
         'button',
-        { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of ${shape ? layerLabel(shape, layer) : `layer ${layer}`}` },
+        {
+          type: 'button',
+          class: 'open',
+          'data-head': String(h),
+          'aria-label': `Open head ${h} of ${shape ? layerLabel(shape, layer) : `layer ${layer}`}`,
+        },
         [canvas, el('span', {}, [`${shape ? layerShort(shape, layer) : `L${layer}`} · head ${h}`])],
       );
       open.addEventListener('click', () => update({ head: h, view: 'heatmap' }));

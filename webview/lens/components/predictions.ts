@@ -208,17 +208,13 @@ export class PredictionsPanel {
     const title = p.source === 'input' ? `#${p.position} [MASK]` : `${this.tokenName(p.position)} masked`;
     const rowsOf = (top: PositionPredictions['top'], cls: string) =>
       top.map((t, r) =>
-        el(
-          'li',
-          { class: cls, 'data-rank': String(r + 1), 'data-id': String(t.id), 'data-token': t.token, 'data-prob': String(t.prob) },
-          [
-            el('span', { class: 'pred-tok', title: `${t.token} (id ${t.id}): ${formatProb(t.prob)}, logit ${t.logit.toFixed(3)}` }, [
-              predictedLabel(t.token),
-            ]),
-            this.bar(t.prob),
-            el('span', { class: 'pred-pct' }, [formatProb(t.prob)]),
-          ],
-        ),
+        el('li', { class: cls, 'data-rank': String(r + 1), 'data-id': String(t.id), 'data-token': t.token, 'data-prob': String(t.prob) }, [
+          el('span', { class: 'pred-tok', title: `${t.token} (id ${t.id}): ${formatProb(t.prob)}, logit ${t.logit.toFixed(3)}` }, [
+            predictedLabel(t.token),
+          ]),
+          this.bar(t.prob),
+          el('span', { class: 'pred-pct' }, [formatProb(t.prob)]),
+        ]),
       );
     const rows = rowsOf(p.top, 'pred-row');
     // With the Enhanced Mask Decoder: its predictions, and the plain head's on the last hidden state beside them.
@@ -227,7 +223,9 @@ export class PredictionsPanel {
       ? [
           el('div', { class: 'pred-columns' }, [
             el('div', { class: 'pred-column', 'data-decoder': 'emd' }, [
-              el('div', { class: 'pred-column-title', title: 'DeBERTa’s Enhanced Mask Decoder, as microsoft/DeBERTa runs it' }, ['with EMD']),
+              el('div', { class: 'pred-column-title', title: 'DeBERTa’s Enhanced Mask Decoder, as microsoft/DeBERTa runs it' }, [
+                'with EMD',
+              ]),
               el('ol', { class: 'pred-rows' }, rows),
             ]),
             el('div', { class: 'pred-column', 'data-decoder': 'plain' }, [
