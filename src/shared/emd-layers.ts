@@ -47,6 +47,14 @@ export function layerShort(model: WithEmd, layer: number): string {
   return pass === undefined ? `L${layer}` : `EMD ${pass + 1}`;
 }
 
+/** An intervention entry as the panel writes it ("2.1:c2p"), named for a person ("EMD 1 · 1:c2p" in the decoder). */
+export function entryLabel(model: WithEmd, entry: string): string {
+  const m = /^(\d+)\.(.+)$/.exec(entry);
+  if (!m) return entry;
+  const pass = emdPassOf(model, Number(m[1]));
+  return pass === undefined ? entry : `EMD ${pass + 1} · ${m[2]}`;
+}
+
 /** What a pass's query is, for its caption. */
 export function emdQueryText(model: WithEmd, layer: number): string | undefined {
   const pass = emdPassOf(model, layer);

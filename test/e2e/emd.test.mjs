@@ -20,6 +20,7 @@ const readJson = (f) => JSON.parse(fs.readFileSync(path.join(MODEL, f), 'utf8'))
 const FIXTURE = readJson('expected_outputs.json');
 const CASE = FIXTURE.cases[0];
 const SHARES = readJson('position_share.json').cases[0];
+const INTERVENTIONS = readJson('interventions.json').cases[0];
 const TEXT = CASE.text; // a new [MASK] opened beside the new [MASK]
 const LAYERS = JSON.parse(fs.readFileSync(path.join(MODEL, 'config.json'), 'utf8')).num_hidden_layers;
 const VIEWPORT = { width: 1400, height: 1000 };
@@ -135,6 +136,49 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
         message: 'the last encoder layer',
       });
       await frame.locator('#emd-query').waitFor({ state: 'hidden' });
+    });
+
+    test('Intervention reaches into the decoder: c2p of head 1 in EMD 1 removed, before and after as microsoft’s', async () => {
+      const run = INTERVENTIONS.runs.find((r) => r.entries === `${LAYERS}.1:c2p` && r.mode === 'zero');
+      assert.ok(run, 'the fixture has this intervention');
+      await frame.locator('#view-interventions').click();
+      const layerOptions = await frame.locator('#iv-layer option').evaluateAll((os) => os.map((o) => o.textContent));
+      assert.deepEqual(layerOptions.slice(-2), ['EMD 1', 'EMD 2']);
+      await frame.locator('#iv-term').selectOption('c2p');
+      await frame.locator('#iv-head').selectOption('1');
+      await frame.locator('#iv-layer').selectOption(String(LAYERS));
+      await frame.locator('#iv-add').click();
+      const chip = frame.locator('#iv-entries .chip');
+      assert.equal(await chip.getAttribute('data-entry'), `${LAYERS}.1:c2p`);
+      assert.equal((await chip.textContent()).trim(), 'EMD 1 · 1:c2p ×');
+      await frame.locator('#iv-run').click();
+      const rows = frame.locator('#iv-table tbody tr');
+      await rows.first().waitFor({ timeout: 60_000 });
+      assert.match(
+        await frame.locator('#iv-status').textContent(),
+        /^EMD 1 · 1:c2p zeroed; EMD 1 and EMD 2 rerun, predictions through the EMD/,
+      );
+      const softmax = (row) => {
+        const m = Math.max(...row);
+        const e = row.map((x) => Math.exp(x - m));
+        const z = e.reduce((a, b) => a + b, 0);
+        return e.map((x) => x / z);
+      };
+      const shown = (probs) =>
+        probs
+          .map((p, id) => [p, id])
+          .sort((a, b) => b[0] - a[0])
+          .slice(0, 5)
+          .map(([p]) => `${(100 * p).toFixed(1)}%`);
+      for (const [k, position] of INTERVENTIONS.mask_positions.entries()) {
+        const row = frame.locator(`#iv-table tbody tr[data-position="${position}"]`);
+        const lists = row.locator('ol.iv-top');
+        const pcts = (n) => lists.nth(n).locator('.meta').allTextContents();
+        assert.deepEqual(await pcts(0), shown(softmax(INTERVENTIONS.before_logits[k])), `before at #${position}`);
+        assert.deepEqual(await pcts(1), shown(softmax(run.after_logits[k])), `after at #${position}`);
+      }
+      assert.equal(await frame.locator('#iv-show').isDisabled(), true, 'no intervened attention to show for the EMD yet');
+      await screenshot(page, `emd-${theme}-intervention`);
     });
   });
 }
