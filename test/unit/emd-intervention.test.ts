@@ -92,6 +92,50 @@ describe('interventions in the EMD passes against microsoft/DeBERTa', () => {
     });
   }
 
+  for (const name of ['v3_shared_buckets', 'v2_separate_nobuckets', 'c2p_only_buckets8']) {
+    it(`${name}: head ranking in the EMD, every (pass, head, term) removed alone, drops ≤ 1e-4`, async (t) => {
+      const fixture = JSON.parse(fs.readFileSync(path.join(EMD, name, 'interventions.json'), 'utf8'));
+      const want = fixture.sweep as {
+        case: string;
+        position: number;
+        followed_id: number;
+        logprob_before: number;
+        mode: 'zero' | 'mean';
+        cells: { layer: number; head: number; term: string; logprob_after: number }[];
+      };
+      const c = (fixture.cases as Case[]).find((x) => x.name === want.case)!;
+      const model = await open(path.join(EMD, name));
+      let worst = 0;
+      const seen: number[] = [];
+      try {
+        const r = await model.sweep({ ids: c.input_ids, terms: ['all'], mode: want.mode, onProgress: (p) => seen.push(p.layer) });
+        assert.equal(r.emd, undefined, 'the encoder ranking without emd');
+        const e = await model.sweep({ ids: c.input_ids, terms: ['all'], mode: want.mode, emd: true, onProgress: (p) => seen.push(p.layer) });
+        assert.equal(e.emd, true);
+        assert.equal(e.position, want.position);
+        assert.equal(e.followed?.id, want.followed_id);
+        worst = Math.abs(e.followed!.before.logprob - want.logprob_before);
+        assert.equal(e.ranking.length, want.cells.length);
+        for (const cell of want.cells) {
+          const got = e.ranking.find((x) => x.layer === cell.layer && x.head === cell.head && x.term === cell.term);
+          assert.ok(got, `cell ${cell.layer}.${cell.head}:${cell.term}`);
+          worst = Math.max(worst, Math.abs(got.drop - (want.logprob_before - cell.logprob_after)));
+          const row = e.grid[cell.term as 'c2c']![cell.layer - fixture.layers]!;
+          assert.equal(row[cell.head], got.drop, 'the grid holds the same drop');
+        }
+        assert.deepEqual(
+          e.ranking.map((x) => x.drop),
+          [...e.ranking.map((x) => x.drop)].sort((a, b) => b - a),
+        );
+        assert.ok(seen.includes(fixture.layers + 1), 'progress reports the EMD layers');
+      } finally {
+        await model.dispose();
+      }
+      assert.ok(worst <= 1e-4, `max |Δ| ${worst}`);
+      t.diagnostic(`${name}: ${want.cells.length} cells (${want.mode}), max |Δ drop| vs microsoft ${worst.toExponential(2)}`);
+    });
+  }
+
   it('refusals: EMD entries mixed with the encoder’s, a layer past EMD 2, an EMD entry on a model without passes', async () => {
     const model = await open(path.join(EMD, 'v3_shared_buckets'));
     try {
@@ -107,6 +151,7 @@ describe('interventions in the EMD passes against microsoft/DeBERTa', () => {
     }
     const biased = await open(path.join(EMD, 'position_biased'));
     try {
+      await rejectsWith(biased.sweep({ text: 'a [MASK]', terms: ['all'], emd: true }), 'unsupported', /has no Enhanced Mask Decoder passes to rank/);
       await rejectsWith(
         biased.ablate({ text: 'a [MASK]', ablate: '2.0:c2p' }),
         'invalid-input',
