@@ -180,5 +180,33 @@ for (const theme of (process.env.E2E_THEMES ?? 'light,dark').split(',').filter(B
       assert.equal(await frame.locator('#iv-show').isDisabled(), true, 'no intervened attention to show for the EMD yet');
       await screenshot(page, `emd-${theme}-intervention`);
     });
+
+    test('Head ranking in the EMD passes: rows EMD 1 / EMD 2, drops as microsoft’s; a cell opens that pass’s head', async () => {
+      const want = readJson('interventions.json').sweep;
+      await frame.locator('#view-ranking').click();
+      const where = frame.locator('#rk-where');
+      await frame.locator('#rk-where-group:not([hidden])').waitFor({ timeout: 30_000 });
+      await where.selectOption('emd');
+      await frame.locator('#rk-mode').selectOption(want.mode);
+      await frame.locator('#rk-run').click();
+      const grid = frame.locator('#rk-grid-c2p');
+      await grid.waitFor({ timeout: 120_000 });
+      const rowsShown = await grid.locator('tbody th').allTextContents();
+      assert.deepEqual(rowsShown, ['EMD 1', 'EMD 2']);
+      assert.match(await frame.locator('#rk-status').textContent(), /reruns in the EMD passes \(read through the EMD\)/);
+      for (const cell of want.cells) {
+        const td = frame.locator(`#rk-grid-${cell.term} td.rk-cell[data-layer="${cell.layer}"][data-head="${cell.head}"]`);
+        const title = await td.getAttribute('title');
+        const shown = Number(/drops by (−?[\d.]+(?:e[-+]?\d+)?)/.exec(title)[1].replace('−', '-'));
+        const drop = want.logprob_before - cell.logprob_after;
+        // The title rounds to 3 decimals.
+        assert.ok(Math.abs(shown - drop) <= 5.1e-4, `${cell.layer}.${cell.head}:${cell.term}: ${shown} vs ${drop}`);
+      }
+      await screenshot(page, `emd-${theme}-ranking`);
+      await frame.locator(`#rk-grid-c2p td.rk-cell[data-layer="${LAYERS + 1}"][data-head="2"]`).click();
+      await waitUntil(async () => (await frame.locator('#layer').inputValue()) === String(LAYERS + 1), { message: 'EMD 2 opened' });
+      await waitHeatmapDrawn(frame);
+      assert.equal(await frame.locator('#head').inputValue(), '2');
+    });
   });
 }

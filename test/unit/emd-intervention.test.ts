@@ -110,7 +110,13 @@ describe('interventions in the EMD passes against microsoft/DeBERTa', () => {
       try {
         const r = await model.sweep({ ids: c.input_ids, terms: ['all'], mode: want.mode, onProgress: (p) => seen.push(p.layer) });
         assert.equal(r.emd, undefined, 'the encoder ranking without emd');
-        const e = await model.sweep({ ids: c.input_ids, terms: ['all'], mode: want.mode, emd: true, onProgress: (p) => seen.push(p.layer) });
+        const e = await model.sweep({
+          ids: c.input_ids,
+          terms: ['all'],
+          mode: want.mode,
+          emd: true,
+          onProgress: (p) => seen.push(p.layer),
+        });
         assert.equal(e.emd, true);
         assert.equal(e.position, want.position);
         assert.equal(e.followed?.id, want.followed_id);
@@ -151,7 +157,11 @@ describe('interventions in the EMD passes against microsoft/DeBERTa', () => {
     }
     const biased = await open(path.join(EMD, 'position_biased'));
     try {
-      await rejectsWith(biased.sweep({ text: 'a [MASK]', terms: ['all'], emd: true }), 'unsupported', /has no Enhanced Mask Decoder passes to rank/);
+      await rejectsWith(
+        biased.sweep({ text: 'a [MASK]', terms: ['all'], emd: true }),
+        'unsupported',
+        /has no Enhanced Mask Decoder passes to rank/,
+      );
       await rejectsWith(
         biased.ablate({ text: 'a [MASK]', ablate: '2.0:c2p' }),
         'invalid-input',
