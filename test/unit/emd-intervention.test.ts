@@ -105,7 +105,7 @@ describe('interventions in the EMD passes against microsoft/DeBERTa', () => {
       };
       const c = (fixture.cases as Case[]).find((x) => x.name === want.case)!;
       const model = await open(path.join(EMD, name));
-      let worst = 0;
+      let worst: number;
       const seen: number[] = [];
       try {
         const r = await model.sweep({ ids: c.input_ids, terms: ['all'], mode: want.mode, onProgress: (p) => seen.push(p.layer) });
@@ -120,7 +120,7 @@ describe('interventions in the EMD passes against microsoft/DeBERTa', () => {
         assert.equal(e.emd, true);
         assert.equal(e.position, want.position);
         assert.equal(e.followed?.id, want.followed_id);
-        worst = Math.abs(e.followed!.before.logprob - want.logprob_before);
+        worst = Math.abs(e.followed.before.logprob - want.logprob_before);
         assert.equal(e.ranking.length, want.cells.length);
         for (const cell of want.cells) {
           const got = e.ranking.find((x) => x.layer === cell.layer && x.head === cell.head && x.term === cell.term);
