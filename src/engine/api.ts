@@ -74,6 +74,13 @@ export interface ModelSummary extends Pick<ModelInfo, 'path' | 'name' | 'type' |
   prediction_heads: string[];
   /** The fine-tuned task head that runs (sequence-classification, …, multiple-choice), or null. */
   task_head: TaskName | null;
+  /**
+   * How [MASK] predictions decode: `passes`, DeBERTa's Enhanced Mask Decoder as two more passes of the last layer
+   * (`emd_rows`: the position table's rows, the longest input it decodes); `last-layer`, position_biased_input (the
+   * EMD is the last layer itself); `plain`, no EMD (the head on the last hidden state).
+   */
+  emd: 'passes' | 'last-layer' | 'plain';
+  emd_rows?: number;
 }
 
 export interface LensModel {
@@ -398,6 +405,9 @@ export interface SweepInput {
   onProgress?: (p: SweepProgress) => void;
   /** false: one rerun per cell instead of a layer's cells as one batched run (the same numbers; for tests). */
   batch?: boolean;
+  /** Rank the Enhanced Mask Decoder's heads instead (masked-LM with EMD passes): each (pass, head, term) removed alone
+   *  in the decoder, the followed token's log-probability read through the EMD; cells' layers are L (EMD 1) and L + 1. */
+  emd?: boolean;
 }
 
 export interface SweepProgress {
@@ -454,10 +464,12 @@ export interface SweepResult {
   /** Task heads: the head's kind and the decision followed. */
   task?: TaskName;
   target?: SweepTargetInfo;
-  /** Per term: drop as [layers][heads]. */
+  /** Per term: drop as [layers][heads] (with `emd`: [passes][heads], rows EMD 1 and EMD 2). */
   grid: Partial<Record<TermName, number[][]>>;
   /** Every cell, largest drop first. */
   ranking: SweepCell[];
+  /** The cells are the Enhanced Mask Decoder's (layers L and L + 1), the followed value read through it. */
+  emd?: boolean;
   timings: { forward_ms: number; rerun_ms: number; head_ms: number; cells: number; total_ms: number };
 }
 

@@ -92,7 +92,9 @@ export type RankingTarget =
 export interface RankingView {
   terms: TermName[];
   mode: RemovalMode;
+  /** Rows of the grid: the encoder's layers, or with `firstLayer` the EMD's two passes (layers firstLayer, + 1). */
   layers: number;
+  firstLayer?: number;
   heads: number;
   position: number;
   token: string;
@@ -113,7 +115,17 @@ export type RunToHost =
   | { type: 'intervene'; id: number; resultId: number; entries: string; mode: RemovalMode; position: number | null; top: number }
   /** Rank heads at one position (null = the first [MASK]; token classification: the first word) by removing each
    *  head's term alone; `label`: a classifier's label id followed (absent = the predicted label). */
-  | { type: 'sweep'; id: number; resultId: number; terms: TermName[]; mode: RemovalMode; position: number | null; label?: number }
+  | {
+      type: 'sweep';
+      id: number;
+      resultId: number;
+      terms: TermName[];
+      mode: RemovalMode;
+      position: number | null;
+      label?: number;
+      /** Rank the Enhanced Mask Decoder's heads (masked-LM with EMD passes) instead of the encoder's. */
+      emd?: boolean;
+    }
   /** What the checkpoint decides on the explained input (its head, a task head's labels and scores). */
   | { type: 'decision'; id: number; resultId: number }
   | { type: 'cancelRun'; id: number }
@@ -227,6 +239,7 @@ export function parseRunMessage(x: unknown): RunToHost | undefined {
             mode: m.mode,
             position: m.position,
             ...(label === undefined ? {} : { label }),
+            ...(m.emd === true ? { emd: true } : {}),
           }
         : undefined;
     }

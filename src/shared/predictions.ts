@@ -23,6 +23,9 @@ export interface PositionPredictions {
   top: PredictedToken[];
   /** masked only: how the model rates the token that stood there (rank 1 = its first choice). */
   original?: PredictedToken & { rank: number };
+  /** With the Enhanced Mask Decoder (`top` read its second pass): the plain head on the last hidden state, beside it
+   *  (what Hugging Face computes), and how it rates the original token. */
+  plain?: { top: PredictedToken[]; original?: PredictedToken & { rank: number } };
 }
 
 /** The fill-mask of one explained result, as the panel shows it. */
@@ -42,6 +45,10 @@ export type FillMask =
       intervened?: boolean;
       /** A fine-tuned checkpoint's task head: what it decided (then `masks` is empty and `mlmHead` null). */
       decision?: Decision;
+      /** `emd`: the masks' `top` come through DeBERTa's Enhanced Mask Decoder, each with the plain head's beside. */
+      decoder?: 'emd' | 'plain';
+      /** Why the EMD did not decode this text although the model has one (a text longer than its position table). */
+      decoderNote?: string;
     }
   /** Nothing to show, and why (no head, no [MASK] and no RTD head): one line for the panel. */
   | { state: 'none'; message: string }

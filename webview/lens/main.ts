@@ -14,6 +14,7 @@ import { HoverView } from './components/hover';
 import { listenToHost } from './components/message-loop';
 import { predictionsSection } from './components/predictions-section';
 import { DecisionCard } from './components/decision-card';
+import { EmdQueryView } from './components/emd-query';
 import { askWhyFor } from './views/why-label';
 import { ViewRenderer } from './components/render';
 import { MatrixRequests } from './components/requests';
@@ -28,11 +29,23 @@ const requests = new MatrixRequests();
 const heatmap = new HeatmapView(requests);
 const predictions = predictionsSection();
 const decision = new DecisionCard({ why: askWhyFor, post });
+const emdQuery = new EmdQueryView(requests);
 const compare = new CompareHeads(requests);
 const strip = new TokenStrip();
 const hover = new HoverView(requests, strip);
 const heads = new HeadsView(requests, compare);
 const renderer = new ViewRenderer(requests, heatmap, heads, compare);
-listenToHost({ requests, strip, hover, heatmap, heads, predictions, decision, exporter: new ViewExport(heatmap.heatmap), renderer });
+listenToHost({
+  requests,
+  strip,
+  hover,
+  heatmap,
+  heads,
+  predictions,
+  emdQuery,
+  decision,
+  exporter: new ViewExport(heatmap.heatmap),
+  renderer,
+});
 listenForShortcuts();
 post({ type: 'ready', version: PROTOCOL_VERSION });

@@ -2,6 +2,8 @@
 // built, nothing run), so a typo is reported before a model opens.
 import type { AblationMode, SweepTarget } from '../api';
 import { loadCheckpoint } from '../checkpoint';
+import { emdPlan } from '../checkpoint/emd';
+import { findHeads } from '../checkpoint/heads';
 import { modelTerms, parseAblation } from '../run/ablation-spec';
 import { requireMlmHead } from '../run/prediction-read';
 import { sweepTerms } from '../run/sweep';
@@ -14,7 +16,10 @@ import { resolveModelDir } from './model-dir';
 /** An intervention spec's entries, normalised; rejects what the model lacks (a term, a layer, a head to show the effect on). */
 export async function checkAblation(modelDir: string, spec: string, mode: AblationMode = 'zero'): Promise<string[]> {
   const ck = await loadCheckpoint(resolveModelDir(modelDir), { hash: false });
-  const entries = parseAblation(spec, ck.spec, mode).entries;
+  // Layers L and L + 1 are the Enhanced Mask Decoder's passes where the checkpoint decodes through them.
+  const heads = findHeads(ck);
+  const emd = heads.mlm && emdPlan(ck, heads).kind === 'passes' ? 2 : 0;
+  const entries = parseAblation(spec, ck.spec, mode, '--ablate', emd).entries;
   requireMlmHead(ck, true);
   return entries;
 }

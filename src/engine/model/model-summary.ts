@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import type { ModelSummary } from '../api';
 import type { Checkpoint } from '../checkpoint';
+import { emdPlan, type EmdPlan } from '../checkpoint/emd';
 import { findHeads, headNames } from '../checkpoint/heads';
 import { LensError } from '../errors';
 import { ThreadedTokenizer } from '../tokenizer-thread/threaded-tokenizer';
@@ -20,6 +21,10 @@ export function encoderParameters(ck: Checkpoint): number {
     total += t.shape.reduce((a, b) => a * b, 1);
   }
   return total;
+}
+
+function emdSummary(plan: EmdPlan): Pick<ModelSummary, 'emd' | 'emd_rows'> {
+  return plan.kind === 'passes' ? { emd: 'passes', emd_rows: plan.rows } : { emd: plan.kind };
 }
 
 export function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind'> | undefined): ModelSummary {
@@ -49,6 +54,7 @@ export function summarize(ck: Checkpoint, tokenizer: Pick<TokenizerHandle, 'kind
     bundled,
     prediction_heads: headNames(heads),
     task_head: heads.task?.kind ?? null,
+    ...emdSummary(emdPlan(ck, heads)),
   };
 }
 

@@ -36,6 +36,7 @@ import { predictExplained, predictWith } from '../run/predict';
 import type { GraphCacheSettings, RunContext } from '../run/run-context';
 import { estimateWith } from '../run/estimate';
 import { sweepWith } from '../run/sweep';
+import { sweepEmdWith } from '../run/sweep-emd';
 import { TailSessions } from '../run/tail-sessions';
 import { providerOrder } from '../runtime/execution-providers';
 import { RuntimeSession } from '../runtime/session';
@@ -135,7 +136,8 @@ class OpenModel implements LensModel, RunContext {
   }
 
   sweep(input: SweepInput, signal?: AbortSignal): Promise<SweepResult> {
-    return sweepWith(this, input, signal);
+    // The Enhanced Mask Decoder's heads are ranked apart (run/sweep-emd.ts): its own reruns, read through it.
+    return input.emd ? sweepEmdWith(this, input, signal) : sweepWith(this, input, signal);
   }
 
   occlude(input: OccludeInput, signal?: AbortSignal): Promise<OcclusionResult> {

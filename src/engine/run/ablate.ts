@@ -6,7 +6,8 @@ import { LensError } from '../errors';
 import { LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
-import { parseAblation, planSummary } from './ablation-spec';
+import { emdKeep, parseAblation, planSummary, touchesEmd } from './ablation-spec';
+import { emdLengthProblem, emdPlan } from '../checkpoint/emd';
 import { ablateTask } from './ablate-task';
 import { checkLength, int64Feeds, prepareInput } from './input';
 import { checkTop, nameTokens, positionsToPredict, type PredictionRow, readPredictions, requireMlmHead } from './prediction-read';
@@ -17,7 +18,10 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
   const ck = model.checkpoint,
     spec = ck.spec;
   // The spec is checked against the model before anything is tokenized or run.
-  const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero');
+  // Layers numLayers and numLayers + 1 are the Enhanced Mask Decoder's passes where the model decodes through them.
+  const emdPasses = model.heads.heads.mlm && emdPlan(ck, model.heads.heads).kind === 'passes' ? 2 : 0;
+  const plan = parseAblation(input.ablate, spec, input.mode ?? 'zero', '--ablate', emdPasses);
+  const inEmd = touchesEmd(plan, spec.numLayers);
   const heads = model.heads.heads;
   if (!heads.mlm && (heads.task || heads.taskProblem)) return ablateTask(model, plan, input, signal);
   requireMlmHead(ck);
@@ -31,6 +35,11 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     );
   }
   checkLength(model, n);
+  if (inEmd) {
+    const plan2 = emdPlan(ck, heads);
+    const tooLong = plan2.kind === 'passes' ? emdLengthProblem(ck, plan2.rows, n) : undefined;
+    if (tooLong) throw new LensError(tooLong.replace(/: predictions come from .*; /, ': '), 'invalid-input');
+  }
   const t1 = performance.now();
   let forwardMs = 0,
     rerunMs = 0,
@@ -38,7 +47,24 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
   const relative = spec.relativeAttention && spec.posAttType.length > 0;
 
   /** One input (the [MASK]s as given, or one position masked): forward, rerun from the first layer, both heads. */
+  /** In the EMD: both states the LM head reads, its passes as they run and with the terms removed. */
+  const throughEmd = async (runIds: number[]) => {
+    const keepAll = emdKeep({ ...plan, layers: new Map() }, spec);
+    const b = await model.heads.runEmdEdit(runIds, keepAll, false, signal);
+    const a = await model.heads.runEmdEdit(runIds, emdKeep(plan, spec), plan.mode === 'mean', signal);
+    forwardMs += b.forwardMs + a.forwardMs;
+    rerunMs += b.passesMs + a.passesMs;
+    return { before: b.hidden, after: a.hidden };
+  };
+
   const compare = async (runIds: number[], positions: number[], originals: (number | undefined)[]) => {
+    const { before, after } = inEmd ? await throughEmd(runIds) : await encoderRun(runIds);
+    if (!after.every(Number.isFinite)) throw new LensError(`${ck.dir}: the rerun after the intervention gave non-finite states`, 'runtime');
+    return rowsOf(before, after, positions, originals);
+  };
+
+  /** In the encoder: the forward, then the rerun from the first layer the plan touches. */
+  const encoderRun = async (runIds: number[]) => {
     const start = layerInputOutput(plan.firstLayer);
     const fetches = [start, LAST_HIDDEN, ...(relative ? [REL_OUTPUT] : [])];
     const fwd = await model.session.run('forward', int64Feeds(graphInputs(spec, runIds)), fetches, signal);
@@ -55,8 +81,10 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     forwardMs += fwd.ms;
     const tail = await model.tails.run(plan, state, rel, relRows, n, signal);
     rerunMs += tail.ms;
-    if (!tail.hidden.every(Number.isFinite))
-      throw new LensError(`${ck.dir}: the rerun after the intervention gave non-finite states`, 'runtime');
+    return { before, after: tail.hidden };
+  };
+
+  const rowsOf = async (before: Float32Array, after: Float32Array, positions: number[], originals: (number | undefined)[]) => {
     const outBefore = await model.heads.run(
       before,
       n,
@@ -69,7 +97,7 @@ export async function ablateWith(model: RunContext, input: AblateInput, signal?:
     const rowsBefore = readPredictions(outBefore.read, positions, k);
     // The token followed: the original where there is one, else the first choice before.
     const tracked = originals.map((id, r) => id ?? at(rowsBefore, r, 'row').first.id);
-    const outAfter = await model.heads.run(tail.hidden, n, positions, tracked, k, false, signal, before);
+    const outAfter = await model.heads.run(after, n, positions, tracked, k, false, signal, before);
     headMs += outBefore.ms + outAfter.ms;
     const rowsAfter = readPredictions(outAfter.read, positions, k);
     const kl = outAfter.read(HeadOutput.kl);

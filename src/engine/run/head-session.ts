@@ -2,7 +2,9 @@
 // process, the compare graph (also KL against a reference state) in a process of its own. Below the verbs.
 import { findHeads, type Heads } from '../checkpoint/heads';
 import { LAST_HIDDEN, layerInputOutput, LayerInput, REL_OUTPUT } from '../graph/deberta-io';
-import { buildEmdPassesGraph, EMD_PASSES_GRAPH_VERSION } from '../graph/emd-graph';
+import { buildEmdEditGraph, buildEmdPassesGraph, EMD_EDIT_GRAPH_VERSION, EMD_PASSES_GRAPH_VERSION, EmdOutput } from '../graph/emd-graph';
+import { TailInput } from '../graph/deberta-io';
+import type { TermName } from '../types';
 import { type CachedModelGraph, ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
 import {
@@ -29,15 +31,15 @@ export class HeadSession extends GraphSessions<'compare'> {
   /** The plain and EMD graphs' cache entries, held while the encoder's process may serve them. */
   private plainGraph?: CachedModelGraph;
   private plainAdded?: Promise<void>;
-  private readonly emdGraphs = new Map<'emd' | 'emd-passes', CachedModelGraph>();
-  private readonly emdAdded = new Map<'emd' | 'emd-passes', Promise<void>>();
+  private readonly emdGraphs = new Map<EmdVariant, CachedModelGraph>();
+  private readonly emdAdded = new Map<EmdVariant, Promise<void>>();
 
   constructor(private readonly model: RunBase) {
     super();
     this.heads = findHeads(model.checkpoint);
   }
 
-  private graphOf(variant: 'plain' | 'compare' | 'emd' | 'emd-passes'): () => CachedModelGraph {
+  private graphOf(variant: 'plain' | 'compare' | EmdVariant): () => CachedModelGraph {
     const { checkpoint: ck, graphCache } = this.model;
     const heads = this.heads;
     // The EMD head graph computes attention in the forward graph's head groups (EngineOptions.attentionHeadGroup).
@@ -45,17 +47,19 @@ export class HeadSession extends GraphSessions<'compare'> {
     const kind =
       variant === 'emd-passes'
         ? { version: EMD_PASSES_GRAPH_VERSION, what: 'EMD passes graph', build: () => buildEmdPassesGraph(ck) }
-        : {
-            version: { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant],
-            ...(headGroup !== undefined ? { variant: `\nheads/${headGroup}` } : {}),
-            what: `${variant} head graph`,
-            build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd', headGroup),
-          };
+        : variant === 'emd-edit'
+          ? { version: EMD_EDIT_GRAPH_VERSION, what: 'EMD intervention graph', build: () => buildEmdEditGraph(ck) }
+          : {
+              version: { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant],
+              ...(headGroup !== undefined ? { variant: `\nheads/${headGroup}` } : {}),
+              what: `${variant} head graph`,
+              build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd', headGroup),
+            };
     return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
   }
 
   /** An EMD graph, added to the encoder's process on first use (the forward hands it its states there). */
-  private async startEmd(variant: 'emd' | 'emd-passes'): Promise<RuntimeSession> {
+  private async startEmd(variant: EmdVariant): Promise<RuntimeSession> {
     let added = this.emdAdded.get(variant);
     if (!added) {
       added = (async () => {
@@ -198,9 +202,22 @@ export class HeadSession extends GraphSessions<'compare'> {
     return { outputs: readAll(run, fetches), forwardMs: run.ms, passesMs: run.thenMs ?? 0 };
   }
 
+  /**
+   * The encoder on `ids`, then the EMD's passes with the terms `keep` removes (per term `[2 · heads]`, pass-major; 1
+   * keeps) on the state entering the last layer: the second pass's state `[n, D]`, what the LM head reads.
+   */
+  async runEmdEdit(ids: number[], keep: Partial<Record<TermName, Float32Array>>, mean: boolean, signal?: AbortSignal) {
+    const H = this.model.checkpoint.spec.numHeads;
+    const feeds: Record<string, FeedTensor> = { [TailInput.mean]: { type: 'float32', data: Float32Array.of(mean ? 1 : 0), dims: [1] } };
+    for (const [t, data] of Object.entries(keep)) feeds[TailInput.keep(t as TermName)] = { type: 'float32', data, dims: [2, H] };
+    const out = EmdOutput.hidden(1);
+    const run = await this.afterForward('emd-edit', LayerInput.hidden, ids, undefined, feeds, [out], signal);
+    return { hidden: readAll(run, [out]).get(out)!, forwardMs: run.ms, passesMs: run.thenMs ?? 0 };
+  }
+
   /** The forward, then an EMD graph fed the state entering the last layer (as `hiddenName`) and the relative rows. */
   private async afterForward(
-    graph: 'emd' | 'emd-passes',
+    graph: EmdVariant,
     hiddenName: string,
     ids: number[],
     tokenTypes: number[] | undefined,
@@ -227,6 +244,8 @@ export class HeadSession extends GraphSessions<'compare'> {
     );
   }
 }
+
+type EmdVariant = 'emd' | 'emd-passes' | 'emd-edit';
 
 /** A few numbers per row: read them all now and hand the runtime's output file straight back. */
 function readAll(run: RunOutput, fetches: string[]): Map<string, Float32Array> {

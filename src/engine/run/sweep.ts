@@ -113,10 +113,10 @@ interface Follow {
   /** `data`: `variants` × rows.length rows, variant-major. */
   rate(data: Float32Array, variants: number): Promise<FollowedCell[]>;
 }
-type FollowedCell = { value: number } & Omit<SweepCell, 'layer' | 'head' | 'term' | 'drop'>;
+export type FollowedCell = { value: number } & Omit<SweepCell, 'layer' | 'head' | 'term' | 'drop'>;
 
 /** `rows` of a hidden state [n, D], stacked. */
-function pickRows(hidden: Float32Array, rows: number[], D: number): Float32Array {
+export function pickRows(hidden: Float32Array, rows: number[], D: number): Float32Array {
   const out = new Float32Array(rows.length * D);
   rows.forEach((r, k) => out.set(hidden.subarray(r * D, (r + 1) * D), k * D));
   return out;
@@ -124,7 +124,7 @@ function pickRows(hidden: Float32Array, rows: number[], D: number): Float32Array
 
 /** The masked-LM follow: the log-probability of a token at `position` (the asked one, else as chooseSweepPosition
  *  says: the original token, or the first choice at an input [MASK]). */
-async function mlmFollow(
+export async function mlmFollow(
   model: RunContext,
   last: Float32Array,
   n: number,

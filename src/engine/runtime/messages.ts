@@ -20,7 +20,7 @@ export interface SpilledTensor {
  *  score split by embedding part (the encoder's process), the prediction heads (added to the encoder's process on
  *  the first prediction; the heads with the KL output for interventions run in a process of their own), or the layers from one layer on with an intervention (one process per start layer,
  *  started on the first intervention there). */
-export type GraphName = 'forward' | 'layer' | 'decomposition' | 'positions' | 'heads' | 'emd' | 'emd-passes' | 'tail';
+export type GraphName = 'forward' | 'layer' | 'decomposition' | 'positions' | 'heads' | 'emd' | 'emd-passes' | 'emd-edit' | 'tail';
 
 /** Rows [start, end) along the first axis of a tensor the runtime keeps (a range of heads of a layer's weights); all rows when absent. */
 export interface KeptSlice {

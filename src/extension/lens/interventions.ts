@@ -70,7 +70,8 @@ export function rankingView(r: SweepResult, ms: number, answerText?: string): Ra
   const shape = {
     terms: r.terms,
     mode: r.mode,
-    layers: r.model.layers,
+    layers: r.emd ? 2 : r.model.layers,
+    ...(r.emd ? { firstLayer: r.model.layers } : {}),
     heads: r.model.heads,
     position: r.position,
     token: nth(r.tokens, r.position, 'token').text,
@@ -200,7 +201,19 @@ export class RunHost {
           tracker?.report({ stage: `removing each head’s ${m.terms.join('/')} alone`, unit: 'reruns', layers, ...p });
         };
         const r = await cur.model
-          .sweep({ text: input.text, pair: input.pair, terms: m.terms, mode: m.mode, position, target, onProgress }, controller.signal)
+          .sweep(
+            {
+              text: input.text,
+              pair: input.pair,
+              terms: m.terms,
+              mode: m.mode,
+              position,
+              target,
+              onProgress,
+              ...(m.emd ? { emd: true } : {}),
+            },
+            controller.signal,
+          )
           .finally(() => tracker?.done());
         const answer = info.decision?.kind === 'span' ? (info.decision.answer?.text ?? undefined) : undefined;
         this.lastRanking = rankingView(r, performance.now() - t0, answer);

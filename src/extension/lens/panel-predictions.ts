@@ -5,6 +5,7 @@
 import { isLensError, type ExplainResult, type LensModel, LensError, type PositionPrediction, type PredictResult } from '../../engine';
 import type { Decision } from '../../shared/decision';
 import { decisionOf } from '../common/decision-of';
+import { inputOf } from './emd-passes';
 import { escapeMarkdown as escapeMd } from '../../shared/markup-text';
 import {
   type FillMask,
@@ -62,6 +63,44 @@ export function fillMaskOf(r: PredictResult, k: number, shown?: number): FillMas
     ...(r.rtd ? { rtd: r.rtd.map((s) => s.prob) } : {}),
     ...(decision ? { decision } : {}),
   };
+}
+
+/** The EMD's fill-mask (`emd`, predict with the decoder) with the plain head's (`plain`, on the kept hidden state)
+ *  beside each position; the plain one alone when the EMD did not decode (its note says why). */
+export function withPlain(emd: PredictResult, plain: PredictResult): PredictResult & { plainBeside?: Map<number, PositionPrediction> } {
+  if (emd.decoder !== 'emd' || emd.decoder_note) return { ...plain, ...(emd.decoder_note ? { decoder_note: emd.decoder_note } : {}) };
+  return { ...emd, plainBeside: new Map(plain.predictions.map((p) => [p.position, p])) };
+}
+
+/** A position's predictions with the plain head's beside them (when the EMD decoded). */
+function besidePlain(p: PositionPrediction, plain: PositionPrediction | undefined): PositionPredictions {
+  const out = positionPredictions(p);
+  if (!plain) return out;
+  const q = positionPredictions(plain);
+  return { ...out, plain: { top: q.top, ...(q.original ? { original: q.original } : {}) } };
+}
+
+/** Fill-mask through the EMD with the plain head beside it. */
+export function fillMaskWithPlain(emd: PredictResult, plain: PredictResult, k: number): FillMask {
+  const r = withPlain(emd, plain);
+  const base = fillMaskOf(r, k);
+  if (base.state !== 'ready') return base;
+  const beside = r.plainBeside;
+  return {
+    ...base,
+    ...(beside
+      ? {
+          decoder: 'emd' as const,
+          masks: r.predictions.filter((p) => p.source === 'input').map((p) => besidePlain(p, beside.get(p.position))),
+        }
+      : { decoder: 'plain' as const }),
+    ...(r.decoder_note ? { decoderNote: r.decoder_note } : {}),
+  };
+}
+
+/** Whether the panel decodes this model's [MASK]s through the EMD's passes (and shows the plain head beside). */
+function decodesWithEmd(model: LensModel): boolean {
+  return model.summary.emd === 'passes';
 }
 
 /** A failure as the panel says it: a checkpoint without the head is "nothing to show", anything else an error. */
@@ -122,9 +161,22 @@ export class PanelPredictions {
             ),
           )
         : model.predictExplained(result, { top: k }, abort.signal);
-    cur.done = predicted
+    // The EMD needs the state entering the last layer, which the explain does not keep: one more forward pass.
+    const emd =
+      !choices && !plain && decodesWithEmd(model)
+        ? predicted.then(async (r) =>
+            r.predictions.length > 0 ? await model.predict({ ...inputOf(result), top: k, emd: true }, abort.signal) : undefined,
+          )
+        : Promise.resolve(undefined);
+    cur.done = Promise.all([predicted, emd])
       .then(
-        (r): FillMask => {
+        ([r, e]): FillMask => {
+          if (e) {
+            this.host.log(
+              `fill-mask through the Enhanced Mask Decoder (${e.decoder}) in ${(performance.now() - t0).toFixed(1)} ms, plain head beside`,
+            );
+            return fillMaskWithPlain(e, r, k);
+          }
           const masks = r.predictions.length;
           this.host.log(
             `${r.classification || r.token_classification || r.question_answering ? `${r.task} head, ` : ''}fill-mask: ${masks} [MASK]${masks === 1 ? '' : 's'}${r.rtd ? ', replaced-token detection' : ''} in ${(performance.now() - t0).toFixed(1)} ms${r.timings.forward_reused ? ' (heads on the explain’s hidden state)' : ''}`,
@@ -252,6 +304,15 @@ export class PanelPredictions {
       const r = await cur.model.predictExplained(cur.result, { positions: [i], top: cur.k }, cur.abort.signal);
       const p = r.predictions.find((q) => q.position === i);
       if (!p) return { position: i, state: 'error', message: `no prediction came back for #${i}` };
+      // Through the EMD too where the fill-mask went through it: the same decoder at every position of the panel.
+      if (fm.state === 'ready' && fm.decoder === 'emd') {
+        const e = await cur.model.predict({ ...inputOf(cur.result), positions: [i], top: cur.k, emd: true }, cur.abort.signal);
+        const q = e.predictions.find((x) => x.position === i);
+        if (q && e.decoder === 'emd' && !e.decoder_note) {
+          this.host.log(`predicted #${i} (masked, through the EMD and the plain head) in ${(performance.now() - t0).toFixed(1)} ms`);
+          return { position: i, state: 'ready', prediction: besidePlain(q, p) };
+        }
+      }
       this.host.log(`predicted #${i} (masked, one more forward pass) in ${(performance.now() - t0).toFixed(1)} ms`);
       return { position: i, state: 'ready', prediction: positionPredictions(p) };
     } catch (e) {

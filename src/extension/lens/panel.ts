@@ -22,7 +22,8 @@ import {
   type ViewName,
 } from '../../shared/protocol/lens';
 import { MessageHandler } from '../../shared/messaging/message-handler';
-import { answerRequest, layerOf, prefetchAround } from './request-dispatch';
+import { answerRequest, layerOf, prefetchAround, type AnswerContext } from './request-dispatch';
+import { emdShapeOf, emdViewOf } from './emd-passes';
 import { protocolTokens } from '../common/result-shape';
 import { writeExport } from './export-files';
 import { askExportPath, askRankingPath, askViewImage } from './save-dialogs';
@@ -374,6 +375,7 @@ export class LensPanel {
     const defaults = this.defaults();
     if (this.pendingView) defaults.view = this.pendingView;
     this.pendingView = undefined;
+    const emd = this.emdOf(cur);
     const init: ViewInit = {
       resultId: cur.id,
       text: cur.text,
@@ -387,6 +389,7 @@ export class LensPanel {
         terms: r.terms,
         executionProvider: r.model.execution_provider,
         scale: r.scale,
+        ...(emd ? { emd: emd.shape } : {}),
       },
       defaults,
       ms: cur.ms,
@@ -413,11 +416,21 @@ export class LensPanel {
   private async answer(body: RequestBody, resultId: number): Promise<ResponseBody> {
     const cur = this.current;
     if (!cur || cur.id !== resultId) throw new Error('this result has been replaced');
-    const reply = await answerRequest(cur.result, body, { positions: cur.positions, previous: this.previous });
+    const emd = this.emdOf(cur);
+    const reply = await answerRequest(cur.result, body, { positions: cur.positions, previous: this.previous, ...(emd ? { emd } : {}) });
     const layer = layerOf(body);
-    // After the reply is posted: the prefetch must not delay it.
-    if (layer !== undefined) setTimeout(() => prefetchAround(cur.result, layer), 0);
+    // After the reply is posted: the prefetch must not delay it (the EMD's passes are computed whole, no prefetch).
+    if (layer !== undefined && !emd?.layers.includes(layer)) setTimeout(() => prefetchAround(cur.result, layer), 0);
     return reply;
+  }
+
+  /** The Enhanced Mask Decoder's passes of a plain explain whose model has them (an intervened run shows none: the
+   *  passes would be the plain model's, not the run's). */
+  private emdOf(cur: PanelResult): (AnswerContext['emd'] & { shape: NonNullable<ViewInit['model']['emd']> }) | undefined {
+    const model = cur.model;
+    const shape = model && !cur.run ? emdShapeOf(model.summary, cur.result.n) : undefined;
+    if (!model || !shape) return undefined;
+    return { shape, layers: shape.layers, view: () => emdViewOf(model, cur.result, shape) };
   }
 
   private post(m: HostToWebview): void {

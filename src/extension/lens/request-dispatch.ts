@@ -7,12 +7,15 @@ import { dispatchRequest, type RequestHandlers } from '../../shared/messaging/me
 import type { LensRequests, RequestBody, ResponseBody } from '../../shared/protocol/lens';
 import { ablation, aggregated, buckets, diff, distance, rollout, shares, words } from './analysis-requests';
 import { heads, overview, row, slice } from './layer-requests';
+import { emdQuery, type EmdView } from './emd-passes';
 
 /** What the host knows beside the result: the model's relative-position geometry (for the bucket lens). */
 export interface AnswerContext {
   positions?: PositionSpec;
   /** The result the panel showed before this one (the Diff view compares against it). */
   previous?: ExplainResult;
+  /** The Enhanced Mask Decoder's passes, when the result shows them: requests for their layers answer from them. */
+  emd?: { layers: readonly number[]; view: () => Promise<EmdView> };
 }
 
 /** The layer a request reads, when it reads one layer. */
@@ -52,10 +55,20 @@ function answersFrom(result: ExplainResult, ctx: AnswerContext): RequestHandlers
     heads: (body) => heads(result, body.layer, body.kind, body.maxSize),
     overview: (body) => overview(result, body.kind),
     row: (body) => row(result, body.layer, body.head, body.i),
+    emdQuery: async () => {
+      if (!ctx.emd) throw new Error(`${result.model.name} shows no Enhanced Mask Decoder passes for this text`);
+      return emdQuery((await ctx.emd.view()).raw);
+    },
   };
 }
 
 /** Rejects with a one-line Error for a request the result cannot answer (the webview shows it). */
 export async function answerRequest(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): Promise<ResponseBody> {
+  // A layer of the EMD's passes: the same answers, from the passes' own result (its layers are their picker ids).
+  const layer = layerOf(body);
+  if (layer !== undefined && ctx.emd?.layers.includes(layer)) {
+    const passes = (await ctx.emd.view()).result;
+    return dispatchRequest(answersFrom(passes, { ...ctx, previous: undefined }), body.type, body, undefined);
+  }
   return dispatchRequest(answersFrom(result, ctx), body.type, body, undefined);
 }

@@ -89,7 +89,12 @@ export interface DiffRequest {
   head: number;
   kind: MatrixKind;
 }
+/** The EMD's first-pass query split into content H and absolute positions P (../emd-layers.ts). */
+export interface EmdQueryRequest {
+  type: 'emdQuery';
+}
 export type RequestBody =
+  | EmdQueryRequest
   | WordsRequest
   | DiffRequest
   | SliceRequest
@@ -146,6 +151,8 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
         : undefined;
     case 'buckets':
       return { type: 'buckets' };
+    case 'emdQuery':
+      return { type: 'emdQuery' };
     case 'rollout':
       return isPreset(b.preset) ? { type: 'rollout', preset: b.preset } : undefined;
     default:

@@ -14,6 +14,15 @@ export interface SliceResponse {
   /** With 'half': the float32 matrix's finite minimum and maximum, for the numbers the legend states. */
   extent?: [number, number];
 }
+/** Per query token of the EMD's first pass: float32 [n] each (queryPositionShare in ../emd-layers.ts). */
+export interface EmdQueryResponse {
+  type: 'emdQuery';
+  n: number;
+  /** ‖P_i‖ / (‖H_i‖ + ‖P_i‖). */
+  share: ArrayBuffer;
+  contentNorm: ArrayBuffer;
+  positionNorm: ArrayBuffer;
+}
 export interface HeadsResponse {
   type: 'heads';
   layer: number;
@@ -170,4 +179,5 @@ export type ResponseBody =
   | AblationResponse
   | DistanceResponse
   | BucketsResponse
-  | RolloutResponse;
+  | RolloutResponse
+  | EmdQueryResponse;

@@ -2,6 +2,7 @@
 // the reader's state the page saves. Types and tiny pure helpers only.
 import type { MatrixKind, TermName } from '../kinds';
 import type { RunLabel } from '../interventions';
+import type { EmdShape } from '../emd-layers';
 import type { AblationPresetName, ColorScaleName, MergeModeName, ScalingName, ViewName } from './lens-names';
 import type { SliceResponse } from './lens-responses';
 import type { ProtocolToken } from './token';
@@ -15,6 +16,8 @@ export interface ModelShape {
   terms: TermName[];
   executionProvider: string;
   scale: number;
+  /** The Enhanced Mask Decoder's two passes, listed after `layers` in the pickers (absent: the model has none). */
+  emd?: EmdShape;
 }
 
 /** BERT: absolute positions, one q·k score per layer; only layer 0's score splits by embedding part. */

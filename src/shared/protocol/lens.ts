@@ -25,6 +25,7 @@ import {
   type BucketsRequest,
   type DiffRequest,
   type DistanceRequest,
+  type EmdQueryRequest,
   type HeadsRequest,
   type OverviewRequest,
   type RequestBody,
@@ -40,6 +41,7 @@ import type {
   BucketsResponse,
   DiffResponse,
   DistanceResponse,
+  EmdQueryResponse,
   HeadsResponse,
   OverviewResponse,
   ResponseBody,
@@ -76,6 +78,7 @@ export type LensRequests = {
   rollout: [RolloutRequest, RolloutResponse];
   words: [WordsRequest, WordsResponse];
   diff: [DiffRequest, DiffResponse];
+  emdQuery: [EmdQueryRequest, EmdQueryResponse];
 };
 /** The answer to request body B (a SliceRequest is answered with a SliceResponse). */
 export type LensReply<B extends RequestBody> = ReplyTo<LensRequests, B>;

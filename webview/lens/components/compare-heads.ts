@@ -1,6 +1,7 @@
 // "Side by side" under the head grid: the ticked heads of one layer on one colour range, beside each other, each
 // a heatmap with token labels on both axes, one legend over them, and the hover's row, column and cell outlined
 // on each.
+import { layerLabel } from '../../../src/shared/emd-layers';
 import { isSignedKind } from '../../../src/shared/kinds';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { describeRange, lutFor } from '../../common/colors';
@@ -75,6 +76,7 @@ export class CompareHeads {
     const side = paneSide(box.clientWidth || document.body.clientWidth - 28, cols, PANE_AXES.left, n);
     const words = wordLabels(init.text, init.tokens);
     const labels = init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
+    const label = layerLabel(init.model, layer);
     const panes: ComparePane[] = [];
     const figures = heads.flatMap((h, k) => {
       const values = slices[k];
@@ -92,11 +94,11 @@ export class CompareHeads {
       for (const e of map.root.querySelectorAll<HTMLElement>('[id]')) e.id = `${e.id}-h${h}`;
       map.canvas.classList.add('compare-canvas');
       map.canvas.dataset.head = String(h);
-      map.canvas.setAttribute('aria-label', `Layer ${layer} head ${h} ${term}: rows are queries, columns are keys`);
+      map.canvas.setAttribute('aria-label', `${label} head ${h} ${term}: rows are queries, columns are keys`);
       panes.push({ head: h, values });
       this.maps.push(map);
       const figure = el('figure', { class: 'compare-pane', 'data-head': String(h) }, [
-        el('figcaption', {}, [`Layer ${layer} · head ${h}`]),
+        el('figcaption', {}, [`${label} · head ${h}`]),
         map.root,
       ]);
       return [{ figure, map, values: shown.subarray(k * n * n, (k + 1) * n * n) }];

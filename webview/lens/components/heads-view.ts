@@ -1,5 +1,6 @@
 // The "Compare heads" tab: the layer × head overview, the layer's heads as small multiples on one colour
 // range (click opens one, a tick compares it), and the side-by-side panes below them.
+import { layerLabel, layerShort } from '../../../src/shared/emd-layers';
 import { formatValue } from '../../../src/shared/format';
 import { isSignedKind } from '../../../src/shared/kinds';
 import { fromBuffer, type OverviewResponse } from '../../../src/shared/protocol/lens';
@@ -71,7 +72,9 @@ export class HeadsView {
     );
     const lut = lutFor(state.colorScale, range, themeKind());
     renderLegend(range, lut, term);
-    $('#grid-title').textContent = `Heads of layer ${layer} (${term}; click to open, tick to compare)`;
+    const shape = $init.get()?.model;
+    $('#grid-title').textContent =
+      `Heads of ${shape ? layerLabel(shape, layer) : `layer ${layer}`} (${term}; click to open, tick to compare)`;
     const box = $('#head-grid');
     const cells: HTMLElement[] = [];
     for (let h = 0; h < grid.heads; h++) {
@@ -80,8 +83,13 @@ export class HeadsView {
       sizeCanvasCss(canvas, 112);
       const open = el(
         'button',
-        { type: 'button', class: 'open', 'data-head': String(h), 'aria-label': `Open head ${h} of layer ${layer}` },
-        [canvas, el('span', {}, [`L${layer} · head ${h}`])],
+        {
+          type: 'button',
+          class: 'open',
+          'data-head': String(h),
+          'aria-label': `Open head ${h} of ${shape ? layerLabel(shape, layer) : `layer ${layer}`}`,
+        },
+        [canvas, el('span', {}, [`${shape ? layerShort(shape, layer) : `L${layer}`} · head ${h}`])],
       );
       open.addEventListener('click', () => update({ head: h, view: 'heatmap' }));
       const tick = el('input', { type: 'checkbox', class: 'cmp', 'data-head': String(h), 'aria-label': `Compare head ${h}` });

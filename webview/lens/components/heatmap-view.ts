@@ -1,5 +1,6 @@
 // The Heatmap tab: one head (or the heads' mean or max, specials discounted, words merged) as a large map with
 // its hover overlay and keyboard cursor.
+import { layerLabel } from '../../../src/shared/emd-layers';
 import { isSignedKind } from '../../../src/shared/kinds';
 import { fromBuffer, type WordsResponse } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
@@ -134,7 +135,7 @@ export class HeatmapView {
     const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
     this.heatmap.canvas.setAttribute(
       'aria-label',
-      `Heatmap of ${term}, layer ${layer}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`,
+      `Heatmap of ${term}, ${layerLabel(init.model, layer)}, ${what}: ${n}×${n}, rows are queries, columns are keys. Arrow keys move, Enter pins.`,
     );
     renderLegend(range, lut, term);
     if (aggKey) appendLegendLabel(` · ${what}`);

@@ -7,6 +7,8 @@ import { showRunBanner } from '../state/run-channel';
 import { $kinds } from '../state/selectors';
 import { $attribution, $buckets, $current, $decision, $hover, $init, $merged, $viewState } from '../state/store';
 import type { DecisionCard } from './decision-card';
+import type { EmdQueryView } from './emd-query';
+import { pickerLayers } from '../../../src/shared/emd-layers';
 import { wireControls } from './controls';
 import type { ViewExport } from './export';
 import type { HeadsView } from './heads-view';
@@ -25,6 +27,7 @@ export interface Panel {
   heatmap: HeatmapView;
   heads: HeadsView;
   predictions: PredictionsPanel;
+  emdQuery: EmdQueryView;
   decision: DecisionCard;
   exporter: ViewExport;
   renderer: ViewRenderer;
@@ -47,7 +50,9 @@ export function openResult(next: ViewInit, panel: Panel): void {
     $attribution.set(undefined);
   }
   $current.set(undefined);
-  const state = reconcileState(saved, next.defaults, $kinds.get(), next.model.layers, next.model.heads, next.tokens.length);
+  // The EMD's passes are kept for the result they were picked on (a reload); a new text opens where the host expects.
+  const layers = saved?.resultId === next.resultId ? pickerLayers(next.model) : next.model.layers;
+  const state = reconcileState(saved, next.defaults, $kinds.get(), layers, next.model.heads, next.tokens.length);
   // A pin belongs to one text: keep it across hide/show of the same result, drop it for a new Explain.
   if (!sameResult && saved?.resultId !== next.resultId) state.pinned = null;
   // Opened from elsewhere at one head and row (a head atlas example): that head's heatmap with the row pinned.
@@ -62,6 +67,7 @@ export function openResult(next: ViewInit, panel: Panel): void {
     decision: panel.decision.mount(),
     tokens: panel.strip.mount(),
     predictions: panel.predictions.mount(next.resultId, next.tokens),
+    emdQuery: panel.emdQuery.mount(),
   });
   wireControls(panel.exporter);
   panel.heads.wire();

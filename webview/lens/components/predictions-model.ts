@@ -75,7 +75,9 @@ export function summaryLine(
           'no [MASK] in the selection: write [MASK] where a word should go, or pick a token and ask what the model would put there',
         );
       }
-      const head = `${fm.intervened ? 'after the intervention · ' : ''}${fm.masks.length ? `${fm.masks.length} [MASK] · top ${fm.k}: ` : ''}`;
+      if (fm.decoderNote) parts.push(`no EMD here: ${fm.decoderNote}`);
+      const decoder = fm.decoder === 'emd' && fm.masks.length ? 'through the EMD (plain head beside) · ' : '';
+      const head = `${fm.intervened ? 'after the intervention · ' : ''}${decoder}${fm.masks.length ? `${fm.masks.length} [MASK] · top ${fm.k}: ` : ''}`;
       return `${head}${parts.join(' · ')}${errorLine}`;
     }
   }

@@ -206,31 +206,51 @@ export class PredictionsPanel {
 
   private card(p: PositionPredictions): HTMLElement {
     const title = p.source === 'input' ? `#${p.position} [MASK]` : `${this.tokenName(p.position)} masked`;
-    const rows = p.top.map((t, r) =>
-      el(
-        'li',
-        { class: 'pred-row', 'data-rank': String(r + 1), 'data-id': String(t.id), 'data-token': t.token, 'data-prob': String(t.prob) },
-        [
+    const rowsOf = (top: PositionPredictions['top'], cls: string) =>
+      top.map((t, r) =>
+        el('li', { class: cls, 'data-rank': String(r + 1), 'data-id': String(t.id), 'data-token': t.token, 'data-prob': String(t.prob) }, [
           el('span', { class: 'pred-tok', title: `${t.token} (id ${t.id}): ${formatProb(t.prob)}, logit ${t.logit.toFixed(3)}` }, [
             predictedLabel(t.token),
           ]),
           this.bar(t.prob),
           el('span', { class: 'pred-pct' }, [formatProb(t.prob)]),
-        ],
-      ),
-    );
+        ]),
+      );
+    const rows = rowsOf(p.top, 'pred-row');
+    // With the Enhanced Mask Decoder: its predictions, and the plain head's on the last hidden state beside them.
+    const plain = p.plain;
+    const lists = plain
+      ? [
+          el('div', { class: 'pred-columns' }, [
+            el('div', { class: 'pred-column', 'data-decoder': 'emd' }, [
+              el('div', { class: 'pred-column-title', title: 'DeBERTa’s Enhanced Mask Decoder, as microsoft/DeBERTa runs it' }, [
+                'with EMD',
+              ]),
+              el('ol', { class: 'pred-rows' }, rows),
+            ]),
+            el('div', { class: 'pred-column', 'data-decoder': 'plain' }, [
+              el(
+                'div',
+                { class: 'pred-column-title', title: 'The head on the last hidden state, without the EMD (what Hugging Face computes)' },
+                ['without EMD'],
+              ),
+              el('ol', { class: 'pred-rows pred-rows-plain' }, rowsOf(plain.top, 'pred-plain-row')),
+            ]),
+          ]),
+        ]
+      : [el('ol', { class: 'pred-rows' }, rows)];
     const original = originalLine(p);
     const o = p.original;
     const card = el(
       'div',
       {
-        class: p.position === this.latest ? 'pred-card latest' : 'pred-card',
+        class: `pred-card${plain ? ' emd' : ''}${p.position === this.latest ? ' latest' : ''}`,
         'data-position': String(p.position),
         'data-source': p.source,
         role: 'group',
         'aria-label': `Predictions at ${title}`,
       },
-      [el('div', { class: 'pred-title' }, [title]), el('ol', { class: 'pred-rows' }, rows)],
+      [el('div', { class: 'pred-title' }, [title]), ...lists],
     );
     if (original && o) {
       card.append(
@@ -244,6 +264,22 @@ export class PredictionsPanel {
             title: `the token that stood there: ${original}`,
           },
           [`was ${original}`],
+        ),
+      );
+    }
+    const po = plain?.original;
+    if (po) {
+      const line = `“${predictedLabel(po.token)}” ${formatProb(po.prob)}, rank ${po.rank}`;
+      card.append(
+        el(
+          'div',
+          {
+            class: 'pred-original-plain meta',
+            'data-prob': String(po.prob),
+            'data-rank': String(po.rank),
+            title: `the token that stood there, rated by the plain head (no EMD): ${line}`,
+          },
+          [`without EMD: ${line}`],
         ),
       );
     }

@@ -1,5 +1,6 @@
 // The readout under the strip: the hovered query's strongest keys with their numbers, the term split of the
 // cell under the pointer, its relative distance, and the compared heads' values.
+import { layerLabel } from '../../../src/shared/emd-layers';
 import type { SignedNeighbours } from '../../../src/shared/hover';
 import { $ } from '../../common/dom';
 import { fitNeighbourLists, idleReadout, readoutLines } from './readout';
@@ -25,7 +26,7 @@ export function renderReadout(i: number, j: number | null, nbs: SignedNeighbours
   const box = $('#readout');
   box.replaceChildren(
     ...readoutLines({
-      where: `Layer ${state.layer}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}`,
+      where: `${layerLabel(init.model, state.layer)}, ${state.headAgg ? `${state.headAgg} of heads` : `head ${state.head}`}${state.pinned === i ? ' (pinned)' : ''}`,
       term: state.term,
       kinds: $kinds.get(),
       i,

@@ -1,6 +1,7 @@
 // The panel's layout for a result: toolbar, export form, token strip, predictions, readout, status line, legend
 // and the three view sections. Only the DOM: controls.ts wires and syncs the toolbar, each view fills its section.
 import { KIND_LABELS } from '../../../src/shared/kinds';
+import { emdQueryText, layerLabel, pickerLayers } from '../../../src/shared/emd-layers';
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type ViewInit } from '../../../src/shared/protocol/lens';
 import { compareModelsButton } from './compare-button';
 import { $, el } from '../../common/dom';
@@ -16,6 +17,8 @@ export interface ShellParts {
   decision: HTMLElement;
   tokens: HTMLElement;
   predictions: HTMLElement;
+  /** The EMD pass's query above its heatmap (./emd-query.ts). */
+  emdQuery: HTMLElement;
 }
 
 export function buildShell(init: ViewInit, parts: ShellParts): void {
@@ -33,7 +36,13 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
   const layer = el(
     'select',
     { id: 'layer', 'aria-label': 'Layer' },
-    m.layers.map((l) => option(String(l), `Layer ${l}`)),
+    pickerLayers(m).map((l) => {
+      // The Enhanced Mask Decoder's passes follow the encoder's layers, named as what they are.
+      const o = option(String(l), layerLabel(m, l));
+      const what = emdQueryText(m, l);
+      if (what) o.title = what;
+      return o;
+    }),
   );
   const head = el('select', { id: 'head', 'aria-label': 'Head' }, [
     ...Array.from({ length: m.heads }, (_, h) => option(String(h), `Head ${h}`)),
@@ -125,6 +134,7 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     el('span', { id: 'legend-label', class: 'meta' }),
   ]);
   const heatmapView = el('section', { id: 'heatmap-view', role: 'tabpanel', 'aria-label': 'Heatmap' }, [
+    parts.emdQuery,
     parts.heatmap,
     el('p', { id: 'merge-caption', class: 'meta', hidden: '' }),
   ]);

@@ -2,6 +2,7 @@
 // with the whole change; the view is drawn again only when what it shows changed, else the hover is shown again.
 import { batch } from 'nanostores';
 import type { MatrixKind } from '../../../src/shared/kinds';
+import { pickerLayers } from '../../../src/shared/emd-layers';
 import { applyAction, openedKind, toggleCompare, type Action, type ViewState } from './nav';
 import { $kinds } from './selectors';
 import { $hover, $init, $renderEpoch, $viewState } from './store';
@@ -56,7 +57,7 @@ export function act(a: Action): void {
   batch(() => {
     // Escape lets go of the hover as well as the pin.
     if (a.type === 'clear') $hover.set({ ...$hover.get(), i: null, j: null });
-    update(applyAction(state, a, init.model.layers, init.model.heads));
+    update(applyAction(state, a, pickerLayers(init.model), init.model.heads));
   });
 }
 

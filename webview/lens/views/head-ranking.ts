@@ -14,6 +14,7 @@ import { openHead } from '../state/actions';
 import { cancelRun, sendRun, startRun } from '../state/run-channel';
 import { onScreen } from '../state/selectors';
 import { isBertModel, type ViewInit } from '../../../src/shared/protocol/lens';
+import { layerLabel, layerShort } from '../../../src/shared/emd-layers';
 import { decisionFor } from './decision';
 import type { ViewContext } from './view-context';
 import { requestWhy, takeAsk } from './why-label';
@@ -41,7 +42,9 @@ const memo: {
   result?: RankingView;
   error?: string;
   running?: { id: number; done: number; total: number; layer: number };
-} = { terms: ['c2p', 'p2c', 'c2c'], mode: 'zero', position: null, label: null };
+  /** Rank the Enhanced Mask Decoder's heads (a masked-LM model with EMD passes) instead of the encoder's. */
+  emd: boolean;
+} = { terms: ['c2p', 'p2c', 'c2c'], mode: 'zero', position: null, label: null, emd: false };
 
 export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request'>): void {
   // Nothing here is hovered cell by cell: the analysis readout box stays out of the way.
@@ -72,6 +75,14 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
   mode.value = memo.mode;
   mode.addEventListener('change', () => (memo.mode = mode.value as RemovalMode));
   const target = el('span', { class: 'group', id: 'rk-target' }, ['…']);
+  // Where to rank: the encoder's layers, or the Enhanced Mask Decoder's two passes (read through the decoder).
+  const where = el('select', { id: 'rk-where', 'aria-label': 'Heads ranked' }, [
+    el('option', { value: 'encoder' }, ['encoder layers']),
+    el('option', { value: 'emd' }, ['EMD passes']),
+  ]);
+  where.value = memo.emd ? 'emd' : 'encoder';
+  where.addEventListener('change', () => (memo.emd = where.value === 'emd'));
+  const whereGroup = el('span', { class: 'group', id: 'rk-where-group', hidden: '' }, ['In ', where]);
   const run = el('button', { id: 'rk-run', type: 'button', class: 'primary' }, ['Rank heads']);
   const why = el(
     'button',
@@ -98,7 +109,7 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
     if (r) {
       progress.max = Math.max(1, r.total);
       progress.value = r.done;
-      status.textContent = `${r.done} of ${r.total} reruns (layer ${r.layer})…`;
+      status.textContent = `${r.done} of ${r.total} reruns (${layerLabel(m, r.layer).toLowerCase().replace('emd', 'EMD')})…`;
     } else if (blocked) status.textContent = blocked;
     else if (memo.error) status.textContent = memo.error;
     else if (memo.result) {
@@ -106,7 +117,8 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
       const what = x.target
         ? `Following ${targetText(x)}`
         : `At ${x.position}: ${x.token} · followed “${pieceLabel(x.followed?.token ?? '')}” (${x.followed?.which === 'original' ? 'the original token' : 'the top prediction'}, log p ${fmt(x.followed?.logprob ?? NaN)}, rank ${x.followed?.rank ?? '–'})`;
-      status.textContent = `${what} · ${x.ranking.length} reruns, ${(x.ms / 1000).toFixed(1)} s`;
+      const inEmd = x.firstLayer !== undefined ? ' in the EMD passes (read through the EMD)' : '';
+      status.textContent = `${what} · ${x.ranking.length} reruns${inEmd}, ${(x.ms / 1000).toFixed(1)} s`;
     } else if (!memo.info) status.textContent = 'Reading what this model decides…';
     else
       status.textContent = `Each head’s term is removed alone and the model rerun from its layer; heads are ranked by how much ${
@@ -127,6 +139,8 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
     why.hidden = !ranksByLabel(info.task) && info.task !== 'question-answering';
     why.textContent = info.task === 'question-answering' ? 'Why this answer?' : 'Why this label?';
     if (info.unrankable) return void target.replaceChildren();
+    whereGroup.hidden = !(info.task === 'masked-lm' && m.emd);
+    if (whereGroup.hidden) memo.emd = false;
     if (info.task === 'masked-lm') {
       const position = positionOptions(init.tokens, 'rk-position', 'first [MASK]');
       position.value = memo.position === null ? '' : String(memo.position);
@@ -165,7 +179,15 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
     memo.error = undefined;
     const label = ranksByLabel(task()) && memo.label !== null ? { label: memo.label } : {};
     const { id, done } = startRun(
-      { type: 'sweep', resultId: init.resultId, terms, mode: memo.mode, position: memo.position, ...label },
+      {
+        type: 'sweep',
+        resultId: init.resultId,
+        terms,
+        mode: memo.mode,
+        position: memo.position,
+        ...label,
+        ...(memo.emd && task() === 'masked-lm' ? { emd: true } : {}),
+      },
       (p) => {
         if (memo.running?.id !== id) return;
         memo.running = { id, ...p };
@@ -202,6 +224,7 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
       el('span', { class: 'group' }, ['Remove ', ...(isBertModel(m) ? ['each head’s score'] : termBoxes)]),
       el('span', { class: 'group' }, ['Replace by ', mode]),
       target,
+      whereGroup,
     ]),
     el('p', {}, [run, ' ', why, ' ', cancel, ' ', progress, ' ', exportJson, ' ', exportCsv]),
     status,
@@ -244,9 +267,11 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
   const grids = r.terms.map((t) => {
     const g = r.grid[t]!;
     const head = el('tr', {}, [el('th', {}, ['']), ...Array.from({ length: r.heads }, (_, h) => el('th', { scope: 'col' }, [`h${h}`]))]);
-    const rows = g.map((row, l) =>
-      el('tr', {}, [
-        el('th', { scope: 'row' }, [`L${l}`]),
+    // Rows are layers from firstLayer on: the encoder's from 0, or the EMD's passes (EMD 1, EMD 2).
+    const rows = g.map((row, k) => {
+      const l = (r.firstLayer ?? 0) + k;
+      return el('tr', {}, [
+        el('th', { scope: 'row' }, [layerShort(init.model, l)]),
         ...row.map((drop, h) => {
           const [cr, cg, cb] = colorOf(drop, range, lut);
           const dark = 0.299 * cr + 0.587 * cg + 0.114 * cb < 140;
@@ -258,7 +283,7 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
               'data-layer': String(l),
               'data-head': String(h),
               'data-term': t,
-              title: `layer ${l}, head ${h}, ${termLabel(init, t)}: ${what} drops by ${fmt(drop)}${after(l, h, t)} — click to open this head`,
+              title: `${layerLabel(init.model, l)}, head ${h}, ${termLabel(init, t)}: ${what} drops by ${fmt(drop)}${after(l, h, t)} — click to open this head`,
             },
             [fmt(drop, digits)],
           );
@@ -270,8 +295,8 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
           });
           return cell;
         }),
-      ]),
-    );
+      ]);
+    });
     return el('figure', { class: 'rk-grid' }, [
       el('figcaption', {}, [`${termLabel(init, t)} removed`]),
       el('table', { id: `rk-grid-${t}` }, [el('thead', {}, [head]), el('tbody', {}, rows)]),
@@ -285,7 +310,7 @@ function drawRanking(out: HTMLElement, init: ViewInit, ctx: Pick<ViewContext, 'r
       .map((c) =>
         el('li', {}, [
           el('button', { type: 'button', class: 'link', 'data-layer': String(c.layer), 'data-head': String(c.head), 'data-term': c.term }, [
-            `layer ${c.layer} head ${c.head} ${termLabel(init, c.term)}`,
+            `${layerLabel(init.model, c.layer).replace('Layer', 'layer')} head ${c.head} ${termLabel(init, c.term)}`,
           ]),
           cellText(c, r),
         ]),

@@ -4,6 +4,8 @@
 // tabs" puts the intervened run's attention in every view (and the Diff).
 import type { InterventionView, RemovalMode } from '../../../src/shared/interventions';
 import { entryOf } from '../../../src/shared/interventions';
+import { emdPassOf, entryLabel, layerLabel, layerShort, pickerLayers } from '../../../src/shared/emd-layers';
+import type { ModelShape } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { el } from '../../common/dom';
 import { sendRun, startRun } from '../state/run-channel';
@@ -47,7 +49,8 @@ export function renderInterventions(body: HTMLElement): void {
   const layer = el(
     'select',
     { id: 'iv-layer', 'aria-label': 'Layer' },
-    m.layers.map((l) => option(String(l), `layer ${l}`)),
+    // The Enhanced Mask Decoder's passes too: removing a term there changes what the LM head reads.
+    pickerLayers(m).map((l) => option(String(l), emdPassOf(m, l) === undefined ? `layer ${l}` : layerLabel(m, l))),
   );
   const head = el('select', { id: 'iv-head', 'aria-label': 'Head' }, [
     ...Array.from({ length: m.heads }, (_, h) => option(String(h), `head ${h}`)),
@@ -79,7 +82,9 @@ export function renderInterventions(body: HTMLElement): void {
       ...(memo.entries.length === 0
         ? [el('span', { class: 'meta' }, ['nothing removed yet'])]
         : memo.entries.map((e) => {
-            const x = el('button', { type: 'button', class: 'chip', title: `Remove ${e} from the list`, 'data-entry': e }, [`${e} ×`]);
+            const x = el('button', { type: 'button', class: 'chip', title: `Remove ${e} from the list`, 'data-entry': e }, [
+              `${entryLabel(m, e)} ×`,
+            ]);
             x.addEventListener('click', () => {
               memo.entries = memo.entries.filter((y) => y !== e);
               drawChips();
@@ -88,7 +93,12 @@ export function renderInterventions(body: HTMLElement): void {
           })),
     );
     run.toggleAttribute('disabled', memo.entries.length === 0);
-    show.toggleAttribute('disabled', memo.entries.length === 0 || !memo.result);
+    // The intervened run's attention is the encoder's: an intervention in the EMD has none to show there yet.
+    const inEmd = memo.entries.some((e) => emdPassOf(m, Number(e.split('.')[0])) !== undefined);
+    show.toggleAttribute('disabled', memo.entries.length === 0 || !memo.result || inEmd);
+    show.title = inEmd
+      ? 'An intervention in the EMD passes changes the predictions only: its attention is not shown in the tabs yet'
+      : 'Show the intervened run’s attention in every tab; Diff shows it minus the plain run';
   };
   add.addEventListener('click', () => {
     const e = entryOf(Number(layer.value), head.value === '*' ? '*' : Number(head.value), term.value as 'c2c' | 'all');
@@ -127,7 +137,7 @@ export function renderInterventions(body: HTMLElement): void {
       )
       .finally(() => {
         run.removeAttribute('disabled');
-        drawResult(out, status);
+        drawResult(out, status, m);
         drawChips();
       });
   });
@@ -158,10 +168,10 @@ export function renderInterventions(body: HTMLElement): void {
     out,
   );
   drawChips();
-  drawResult(out, status);
+  drawResult(out, status, m);
 }
 
-function drawResult(out: HTMLElement, status: HTMLElement): void {
+function drawResult(out: HTMLElement, status: HTMLElement, m: ModelShape): void {
   const r = memo.result;
   if (memo.error) {
     status.textContent = memo.error;
@@ -173,7 +183,12 @@ function drawResult(out: HTMLElement, status: HTMLElement): void {
     out.replaceChildren();
     return;
   }
-  status.textContent = `${r.entries.join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; layers ${r.firstLayer}–${r.firstLayer + r.layersRerun - 1} rerun · ${Math.round(r.ms)} ms`;
+  const last = r.firstLayer + r.layersRerun - 1;
+  const rerun =
+    emdPassOf(m, r.firstLayer) === undefined
+      ? `layers ${r.firstLayer}–${last} rerun${m.emd ? ', predictions from the plain head (an encoder intervention does not rerun the EMD yet)' : ''}`
+      : `${r.layersRerun === 1 ? layerShort(m, last) : `${layerShort(m, r.firstLayer)} and ${layerShort(m, last)}`} rerun, predictions through the EMD`;
+  status.textContent = `${r.entries.map((e) => entryLabel(m, e)).join(', ')} ${r.mode === 'mean' ? 'replaced by their mean' : 'zeroed'}; ${rerun} · ${Math.round(r.ms)} ms`;
   if (r.task) return void out.replaceChildren(taskScores(r.taskBefore, r.taskAfter));
   const tops = (xs: { token: string; prob: number }[], followed: string) =>
     el(
