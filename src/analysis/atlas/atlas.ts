@@ -10,7 +10,8 @@ import { addHead, emptySums, headMetrics, mergeSums, type HeadMetrics, type Head
 
 export const DEFAULT_WINDOW = 128;
 export const DEFAULT_TOP = 8;
-const CHECKPOINT_VERSION = 'deberta-lens-atlas-checkpoint-1';
+// 2: the position is a window inside a paragraph and the file it is in (1 was a paragraph).
+const CHECKPOINT_VERSION = 'deberta-lens-atlas-checkpoint-2';
 const CHECKPOINT_EVERY_MS = 5000;
 
 export interface AtlasOptions {
@@ -22,6 +23,10 @@ export interface AtlasOptions {
   topK?: number;
   /** A file the run's progress is written to as it goes; a run given one that exists resumes from it. */
   checkpoint?: string;
+  /** How often the checkpoint is written, at most (default 5,000 ms; 0: after every window). */
+  checkpointEveryMs?: number;
+  /** What the run is doing before its first window (listing a big folder takes a while): one line each. */
+  onStage?: (line: string) => void;
   onProgress?: (p: { texts: number; windows: number; tokens: number; file: string }) => void;
   onSkip?: (line: string) => void;
   signal?: AbortSignal;
@@ -57,8 +62,14 @@ interface Progress {
   window: number;
   shard: [number, number];
   top_k: number;
-  /** Paragraphs (in corpus order, all shards counted) done: the run goes on from this one. */
+  /** Paragraphs (in corpus order, all shards counted) done: the run goes on from this one… */
   next: number;
+  /** …from this token of it (the first of the next window; 0: the paragraph's start)… */
+  piece: number;
+  /** …in this file (absent before the first), whose first paragraph is paragraph `first`: a resumed run skips the
+   *  files before it unread. */
+  file?: string;
+  first?: number;
   texts: number;
   windows: number;
   tokens: number;
@@ -78,7 +89,7 @@ function checkOptions(o: AtlasOptions): { window: number; topK: number; shard: [
 
 function readProgress(
   file: string,
-  want: Omit<Progress, 'next' | 'texts' | 'windows' | 'tokens' | 'skipped' | 'sums'>,
+  want: Omit<Progress, keyof Position | 'texts' | 'windows' | 'tokens' | 'skipped' | 'sums'>,
 ): Progress | undefined {
   if (!fs.existsSync(file)) return undefined;
   let p: Progress;
@@ -100,9 +111,13 @@ function readProgress(
   return p;
 }
 
+type Position = Pick<Progress, 'next' | 'piece' | 'file' | 'first'>;
+const START: Position = { next: 0, piece: 0 };
+
 function writeProgress(file: string, p: Progress): void {
-  // Written beside and renamed: a run killed mid-write leaves the previous checkpoint whole.
-  const tmp = `${file}.${process.pid}.tmp`;
+  // Written beside and renamed: a run killed mid-write leaves the previous checkpoint whole (and its next write
+  // replaces the half-written one).
+  const tmp = `${file}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(p));
   fs.renameSync(tmp, file);
 }
@@ -115,65 +130,77 @@ export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<Atl
   const L = info.layers,
     H = info.heads;
   const terms: TermName[] = info.terms;
-  const skipped: string[] = [];
+  // A set: a resumed run meets again the folders it could not read (in the same order), and says each once.
+  const skipped = new Set<string>();
   const skip = (line: string) => {
-    skipped.push(line);
+    if (skipped.has(line)) return;
+    skipped.add(line);
     o.onSkip?.(line);
   };
-  const { root, files } = corpusFiles(o.corpus, skip);
   const key = { version: CHECKPOINT_VERSION, model: info.checkpoint_hash ?? info.path, corpus: o.corpus, window, shard, top_k: topK };
   const resumed = o.checkpoint ? readProgress(o.checkpoint, key) : undefined;
-  let sums: HeadSums[] = resumed?.sums ?? Array.from({ length: L * H }, () => emptySums(terms));
+  for (const line of resumed?.skipped ?? []) skipped.add(line);
+  o.onStage?.(`listing the .txt and .md files of ${o.corpus}…`);
+  const t0 = performance.now();
+  const { root, files } = corpusFiles(o.corpus, skip);
+  o.onStage?.(`${files.length} file${files.length === 1 ? '' : 's'} listed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const sums: HeadSums[] = resumed?.sums ?? Array.from({ length: L * H }, () => emptySums(terms));
   let [texts, windows, tokens] = resumed ? [resumed.texts, resumed.windows, resumed.tokens] : [0, 0, 0];
-  if (resumed) skipped.push(...resumed.skipped);
-  const from = resumed?.next ?? 0;
+  /** Where the sums stop: paragraph `next` (all shards counted) from token `piece` of it, in `file`, whose first paragraph is `first`. */
+  let at: Position = resumed ? { next: resumed.next, piece: resumed.piece ?? 0, file: resumed.file, first: resumed.first } : START;
+  const everyMs = o.checkpointEveryMs ?? CHECKPOINT_EVERY_MS;
   let lastWrite = performance.now();
-  const save = (next: number) => {
+  const save = () => {
     if (!o.checkpoint) return;
-    writeProgress(o.checkpoint, { ...key, next, texts, windows, tokens, skipped, sums });
+    writeProgress(o.checkpoint, { ...key, ...at, texts, windows, tokens, skipped: [...skipped], sums });
     lastWrite = performance.now();
   };
   const encoder = tok;
   const { cls, sep } = tok.special;
-  let k = 0;
-  /** The paragraph the run goes on from: every one before it is in the sums. */
-  let done = from;
   try {
     await walk();
   } catch (e) {
     // Cancelled, or stopped by an error: what is done stays in the checkpoint, and the same command resumes there.
-    save(done);
+    save();
     throw e;
   }
-  save(k);
-  return atlasJson(info, o.corpus, window, topK, [shard], texts, windows, tokens, skipped, sums, H);
+  save();
+  return atlasJson(info, o.corpus, window, topK, [shard], texts, windows, tokens, [...skipped], sums, H);
 
   async function walk(): Promise<void> {
+    const from = at;
+    let k = 0;
     for (const file of files) {
+      // A resumed run does not read again the files before the one it stopped in (a folder of 100,000 files).
+      if (from.file !== undefined && file < from.file) continue;
+      if (file === from.file) k = from.first ?? k;
+      const first = k;
       const text = readCorpusFile(root, file, skip);
       if (text === undefined) continue;
       for (const para of paragraphs(file, text)) {
         const index = k++;
-        if (index % shard[1] !== shard[0] - 1 || index < from) continue;
+        if (index % shard[1] !== shard[0] - 1 || index < from.next) continue;
         if (o.signal?.aborted) throw new LensError('cancelled', 'cancelled');
         const pieces = await encoder.encode(para.text, o.signal);
-        // The paragraph's own sums, added to the run's once it is whole: a run stopped mid-paragraph leaves the
-        // sums (and the checkpoint) as they were before it.
-        const add = Array.from({ length: L * H }, () => emptySums(terms));
-        let [w, t] = [0, 0];
-        for (let w0 = 0; w0 < pieces.length; w0 += window - 2) {
+        // Windows go straight into the sums; the checkpoint says which window comes next, so a run stopped in a
+        // long paragraph (a 1 MB one is 2,000 windows) resumes inside it.
+        const start = index === from.next ? from.piece : 0;
+        for (let w0 = start; w0 < pieces.length; w0 += window - 2) {
           const part = pieces.slice(w0, w0 + window - 2);
           const ids = [cls, ...part.map((t) => t.id), sep];
-          const first = para.offset + part[0]!.start,
-            last = para.offset + part[part.length - 1]!.end;
+          const firstChar = para.offset + part[0]!.start,
+            lastChar = para.offset + part[part.length - 1]!.end;
           const place: TextPlace = {
             file,
-            starts: [first, ...part.map((t) => para.offset + t.start), last],
-            ends: [first, ...part.map((t) => para.offset + t.end), last],
+            starts: [firstChar, ...part.map((t) => para.offset + t.start), lastChar],
+            ends: [firstChar, ...part.map((t) => para.offset + t.end), lastChar],
             special: [true, ...part.map((t) => t.special), true],
           };
           const n = ids.length;
           const r = await model.explain({ ids }, o.signal);
+          // The window's own sums, added to the run's once every layer is in: a run stopped mid-window leaves the
+          // sums as the checkpoint says they are.
+          const add = Array.from({ length: L * H }, () => emptySums(terms));
           try {
             for (let l = 0; l < L; l++) {
               await r.load(l, o.signal);
@@ -185,16 +212,17 @@ export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<Atl
           } finally {
             r.release();
           }
-          w++;
-          t += n;
+          for (let j = 0; j < sums.length; j++) sums[j] = mergeSums(sums[j]!, add[j]!, topK);
+          windows++;
+          tokens += n;
+          at = { next: index, piece: w0 + window - 2, file, first };
+          o.onProgress?.({ texts, windows, tokens, file });
+          if (performance.now() - lastWrite > everyMs) save();
         }
-        sums = sums.map((x, j) => mergeSums(x, add[j]!, topK));
-        windows += w;
-        tokens += t;
         texts++;
-        done = index + 1;
+        at = { next: index + 1, piece: 0, file, first };
         o.onProgress?.({ texts, windows, tokens, file });
-        if (performance.now() - lastWrite > CHECKPOINT_EVERY_MS) save(done);
+        if (performance.now() - lastWrite > everyMs) save();
       }
     }
   }
