@@ -26,6 +26,7 @@ describe('the VSIX', { skip: skip ?? false }, () => {
       'extension/dist/extension.js',
       'extension/dist/runtime-worker.js',
       'extension/dist/tokenizer-thread.js',
+      'extension/dist/atlas-thread.js',
       'extension/dist/webview.js',
       'extension/package.json',
     ]) {

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildAtlas, type AtlasJson } from '../../src/analysis/atlas/atlas';
 import { paragraphs } from '../../src/analysis/atlas/corpus';
+import { buildAtlasInThread } from '../../src/analysis/atlas/threaded-atlas';
 import { openModel } from '../../src/engine/model/open-model';
 import { assertOneLineError } from './head-asserts';
 import { REPO_ROOT } from './helpers';
@@ -269,7 +270,8 @@ describe('head atlas', () => {
     fs.mkdirSync(big);
     const words = 'the river rose after rain and the village moved its boats up the bank while the miller kept grain'.split(' ');
     for (let f = 0; f < 24; f++) {
-      const para = (k: number) => Array.from({ length: 20 + ((f * 7 + k) % 15) }, (_, w) => words[(f + k + w * 3) % words.length]).join(' ');
+      const para = (k: number) =>
+        Array.from({ length: 20 + ((f * 7 + k) % 15) }, (_, w) => words[(f + k + w * 3) % words.length]).join(' ');
       fs.writeFileSync(path.join(big, `f${String(f).padStart(2, '0')}.txt`), `${para(0)}.\n\n${para(1)}.\n`, { flag: 'w' });
     }
     const args = ['atlas', '--model', 'default', '--threads', '2', '--corpus', big, '--window', String(WINDOW), '--checkpoint-every', '0'];
@@ -303,6 +305,40 @@ describe('head atlas', () => {
     assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')), JSON.parse(fs.readFileSync(whole2, 'utf8')));
   });
 
+  it('in a worker thread (the extension): the same atlas; a cancel keeps the checkpoint and the next run resumes it', async () => {
+    const engine = { cacheDir: path.join(tmp, 'cache2'), threads: 2, executionProvider: 'cpu' as const };
+    const model = await openModel('default', engine);
+    let ref: AtlasJson;
+    try {
+      ref = await buildAtlas(model, { corpus, window: WINDOW });
+    } finally {
+      await model.dispose();
+    }
+    const checkpoint = path.join(tmp, 'thread.partial');
+    const data = { modelDir: 'default', engine, options: { corpus, window: WINDOW, checkpoint } };
+    const stages: string[] = [];
+    const stop = new AbortController();
+    await assert.rejects(
+      buildAtlasInThread(data, {
+        signal: stop.signal,
+        onStage: (l) => stages.push(l),
+        onProgress: ({ windows }) => windows === 3 && stop.abort(),
+      }),
+      (e: Error) => e.name === 'LensError' && /cancelled/.test(e.message),
+    );
+    assert.deepEqual(stages.slice(0, 2), ['loading the model…', `listing the .txt and .md files of ${corpus}…`]);
+    assert.match(stages[2]!, /^3 files listed in \d+\.\d s$/);
+    assert.equal((JSON.parse(fs.readFileSync(checkpoint, 'utf8')) as { windows: number }).windows, 3, 'the checkpoint holds what was done');
+    const skips: string[] = [];
+    const got = await buildAtlasInThread(data, { onSkip: (l) => skips.push(l) });
+    assert.deepEqual(got, ref);
+    assert.deepEqual(skips, ['skipped c.txt: binary (a NUL byte)'], 'said as the thread meets it');
+    await assert.rejects(
+      buildAtlasInThread({ ...data, options: { corpus: path.join(tmp, 'nope') } }),
+      (e: Error) => e.name === 'LensError' && /--corpus .*nope: ENOENT/.test(e.message),
+    );
+  });
+
   it('bad input: one line each', () => {
     const empty = path.join(tmp, 'empty');
     fs.mkdirSync(empty);
@@ -310,7 +346,10 @@ describe('head atlas', () => {
     assertOneLineError(cli('atlas', '--model', 'default', '--corpus', path.join(tmp, 'nope')), /--corpus .*nope: ENOENT/);
     assertOneLineError(cli('atlas', '--model', 'default', '--corpus', corpus, '--shard', '3/2'), /--shard must be i\/N with 1 ≤ i ≤ N/);
     assertOneLineError(cli('atlas', '--model', 'default'), /atlas needs a corpus/);
-    assertOneLineError(cli('atlas', '--model', 'default', '--corpus', corpus, '--checkpoint-every', 'x'), /--checkpoint-every takes seconds ≥ 0/);
+    assertOneLineError(
+      cli('atlas', '--model', 'default', '--corpus', corpus, '--checkpoint-every', 'x'),
+      /--checkpoint-every takes seconds ≥ 0/,
+    );
     assertOneLineError(cli('atlas', 'merge', whole), /at least two atlas files/);
   });
 });

@@ -48,6 +48,7 @@ test('each target selects its own binaries, none of another platform, and everyt
       'dist/cli.js',
       'dist/runtime-worker.js',
       'dist/tokenizer-thread.js',
+      'dist/atlas-thread.js',
       'dist/webview.js',
       'dist/compare.js',
       'dist/atlas.js',
