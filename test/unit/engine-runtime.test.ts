@@ -370,3 +370,29 @@ describe('bad input to explain: a LensError, no crash, no hang', () => {
     }
   });
 });
+
+describe('spill files of worker threads', () => {
+  it("a worker thread's files have names of their own, and its exit deletes none of the main thread's", () => {
+    // A fresh process: the main thread's first file and a worker thread's first file (the atlas thread's case).
+    const spill = path.join(__dirname, '../../src/engine/runtime/spill.js');
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      const fs = require('node:fs');
+      const { takeSpillPath } = require(${JSON.stringify(spill)});
+      const mine = takeSpillPath();
+      const w = new Worker(\`require('node:worker_threads').parentPort.postMessage(require(\${JSON.stringify(${JSON.stringify(spill)})}).takeSpillPath())\`, { eval: true });
+      w.once('message', (theirs) => w.once('exit', () => {
+        console.log(JSON.stringify({ mine, theirs, mineExists: fs.existsSync(mine) }));
+        fs.rmSync(mine, { force: true });
+      }));
+    `;
+    const r = require('node:child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }) as {
+      stdout: string;
+      stderr: string;
+    };
+    const got = JSON.parse(r.stdout) as { mine: string; theirs: string; mineExists: boolean };
+    assert.notEqual(got.theirs, got.mine, r.stderr);
+    assert.match(path.basename(got.theirs), /^deberta-lens-\d+-t\d+-1\.bin$/);
+    assert.equal(got.mineExists, true, "the main thread's file outlives the worker");
+  });
+});
