@@ -309,6 +309,7 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
       .locator('.notifications-toasts .notification-list-item-message', { hasText: 'Head atlas of bigcorpus stopped' })
       .first();
     await stopped.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'atlas-cancelled');
     const line = await stopped.textContent();
     assert.match(
       line,
@@ -321,7 +322,6 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
     assert.ok(kept >= 20 && kept < 240, `cancelled mid-run: ${kept} of 240 texts`);
     assert.equal(find('.json').length, 0, 'no atlas yet');
     assert.deepEqual(filesUnder(ws), before, 'nothing in the workspace changed');
-    await screenshot(page, 'atlas-cancelled');
 
     // Again: the notification says it resumes, and no progress line counts from fewer texts than were kept.
     await buildFromExplorer(page, 'bigcorpus');
