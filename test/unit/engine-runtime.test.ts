@@ -13,7 +13,7 @@ import { layerCache } from '../../src/engine/memory/layer-cache';
 import { checkLength } from '../../src/engine/run/input';
 import { headRuns } from '../../src/engine/run/layer';
 import { estimateMemory } from '../../src/engine/memory/estimate';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { FIXTURES, at, rejectsWith } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
@@ -386,10 +386,7 @@ describe('spill files of worker threads', () => {
         fs.rmSync(mine, { force: true });
       }));
     `;
-    const r = require('node:child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }) as {
-      stdout: string;
-      stderr: string;
-    };
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     const got = JSON.parse(r.stdout) as { mine: string; theirs: string; mineExists: boolean };
     assert.notEqual(got.theirs, got.mine, r.stderr);
     assert.match(path.basename(got.theirs), /^deberta-lens-\d+-t\d+-1\.bin$/);
