@@ -305,6 +305,35 @@ describe('head atlas', () => {
     assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')), JSON.parse(fs.readFileSync(whole2, 'utf8')));
   });
 
+  it('Ctrl+C (SIGINT) stops the CLI with one line saying where its progress is; the same command goes on from there', async () => {
+    const big = path.join(tmp, 'big');
+    const out = path.join(tmp, 'big-interrupted.json');
+    const args = ['atlas', '--model', 'default', '--threads', '2', '--corpus', big, '--window', String(WINDOW), '--out', out];
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // Once it has listed the files it is running windows.
+    const t0 = Date.now();
+    while (!/files listed/.test(stderr) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    assertOneLineError(
+      { code: await code, stdout, stderr: stderr.replace(/^atlas: .*\n/gm, '') },
+      /atlas stopped; its progress is in .*big-interrupted\.json\.partial: run the same command again to resume/,
+    );
+    assert.ok(fs.existsSync(`${out}.partial`), 'the checkpoint is kept');
+    const r = cli(...args);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /resuming from/);
+    // The folder as it is now (f00.txt made binary above): the same command without interruption.
+    const whole = path.join(tmp, 'big-whole-now.json');
+    assert.equal(cli(...args.slice(0, -1), whole).code, 0);
+    assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')), JSON.parse(fs.readFileSync(whole, 'utf8')));
+  });
+
   it('in a worker thread (the extension): the same atlas; a cancel keeps the checkpoint and the next run resumes it', async () => {
     const engine = { cacheDir: path.join(tmp, 'cache2'), threads: 2, executionProvider: 'cpu' as const };
     const model = await openModel('default', engine);
