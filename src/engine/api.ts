@@ -606,5 +606,15 @@ export interface PatchResult {
   /** When the texts tokenize to different lengths: for each clean position, the corrupted position its values go
    *  to, or null (no counterpart; its cells are null). Positions everywhere else are the clean text's. */
   paired?: (number | null)[];
-  timings: { forward_ms: number; rerun_ms: number; head_ms: number; reruns: number; runs: number; batch_size: number; total_ms: number };
+  /** rerun_provider: the execution provider the reruns ran on (a GPU provider that failed falls back to cpu). */
+  timings: {
+    forward_ms: number;
+    rerun_ms: number;
+    head_ms: number;
+    reruns: number;
+    runs: number;
+    batch_size: number;
+    rerun_provider?: string;
+    total_ms: number;
+  };
 }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import type { PatchResult } from '../../src/engine/api';
+import { PatchSessions } from '../../src/engine/run/patch-batch';
 import { FIXTURES } from './helpers';
 
 interface Expected {
@@ -122,6 +123,43 @@ describe('patch traces', () => {
     // Every position of a state patched at once: resid:L; one position: only the differing ones move the value.
     const same = c.clean.input_ids.map((id, i) => id === c.corrupt.input_ids[i]);
     g.value[0]!.forEach((v, i) => same[i] && near(v, batched.corrupt_value, `unchanged position ${i}`));
+  });
+  it('patch processes stay up across start layers while their weights fit in a quarter of the room, least recently used stopping first', async () => {
+    const L = fx.num_hidden_layers;
+    const o = (start: number) => ({ start, terms: false, knock: false });
+    const per = (start: number) => {
+      const { hiddenSize: D, intermediateSize: I } = model.checkpoint.spec;
+      return 4 * (L - start) * (4 * D * D + 2 * D * I);
+    };
+    // Room for every start layer's process: all stay up.
+    const roomy = new PatchSessions(model, () => 1e12);
+    try {
+      for (let l = 0; l < L; l++) await roomy.start(o(l));
+      assert.equal(roomy.pids.length, L);
+    } finally {
+      await roomy.dispose();
+    }
+    // A quarter of the room holds the processes from layers 0 and 1 but not also a second one from layer 0 (the one
+    // with head-term inputs): starting that stops the oldest.
+    const room = 4 * (per(0) + per(1)) + 1;
+    const tight = new PatchSessions(model, () => room);
+    const terms0 = { start: 0, terms: true, knock: false };
+    try {
+      await tight.start(o(0));
+      await tight.start(o(1));
+      assert.equal(tight.pids.length, 2);
+      assert.deepEqual(tight.keep(PatchSessions.key(terms0), per(0)), [PatchSessions.key(o(1))]);
+      await tight.start(terms0);
+      assert.equal(tight.pids.length, 2);
+      // Layer 0's again (stopped): with it, neither other fits; it starts afresh when it runs.
+      const again = await tight.start(o(0));
+      assert.equal(tight.pids.length, 0);
+      await again.start();
+      assert.equal(tight.pids.length, 1);
+    } finally {
+      await tight.dispose();
+    }
+    assert.equal(tight.pids.length, 0);
   });
   it("the flow: its last layer edges into [CLS] move the target as HF's knockouts do; no knockout changes nothing", async () => {
     const r = await model.patch({ text: c.clean.text, corrupt: c.corrupt.text, trace: 'flow', threshold: 0 });

@@ -5,14 +5,14 @@
 // after the atlas in the same run. Targets: ≥ 60% of that rate, peak RSS (both processes) ≤ 800 MB for 2,000
 // paragraphs. --model v3-base (a geometry of tools/bench/geometries.ts, random weights) with --tokens N stops after
 // N tokens and prints the RSS every tenth of the way (flat is the target).
-//   npm run bench:atlas -- [--model default|v3-base] [--paragraphs 2000] [--tokens N] [--threads N]
+//   npm run bench:atlas -- [--model default|v3-base] [--paragraphs 2000] [--tokens N] [--threads N] [--ep cpu|webgpu|…]
 // With --bad-input [files,paragraph,kill,lag] it measures the bad inputs instead (./atlas-bad-input.ts).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildAtlas } from '../../src/analysis/atlas/atlas';
 import { badInputBench } from './atlas-bad-input';
-import { defaultThreads, openModel } from '../../src/engine';
+import { defaultThreads, openModel, type ExecutionProviderSetting } from '../../src/engine';
 import { flag, round } from './bench-model';
 import { writeClassifier } from './occlusion-bench';
 
@@ -21,6 +21,7 @@ const modelArg = flag('model', 'default');
 const paragraphsWanted = Number(flag('paragraphs', '2000'));
 const tokenLimit = Number(flag('tokens', '0'));
 const threads = Number(flag('threads', String(defaultThreads())));
+const executionProvider = flag('ep', 'cpu') as ExecutionProviderSetting;
 
 function rssMb(pid: number | undefined): number {
   try {
@@ -65,7 +66,7 @@ async function main() {
     const corpus = path.join(tmp, 'corpus');
     fs.mkdirSync(corpus);
     writeCorpus(corpus, tokenLimit > 0 ? Math.max(paragraphsWanted, Math.ceil(tokenLimit / 40)) : paragraphsWanted);
-    const model = await openModel(dir, { cacheDir: path.join(tmp, 'cache'), threads, executionProvider: 'cpu' });
+    const model = await openModel(dir, { cacheDir: path.join(tmp, 'cache'), threads, executionProvider });
     try {
       const tok = model.tokenizer!;
       const body = (await tok.encode(fs.readFileSync(path.join(REPO, 'samples', 'sample.md'), 'utf8').repeat(4))).map((t) => t.id);
@@ -97,6 +98,8 @@ async function main() {
             atlasTokens = tokens;
             if (tokenLimit > 0 && tokens >= nextMark) {
               curve.push({ tokens, rss_mb: round(rssMb(process.pid) + rssMb(model.session.pid), 0) });
+              // Logged as it comes: a run cut short keeps its curve.
+              process.stderr.write(`bench:atlas: ${JSON.stringify({ ...curve.at(-1), s: round((performance.now() - t0) / 1000, 1) })}\n`);
               nextMark += tokenLimit / 10;
               if (tokens >= tokenLimit) stop.abort();
             }
@@ -119,6 +122,8 @@ async function main() {
             cpu: os.cpus()[0]?.model,
             cores: os.cpus().length,
             threads,
+            provider: model.session.provider,
+            provider_errors: model.session.providerErrors,
             load: os.loadavg(),
             tokens: atlasTokens,
             seconds: round(atlasS, 1),

@@ -5,11 +5,13 @@
 // gemm_ceiling: the runtime's MatMul throughput at one variant's rows against a batch's (./gemm-ceiling.ts).
 // Then the flow trace on the bundled model at 128 tokens (target ≤ 20 s; --flow-only runs just that).
 //   npm run bench:patch -- [--geometry v3-base] [--trace-length 64] [--heads-length 128] [--threads N] [--skip-single]
-//                          [--flow-only] [--flow-length 128]
+//                          [--flow-only] [--no-flow] [--flow-length 128] [--ep cpu|webgpu|cuda|auto]
+// --ep runs the model (and the reruns) on that execution provider; the JSON names the one the reruns actually used,
+// and each section is also logged to stderr as it ends (a run cut short keeps what it measured).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultThreads, openModel, type PatchResult } from '../../src/engine';
+import { defaultThreads, openModel, type ExecutionProviderSetting, type PatchResult } from '../../src/engine';
 import { flag, round } from './bench-model';
 import { writeClassifier } from './occlusion-bench';
 import { gemmGflops } from './gemm-ceiling';
@@ -22,10 +24,12 @@ const threads = Number(flag('threads', String(defaultThreads())));
 const skipSingle = process.argv.includes('--skip-single');
 const flowOnly = process.argv.includes('--flow-only');
 const flowLength = Number(flag('flow-length', '128'));
+const executionProvider = flag('ep', 'cpu') as ExecutionProviderSetting;
+const noFlow = process.argv.includes('--no-flow');
 
 /** The flow on the bundled masked-LM model: a [MASK] in the middle of `flowLength` tokens of the sample text. */
 async function flowBench(cacheDir: string): Promise<object> {
-  const model = await openModel('default', { cacheDir, threads, executionProvider: 'cpu' });
+  const model = await openModel('default', { cacheDir, threads, executionProvider });
   try {
     const tok = model.tokenizer!;
     const text = fs.readFileSync(path.join(REPO, 'samples', 'sample.md'), 'utf8').replace(/\s+/g, ' ');
@@ -48,6 +52,7 @@ async function flowBench(cacheDir: string): Promise<object> {
       threshold: g.kind === 'flow' ? g.threshold : NaN,
       runs: r.timings.runs,
       batch_size: r.timings.batch_size,
+      provider: r.timings.rerun_provider,
       target_s: 20,
     };
   } finally {
@@ -74,7 +79,7 @@ async function main() {
     return;
   }
   writeClassifier(dir, geometry);
-  const model = await openModel(dir, { cacheDir, threads, executionProvider: 'cpu' });
+  const model = await openModel(dir, { cacheDir, threads, executionProvider });
   try {
     const tok = model.tokenizer!;
     const text = fs.readFileSync(path.join(REPO, 'samples', 'sample.md'), 'utf8').replace(/\s+/g, ' ');
@@ -85,9 +90,10 @@ async function main() {
       corruptIds[5] = ids[6]!; // one token swapped for another: the corrupted text
       return { ids, corruptIds };
     };
-    // Warm-up: builds and caches the patch graphs (a first use's cost), warms the encoder.
-    await model.patch({ ...pair(8), trace: 'resid' });
+    // Warm-up: builds and caches the patch graphs and starts their processes (a first use's cost), warms the encoder.
+    // The trace's processes last: where memory keeps only some up, those are the ones kept.
     await model.patch({ ...pair(8), trace: 'heads' });
+    await model.patch({ ...pair(8), trace: 'resid' });
 
     const log = (line: string) => process.stderr.write(`bench:patch: ${line} (${new Date().toISOString()})\n`);
     // The ceiling: MatMul throughput at one variant's rows (64) against a batch's (32 × 64), [·, 768] · [768, 3072].
@@ -117,6 +123,7 @@ async function main() {
       batched_runs: batched.timings.runs,
       batch_size: batched.timings.batch_size,
       batched_rerun_ms: round(batched.timings.rerun_ms),
+      provider: batched.timings.rerun_provider,
       ...(single && singleS !== undefined
         ? {
             one_by_one_wall_s: round(singleS, 3),
@@ -128,6 +135,7 @@ async function main() {
       target_batched_s: 60,
       target_speedup: 3,
     };
+    log(`causal trace ${JSON.stringify(out.causal_trace)}`);
     log('head grid');
     const t2 = performance.now();
     const heads = await model.patch({ ...pair(headsLength), trace: 'heads' });
@@ -138,13 +146,16 @@ async function main() {
       runs: heads.timings.runs,
       batch_size: heads.timings.batch_size,
       rerun_ms: round(heads.timings.rerun_ms),
+      provider: heads.timings.rerun_provider,
       target_s: 90,
     };
+    log(`head grid ${JSON.stringify(out.head_grid)}`);
+    out.provider = { main: model.session.provider, errors: model.session.providerErrors };
   } finally {
     await model.dispose();
   }
   try {
-    out.flow = await flowBench(cacheDir);
+    if (!noFlow) out.flow = await flowBench(cacheDir);
   } finally {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }

@@ -135,6 +135,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
     runs = 0,
     reruns = 0,
     batchSize = 0;
+  let rerunProvider: string | undefined;
   const addHeadMs = (ms: number) => (headMs += ms);
   const target = planPatchTarget(model, clean, input, addHeadMs, signal);
   const cleanRun = target.runIds;
@@ -184,6 +185,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
       const most = input.batch === false ? 1 : variantsPerRun(spec, base.n, H);
       let k0 = 0;
       const session = await unlessAborted(sessions.start(o), signal);
+      rerunProvider = session.provider;
       for (const size of batchSizes(idx.length, most)) {
         const part = idx.slice(k0, k0 + size);
         k0 += size;
@@ -332,6 +334,7 @@ export async function patchWith(model: RunContext, input: PatchInput, signal?: A
       reruns,
       runs,
       batch_size: batchSize,
+      ...(rerunProvider ? { rerun_provider: rerunProvider } : {}),
       total_ms: performance.now() - t0,
     },
   };
