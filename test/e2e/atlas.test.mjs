@@ -16,17 +16,7 @@ import { frameWith } from './lib/compare.mjs';
 import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
 import { REPO_ROOT } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
-import {
-  canvasStats,
-  focusTab,
-  isDrawn,
-  pickMenuItem,
-  runCommand,
-  screenshot,
-  selectedText,
-  waitForCommand,
-  waitUntil,
-} from './lib/workbench.mjs';
+import { canvasStats, isDrawn, pickMenuItem, runCommand, screenshot, selectedText, waitForCommand, waitUntil } from './lib/workbench.mjs';
 
 const skip = extensionMissing();
 const CORPUS = {
@@ -290,6 +280,39 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
     await screenshot(page, 'atlas-example');
   });
 
+  test('144 heads: hover repaint logged; a second atlas beside it draws arrows and the table shows differences', async () => {
+    await page.keyboard.press('Control+Alt+Shift+F9');
+    await waitUntil(
+      async () =>
+        /base-like/.test(
+          (await frame
+            .locator('.atlas-title')
+            .textContent()
+            .catch(() => '')) ?? '',
+        ),
+      {
+        timeout: 30_000,
+        message: 'the 144-head atlas shown',
+      },
+    ).catch(async () => {
+      frame = await frameWith(page, ATLAS_APP);
+    });
+    frame = await frameWith(page, ATLAS_APP);
+    assert.equal(await frame.locator('#atlas-table tbody tr').count(), 144);
+    const times = await hoverTimes(frame, 20);
+    console.log(`[atlas] hover repaint, 144 heads: median ${times[times.length >> 1]} ms, max ${times[times.length - 1]} ms (target ≤ 50)`);
+    assert.ok(times[times.length - 1] <= 200, `hover repaint ${times.join(', ')} ms`);
+    await page.keyboard.press('Control+Alt+Shift+F10');
+    await waitUntil(async () => /beside: base-like-tuned/.test((await frame.locator('.atlas-title').textContent()) ?? ''), {
+      message: 'the second atlas beside the first',
+    });
+    assert.match(await frame.locator('#atlas-table th[data-key="entropy"]').textContent(), /^Δ /);
+    await screenshot(page, 'atlas-pair-dark');
+    const svg = await exportFigures(page, frame, lens.server.dirs.workspace, 'atlas-figure-pair');
+    assert.match(svg, /<title>Head atlas: base-like · corpus .* → base-like-tuned · corpus/);
+    assert.ok((svg.match(/<polygon /g) ?? []).length > 50, 'an arrow per head that moved');
+  });
+
   test('Cancel on the progress of a bigger folder keeps the checkpoint and says so; the next build resumes to the atlas of an uninterrupted run', async () => {
     const ws = lens.server.dirs.workspace;
     const before = filesUnder(ws);
@@ -309,6 +332,7 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
       .locator('.notifications-toasts .notification-list-item-message', { hasText: 'Head atlas of bigcorpus stopped' })
       .first();
     await stopped.waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(600); // the toast slides in
     await screenshot(page, 'atlas-cancelled');
     const line = await stopped.textContent();
     assert.match(
@@ -369,41 +393,6 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
         `L${h.layer} H${h.head} top examples`,
       );
     });
-    // The explorer keeps the focus after its context menu: give it back to the editor (Shift+F10 there opens a menu).
-    await focusTab(page, 'river.txt');
-  });
-
-  test('144 heads: hover repaint logged; a second atlas beside it draws arrows and the table shows differences', async () => {
-    await page.keyboard.press('Control+Alt+Shift+F9');
-    await waitUntil(
-      async () =>
-        /base-like/.test(
-          (await frame
-            .locator('.atlas-title')
-            .textContent()
-            .catch(() => '')) ?? '',
-        ),
-      {
-        timeout: 30_000,
-        message: 'the 144-head atlas shown',
-      },
-    ).catch(async () => {
-      frame = await frameWith(page, ATLAS_APP);
-    });
-    frame = await frameWith(page, ATLAS_APP);
-    assert.equal(await frame.locator('#atlas-table tbody tr').count(), 144);
-    const times = await hoverTimes(frame, 20);
-    console.log(`[atlas] hover repaint, 144 heads: median ${times[times.length >> 1]} ms, max ${times[times.length - 1]} ms (target ≤ 50)`);
-    assert.ok(times[times.length - 1] <= 200, `hover repaint ${times.join(', ')} ms`);
-    await page.keyboard.press('Control+Alt+Shift+F10');
-    await waitUntil(async () => /beside: base-like-tuned/.test((await frame.locator('.atlas-title').textContent()) ?? ''), {
-      message: 'the second atlas beside the first',
-    });
-    assert.match(await frame.locator('#atlas-table th[data-key="entropy"]').textContent(), /^Δ /);
-    await screenshot(page, 'atlas-pair-dark');
-    const svg = await exportFigures(page, frame, lens.server.dirs.workspace, 'atlas-figure-pair');
-    assert.match(svg, /<title>Head atlas: base-like · corpus .* → base-like-tuned · corpus/);
-    assert.ok((svg.match(/<polygon /g) ?? []).length > 50, 'an arrow per head that moved');
   });
 });
 
