@@ -264,6 +264,33 @@ describe('head atlas', () => {
     }
   });
 
+  it('a long paragraph tokenized in pieces (cut at white space) gives the atlas of the whole paragraph tokenized at once', async () => {
+    const model = await openModel('default', { cacheDir: path.join(tmp, 'cache2'), threads: 2, executionProvider: 'cpu' });
+    try {
+      const whole = await buildAtlas(model, { corpus, window: WINDOW });
+      // a.md's second paragraph is 142 characters: pieces of about 40.
+      const pieces = await buildAtlas(model, { corpus, window: WINDOW, chunkChars: 40 });
+      assert.deepEqual(pieces, whole);
+      // And resumed inside it, from a checkpoint written by a run in pieces.
+      const checkpoint = path.join(tmp, 'chunks.partial');
+      const stop = new AbortController();
+      await assert.rejects(
+        buildAtlas(model, {
+          corpus,
+          window: WINDOW,
+          chunkChars: 40,
+          checkpoint,
+          signal: stop.signal,
+          onProgress: ({ windows }) => windows === 4 && stop.abort(),
+        }),
+        /cancel/,
+      );
+      assert.deepEqual(await buildAtlas(model, { corpus, window: WINDOW, chunkChars: 40, checkpoint }), whole);
+    } finally {
+      await model.dispose();
+    }
+  });
+
   it('kill -9 of the CLI mid-run, then the same command: it resumes and writes the atlas an uninterrupted run writes', async () => {
     // 24 files of two paragraphs: a run of a few seconds, a checkpoint after every window (--checkpoint-every 0).
     const big = path.join(tmp, 'big');

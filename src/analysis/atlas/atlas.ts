@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import { LensError } from '../../engine/errors';
 import type { OpenModel } from '../../engine/model/open-model';
-import type { ModelInfo, TermName } from '../../engine/types';
+import type { ModelInfo, TermName, Token } from '../../engine/types';
 import { corpusFiles, paragraphs, readCorpusFile } from './corpus';
 import { addHead, emptySums, headMetrics, mergeSums, type HeadMetrics, type HeadSums, type TextPlace, type TopPair } from './metrics';
 
@@ -13,6 +13,7 @@ export const DEFAULT_TOP = 8;
 // 2: the position is a window inside a paragraph and the file it is in (1 was a paragraph).
 const CHECKPOINT_VERSION = 'deberta-lens-atlas-checkpoint-2';
 const CHECKPOINT_EVERY_MS = 5000;
+const CHUNK_CHARS = 200_000;
 
 export interface AtlasOptions {
   corpus: string;
@@ -25,6 +26,9 @@ export interface AtlasOptions {
   checkpoint?: string;
   /** How often the checkpoint is written, at most (default 5,000 ms; 0: after every window). */
   checkpointEveryMs?: number;
+  /** A paragraph longer than this is tokenized in pieces of about this many characters, cut at white space
+   *  (default 200,000): a paragraph of many MB never holds all its tokens at once. */
+  chunkChars?: number;
   /** What the run is doing before its first window (listing a big folder takes a while): one line each. */
   onStage?: (line: string) => void;
   onProgress?: (p: { texts: number; windows: number; tokens: number; file: string }) => void;
@@ -157,6 +161,7 @@ export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<Atl
   };
   const encoder = tok;
   const { cls, sep } = tok.special;
+  const chunkChars = o.chunkChars ?? CHUNK_CHARS;
   try {
     await walk();
   } catch (e) {
@@ -181,12 +186,10 @@ export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<Atl
         const index = k++;
         if (index % shard[1] !== shard[0] - 1 || index < from.next) continue;
         if (o.signal?.aborted) throw new LensError('cancelled', 'cancelled');
-        const pieces = await encoder.encode(para.text, o.signal);
         // Windows go straight into the sums; the checkpoint says which window comes next, so a run stopped in a
         // long paragraph (a 1 MB one is 2,000 windows) resumes inside it.
         const start = index === from.next ? from.piece : 0;
-        for (let w0 = start; w0 < pieces.length; w0 += window - 2) {
-          const part = pieces.slice(w0, w0 + window - 2);
+        for await (const { w0, part } of paragraphWindows(encoder, para.text, window - 2, start, chunkChars, o.signal)) {
           const ids = [cls, ...part.map((t) => t.id), sep];
           const firstChar = para.offset + part[0]!.start,
             lastChar = para.offset + part[part.length - 1]!.end;
@@ -225,6 +228,51 @@ export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<Atl
         if (performance.now() - lastWrite > everyMs) save();
       }
     }
+  }
+}
+
+/**
+ * A paragraph's windows of `size` tokens (its specials not counted), from token `from` on, each with the index of its
+ * first token. The text is tokenized `chunk` characters at a time, cut at white space (so the tokens are those of the
+ * whole text), and only a window's worth of tokens is carried from one piece to the next.
+ */
+async function* paragraphWindows(
+  encoder: NonNullable<OpenModel['tokenizer']>,
+  text: string,
+  size: number,
+  from: number,
+  chunk: number,
+  signal?: AbortSignal,
+): AsyncGenerator<{ w0: number; part: Token[] }> {
+  let buf: Token[] = [];
+  /** The paragraph's index of buf[0]. */
+  let at = 0;
+  for (let s = 0; s < text.length;) {
+    let e = Math.min(text.length, s + chunk);
+    if (e < text.length) {
+      // Back to the white space before the cut (a word longer than half a piece is cut where it is).
+      let k = e;
+      while (k > s + chunk / 2 && !/\s/.test(text[k]!)) k--;
+      if (k > s + chunk / 2) e = k;
+    }
+    // Tokenized from the word before the piece: its first word's tokens (and offsets, a SentencePiece word starting
+    // at the space before it) are those the whole text gives; the tokens before the piece are the last piece's.
+    let p = s;
+    while (p > 0 && p > s - 1000 && /\s/.test(text[p - 1]!)) p--;
+    while (p > 0 && p > s - 1000 && !/\s/.test(text[p - 1]!)) p--;
+    const got = await encoder.encode(text.slice(p, e), signal);
+    for (const t of got) if (t.start + p >= s) buf.push({ ...t, start: t.start + p, end: t.end + p });
+    s = e;
+    const last = s >= text.length;
+    // Whole windows (or, at the end, what is left), from a multiple of `size` on.
+    let k = 0;
+    while (buf.length - k >= size || (last && k < buf.length)) {
+      const w0 = at + k;
+      if (w0 + size > from) yield { w0, part: buf.slice(k, k + size) };
+      k += size;
+    }
+    buf = buf.slice(k);
+    at += k;
   }
 }
 
