@@ -1,4 +1,5 @@
-// Bundles the extension host, the CLI, the runtime worker, the tokenizer thread, the load process, the webviews and the HTML
+// Bundles the extension host, the CLI, the runtime worker, the tokenizer and atlas threads, the load process, the webviews
+// and the HTML
 // report's script.
 // onnxruntime-node stays external: it loads native binaries relative to its own package folder.
 //   node esbuild.mjs [--production]   one build
@@ -25,6 +26,7 @@ const builds = [
   { ...node, entryPoints: { 'runtime-worker': 'src/engine/runtime/worker.ts' } },
   { ...node, entryPoints: { 'tokenizer-thread': 'src/engine/tokenizer-thread/thread.ts' } },
   { ...node, entryPoints: { 'load-process': 'src/engine/model/load-process.ts' } },
+  { ...node, entryPoints: { 'atlas-thread': 'src/analysis/atlas/atlas-thread.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { webview: 'webview/lens/main.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { compare: 'webview/compare/main.ts' } },
   { ...common, platform: 'browser', target: 'es2022', format: 'iife', entryPoints: { atlas: 'webview/atlas/main.ts' } },

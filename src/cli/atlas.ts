@@ -27,9 +27,17 @@ export async function atlasCommand(flags: Map<string, string>, engine: EngineOpt
   const out = flags.get('out');
   if (out !== undefined) checkOutWritable(out);
   const checkpoint = out !== undefined ? `${out}.partial` : undefined;
+  const everyS = flags.has('checkpoint-every') ? Number(flags.get('checkpoint-every')) : undefined;
+  if (everyS !== undefined && !(everyS >= 0))
+    throw new LensError(`--checkpoint-every takes seconds ≥ 0 (how much work a kill may lose), got "${flags.get('checkpoint-every')}"`);
   const model = await openModel(modelDir, engine);
   const verbose = flags.has('verbose');
   let said = 0;
+  // Ctrl+C (or a polite kill): the checkpoint is written before the process ends, and the line says how to go on.
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     if (checkpoint && fs.existsSync(checkpoint)) process.stderr.write(`atlas: resuming from ${checkpoint}\n`);
     const atlas = await buildAtlas(model, {
@@ -37,6 +45,11 @@ export async function atlasCommand(flags: Map<string, string>, engine: EngineOpt
       window,
       shard,
       checkpoint,
+      checkpointEveryMs: everyS === undefined ? undefined : everyS * 1000,
+      signal: stop.signal,
+      // The listing's outcome always (a folder of 100,000 files takes a moment), its start with --verbose: an empty
+      // folder's error stays one line.
+      onStage: (line) => (verbose || !line.endsWith('…')) && process.stderr.write(`atlas: ${line}\n`),
       onSkip: (line) => process.stderr.write(`atlas: ${line}\n`),
       onProgress: ({ texts, tokens, file }) => {
         if (!verbose || performance.now() - said < 2000) return;
@@ -46,7 +59,18 @@ export async function atlasCommand(flags: Map<string, string>, engine: EngineOpt
     });
     write(out, atlas);
     if (checkpoint) fs.rmSync(checkpoint, { force: true });
+  } catch (e) {
+    if (stop.signal.aborted)
+      throw new LensError(
+        checkpoint
+          ? `atlas stopped; its progress is in ${checkpoint}: run the same command again to resume`
+          : 'atlas stopped (without --out nothing is kept)',
+        'cancelled',
+      );
+    throw e;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await model.dispose();
   }
 }

@@ -53,7 +53,7 @@ const COMMANDS = {
     switches: ['verbose', 'no-batch'],
     values: [...ENGINE_FLAGS, 'text', 'corrupt', 'pair', 'corrupt-pair', 'patch', 'trace', 'target', 'position', 'threshold'],
   },
-  atlas: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'corpus', 'window', 'out', 'shard'] },
+  atlas: { switches: ['verbose'], values: [...ENGINE_FLAGS, 'corpus', 'window', 'out', 'shard', 'checkpoint-every'] },
   'atlas merge': { switches: [], values: ['out'] },
 };
 
@@ -75,7 +75,7 @@ const HELP = `deberta-lens — DeBERTa's disentangled attention (c2c, c2p, p2c) 
                        [--no-batch]
   deberta-lens patch   --model DIR|default --text CLEAN --corrupt CORRUPT [--pair P --corrupt-pair P2]
                        (--patch SPEC[,SPEC…] | --trace heads|resid|flow [--threshold T]) [--target …] [--position i]
-  deberta-lens atlas   --model DIR|default|bert-twin --corpus DIR|FILE [--window 128] [--out FILE] [--shard i/N]
+  deberta-lens atlas   --model DIR|default|bert-twin --corpus DIR|FILE [--window 128] [--out FILE] [--shard i/N] [--checkpoint-every 5]
   deberta-lens atlas merge A.json B.json … [--out ALL.json]
   deberta-lens info    --model DIR|default|bert-twin [--json]
   deberta-lens bench   --model DIR|default|bert-twin [--lengths 32,128,512] [--runs 5] [--json]
@@ -115,8 +115,9 @@ that dominates its score) when the target moves by more than --threshold (defaul
 atlas reads every paragraph (blank-line separated) of the .txt and .md files under --corpus (cut into windows of
 --window tokens, [CLS] and [SEP] counted) and prints per layer and head: the c2c/c2p/p2c shares, mean_distance,
 entropy, special_mass, max_prob, prev_token, next_token and the strongest attention pairs (file and character
-offsets). With --out it keeps its progress in OUT.partial and resumes from there when run again; --shard i/N takes
-every N-th paragraph from the i-th, and atlas merge adds the shards' atlases up.
+offsets). With --out it keeps its progress in OUT.partial (every --checkpoint-every seconds, default 5, and on Ctrl+C)
+and resumes from there when run again, even inside a long paragraph; --shard i/N takes every N-th paragraph from the
+i-th, and atlas merge adds the shards' atlases up.
 --pair STR makes a sentence pair [CLS] text [SEP] pair [SEP] (token types 0, then 1, where the model has token
 types). predict on a fine-tuned head prints "task" and its output: sequence classification (every label's logit and
 score), token classification (every position), question answering (--text QUESTION --pair CONTEXT: start/end logits

@@ -6,6 +6,7 @@
 //   host → webview  `init`   {atlases: one, or two side by side}
 //   host → webview  `empty`  {message}
 //   webview → host  `open`   {atlas, layer, head, index}: a top example to open in the editor and the lens panel
+//   webview → host  `export` {format, name, svg | dataUrl}: the scatter as a figure, for the host to save
 import { isInt } from './protocol/checks';
 import { parseReadyOrLog, type LogMessage, type ReadyMessage } from './protocol/page-messages';
 
@@ -66,7 +67,17 @@ export interface AtlasOpenMessage {
   index: number;
 }
 
-export type AtlasToHost = ReadyMessage | LogMessage | AtlasOpenMessage;
+/** The scatter as a figure (the Export buttons): the host asks where to save it and writes it. */
+export interface AtlasExportMessage {
+  type: 'export';
+  format: 'png' | 'svg';
+  /** The file name the save dialog proposes (letters, digits, `.`, `-`, `_`). */
+  name: string;
+  svg?: string;
+  dataUrl?: string;
+}
+
+export type AtlasToHost = ReadyMessage | LogMessage | AtlasOpenMessage | AtlasExportMessage;
 
 /** Validates a message from the atlas webview (untrusted input for the host). */
 export function parseAtlasMessage(x: unknown): AtlasToHost | undefined {
@@ -75,5 +86,10 @@ export function parseAtlasMessage(x: unknown): AtlasToHost | undefined {
   if (m.type === 'ready' || m.type === 'log') return parseReadyOrLog(m);
   if (m.type === 'open' && isInt(m.atlas) && isInt(m.layer) && isInt(m.head) && isInt(m.index))
     return { type: 'open', atlas: m.atlas, layer: m.layer, head: m.head, index: m.index };
+  if (m.type === 'export' && (m.format === 'png' || m.format === 'svg') && typeof m.name === 'string' && /^[\w.-]{1,120}$/.test(m.name)) {
+    const image = m.format === 'svg' ? m.svg : m.dataUrl;
+    if (typeof image !== 'string') return undefined;
+    return { type: 'export', format: m.format, name: m.name, ...(m.format === 'svg' ? { svg: image } : { dataUrl: image }) };
+  }
   return undefined;
 }

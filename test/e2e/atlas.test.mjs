@@ -2,16 +2,21 @@
 // of text (bundled model), the panel's scatter and table, a hover's profile and its repaint time, a top example
 // that opens its file with the query token selected and the lens panel at that head; then a 12 × 12 atlas (144
 // heads, as a base model has) opened, with a second beside it, for the hover figure and the paired view.
-// Screenshots: test-results/e2e/atlas-dark.png, atlas-example.png, atlas-pair-dark.png; with E2E_ATLAS_LIGHT=1 also
-// atlas-light.png and atlas-pair-light.png from the packaged VSIX (look at them).
+// Cancel on the progress notification of a build of a bigger folder keeps its checkpoint and says so, and the next
+// build resumes it to the atlas an uninterrupted run (the CLI) writes; Export PNG / SVG writes the scatter as a figure.
+// Screenshots: test-results/e2e/atlas-dark.png, atlas-example.png, atlas-pair-dark.png, the exported figures
+// atlas-figure*.png|svg; with E2E_ATLAS_LIGHT=1 also atlas-light.png, atlas-pair-light.png and
+// atlas-figure-light.* from the packaged VSIX (look at them).
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { frameWith } from './lib/compare.mjs';
 import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
+import { REPO_ROOT } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
-import { canvasStats, isDrawn, pickMenuItem, screenshot, selectedText, waitForCommand, waitUntil } from './lib/workbench.mjs';
+import { canvasStats, isDrawn, pickMenuItem, runCommand, screenshot, selectedText, waitForCommand, waitUntil } from './lib/workbench.mjs';
 
 const skip = extensionMissing();
 const CORPUS = {
@@ -23,6 +28,66 @@ const CORPUS = {
     'The mayor, who had promised a new bridge, walked between the stalls and listened.\n',
 };
 const ATLAS_APP = '#app.atlas-app[data-state="ready"]';
+const RESULTS = path.join(REPO_ROOT, 'test-results', 'e2e');
+
+/** A folder that takes the bundled model several seconds: 12 files of 20 paragraphs of 40–90 words. */
+function bigCorpus(dir) {
+  const words = 'the river rose after three days of rain and the village moved its boats up the bank while the miller kept grain'.split(
+    ' ',
+  );
+  for (let f = 0; f < 12; f++) {
+    const paras = Array.from({ length: 20 }, (_, k) =>
+      Array.from({ length: 40 + (((f * 20 + k) * 7) % 50) }, (_, w) => words[(f * 3 + k * 5 + w * 7) % words.length]).join(' '),
+    );
+    fs.writeFileSync(path.join(dir, `part-${String(f).padStart(2, '0')}.md`), `${paras.join('.\n\n')}.\n`);
+  }
+}
+
+/** The files under a folder, recursively (relative names). */
+function filesUnder(dir) {
+  return fs.readdirSync(dir, { recursive: true }).map(String).sort();
+}
+
+/** Export PNG, then SVG, from the atlas panel's buttons: the save dialog's proposal accepted; both files checked. */
+async function exportFigures(page, frame, ws, copyAs) {
+  const written = {};
+  for (const format of ['svg', 'png']) {
+    await frame.locator(`#atlas-export-${format}`).click();
+    const input = page.locator('.quick-input-widget input');
+    let proposed = '';
+    await waitUntil(async () => new RegExp(`atlas-.*\\.${format}$`).test((proposed = await input.inputValue().catch(() => ''))), {
+      timeout: 15_000,
+      message: `the save dialog proposes atlas-….${format} (got "${proposed}")`,
+    });
+    await page.keyboard.press('Enter');
+    const file = path.join(ws, path.basename(proposed));
+    await waitUntil(() => fs.existsSync(file) && fs.statSync(file).size > 0, { timeout: 30_000, message: `${file} written` });
+    await page.waitForTimeout(300);
+    fs.copyFileSync(file, path.join(RESULTS, `${copyAs}.${format}`));
+    written[format] = file;
+  }
+  const png = fs.readFileSync(written.png);
+  assert.equal(png.readUInt32BE(0), 0x89504e47, 'a PNG file');
+  // 12 cm at 300 dpi.
+  assert.equal(png.readUInt32BE(16), Math.round(((12 * 72) / 2.54) * (300 / 72)), 'PNG width: 12 cm at 300 dpi');
+  const svg = fs.readFileSync(written.svg, 'utf8');
+  const view = await page.context().newPage();
+  try {
+    const error = await view.evaluate(
+      (s) => new DOMParser().parseFromString(s, 'image/svg+xml').querySelector('parsererror')?.textContent ?? null,
+      svg,
+    );
+    assert.equal(error, null, 'the SVG parses as XML');
+    await view.setContent(
+      `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 60}" height="${h * 60}"`)}</body>`,
+    );
+    await view.locator('svg').screenshot({ path: path.join(RESULTS, `${copyAs}-svg.png`) });
+  } finally {
+    await view.close();
+  }
+  for (const f of Object.values(written)) fs.rmSync(f);
+  return svg;
+}
 
 /** A 12-layer × 12-head atlas in the CLI's format, its metrics spread out (a UI check: the numbers mean nothing). */
 function bigAtlas(corpus, shift) {
@@ -104,6 +169,8 @@ async function startAtlas({ name, vsix, settings }) {
   const ws = lens.server.dirs.workspace;
   fs.mkdirSync(path.join(ws, 'empty'));
   fs.mkdirSync(path.join(ws, 'code'));
+  fs.mkdirSync(path.join(ws, 'bigcorpus'));
+  bigCorpus(path.join(ws, 'bigcorpus'));
   fs.writeFileSync(path.join(ws, 'code', 'data.json'), '{}');
   fs.writeFileSync(path.join(lens.server.dirs.root, 'big-a.json'), JSON.stringify(bigAtlas(path.join(ws, 'corpus'), 0)));
   fs.writeFileSync(path.join(lens.server.dirs.root, 'big-b.json'), JSON.stringify(bigAtlas(path.join(ws, 'corpus'), 1)));
@@ -148,7 +215,7 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
     assert.equal(await frame.locator('#atlas-table tbody tr').count(), 32, 'one row per head (4 × 8)');
     assert.deepEqual(await frame.locator('#atlas-legend .atlas-legend-item').allTextContents(), ['c2c', 'c2p', 'p2c']);
     // The output is in the extension's storage, never in the workspace.
-    assert.deepEqual(fs.readdirSync(lens.server.dirs.workspace).sort(), ['code', 'corpus', 'empty']);
+    assert.deepEqual(fs.readdirSync(lens.server.dirs.workspace).sort(), ['bigcorpus', 'code', 'corpus', 'empty']);
   });
 
   test('an empty folder and one without .txt/.md: one line each', async () => {
@@ -182,6 +249,15 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
       [...up].sort((a, b) => a - b),
       'ascending after a second click',
     );
+  });
+
+  test('Export SVG and PNG: the scatter as a figure with its title, axes, legend and caption', async () => {
+    const svg = await exportFigures(page, frame, lens.server.dirs.workspace, 'atlas-figure');
+    assert.match(svg, /<title>Head atlas: default · corpus \(4 × 8 heads, 5 texts, \d+ tokens\)<\/title>/);
+    for (const text of ['mean distance (tokens)', 'entropy (nats)', 'dominant term:', 'c2c', 'c2p', 'p2c'])
+      assert.ok(svg.includes(`>${text}</text>`), `"${text}" in the SVG`);
+    assert.match(svg, /Each point is one attention head/);
+    assert.equal((svg.match(/<g class="heads">([\s\S]*?)<\/g>/)?.[1].match(/<circle /g) ?? []).length, 32, 'one point per head');
   });
 
   test('click a head, then a top example: the file opens with the query token selected, the lens at that head', async () => {
@@ -232,6 +308,91 @@ describe('DeBERTa Lens: head atlas (bundled model, a small folder)', { skip: ski
     });
     assert.match(await frame.locator('#atlas-table th[data-key="entropy"]').textContent(), /^Δ /);
     await screenshot(page, 'atlas-pair-dark');
+    const svg = await exportFigures(page, frame, lens.server.dirs.workspace, 'atlas-figure-pair');
+    assert.match(svg, /<title>Head atlas: base-like · corpus .* → base-like-tuned · corpus/);
+    assert.ok((svg.match(/<polygon /g) ?? []).length > 50, 'an arrow per head that moved');
+  });
+
+  test('Cancel on the progress of a bigger folder keeps the checkpoint and says so; the next build resumes to the atlas of an uninterrupted run', async () => {
+    const ws = lens.server.dirs.workspace;
+    const before = filesUnder(ws);
+    const storage = path.join(lens.server.dirs.userData, 'User', 'globalStorage');
+    const find = (suffix) => filesUnder(storage).filter((f) => f.includes(`${path.sep}atlas${path.sep}bigcorpus-`) && f.endsWith(suffix));
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await buildFromExplorer(page, 'bigcorpus');
+    const toast = page.locator('.notification-toast', { hasText: 'building the head atlas of bigcorpus' }).first();
+    let message = '';
+    await waitUntil(async () => Number(/(\d+) texts/.exec((message = (await toast.textContent().catch(() => '')) ?? ''))?.[1] ?? 0) >= 20, {
+      timeout: 120_000,
+      interval: 50,
+      message: `the progress shows 20 texts done (got "${message}")`,
+    });
+    await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    const stopped = page
+      .locator('.notifications-toasts .notification-list-item-message', { hasText: 'Head atlas of bigcorpus stopped' })
+      .first();
+    await stopped.waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(600); // the toast slides in
+    await screenshot(page, 'atlas-cancelled');
+    const line = await stopped.textContent();
+    assert.match(
+      line,
+      /stopped; what it did is kept \(\d+ texts, \d+ tokens\): run Build Head Atlas for Folder on the same folder to resume/,
+    );
+    const kept = Number(/kept \((\d+) texts/.exec(line)[1]);
+    await waitUntil(() => find('.json.partial').length === 1, { message: 'the checkpoint in the extension storage' });
+    const partial = JSON.parse(fs.readFileSync(path.join(storage, find('.json.partial')[0]), 'utf8'));
+    assert.equal(partial.texts, kept, 'the checkpoint holds what the message says');
+    assert.ok(kept >= 20 && kept < 240, `cancelled mid-run: ${kept} of 240 texts`);
+    assert.equal(find('.json').length, 0, 'no atlas yet');
+    assert.deepEqual(filesUnder(ws), before, 'nothing in the workspace changed');
+
+    // Again: the notification says it resumes, and no progress line counts from fewer texts than were kept.
+    await buildFromExplorer(page, 'bigcorpus');
+    const again = page.locator('.notification-toast', { hasText: 'resuming the head atlas of bigcorpus' }).first();
+    await again.waitFor({ timeout: 30_000 });
+    const seen = [];
+    await waitUntil(
+      async () => {
+        const m = /(\d+) texts/.exec((await again.textContent().catch(() => '')) ?? '');
+        if (m) seen.push(Number(m[1]));
+        return find('.json').length === 1;
+      },
+      { timeout: 180_000, interval: 50, message: 'the resumed atlas written' },
+    );
+    assert.ok(seen.length > 0 && Math.min(...seen) >= kept, `resumed from ${kept}: progress ${seen.slice(0, 5).join(', ')}…`);
+    assert.equal(find('.json.partial').length, 0, 'the checkpoint goes once the atlas is written');
+    const got = JSON.parse(fs.readFileSync(path.join(storage, find('.json')[0]), 'utf8'));
+    await waitUntil(
+      async () => /bigcorpus: 4 layers × 8 heads, 240 texts/.test((await frame.locator('.atlas-title').textContent()) ?? ''),
+      {
+        timeout: 30_000,
+        message: 'the panel shows the resumed atlas',
+      },
+    );
+    assert.deepEqual(filesUnder(ws), before, 'nothing in the workspace changed');
+
+    // The same folder without interruption (the CLI, same model and window).
+    const whole = path.join(lens.server.dirs.root, 'bigcorpus-whole.json');
+    const r = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist', 'cli.js'), 'atlas', '--model', 'default', '--corpus', path.join(ws, 'bigcorpus'), '--out', whole],
+      { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: path.join(lens.server.dirs.root, 'xdg-cache') } },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const want = JSON.parse(fs.readFileSync(whole, 'utf8'));
+    assert.deepEqual([got.texts, got.windows, got.tokens, got.skipped], [want.texts, want.windows, want.tokens, want.skipped]);
+    const close = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+    got.heads.forEach((h, k) => {
+      const w = want.heads[k];
+      for (const [name, v] of Object.entries(w.metrics))
+        assert.ok(close(h.metrics[name], v), `L${h.layer} H${h.head} ${name}: ${h.metrics[name]} vs ${v}`);
+      assert.deepEqual(
+        h.top.map((t) => [t.file, t.query, t.key]),
+        w.top.map((t) => [t.file, t.query, t.key]),
+        `L${h.layer} H${h.head} top examples`,
+      );
+    });
   });
 });
 
@@ -266,6 +427,8 @@ describe(
       frame = await frameWith(page, ATLAS_APP);
       await frame.locator('#atlas-table tbody tr').nth(5).click();
       await screenshot(page, 'atlas-pair-light');
+      const svg = await exportFigures(page, frame, lens.server.dirs.workspace, 'atlas-figure-pair-light');
+      assert.match(svg, /<rect width="[\d.]+" height="[\d.]+" fill="#ffffff"\/>/, 'a light figure');
     });
   },
 );

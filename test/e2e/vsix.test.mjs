@@ -27,6 +27,7 @@ describe('the VSIX', { skip: skip ?? false }, () => {
       'extension/dist/runtime-worker.js',
       'extension/dist/load-process.js',
       'extension/dist/tokenizer-thread.js',
+      'extension/dist/atlas-thread.js',
       'extension/dist/webview.js',
       'extension/package.json',
     ]) {

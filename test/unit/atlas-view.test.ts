@@ -12,19 +12,19 @@ import { atlasOutPath, checkCorpusFolder } from '../../src/extension/atlas/build
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atlas-view-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-test('a folder is refused with one line: empty, no .txt/.md, not a folder', () => {
+test('a folder is refused with one line: empty, no .txt/.md, not a folder', async () => {
   const empty = path.join(tmp, 'empty');
   fs.mkdirSync(empty);
-  assert.throws(() => checkCorpusFolder(empty), { message: `${empty} is empty; put .txt or .md files in it, or pick another folder` });
+  await assert.rejects(checkCorpusFolder(empty), { message: `${empty} is empty; put .txt or .md files in it, or pick another folder` });
   const code = path.join(tmp, 'code');
   fs.mkdirSync(path.join(code, 'sub'), { recursive: true });
   fs.writeFileSync(path.join(code, 'a.ts'), 'x');
   fs.writeFileSync(path.join(code, 'sub', 'b.json'), '{}');
-  assert.throws(() => checkCorpusFolder(code), /has no \.txt or \.md file \(subfolders searched too\)/);
-  assert.throws(() => checkCorpusFolder(path.join(code, 'a.ts')), /is not a folder/);
-  assert.throws(() => checkCorpusFolder(path.join(tmp, 'missing')), /cannot read it \(ENOENT\)/);
+  await assert.rejects(checkCorpusFolder(code), /has no \.txt or \.md file \(subfolders searched too\)/);
+  await assert.rejects(checkCorpusFolder(path.join(code, 'a.ts')), /is not a folder/);
+  await assert.rejects(checkCorpusFolder(path.join(tmp, 'missing')), /cannot read it \(ENOENT\)/);
   fs.writeFileSync(path.join(code, 'sub', 'c.md'), 'text');
-  assert.doesNotThrow(() => checkCorpusFolder(code));
+  await checkCorpusFolder(code);
 });
 
 test('the atlas file: in storage, one per model and folder, the same for the same pair', () => {

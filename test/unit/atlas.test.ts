@@ -1,13 +1,14 @@
 // The head atlas against the same metrics computed here from `deberta-lens explain --format json` of each window;
 // shards merged equal one run; a cancelled run resumes from its checkpoint to the same numbers; bad input, one line.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildAtlas, type AtlasJson } from '../../src/analysis/atlas/atlas';
 import { paragraphs } from '../../src/analysis/atlas/corpus';
+import { buildAtlasInThread } from '../../src/analysis/atlas/threaded-atlas';
 import { openModel } from '../../src/engine/model/open-model';
 import { assertOneLineError } from './head-asserts';
 import { REPO_ROOT } from './helpers';
@@ -220,9 +221,10 @@ describe('head atlas', () => {
         /cancel/,
       );
       assert.equal((JSON.parse(fs.readFileSync(checkpoint, 'utf8')) as { next: number }).next, 2);
-      let seen = 0;
-      const got = await buildAtlas(model, { corpus, window: WINDOW, checkpoint, onProgress: () => seen++ });
-      assert.equal(seen, 2, 'only the paragraphs not done run again');
+      const done = JSON.parse(fs.readFileSync(checkpoint, 'utf8')) as { windows: number };
+      const ran = new Set<number>();
+      const got = await buildAtlas(model, { corpus, window: WINDOW, checkpoint, onProgress: ({ windows }) => ran.add(windows) });
+      assert.equal(ran.size, want.windows - done.windows, 'only the windows not done run again');
       assert.deepEqual([got.texts, got.windows, got.tokens], [want.texts, want.windows, want.tokens]);
       got.heads.forEach((h, k) => {
         for (const [name, v] of Object.entries(want.heads[k]!.metrics)) close(h.metrics[name as 'entropy'], v, name, 1e-9);
@@ -232,6 +234,167 @@ describe('head atlas', () => {
     }
   });
 
+  it('a run cancelled inside a long paragraph resumes at the next window to the same atlas, bit for bit', async () => {
+    const model = await openModel('default', { cacheDir: path.join(tmp, 'cache2'), threads: 2, executionProvider: 'cpu' });
+    try {
+      const ref = await buildAtlas(model, { corpus, window: WINDOW });
+      const checkpoint = path.join(tmp, 'mid.partial');
+      const stop = new AbortController();
+      // a.md's second paragraph is three windows or more: stop after its first.
+      let base = -1;
+      await assert.rejects(
+        buildAtlas(model, {
+          corpus,
+          window: WINDOW,
+          checkpoint,
+          signal: stop.signal,
+          onProgress: ({ texts, windows }) => {
+            if (texts === 1 && base < 0) base = windows;
+            if (texts === 1 && windows === base + 1) stop.abort();
+          },
+        }),
+        /cancel/,
+      );
+      const p = JSON.parse(fs.readFileSync(checkpoint, 'utf8')) as { next: number; piece: number; file: string; windows: number };
+      assert.deepEqual([p.next, p.piece, p.file, p.windows], [1, WINDOW - 2, 'a.md', base + 1], 'the checkpoint is inside the paragraph');
+      const got = await buildAtlas(model, { corpus, window: WINDOW, checkpoint });
+      assert.deepEqual(got, ref);
+    } finally {
+      await model.dispose();
+    }
+  });
+
+  it('a long paragraph tokenized in pieces (cut at white space) gives the atlas of the whole paragraph tokenized at once', async () => {
+    const model = await openModel('default', { cacheDir: path.join(tmp, 'cache2'), threads: 2, executionProvider: 'cpu' });
+    try {
+      const whole = await buildAtlas(model, { corpus, window: WINDOW });
+      // a.md's second paragraph is 142 characters: pieces of about 40.
+      const pieces = await buildAtlas(model, { corpus, window: WINDOW, chunkChars: 40 });
+      assert.deepEqual(pieces, whole);
+      // And resumed inside it, from a checkpoint written by a run in pieces.
+      const checkpoint = path.join(tmp, 'chunks.partial');
+      const stop = new AbortController();
+      await assert.rejects(
+        buildAtlas(model, {
+          corpus,
+          window: WINDOW,
+          chunkChars: 40,
+          checkpoint,
+          signal: stop.signal,
+          onProgress: ({ windows }) => windows === 4 && stop.abort(),
+        }),
+        /cancel/,
+      );
+      assert.deepEqual(await buildAtlas(model, { corpus, window: WINDOW, chunkChars: 40, checkpoint }), whole);
+    } finally {
+      await model.dispose();
+    }
+  });
+
+  it('kill -9 of the CLI mid-run, then the same command: it resumes and writes the atlas an uninterrupted run writes', async () => {
+    // 24 files of two paragraphs: a run of a few seconds, a checkpoint after every window (--checkpoint-every 0).
+    const big = path.join(tmp, 'big');
+    fs.mkdirSync(big);
+    const words = 'the river rose after rain and the village moved its boats up the bank while the miller kept grain'.split(' ');
+    for (let f = 0; f < 24; f++) {
+      const para = (k: number) =>
+        Array.from({ length: 20 + ((f * 7 + k) % 15) }, (_, w) => words[(f + k + w * 3) % words.length]).join(' ');
+      fs.writeFileSync(path.join(big, `f${String(f).padStart(2, '0')}.txt`), `${para(0)}.\n\n${para(1)}.\n`, { flag: 'w' });
+    }
+    const args = ['atlas', '--model', 'default', '--threads', '2', '--corpus', big, '--window', String(WINDOW), '--checkpoint-every', '0'];
+    const whole2 = path.join(tmp, 'big-whole.json');
+    assert.equal(cli(...args, '--out', whole2).code, 0);
+    const out = path.join(tmp, 'big-killed.json');
+    const child = spawn(process.execPath, [CLI, ...args, '--out', out], { env, stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const progress = () => {
+      try {
+        return JSON.parse(fs.readFileSync(`${out}.partial`, 'utf8')) as { texts: number; file: string };
+      } catch {
+        return undefined;
+      }
+    };
+    const t0 = Date.now();
+    while (!((progress()?.texts ?? 0) >= 6) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await exited;
+    const kept = progress();
+    assert.ok(kept && kept.texts >= 6 && kept.texts < 48, `killed mid-run: ${JSON.stringify(kept && kept.texts)} paragraphs kept`);
+    assert.equal(fs.existsSync(out), false, 'no atlas yet');
+    // The files before the checkpoint's are not read again: one made binary now would be skipped with a line.
+    assert.ok(kept.file > 'f00.txt');
+    fs.writeFileSync(path.join(big, 'f00.txt'), Buffer.from([0, 1, 2]));
+    const r = cli(...args, '--out', out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /resuming from .*big-killed\.json\.partial/);
+    assert.doesNotMatch(r.stderr, /skipped/);
+    assert.equal(fs.existsSync(`${out}.partial`), false);
+    assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')), JSON.parse(fs.readFileSync(whole2, 'utf8')));
+  });
+
+  it('Ctrl+C (SIGINT) stops the CLI with one line saying where its progress is; the same command goes on from there', async () => {
+    const big = path.join(tmp, 'big');
+    const out = path.join(tmp, 'big-interrupted.json');
+    const args = ['atlas', '--model', 'default', '--threads', '2', '--corpus', big, '--window', String(WINDOW), '--out', out];
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // Once it has listed the files it is running windows.
+    const t0 = Date.now();
+    while (!/files listed/.test(stderr) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    assertOneLineError(
+      { code: await code, stdout, stderr: stderr.replace(/^atlas: .*\n/gm, '') },
+      /atlas stopped; its progress is in .*big-interrupted\.json\.partial: run the same command again to resume/,
+    );
+    assert.ok(fs.existsSync(`${out}.partial`), 'the checkpoint is kept');
+    const r = cli(...args);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /resuming from/);
+    // The folder as it is now (f00.txt made binary above): the same command without interruption.
+    const whole = path.join(tmp, 'big-whole-now.json');
+    assert.equal(cli(...args.slice(0, -1), whole).code, 0);
+    assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')), JSON.parse(fs.readFileSync(whole, 'utf8')));
+  });
+
+  it('in a worker thread (the extension): the same atlas; a cancel keeps the checkpoint and the next run resumes it', async () => {
+    const engine = { cacheDir: path.join(tmp, 'cache2'), threads: 2, executionProvider: 'cpu' as const };
+    const model = await openModel('default', engine);
+    let ref: AtlasJson;
+    try {
+      ref = await buildAtlas(model, { corpus, window: WINDOW });
+    } finally {
+      await model.dispose();
+    }
+    const checkpoint = path.join(tmp, 'thread.partial');
+    const data = { modelDir: 'default', engine, options: { corpus, window: WINDOW, checkpoint } };
+    const stages: string[] = [];
+    const stop = new AbortController();
+    await assert.rejects(
+      buildAtlasInThread(data, {
+        signal: stop.signal,
+        onStage: (l) => stages.push(l),
+        onProgress: ({ windows }) => windows === 3 && stop.abort(),
+      }),
+      (e: Error) => e.name === 'LensError' && /cancelled/.test(e.message),
+    );
+    assert.deepEqual(stages.slice(0, 2), ['loading the model…', `listing the .txt and .md files of ${corpus}…`]);
+    assert.match(stages[2]!, /^3 files listed in \d+\.\d s$/);
+    assert.equal((JSON.parse(fs.readFileSync(checkpoint, 'utf8')) as { windows: number }).windows, 3, 'the checkpoint holds what was done');
+    const skips: string[] = [];
+    const got = await buildAtlasInThread(data, { onSkip: (l) => skips.push(l) });
+    assert.deepEqual(got, ref);
+    assert.deepEqual(skips, ['skipped c.txt: binary (a NUL byte)'], 'said as the thread meets it');
+    await assert.rejects(
+      buildAtlasInThread({ ...data, options: { corpus: path.join(tmp, 'nope') } }),
+      (e: Error) => e.name === 'LensError' && /--corpus .*nope: ENOENT/.test(e.message),
+    );
+  });
+
   it('bad input: one line each', () => {
     const empty = path.join(tmp, 'empty');
     fs.mkdirSync(empty);
@@ -239,6 +402,10 @@ describe('head atlas', () => {
     assertOneLineError(cli('atlas', '--model', 'default', '--corpus', path.join(tmp, 'nope')), /--corpus .*nope: ENOENT/);
     assertOneLineError(cli('atlas', '--model', 'default', '--corpus', corpus, '--shard', '3/2'), /--shard must be i\/N with 1 ≤ i ≤ N/);
     assertOneLineError(cli('atlas', '--model', 'default'), /atlas needs a corpus/);
+    assertOneLineError(
+      cli('atlas', '--model', 'default', '--corpus', corpus, '--checkpoint-every', 'x'),
+      /--checkpoint-every takes seconds ≥ 0/,
+    );
     assertOneLineError(cli('atlas', 'merge', whole), /at least two atlas files/);
   });
 });

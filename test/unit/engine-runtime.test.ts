@@ -13,7 +13,7 @@ import { layerCache } from '../../src/engine/memory/layer-cache';
 import { checkLength } from '../../src/engine/run/input';
 import { headRuns } from '../../src/engine/run/layer';
 import { estimateMemory } from '../../src/engine/memory/estimate';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { FIXTURES, at, rejectsWith } from './helpers';
 
 const V3 = path.join(FIXTURES, 'deberta', 'v3_tiny');
@@ -368,5 +368,28 @@ describe('bad input to explain: a LensError, no crash, no hang', () => {
     } finally {
       await model.dispose();
     }
+  });
+});
+
+describe('spill files of worker threads', () => {
+  it("a worker thread's files have names of their own, and its exit deletes none of the main thread's", () => {
+    // A fresh process: the main thread's first file and a worker thread's first file (the atlas thread's case).
+    const spill = path.join(__dirname, '../../src/engine/runtime/spill.js');
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      const fs = require('node:fs');
+      const { takeSpillPath } = require(${JSON.stringify(spill)});
+      const mine = takeSpillPath();
+      const w = new Worker(\`require('node:worker_threads').parentPort.postMessage(require(\${JSON.stringify(${JSON.stringify(spill)})}).takeSpillPath())\`, { eval: true });
+      w.once('message', (theirs) => w.once('exit', () => {
+        console.log(JSON.stringify({ mine, theirs, mineExists: fs.existsSync(mine) }));
+        fs.rmSync(mine, { force: true });
+      }));
+    `;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    const got = JSON.parse(r.stdout) as { mine: string; theirs: string; mineExists: boolean };
+    assert.notEqual(got.theirs, got.mine, r.stderr);
+    assert.match(path.basename(got.theirs), /^deberta-lens-\d+-t\d+-1\.bin$/);
+    assert.equal(got.mineExists, true, "the main thread's file outlives the worker");
   });
 });

@@ -49,6 +49,7 @@ test('each target selects its own binaries, none of another platform, and everyt
       'dist/runtime-worker.js',
       'dist/load-process.js',
       'dist/tokenizer-thread.js',
+      'dist/atlas-thread.js',
       'dist/webview.js',
       'dist/compare.js',
       'dist/atlas.js',

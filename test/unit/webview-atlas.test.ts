@@ -1,5 +1,5 @@
 // The atlas panel's pure parts: scatter scales and ticks, the table's sort, the dominant term, and the pairing of
-// two atlases head by head. Expected values are written out by hand.
+// two atlases head by head, the exported figure's layout. Expected values are written out by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AtlasHeadView, AtlasView } from '../../src/shared/atlas';
@@ -14,6 +14,7 @@ import {
   formatMetric,
 } from '../../webview/atlas/atlas-model';
 import { ATLAS_METRICS, parseAtlasMessage } from '../../src/shared/atlas';
+import { atlasFigureName, atlasFigureSvg, hexColour, layoutAtlasFigure } from '../../webview/atlas/atlas-figure';
 
 const head = (layer: number, head: number, metrics: AtlasHeadView['metrics']): AtlasHeadView => ({ layer, head, metrics, top: [] });
 const atlas = (layers: number, heads: number, rows: AtlasHeadView[]): AtlasView => ({
@@ -117,4 +118,81 @@ test('metrics present, nearest point, number format and message checks', () => {
   });
   assert.equal(parseAtlasMessage({ type: 'open', atlas: 0, layer: '1', head: 2, index: 3 }), undefined);
   assert.equal(parseAtlasMessage({ type: 'nope' }), undefined);
+});
+
+test('the atlas figure: every head a point inside the axes, ticks and titles, legend, caption, arrows for a pair', () => {
+  const points = [
+    { x: 1, y: 0.5, colour: '#d95f02' },
+    { x: 3, y: 2.5, colour: 'hsl(260, 70%, 42%)' },
+    { x: 2, y: 1.5, bx: 2.5, by: 1, colour: undefined },
+    { x: NaN, y: 1 },
+  ];
+  const spec = {
+    title: 'Head atlas: default · corpus (4 × 8 heads, 5 texts, 120 tokens)',
+    caption: 'Each point is one attention head. Colour: layer.',
+    xLabel: 'mean distance (tokens)',
+    yLabel: 'entropy (nats)',
+    points,
+    legendTitle: 'layer',
+    legend: [
+      { colour: 'hsl(0, 100%, 50%)', label: '0' },
+      { colour: '#1b9e77', label: '3' },
+    ],
+    widthCm: 12,
+    dpi: 300,
+    theme: 'light' as const,
+  };
+  const L = layoutAtlasFigure(spec);
+  assert.equal(Math.round(L.width), Math.round((12 * 72) / 2.54));
+  assert.equal(L.dots.length, 3, 'a head without both metrics is not drawn');
+  for (const d of L.dots) {
+    assert.ok(d.x >= L.plot.x && d.x <= L.plot.x + L.plot.w && d.y >= L.plot.y && d.y <= L.plot.y + L.plot.h, `inside: ${d.x}, ${d.y}`);
+  }
+  // Larger values lie right and up.
+  assert.ok(L.dots[1]!.x > L.dots[0]!.x && L.dots[1]!.y < L.dots[0]!.y);
+  assert.deepEqual(
+    L.dots.map((d) => d.colour),
+    ['#d95f02', '#5220b6', '#1e1e1e'],
+    'hsl as hex; no colour: the foreground',
+  );
+  assert.equal(L.arrows.length, 1);
+  assert.deepEqual(L.arrows[0]!.from, [L.dots[2]!.x, L.dots[2]!.y]);
+  const texts = L.texts.map((t) => t.text);
+  for (const want of [spec.title, 'mean distance (tokens)', 'entropy (nats)', 'layer:', '0', '3', spec.caption, '1', '3']) {
+    assert.ok(texts.includes(want), `"${want}" in ${JSON.stringify(texts)}`);
+  }
+  assert.equal(L.texts.find((t) => t.text === 'entropy (nats)')!.rotate, -90);
+  assert.deepEqual(
+    L.chips.map((c) => c.colour),
+    ['#ff0000', '#1b9e77'],
+  );
+  const last = Math.max(...L.texts.map((t) => t.y));
+  assert.ok(L.height > last, 'the caption is inside the figure');
+  assert.ok(
+    L.texts.every((t) => t.size >= 7),
+    'no text under 7 pt',
+  );
+  const svg = atlasFigureSvg(spec);
+  assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="12cm"/);
+  assert.match(svg, /<\/svg>$/);
+  assert.equal((svg.match(/<circle /g) ?? []).length, 3 + 2, 'the heads and the legend chips');
+  assert.match(svg, /<title>Head atlas: default · corpus/);
+  assert.equal(layoutAtlasFigure({ ...spec, theme: 'dark' }).background, '#1e1e1e');
+  assert.equal(
+    atlasFigureName('default · my corpus', 'mean_distance', 'entropy', 'png'),
+    'atlas-default-my-corpus-mean_distance-vs-entropy.png',
+  );
+  assert.equal(hexColour('hsl(120, 100%, 25%)'), '#008000');
+});
+
+test('the atlas export message: validated like the other panels', () => {
+  assert.deepEqual(parseAtlasMessage({ type: 'export', format: 'svg', name: 'atlas-a.svg', svg: '<svg/>' }), {
+    type: 'export',
+    format: 'svg',
+    name: 'atlas-a.svg',
+    svg: '<svg/>',
+  });
+  assert.equal(parseAtlasMessage({ type: 'export', format: 'png', name: '../x.png', dataUrl: 'data:' }), undefined, 'a path is refused');
+  assert.equal(parseAtlasMessage({ type: 'export', format: 'gif', name: 'a.gif', dataUrl: 'data:' }), undefined);
+  assert.equal(parseAtlasMessage({ type: 'export', format: 'png', name: 'a.png' }), undefined, 'no image');
 });

@@ -6,10 +6,12 @@
 // paragraphs. --model v3-base (a geometry of tools/bench/geometries.ts, random weights) with --tokens N stops after
 // N tokens and prints the RSS every tenth of the way (flat is the target).
 //   npm run bench:atlas -- [--model default|v3-base] [--paragraphs 2000] [--tokens N] [--threads N] [--ep cpu|webgpu|…]
+// With --bad-input [files,paragraph,kill,lag] it measures the bad inputs instead (./atlas-bad-input.ts).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildAtlas } from '../../src/analysis/atlas/atlas';
+import { badInputBench } from './atlas-bad-input';
 import { defaultThreads, openModel, type ExecutionProviderSetting } from '../../src/engine';
 import { flag, round } from './bench-model';
 import { writeClassifier } from './occlusion-bench';
@@ -145,7 +147,7 @@ async function main() {
 }
 
 if (require.main === module)
-  main().catch((e) => {
+  (process.argv.includes('--bad-input') ? badInputBench() : main()).catch((e) => {
     process.stderr.write(`bench failed: ${(e as Error)?.message ?? String(e)}\n`);
     process.exit(1);
   });

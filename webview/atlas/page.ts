@@ -14,11 +14,16 @@ import {
   type Sort,
   type SortKey,
 } from './atlas-model';
+import { atlasFigureName, atlasFigureSvg, type AtlasFigureSpec } from './atlas-figure';
+import { atlasFigureCanvas } from './atlas-figure-canvas';
 import { Scatter } from './scatter';
 
 type ColourBy = 'layer' | 'term';
 /** The same three colours the lens panel's Distance view gives the terms. */
 const TERM_COLOURS = { c2c: '#8c8c8c', c2p: '#d95f02', p2c: '#1b9e77' } as const;
+/** The exported figure: one column of a two-column page, at print resolution. */
+const FIGURE_CM = 12;
+const FIGURE_DPI = 300;
 
 export class AtlasPage {
   private atlases: AtlasView[] = [];
@@ -141,7 +146,63 @@ export class AtlasPage {
           this.paint();
         },
       ),
+      ...(['png', 'svg'] as const).map((format) => {
+        const b = el(
+          'button',
+          { id: `atlas-export-${format}`, type: 'button', title: `The scatter as a figure (${format.toUpperCase()})` },
+          [`Export ${format.toUpperCase()}`],
+        );
+        b.addEventListener('click', () => this.exportFigure(format));
+        return b;
+      }),
     );
+  }
+
+  /** The scatter as the panel shows it (axes, colours, arrows), with its title, legend and caption. */
+  figureSpec(): AtlasFigureSpec {
+    const [a, b] = this.atlases;
+    const line = (v: AtlasView) => `${v.name} (${v.layers} × ${v.heads} heads, ${v.texts} texts, ${v.tokens} tokens)`;
+    const byTerm = this.colourBy === 'term';
+    const L = a!.layers;
+    const shownLayers = [...new Set([0, Math.round((L - 1) / 3), Math.round((2 * (L - 1)) / 3), L - 1])];
+    const colourNote = byTerm
+      ? 'Colour: the dominant term, the largest mean share of |c2c|, |c2p|, |p2c| over every (query, key) cell.'
+      : 'Colour: layer.';
+    return {
+      title: this.paired && b ? `Head atlas: ${line(a!)} → ${line(b)}` : `Head atlas: ${line(a!)}`,
+      caption: [
+        `Each point is one attention head; each metric is averaged over every token of the corpus, specials included.`,
+        colourNote,
+        this.paired ? 'Arrows go from the first atlas to the second (the heads that moved are the long ones).' : '',
+      ]
+        .filter((c) => c)
+        .join(' '),
+      xLabel: METRIC_LABELS[this.x],
+      yLabel: METRIC_LABELS[this.y],
+      points: this.rows.map((r) => {
+        const c = this.colour(r, 'a');
+        return {
+          x: r.a.metrics[this.x],
+          y: r.a.metrics[this.y],
+          ...(this.paired && r.b ? { bx: r.b.metrics[this.x], by: r.b.metrics[this.y] } : {}),
+          colour: c.startsWith('var(') ? undefined : c,
+        };
+      }),
+      legendTitle: byTerm ? 'dominant term' : 'layer',
+      legend: byTerm
+        ? TERMS.map((t) => ({ colour: TERM_COLOURS[t], label: t }))
+        : shownLayers.map((l) => ({ colour: this.layerColour(l), label: String(l) })),
+      widthCm: FIGURE_CM,
+      dpi: FIGURE_DPI,
+      theme: themeKind(),
+    };
+  }
+
+  private exportFigure(format: 'png' | 'svg'): void {
+    const spec = this.figureSpec();
+    const name = atlasFigureName(this.atlases[0]!.name, this.x, this.y, format);
+    const image = format === 'svg' ? { svg: atlasFigureSvg(spec) } : { dataUrl: atlasFigureCanvas(spec).toDataURL('image/png') };
+    this.post({ type: 'export', format, name, ...image });
   }
 
   private layerColour(layer: number): string {

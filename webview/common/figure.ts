@@ -79,7 +79,7 @@ export const POINTS_PER_CM = 72 / 2.54;
 const textWidth = (s: string, pt: number) => [...s].length * pt * CHAR_W;
 
 /** Greedy word wrap at an estimated width. */
-function wrap(text: string, width: number, pt: number): string[] {
+export function wrapText(text: string, width: number, pt: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const w of text.split(/\s+/)) {
@@ -154,7 +154,7 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
   const cellX = mapW / spec.cols;
   const cellY = mapH / spec.rows;
   const texts: FigureText[] = [];
-  const titleLines = wrap(spec.title, width - 2 * PAD, TITLE_PT);
+  const titleLines = wrapText(spec.title, width - 2 * PAD, TITLE_PT);
   titleLines.forEach((t, k) =>
     texts.push({ x: PAD, y: PAD + TITLE_PT * (k + 1) + 2 * k, text: t, size: TITLE_PT, anchor: 'start', bold: true }),
   );
@@ -183,7 +183,7 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
   for (const [at, t] of ticks)
     texts.push({ x: bar.x + BAR_W + 3, y: bar.y + (1 - at) * mapH + MIN_FONT_PT * 0.35, text: t, size: MIN_FONT_PT, anchor: 'start' });
   const caption = [spec.caption ?? '', spec.axesNote ?? labelNote(shownRows, spec.rowLabels)].filter((c) => c).join('. ');
-  const captionLines = caption ? wrap(caption, width - 2 * PAD, MIN_FONT_PT) : [];
+  const captionLines = caption ? wrapText(caption, width - 2 * PAD, MIN_FONT_PT) : [];
   let y = top + (panelRows - 1) * rowH + panelTitleH + colH + mapH + 4;
   for (const line of captionLines) {
     y += MIN_FONT_PT + 1.5;

@@ -4,14 +4,16 @@
 import * as fs from 'node:fs';
 import { LensError } from '../../engine/errors';
 import type { OpenModel } from '../../engine/model/open-model';
-import type { ModelInfo, TermName } from '../../engine/types';
+import type { ModelInfo, TermName, Token } from '../../engine/types';
 import { corpusFiles, paragraphs, readCorpusFile } from './corpus';
 import { addHead, emptySums, headMetrics, mergeSums, type HeadMetrics, type HeadSums, type TextPlace, type TopPair } from './metrics';
 
 export const DEFAULT_WINDOW = 128;
 export const DEFAULT_TOP = 8;
-const CHECKPOINT_VERSION = 'deberta-lens-atlas-checkpoint-1';
+// 2: the position is a window inside a paragraph and the file it is in (1 was a paragraph).
+const CHECKPOINT_VERSION = 'deberta-lens-atlas-checkpoint-2';
 const CHECKPOINT_EVERY_MS = 5000;
+const CHUNK_CHARS = 200_000;
 
 export interface AtlasOptions {
   corpus: string;
@@ -22,6 +24,13 @@ export interface AtlasOptions {
   topK?: number;
   /** A file the run's progress is written to as it goes; a run given one that exists resumes from it. */
   checkpoint?: string;
+  /** How often the checkpoint is written, at most (default 5,000 ms; 0: after every window). */
+  checkpointEveryMs?: number;
+  /** A paragraph longer than this is tokenized in pieces of about this many characters, cut at white space
+   *  (default 200,000): a paragraph of many MB never holds all its tokens at once. */
+  chunkChars?: number;
+  /** What the run is doing before its first window (listing a big folder takes a while): one line each. */
+  onStage?: (line: string) => void;
   onProgress?: (p: { texts: number; windows: number; tokens: number; file: string }) => void;
   onSkip?: (line: string) => void;
   signal?: AbortSignal;
@@ -57,8 +66,14 @@ interface Progress {
   window: number;
   shard: [number, number];
   top_k: number;
-  /** Paragraphs (in corpus order, all shards counted) done: the run goes on from this one. */
+  /** Paragraphs (in corpus order, all shards counted) done: the run goes on from this one… */
   next: number;
+  /** …from this token of it (the first of the next window; 0: the paragraph's start)… */
+  piece: number;
+  /** …in this file (absent before the first), whose first paragraph is paragraph `first`: a resumed run skips the
+   *  files before it unread. */
+  file?: string;
+  first?: number;
   texts: number;
   windows: number;
   tokens: number;
@@ -78,7 +93,7 @@ function checkOptions(o: AtlasOptions): { window: number; topK: number; shard: [
 
 function readProgress(
   file: string,
-  want: Omit<Progress, 'next' | 'texts' | 'windows' | 'tokens' | 'skipped' | 'sums'>,
+  want: Omit<Progress, keyof Position | 'texts' | 'windows' | 'tokens' | 'skipped' | 'sums'>,
 ): Progress | undefined {
   if (!fs.existsSync(file)) return undefined;
   let p: Progress;
@@ -100,9 +115,13 @@ function readProgress(
   return p;
 }
 
+type Position = Pick<Progress, 'next' | 'piece' | 'file' | 'first'>;
+const START: Position = { next: 0, piece: 0 };
+
 function writeProgress(file: string, p: Progress): void {
-  // Written beside and renamed: a run killed mid-write leaves the previous checkpoint whole.
-  const tmp = `${file}.${process.pid}.tmp`;
+  // Written beside and renamed: a run killed mid-write leaves the previous checkpoint whole (and its next write
+  // replaces the half-written one).
+  const tmp = `${file}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(p));
   fs.renameSync(tmp, file);
 }
@@ -115,65 +134,76 @@ export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<Atl
   const L = info.layers,
     H = info.heads;
   const terms: TermName[] = info.terms;
-  const skipped: string[] = [];
+  // A set: a resumed run meets again the folders it could not read (in the same order), and says each once.
+  const skipped = new Set<string>();
   const skip = (line: string) => {
-    skipped.push(line);
+    if (skipped.has(line)) return;
+    skipped.add(line);
     o.onSkip?.(line);
   };
-  const { root, files } = corpusFiles(o.corpus, skip);
   const key = { version: CHECKPOINT_VERSION, model: info.checkpoint_hash ?? info.path, corpus: o.corpus, window, shard, top_k: topK };
   const resumed = o.checkpoint ? readProgress(o.checkpoint, key) : undefined;
-  let sums: HeadSums[] = resumed?.sums ?? Array.from({ length: L * H }, () => emptySums(terms));
+  for (const line of resumed?.skipped ?? []) skipped.add(line);
+  o.onStage?.(`listing the .txt and .md files of ${o.corpus}…`);
+  const t0 = performance.now();
+  const { root, files } = corpusFiles(o.corpus, skip);
+  o.onStage?.(`${files.length} file${files.length === 1 ? '' : 's'} listed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const sums: HeadSums[] = resumed?.sums ?? Array.from({ length: L * H }, () => emptySums(terms));
   let [texts, windows, tokens] = resumed ? [resumed.texts, resumed.windows, resumed.tokens] : [0, 0, 0];
-  if (resumed) skipped.push(...resumed.skipped);
-  const from = resumed?.next ?? 0;
+  /** Where the sums stop: paragraph `next` (all shards counted) from token `piece` of it, in `file`, whose first paragraph is `first`. */
+  let at: Position = resumed ? { next: resumed.next, piece: resumed.piece ?? 0, file: resumed.file, first: resumed.first } : START;
+  const everyMs = o.checkpointEveryMs ?? CHECKPOINT_EVERY_MS;
   let lastWrite = performance.now();
-  const save = (next: number) => {
+  const save = () => {
     if (!o.checkpoint) return;
-    writeProgress(o.checkpoint, { ...key, next, texts, windows, tokens, skipped, sums });
+    writeProgress(o.checkpoint, { ...key, ...at, texts, windows, tokens, skipped: [...skipped], sums });
     lastWrite = performance.now();
   };
   const encoder = tok;
   const { cls, sep } = tok.special;
-  let k = 0;
-  /** The paragraph the run goes on from: every one before it is in the sums. */
-  let done = from;
+  const chunkChars = o.chunkChars ?? CHUNK_CHARS;
   try {
     await walk();
   } catch (e) {
     // Cancelled, or stopped by an error: what is done stays in the checkpoint, and the same command resumes there.
-    save(done);
+    save();
     throw e;
   }
-  save(k);
-  return atlasJson(info, o.corpus, window, topK, [shard], texts, windows, tokens, skipped, sums, H);
+  save();
+  return atlasJson(info, o.corpus, window, topK, [shard], texts, windows, tokens, [...skipped], sums, H);
 
   async function walk(): Promise<void> {
+    const from = at;
+    let k = 0;
     for (const file of files) {
+      // A resumed run does not read again the files before the one it stopped in (a folder of 100,000 files).
+      if (from.file !== undefined && file < from.file) continue;
+      if (file === from.file) k = from.first ?? k;
+      const first = k;
       const text = readCorpusFile(root, file, skip);
       if (text === undefined) continue;
       for (const para of paragraphs(file, text)) {
         const index = k++;
-        if (index % shard[1] !== shard[0] - 1 || index < from) continue;
+        if (index % shard[1] !== shard[0] - 1 || index < from.next) continue;
         if (o.signal?.aborted) throw new LensError('cancelled', 'cancelled');
-        const pieces = await encoder.encode(para.text, o.signal);
-        // The paragraph's own sums, added to the run's once it is whole: a run stopped mid-paragraph leaves the
-        // sums (and the checkpoint) as they were before it.
-        const add = Array.from({ length: L * H }, () => emptySums(terms));
-        let [w, t] = [0, 0];
-        for (let w0 = 0; w0 < pieces.length; w0 += window - 2) {
-          const part = pieces.slice(w0, w0 + window - 2);
+        // Windows go straight into the sums; the checkpoint says which window comes next, so a run stopped in a
+        // long paragraph (a 1 MB one is 2,000 windows) resumes inside it.
+        const start = index === from.next ? from.piece : 0;
+        for await (const { w0, part } of paragraphWindows(encoder, para.text, window - 2, start, chunkChars, o.signal)) {
           const ids = [cls, ...part.map((t) => t.id), sep];
-          const first = para.offset + part[0]!.start,
-            last = para.offset + part[part.length - 1]!.end;
+          const firstChar = para.offset + part[0]!.start,
+            lastChar = para.offset + part[part.length - 1]!.end;
           const place: TextPlace = {
             file,
-            starts: [first, ...part.map((t) => para.offset + t.start), last],
-            ends: [first, ...part.map((t) => para.offset + t.end), last],
+            starts: [firstChar, ...part.map((t) => para.offset + t.start), lastChar],
+            ends: [firstChar, ...part.map((t) => para.offset + t.end), lastChar],
             special: [true, ...part.map((t) => t.special), true],
           };
           const n = ids.length;
           const r = await model.explain({ ids }, o.signal);
+          // The window's own sums, added to the run's once every layer is in: a run stopped mid-window leaves the
+          // sums as the checkpoint says they are.
+          const add = Array.from({ length: L * H }, () => emptySums(terms));
           try {
             for (let l = 0; l < L; l++) {
               await r.load(l, o.signal);
@@ -185,18 +215,64 @@ export async function buildAtlas(model: OpenModel, o: AtlasOptions): Promise<Atl
           } finally {
             r.release();
           }
-          w++;
-          t += n;
+          for (let j = 0; j < sums.length; j++) sums[j] = mergeSums(sums[j]!, add[j]!, topK);
+          windows++;
+          tokens += n;
+          at = { next: index, piece: w0 + window - 2, file, first };
+          o.onProgress?.({ texts, windows, tokens, file });
+          if (performance.now() - lastWrite > everyMs) save();
         }
-        sums = sums.map((x, j) => mergeSums(x, add[j]!, topK));
-        windows += w;
-        tokens += t;
         texts++;
-        done = index + 1;
+        at = { next: index + 1, piece: 0, file, first };
         o.onProgress?.({ texts, windows, tokens, file });
-        if (performance.now() - lastWrite > CHECKPOINT_EVERY_MS) save(done);
+        if (performance.now() - lastWrite > everyMs) save();
       }
     }
+  }
+}
+
+/**
+ * A paragraph's windows of `size` tokens (its specials not counted), from token `from` on, each with the index of its
+ * first token. The text is tokenized `chunk` characters at a time, cut at white space (so the tokens are those of the
+ * whole text), and only a window's worth of tokens is carried from one piece to the next.
+ */
+async function* paragraphWindows(
+  encoder: NonNullable<OpenModel['tokenizer']>,
+  text: string,
+  size: number,
+  from: number,
+  chunk: number,
+  signal?: AbortSignal,
+): AsyncGenerator<{ w0: number; part: Token[] }> {
+  let buf: Token[] = [];
+  /** The paragraph's index of buf[0]. */
+  let at = 0;
+  for (let s = 0; s < text.length;) {
+    let e = Math.min(text.length, s + chunk);
+    if (e < text.length) {
+      // Back to the white space before the cut (a word longer than half a piece is cut where it is).
+      let k = e;
+      while (k > s + chunk / 2 && !/\s/.test(text[k]!)) k--;
+      if (k > s + chunk / 2) e = k;
+    }
+    // Tokenized from the word before the piece: its first word's tokens (and offsets, a SentencePiece word starting
+    // at the space before it) are those the whole text gives; the tokens before the piece are the last piece's.
+    let p = s;
+    while (p > 0 && p > s - 1000 && /\s/.test(text[p - 1]!)) p--;
+    while (p > 0 && p > s - 1000 && !/\s/.test(text[p - 1]!)) p--;
+    const got = await encoder.encode(text.slice(p, e), signal);
+    for (const t of got) if (t.start + p >= s) buf.push({ ...t, start: t.start + p, end: t.end + p });
+    s = e;
+    const last = s >= text.length;
+    // Whole windows (or, at the end, what is left), from a multiple of `size` on.
+    let k = 0;
+    while (buf.length - k >= size || (last && k < buf.length)) {
+      const w0 = at + k;
+      if (w0 + size > from) yield { w0, part: buf.slice(k, k + size) };
+      k += size;
+    }
+    buf = buf.slice(k);
+    at += k;
   }
 }
 

@@ -18,6 +18,9 @@ export interface Paragraph {
 export const MAX_CORPUS_FILE_BYTES = 64 * 2 ** 20;
 const EXTENSIONS = new Set(['.txt', '.md']);
 
+/** Whether the atlas reads a file of this name (.txt, .md, any case). */
+export const isCorpusFileName = (name: string): boolean => EXTENSIONS.has(path.extname(name).toLowerCase());
+
 /** The corpus's files in path order (relative names); `skipped` is told of folders it cannot read. */
 export function corpusFiles(corpus: string, skipped: (line: string) => void): { root: string; files: string[] } {
   let st: fs.Stats;
@@ -44,7 +47,7 @@ export function corpusFiles(corpus: string, skipped: (line: string) => void): { 
       const name = rel ? `${rel}/${e.name}` : e.name;
       // Symbolic links are not followed: a link to a parent folder would never end.
       if (e.isDirectory()) walk(name);
-      else if (e.isFile() && EXTENSIONS.has(path.extname(e.name).toLowerCase())) files.push(name);
+      else if (e.isFile() && isCorpusFileName(e.name)) files.push(name);
     }
   };
   walk('');

@@ -1,12 +1,16 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { LensError } from '../errors';
 import type { SpilledTensor } from './messages';
 
 /** A RAM-backed folder where there is one (Linux), so spilled outputs never touch a disk. */
 export const SPILL_DIR = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 const PREFIX = 'deberta-lens-';
+/** Each thread has its own counter (and its own exit clean-up): a worker thread's files (the atlas thread's) carry
+ *  its id, or they would take the names of the main thread's and be deleted under it. */
+const OWN = threadId === 0 ? `${process.pid}` : `${process.pid}-t${threadId}`;
 let counter = 0;
 /** Files this process created that a run is writing or the engine is reading. */
 const inUse = new Set<string>();
@@ -26,7 +30,7 @@ let spareTimer: NodeJS.Timeout | undefined;
 export function takeSpillPath(): string {
   if (counter === 0) removeStaleSpills();
   const spare = spares.pop();
-  const file = spare ?? path.join(SPILL_DIR, `${PREFIX}${process.pid}-${++counter}.bin`);
+  const file = spare ?? path.join(SPILL_DIR, `${PREFIX}${OWN}-${++counter}.bin`);
   if (!spare) fs.closeSync(fs.openSync(file, 'w', 0o600));
   inUse.add(file);
   return file;
@@ -111,7 +115,7 @@ process.on('exit', () => {
 function removeStaleSpills(): void {
   try {
     for (const f of fs.readdirSync(SPILL_DIR)) {
-      const m = /^deberta-lens-(\d+)-\d+\.bin$/.exec(f);
+      const m = /^deberta-lens-(\d+)-(?:t\d+-)?\d+\.bin$/.exec(f);
       if (!m || Number(m[1]) === process.pid) continue;
       try {
         process.kill(Number(m[1]), 0);

@@ -1,12 +1,14 @@
 // "DeBERTa Lens: Build Head Atlas for Folder…" (palette, explorer folders) and "Open Head Atlas…": the atlas
-// engine (../../analysis/atlas/) run on a folder with the configured model, in the extension host (the model runs
-// in its own process), its output in the extension's global storage; a cancelled run keeps its checkpoint there and
-// the same command on the same folder resumes it.
+// engine (../../analysis/atlas/) run on a folder with the configured model in a worker thread (listing, reading,
+// tokenizing and the per-head sums never hold the extension host's thread; the model runs in its own process), its
+// output in the extension's global storage; a cancelled run keeps its checkpoint there and the same command on the
+// same folder resumes it.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { buildAtlas, type AtlasJson } from '../../analysis/atlas/atlas';
-import { isLensError, LensError, openModel } from '../../engine';
+import type { AtlasJson } from '../../analysis/atlas/atlas';
+import { buildAtlasInThread } from '../../analysis/atlas/threaded-atlas';
+import { isLensError, LensError } from '../../engine';
 import type { AtlasOpenMessage } from '../../shared/atlas';
 import type { LensSettings } from '../common/settings';
 import { examplePlace, readAtlasFile } from './atlas-file';
@@ -56,7 +58,7 @@ async function runBuild(d: AtlasDeps, raw: unknown): Promise<AtlasOutcome> {
     folder = picked[0].fsPath;
   }
   folder = path.resolve(folder);
-  checkCorpusFolder(folder);
+  await checkCorpusFolder(folder);
   const s = d.settings();
   const dir = d.modelDir(s);
   const out = atlasOutPath(d.storage.fsPath, dir, folder);
@@ -78,19 +80,23 @@ async function runBuild(d: AtlasDeps, raw: unknown): Promise<AtlasOutcome> {
       },
       async (progress, token) => {
         token.onCancellationRequested(() => controller.abort());
-        progress.report({ message: resumed ? 'loading the model; resuming where the last run stopped…' : 'loading the model…' });
-        const model = await openModel(dir, {
-          executionProvider: s.executionProvider,
-          cacheMaxGB: s.cacheMaxGB,
-          log: (line) => d.log(line),
-          isolate: true,
-        });
-        try {
-          let said = 0;
-          return await buildAtlas(model, {
-            corpus: folder,
-            checkpoint,
+        const lead = resumed ? 'resuming where the last run stopped: ' : '';
+        progress.report({ message: `${lead}starting…` });
+        let said = 0;
+        return await buildAtlasInThread(
+          {
+            modelDir: dir,
+            // The checkpoint is parsed in a budgeted process, as every open from VS Code is.
+            engine: { executionProvider: s.executionProvider, cacheMaxGB: s.cacheMaxGB, isolate: true },
+            options: { corpus: folder, checkpoint },
+          },
+          {
             signal: controller.signal,
+            log: (line) => d.log(line),
+            onStage: (line) => {
+              d.log(`atlas: ${line}`);
+              progress.report({ message: `${lead}${line}` });
+            },
             onSkip: (line) => d.log(`atlas: ${line}`),
             onProgress: ({ texts, tokens, file }) => {
               done = { texts, tokens };
@@ -98,15 +104,13 @@ async function runBuild(d: AtlasDeps, raw: unknown): Promise<AtlasOutcome> {
               said = performance.now();
               progress.report({ message: `${resumed ? 'resumed: ' : ''}${texts} texts, ${tokens} tokens (${file}); Cancel keeps them` });
             },
-          });
-        } finally {
-          await model.dispose();
-        }
+          },
+        );
       },
     );
   } catch (e) {
     if (isLensError(e) && e.code === 'cancelled') {
-      const line = `Head atlas of ${name} stopped after ${done.texts} texts (${done.tokens} tokens); run Build Head Atlas on the same folder to resume.`;
+      const line = `Head atlas of ${name} stopped; what it did is kept (${done.texts} texts, ${done.tokens} tokens): run Build Head Atlas for Folder on the same folder to resume.`;
       d.log(`atlas: ${line}`);
       void vscode.window.showInformationMessage(`DeBERTa Lens: ${line}`);
     }
