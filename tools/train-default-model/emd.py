@@ -85,12 +85,13 @@ def _layer_rows(layer, q_in, pos, kv, rel, idx):
     return layer.output.LayerNorm(f + a)
 
 
-def emd_rows(model, ids, pos, mask=None):
-    """The EMD's second-pass output at rows pos [B, m] (sequence positions), and the plain last hidden state there."""
+def emd_rows(model, ids, pos, mask=None, with_plain=False):
+    """The EMD's second-pass output at rows pos [B, m] (sequence positions); with_plain: (the plain last hidden state
+    at those rows, the EMD's), from one encoder run."""
     H, rel, idx = hidden_before_last(model, ids, mask)
     last = model.deberta.encoder.layer[-1]
     Hq = torch.gather(H, 1, pos.unsqueeze(-1).expand(-1, -1, H.shape[-1]))
     P = model.deberta.embeddings.position_embeddings(pos)
     first = _layer_rows(last, Hq + P, pos, H, rel, idx)
     second = _layer_rows(last, first, pos, H, rel, idx)
-    return second
+    return (_layer_rows(last, Hq, pos, H, rel, idx), second) if with_plain else second

@@ -4,7 +4,8 @@ figures from microsoft/DeBERTa's own code and from the project's engine on a sub
 1. evaluate.py's protocol exactly (consecutive 126-token windows of g_heldout / t_heldout wrapped as [CLS] x [SEP],
    19 positions per window chosen with seed 4321, all replaced by [MASK]; --tokens per source): accuracy (top-1 =
    original piece) and perplexity over the masked positions, plain head on the last hidden state (what evaluate.py
-   and the card have always measured) and through the EMD (emd.py), both with this folder's torch model.
+   and the card have always measured) and through the EMD (emd.py), both with this folder's torch model, from one
+   encoder run (H, then the last layer at the masked rows; the parity below checks the ordinary forward too).
 2. On the first --parity-windows windows of each source (same masks): microsoft's MaskedLanguageModel in float64
    (its EnhancedMaskDecoder; its own LM head on the last encoder layer for the plain path) and the engine
    (engine_emd_predict.mjs: predict with emd true / false): top-1 ids must be the same everywhere (a top-1 decided by
@@ -68,9 +69,9 @@ def mlm_eval(model, batches, mask_id):
         inp = x.clone()
         inp.scatter_(1, cols, mask_id)
         flat = (torch.arange(b).unsqueeze(1) * SEQ + cols).reshape(-1)
-        with torch.no_grad():
-            plain = model(inp, positions=flat).float()
-            emd = model.mlm_logits(emd_rows(model, inp, cols)).reshape(-1, plain.shape[-1]).float()
+        with torch.no_grad():  # one encoder run for both: the plain last layer and the EMD's passes read the same H
+            plain, emd = (model.mlm_logits(h).reshape(-1, model.cls.predictions.bias.shape[0]).float()
+                          for h in emd_rows(model, inp, cols, with_plain=True))
         y = labels.reshape(-1)
         for name, lg in (("plain", plain), ("emd", emd)):
             tot[name][0] += int((lg.argmax(-1) == y).sum())
@@ -112,7 +113,8 @@ def main():
     t0 = time.time()
     model, cfg, sd = load(args.model, torch.float32)
     mask_id = cfg["vocab_size"] - 1
-    res = {"model": os.path.relpath(os.path.abspath(args.model), ROOT), "seed": args.seed, "mlm": {}, "parity": {}}
+    res = {"model": os.path.relpath(os.path.abspath(args.model), ROOT), "seed": args.seed, "tokens": args.tokens,
+           "mlm": {}, "parity": {}}
     parity_rows = []
     for name in ("g_heldout", "t_heldout"):
         batches = masked_windows(np.load(os.path.join(args.work, f"{name}.npy")), mask_id, args.tokens, args.seed)

@@ -1,7 +1,8 @@
 """Write the bundled model with its Enhanced Mask Decoder: the model folder's weights unchanged, the MLM head under
 microsoft's key names (`lm_predictions.lm_head.*`: the head microsoft's MaskedLanguageModel reads behind the EMD, and
 the one Hugging Face's DebertaV2ForMaskedLM reads with `legacy: false`), plus the trained absolute position table
-`deberta.embeddings.position_embeddings.weight` from train_emd.py's checkpoint. config.json gains `"legacy": false`;
+`deberta.embeddings.position_embeddings.weight` from train_emd.py's checkpoint. config.json gains `"legacy": false` and
+`"tie_word_embeddings": false` (else HF's legacy=false class ties the head's dense layer to the word embeddings);
 the tokenizer files, card and loss curve are left alone. Idempotent: a folder already in this layout is rewritten
 from its own weights (its old position table replaced).
 
@@ -37,6 +38,9 @@ def main():
     out[POSITION_TABLE] = table
     write_safetensors(path, out, {"format": "pt"})
     cfg["legacy"] = False
+    # Hugging Face's legacy=false DebertaV2ForMaskedLM would otherwise tie lm_predictions.lm_head.dense (its "output
+    # embeddings") to the word embeddings on load; its forward multiplies by the word embeddings itself.
+    cfg["tie_word_embeddings"] = False
     with open(os.path.join(args.model, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
         f.write("\n")

@@ -136,7 +136,7 @@ DeBERTa and is not meant for downstream use. To inspect a real model, point DeBE
 ## Architecture
 
 A standard DeBERTa-v3 (`model_type: deberta-v2`, `DebertaV2ForMaskedLM`) with the v3 attention options, in
-Hugging Face layout; the engine loads it through the same path as any user checkpoint.
+Hugging Face layout{" (the MLM head under microsoft's names, which HF reads with `legacy: false`)" if table is not None else ""}; the engine loads it through the same path as any user checkpoint.
 
 | field | value |
 |---|---|
