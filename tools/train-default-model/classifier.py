@@ -24,7 +24,9 @@ LABELS = {0: "not_next", 1: "next"}
 def classifier_config(mlm_cfg, id2label=None):
     """The MLM config turned into a sequence-classification config (the fields HF's classes read)."""
     id2label = id2label or LABELS
-    cfg = {k: v for k, v in mlm_cfg.items() if k != "architectures"}
+    # `legacy` names the MLM head's layout (the default model's is microsoft's since its Enhanced Mask Decoder); a
+    # classifier has no MLM head.
+    cfg = {k: v for k, v in mlm_cfg.items() if k not in ("architectures", "legacy")}
     is_bert = cfg["model_type"] == "bert"
     cfg["architectures"] = ["BertForSequenceClassification" if is_bert else "DebertaV2ForSequenceClassification"]
     cfg["id2label"] = {str(k): v for k, v in id2label.items()}
@@ -123,7 +125,8 @@ def from_mlm_state(mlm_cfg, mlm_state, seed):
     cfg = classifier_config(mlm_cfg)
     m = build(cfg)
     prefix = m.PREFIX + "."
-    enc = {k: v.float() for k, v in mlm_state.items() if k.startswith(prefix)}
+    # The EMD's absolute position table (models/default since train_emd.py) is not part of the encoder's forward.
+    enc = {k: v.float() for k, v in mlm_state.items() if k.startswith(prefix) and k != "deberta.embeddings.position_embeddings.weight"}
     missing, unexpected = m.load_state_dict(enc, strict=False)
     new = {k for k in missing if k.startswith(("pooler.", "classifier.", "bert.pooler."))}
     if set(missing) != new or unexpected:

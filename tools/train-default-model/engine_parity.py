@@ -25,7 +25,7 @@ def main():
     args = ap.parse_args()
     stream = np.load(os.path.join(args.work, "g_heldout.npy"))
     ids = [1] + [int(t) for t in stream[5000 : 5000 + args.n - 2]] + [2]
-    out = subprocess.run(["node", os.path.join(ROOT, "out", "src", "cli.js"), "explain", "--model", args.model,
+    out = subprocess.run(["node", os.path.join(ROOT, "out", "src", "cli", "main.js"), "explain", "--model", args.model,
                           "--ids", ",".join(map(str, ids)), "--format", "json"], capture_output=True, text=True,
                          check=True).stdout
     eng = json.loads(out)

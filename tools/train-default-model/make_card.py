@@ -75,6 +75,13 @@ def main():
     n_params = sum(v.numel() for v in sd.values())
     n_emb = sd["deberta.embeddings.word_embeddings.weight"].numel()
     sizes = {f: os.path.getsize(os.path.join(args.model, f)) for f in sorted(os.listdir(args.model))}
+    # Since the Enhanced Mask Decoder (train_emd.py, export_emd.py): microsoft's head names and a position table.
+    head = "lm_predictions.lm_head" if "lm_predictions.lm_head.bias" in sd else "cls.predictions"
+    table = sd.get("deberta.embeddings.position_embeddings.weight")
+    absolute = ("none (`position_biased_input` false, `type_vocab_size` 0, no conv)" if table is None else
+                f"not in the input (`position_biased_input` false): a {table.shape[0]} × {table.shape[1]} table used "
+                "only by the Enhanced Mask Decoder (below); `type_vocab_size` 0, no conv")
+    emd_note = "" if table is None else f" and the EMD's {table.numel():,}-parameter position table"
 
     tps = sorted(float(r["tokens_per_s"]) for r in rows)
     avg_tps = st["tokens"] / max(1.0, st["train_seconds"])
@@ -129,17 +136,17 @@ DeBERTa and is not meant for downstream use. To inspect a real model, point DeBE
 ## Architecture
 
 A standard DeBERTa-v3 (`model_type: deberta-v2`, `DebertaV2ForMaskedLM`) with the v3 attention options, in
-Hugging Face layout; the engine loads it through the same path as any user checkpoint.
+Hugging Face layout{" (the MLM head under microsoft's names, which HF reads with `legacy: false`)" if table is not None else ""}; the engine loads it through the same path as any user checkpoint.
 
 | field | value |
 |---|---|
 | layers × hidden × heads (head dim) | {cfg['num_hidden_layers']} × {cfg['hidden_size']} × {cfg['num_attention_heads']} ({cfg['hidden_size'] // cfg['num_attention_heads']}) |
 | FFN size, activation | {cfg['intermediate_size']}, `{cfg['hidden_act']}` (exact erf GELU) |
 | relative attention | `pos_att_type` `{cfg['pos_att_type']}`, `share_att_key` {str(cfg['share_att_key']).lower()}, `norm_rel_ebd` `{cfg['norm_rel_ebd']}`, `position_buckets` {cfg['position_buckets']}, `max_relative_positions` {cfg['max_relative_positions']} (|δ| ≤ {cfg['position_buckets'] // 2} exact, log buckets beyond) |
-| absolute positions / token types / conv | none (`position_biased_input` false, `type_vocab_size` 0, no conv) |
+| absolute positions / token types / conv | {absolute} |
 | LayerNorm eps | {cfg['layer_norm_eps']} |
 | vocabulary | {cfg['vocab_size']} = {stats['pieces']} SentencePiece pieces + `[MASK]` ({stats['mask_id']}) |
-| parameters | {n_params:,} stored ({n_emb:,} in the tied word embedding; MLM head `cls.predictions.*` included) |
+| parameters | {n_params:,} stored ({n_emb:,} in the tied word embedding; MLM head `{head}.*` included{emd_note}) |
 | weights | `model.safetensors`, {cfg.get('torch_dtype', 'float32')} |
 
 Files: {", ".join(f"`{k}` {v / 1e6:.2f} MB" for k, v in sizes.items())}; total {sum(sizes.values()) / 1e6:.2f} MB.
