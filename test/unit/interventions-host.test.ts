@@ -132,7 +132,10 @@ describe('RunHost on the bundled model', () => {
     await host.handle({ type: 'intervene', id: 3, resultId: 99, entries: '1.1:c2p', mode: 'zero', position: null, top: 5 });
     assert.deepEqual(
       posted.map((m) => m.type === 'runResult' && !m.ok && m.error),
-      ['--ablate entry "9.0:c2p": layer 9 does not exist; this model has layers 0…3', 'this result has been replaced: run it again'],
+      [
+        `--ablate entry "9.0:c2p": layer 9 does not exist; this model has layers 0…3 and the Enhanced Mask Decoder's passes 4 (EMD 1) and 5 (EMD 2)`,
+        'this result has been replaced: run it again',
+      ],
     );
   });
 
