@@ -217,7 +217,8 @@ export async function renderLineView(body: HTMLElement, ctx: ViewContext): Promi
       scale: scene.scale,
       window: visibleWindow(layout, box.scrollTop, height, 0),
       title: `${init.model.name} · ${title} · lines`,
-      caption: summary.textContent ?? '',
+      // The panel's sentence without what only the panel does (hovering).
+      caption: (summary.textContent ?? '').replace(' until you hover one', ''),
       colours,
       ...size,
     };
