@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { frameWith } from './lib/compare.mjs';
+import { drawSvg } from './lib/figures.mjs';
 import { extensionMissing, startLens, stopWithScreenshot } from './lib/lens.mjs';
 import { REPO_ROOT } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
@@ -71,20 +72,7 @@ async function exportFigures(page, frame, ws, copyAs) {
   // 12 cm at 300 dpi.
   assert.equal(png.readUInt32BE(16), Math.round(((12 * 72) / 2.54) * (300 / 72)), 'PNG width: 12 cm at 300 dpi');
   const svg = fs.readFileSync(written.svg, 'utf8');
-  const view = await page.context().newPage();
-  try {
-    const error = await view.evaluate(
-      (s) => new DOMParser().parseFromString(s, 'image/svg+xml').querySelector('parsererror')?.textContent ?? null,
-      svg,
-    );
-    assert.equal(error, null, 'the SVG parses as XML');
-    await view.setContent(
-      `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 60}" height="${h * 60}"`)}</body>`,
-    );
-    await view.locator('svg').screenshot({ path: path.join(RESULTS, `${copyAs}-svg.png`) });
-  } finally {
-    await view.close();
-  }
+  await drawSvg(page, svg, path.join(RESULTS, `${copyAs}-svg.png`));
   for (const f of Object.values(written)) fs.rmSync(f);
   return svg;
 }

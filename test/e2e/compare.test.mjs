@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { frameWith, installHubModel, lensFrame, paintCount, runCompare, waitPainted } from './lib/compare.mjs';
+import { drawSvg } from './lib/figures.mjs';
 import { extensionMissing, openMore, startLens, stopWithScreenshot } from './lib/lens.mjs';
 import { FIXTURES, RESULTS_DIR as RESULTS } from './lib/paths.mjs';
 import { packageVsix } from './lib/vsix.mjs';
@@ -142,20 +143,7 @@ describe('DeBERTa Lens: Compare with Another Model (bundled DeBERTa beside the B
       assert.match(svg, />A: default · probs · L0 H0</);
       assert.match(svg, />B: fixtures\/bert_tiny · probs · L0 H0</);
       assert.equal((svg.match(/fill="none" stroke=/g) ?? []).length, 2, 'two framed maps');
-      const view = await page.context().newPage();
-      try {
-        const error = await view.evaluate(
-          (s) => new DOMParser().parseFromString(s, 'image/svg+xml').querySelector('parsererror')?.textContent ?? null,
-          svg,
-        );
-        assert.equal(error, null, 'the SVG parses as XML');
-        await view.setContent(
-          `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 60}" height="${h * 60}"`)}</body>`,
-        );
-        await view.locator('svg').screenshot({ path: path.join(RESULTS, 'compare-figure-svg.png') });
-      } finally {
-        await view.close();
-      }
+      await drawSvg(page, svg, path.join(RESULTS, 'compare-figure-svg.png'));
     }
   });
 

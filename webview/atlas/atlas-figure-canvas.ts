@@ -1,18 +1,11 @@
 // The PNG rendering of the atlas figure (atlas-figure.ts lays it out): the same grid, arrows, points, legend and
 // texts on a canvas at the figure's width and DPI.
+import { pointCanvas } from '../common/figure-canvas';
 import { layoutAtlasFigure, type AtlasFigureSpec } from './atlas-figure';
 
 export function atlasFigureCanvas(spec: AtlasFigureSpec): HTMLCanvasElement {
   const L = layoutAtlasFigure(spec);
-  const k = Math.max(1, spec.dpi) / 72;
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.round(L.width * k);
-  canvas.height = Math.round(L.height * k);
-  const ctx = canvas.getContext('2d');
-  if (!ctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
-  ctx.scale(k, k);
-  ctx.fillStyle = L.background;
-  ctx.fillRect(0, 0, L.width, L.height);
+  const { canvas, ctx } = pointCanvas(L.width, L.height, spec.dpi, L.background);
   ctx.strokeStyle = L.grid;
   ctx.lineWidth = 0.4;
   ctx.beginPath();

@@ -4,18 +4,30 @@ import { paintMatrix } from './colors';
 import type { ThemeKind } from './colors';
 import { barColours, layoutFigure, layoutFigureRow, type FigureSpec } from './figure';
 
-/** The figure on a new canvas, `dpi` pixels per inch (at least 1 px per point's worth of 72 dpi). */
-export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
-  const L = layoutFigure(spec);
-  const k = Math.max(1, spec.dpi) / 72;
+/** A new canvas for a figure `width` × `height` points at `dpi` (at least 72), its background filled and its
+ *  context scaled so that one unit is one point: what every PNG figure starts from. */
+export function pointCanvas(
+  width: number,
+  height: number,
+  dpi: number,
+  background: string,
+): { canvas: HTMLCanvasElement; ctx: CanvasRenderingContext2D; k: number } {
+  const k = Math.max(1, dpi) / 72;
   const canvas = document.createElement('canvas');
-  canvas.width = Math.round(L.width * k);
-  canvas.height = Math.round(L.height * k);
+  canvas.width = Math.round(width * k);
+  canvas.height = Math.round(height * k);
   const ctx = canvas.getContext('2d');
   if (!ctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
   ctx.scale(k, k);
-  ctx.fillStyle = L.background;
-  ctx.fillRect(0, 0, L.width, L.height);
+  ctx.fillStyle = background;
+  ctx.fillRect(0, 0, width, height);
+  return { canvas, ctx, k };
+}
+
+/** The figure on a new canvas, `dpi` pixels per inch (at least 1 px per point's worth of 72 dpi). */
+export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
+  const L = layoutFigure(spec);
+  const { canvas, ctx } = pointCanvas(L.width, L.height, spec.dpi, L.background);
   // Each map: one pixel per cell, scaled up without smoothing.
   ctx.imageSmoothingEnabled = false;
   for (const m of L.maps) {
@@ -54,15 +66,10 @@ export function figureCanvas(spec: FigureSpec): HTMLCanvasElement {
 /** Figures side by side under one title on one canvas (figure.ts layoutFigureRow), `dpi` as figureCanvas. */
 export function figureRowCanvas(specs: readonly FigureSpec[], title: string, theme: ThemeKind, dpi: number): HTMLCanvasElement {
   const R = layoutFigureRow(specs, title);
-  const k = Math.max(1, dpi) / 72;
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.round(R.width * k);
-  canvas.height = Math.round(R.height * k);
-  const ctx = canvas.getContext('2d');
-  if (!ctx) throw new Error('this view cannot draw a PNG (no 2D canvas)');
   const dark = theme === 'dark';
-  ctx.fillStyle = dark ? '#1e1e1e' : '#ffffff';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  const { canvas, ctx, k } = pointCanvas(R.width, R.height, dpi, dark ? '#1e1e1e' : '#ffffff');
+  // The parts are canvases of their own, placed in pixels.
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
   if (title) {
     ctx.fillStyle = dark ? '#e6e6e6' : '#1e1e1e';
     ctx.font = `bold ${9 * k}px Helvetica, Arial, sans-serif`;

@@ -1,9 +1,8 @@
 // The head atlas panel: one atlas (or two side by side) of every head's metrics over a folder. It keeps the atlases
 // it shows and opens a clicked top example in the editor (and, through `openExample`, in the lens panel).
-import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { saveFigure } from '../common/save-figure';
 import type { AtlasJson } from '../../analysis/atlas/atlas';
-import { LensError } from '../../engine';
 import {
   ATLAS_PROTOCOL_VERSION,
   parseAtlasMessage,
@@ -12,8 +11,6 @@ import {
   type AtlasToWebview,
   type AtlasView,
 } from '../../shared/atlas';
-import { writeImageFile } from '../common/image-file';
-import { askSavePath } from '../common/save-path';
 import { renderWebviewHtml } from '../common/webview-html';
 import { atlasView } from './atlas-file';
 
@@ -109,24 +106,8 @@ export class AtlasPanel {
   }
 
   /** The scatter as a figure, where the user says (the save dialog); one line when it cannot be written. */
-  private async saveFigure(m: AtlasExportMessage): Promise<void> {
-    try {
-      const file = await askSavePath(
-        m.name,
-        m.format === 'png' ? { 'PNG image': ['png'] } : { 'SVG image': ['svg'] },
-        `Export ${m.format.toUpperCase()}`,
-      );
-      if (!file) return;
-      await writeImageFile(m.format, file, m);
-      this.d.log(`atlas: exported ${file}`);
-      void vscode.window.showInformationMessage(`DeBERTa Lens: exported ${path.basename(file)}`);
-    } catch (e) {
-      const why =
-        e instanceof LensError
-          ? e.message
-          : `could not write the figure (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); choose a writable folder`;
-      void vscode.window.showErrorMessage(`DeBERTa Lens: ${why}`);
-    }
+  private saveFigure(m: AtlasExportMessage): Promise<void> {
+    return saveFigure(m, (line) => this.d.log(line), 'atlas');
   }
 
   private post(m: AtlasToWebview): void {

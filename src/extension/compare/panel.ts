@@ -1,8 +1,7 @@
 // The Compare Models panel: two models' results on the same text, beside the editor. It owns both results
 // (released when it closes or shows another pair) and answers the view's one-head-one-term requests.
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LensError } from '../../engine';
+import { saveFigure } from '../common/save-figure';
 import { MessageHandler } from '../../shared/messaging/message-handler';
 import {
   compareAnswering,
@@ -19,8 +18,6 @@ import type { ColorScaleName } from '../../shared/protocol/lens-names';
 import { toBuffer } from '../../shared/protocol/matrix-buffer';
 import { answerCompareSlice, compareInit, type SideResult } from './requests';
 import { renderWebviewHtml } from '../common/webview-html';
-import { writeImageFile } from '../common/image-file';
-import { askSavePath } from '../common/save-path';
 
 export const COMPARE_VIEW_TYPE = 'debertaLens.compare';
 
@@ -152,21 +149,8 @@ export class ComparePanel {
   }
 
   /** Both sides as one figure, where the user says (the save dialog); one line when it cannot be written. */
-  private async saveFigure(m: CompareExportMessage): Promise<void> {
-    const label = m.format.toUpperCase();
-    try {
-      const file = await askSavePath(m.name, m.format === 'png' ? { 'PNG image': ['png'] } : { 'SVG image': ['svg'] }, `Export ${label}`);
-      if (!file) return;
-      await writeImageFile(m.format, file, m);
-      this.log(`compare: exported ${file}`);
-      void vscode.window.showInformationMessage(`DeBERTa Lens: exported ${path.basename(file)}`);
-    } catch (e) {
-      const why =
-        e instanceof LensError
-          ? e.message
-          : `could not write the figure (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); choose a writable folder`;
-      void vscode.window.showErrorMessage(`DeBERTa Lens: ${why}`);
-    }
+  private saveFigure(m: CompareExportMessage): Promise<void> {
+    return saveFigure(m, (line) => this.log(line), 'compare');
   }
 
   /** One head's matrix of one term on one side, for pair `pairId`: exactly its values, copied out of the tensor. */

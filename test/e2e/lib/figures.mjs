@@ -28,23 +28,27 @@ export async function exportFigure(lens, format, name) {
   await page.waitForTimeout(300);
   const out = path.join(RESULTS_DIR, `${name}.${format}`);
   fs.copyFileSync(file, out);
-  if (format === 'svg') {
-    const view = await page.context().newPage();
-    try {
-      const svg = fs.readFileSync(file, 'utf8');
-      const error = await view.evaluate((s) => {
-        const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
-        return doc.querySelector('parsererror')?.textContent ?? null;
-      }, svg);
-      assert.equal(error, null, `${name}.svg parses as XML`);
-      // The figure at 3× its size in CSS pixels (1 pt = 4/3 px), to look at.
-      await view.setContent(
-        `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * 113.4}" height="${h * 113.4}"`)}</body>`,
-      );
-      await view.locator('svg').screenshot({ path: path.join(RESULTS_DIR, `${name}-svg.png`) });
-    } finally {
-      await view.close();
-    }
-  }
+  if (format === 'svg') await drawSvg(page, fs.readFileSync(file, 'utf8'), path.join(RESULTS_DIR, `${name}-svg.png`), 113.4, `${name}.svg`);
   return out;
+}
+
+/**
+ * Parses `svg` with Chromium's XML parser (asserting it is well formed) and draws it to the PNG `out`, `pxPerCm`
+ * CSS pixels per centimetre of its width and height, to look at.
+ */
+export async function drawSvg(page, svg, out, pxPerCm = 60, what = 'the SVG') {
+  const view = await page.context().newPage();
+  try {
+    const error = await view.evaluate(
+      (s) => new DOMParser().parseFromString(s, 'image/svg+xml').querySelector('parsererror')?.textContent ?? null,
+      svg,
+    );
+    assert.equal(error, null, `${what} parses as XML`);
+    await view.setContent(
+      `<body style="margin:0">${svg.replace(/width="([\d.]+)cm" height="([\d.]+)cm"/, (m, w, h) => `width="${w * pxPerCm}" height="${h * pxPerCm}"`)}</body>`,
+    );
+    await view.locator('svg').screenshot({ path: out });
+  } finally {
+    await view.close();
+  }
 }

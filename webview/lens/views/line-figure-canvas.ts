@@ -1,17 +1,10 @@
 // The Line view's figure on a canvas at the spec's DPI (the PNG export): the layout ./line-figure.ts makes for SVG.
+import { pointCanvas } from '../../common/figure-canvas';
 import { layoutLineFigure, type LineFigureSpec } from './line-figure';
 
 export function lineFigureCanvas(spec: LineFigureSpec, background: string): HTMLCanvasElement {
   const l = layoutLineFigure(spec);
-  const k = spec.dpi / 72;
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.round(l.width * k);
-  canvas.height = Math.round(l.height * k);
-  const ctx = canvas.getContext('2d');
-  if (!ctx) return canvas;
-  ctx.scale(k, k);
-  ctx.fillStyle = background;
-  ctx.fillRect(0, 0, l.width, l.height);
+  const { canvas, ctx } = pointCanvas(l.width, l.height, spec.dpi, background);
   ctx.lineWidth = 0.6;
   ctx.lineCap = 'round';
   for (const s of l.strokes) {
