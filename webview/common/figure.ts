@@ -76,7 +76,8 @@ export interface FigureLayout {
 
 export const POINTS_PER_CM = 72 / 2.54;
 
-const textWidth = (s: string, pt: number) => [...s].length * pt * CHAR_W;
+/** A text's width in points before any font exists (the average advance of a sans-serif character). */
+export const textWidth = (s: string, pt: number) => [...s].length * pt * CHAR_W;
 
 /** Greedy word wrap at an estimated width. */
 export function wrapText(text: string, width: number, pt: number): string[] {

@@ -4,7 +4,7 @@
 // rows on screen), the lines among them as the view draws them, and its caption says which rows it shows.
 // Pure (no DOM): runs under node for tests; ./line-figure-canvas.ts draws the same layout for PNG.
 import { markupText } from '../../../src/shared/markup-text';
-import { MIN_FONT_PT, POINTS_PER_CM } from '../../common/figure';
+import { MIN_FONT_PT, POINTS_PER_CM, textWidth, wrapText } from '../../common/figure';
 import { clipLabel, levelAlpha, linesPerWord, linesToDraw, type OpacityScale } from './line-view-model';
 
 /** Rows a figure holds: at 7 pt a row, 60 rows fill a page's height at 8 cm width. */
@@ -12,7 +12,6 @@ export const FIGURE_ROWS = 60;
 const ROW_PT = MIN_FONT_PT + 2.5;
 const TITLE_PT = 9;
 const PAD = 4;
-const CHAR_W = 0.56;
 const LABEL_CHARS = 18;
 
 export interface LineFigureSpec {
@@ -60,27 +59,13 @@ export function figureRows(n: number, window: { first: number; last: number }): 
   return { first, last: Math.max(first + 1, Math.min(n, window.last, first + FIGURE_ROWS)) };
 }
 
-function wrap(text: string, width: number, size: number): string[] {
-  const per = Math.max(10, Math.floor(width / (size * CHAR_W)));
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > per) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
 export function layoutLineFigure(spec: LineFigureSpec): LineFigureLayout {
   const width = spec.widthCm * POINTS_PER_CM;
   const rows = figureRows(spec.n, spec.window);
   const shown = rows.last - rows.first;
   const labels: Label[] = [];
   let y = PAD + TITLE_PT;
-  for (const line of wrap(spec.title, width - 2 * PAD, TITLE_PT)) {
+  for (const line of wrapText(spec.title, width - 2 * PAD, TITLE_PT)) {
     labels.push({ x: PAD, y, text: line, size: TITLE_PT, anchor: 'start', bold: true });
     y += TITLE_PT + 2;
   }
@@ -88,7 +73,7 @@ export function layoutLineFigure(spec: LineFigureSpec): LineFigureLayout {
   labels.push({ x: width - PAD, y: y + 1, text: 'key', size: MIN_FONT_PT, anchor: 'end', bold: true });
   const top = y + 5;
   const names = spec.labels.slice(rows.first, rows.last).map((t) => clipLabel(t, LABEL_CHARS));
-  const colW = Math.min(width * 0.3, Math.max(...names.map((t) => t.length), 3) * MIN_FONT_PT * CHAR_W + 4);
+  const colW = Math.min(width * 0.3, Math.max(...names.map((t) => textWidth(t, MIN_FONT_PT)), textWidth('abc', MIN_FONT_PT)) + 4);
   const rowY = (k: number) => top + (k - rows.first + 0.5) * ROW_PT;
   names.forEach((t, k) => {
     const yy = rowY(rows.first + k) + MIN_FONT_PT * 0.35;
@@ -113,7 +98,7 @@ export function layoutLineFigure(spec: LineFigureSpec): LineFigureLayout {
   const note = partial
     ? ` Rows ${rows.first}–${rows.last - 1} of ${spec.n} (those on screen); lines to words outside them are left out.`
     : '';
-  for (const line of wrap(`${spec.caption}${note}`, width - 2 * PAD, MIN_FONT_PT)) {
+  for (const line of wrapText(`${spec.caption}${note}`, width - 2 * PAD, MIN_FONT_PT)) {
     y += MIN_FONT_PT + 1.5;
     labels.push({ x: PAD, y, text: line, size: MIN_FONT_PT, anchor: 'start' });
   }
