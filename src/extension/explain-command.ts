@@ -7,7 +7,7 @@ import { InputTooLongError, isLensError, type LensModel, LensError } from '../en
 import type { ViewName } from '../shared/protocol/lens';
 import type { ErrorFixers } from './common/error-report';
 import { explainError, modelOpenError } from './common/messages';
-import { explainRunningText, explainStartText, LONG_WAIT_MS, type RateBook } from './common/work-progress';
+import { explainPercent, explainRunningText, explainStartText, LONG_WAIT_MS, type RateBook } from './common/work-progress';
 import { positionSpecOf } from './common/result-shape';
 import type { LensSettings } from './common/settings';
 import type { EditorLens } from './lens/editor-lens';
@@ -255,8 +255,12 @@ export class ExplainCommand {
         status.busy('explaining');
         const t0 = performance.now();
         // The runtime reports nothing until the pass ends: the line counts the time against the estimate.
+        let percent = 0;
         const ticker = setInterval(() => {
-          progress.report({ message: explainRunningText({ ...stage, elapsedMs: performance.now() - t0 }) });
+          const elapsedMs = performance.now() - t0;
+          const now = explainPercent({ ...stage, elapsedMs });
+          progress.report({ message: explainRunningText({ ...stage, elapsedMs }), increment: now - percent });
+          percent = now;
         }, 1000);
         // The head the first heatmap shows comes with the forward pass: the panel opens without waiting for its layer.
         const result = await model

@@ -11,6 +11,15 @@ import { ExplainResult } from '../../src/engine/result/explain-result';
 import { isLensError } from '../../src/engine/errors';
 import { fixtureResult } from './analysis-fixture';
 import { at, field } from './helpers';
+import type { ReportPayload } from '../../src/shared/protocol/report';
+
+/** One layer's tensors of a loaded result, as the ExplainResult constructor takes them. */
+const layerOf = (r: ExplainResult, layer: number) => ({
+  c2c: r.tensor(layer, 'c2c'),
+  c2p: r.tensor(layer, 'c2p'),
+  p2c: r.tensor(layer, 'p2c'),
+  probs: r.tensor(layer, 'probs'),
+});
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -157,8 +166,10 @@ function parts(html: string) {
 test('HTML report is self-contained: no network references, data decodes to the tensors', async () => {
   const r = fixtureResult('text0');
   const html = await toHtmlReport(r);
-  assert.ok(!/https?:\/\//i.test(html), 'no http(s) references');
-  assert.ok(!/\b(src|href)\s*=/i.test(html), 'no src/href attributes');
+  // The one URL allowed is the SVG namespace the figure export writes: a name, never fetched.
+  assert.ok(!/https?:\/\//i.test(html.replaceAll('http://www.w3.org/2000/svg', '')), 'no http(s) references');
+  // In the page's markup, not in its script's text (the SVG figure writer holds an href="data:…" template).
+  assert.ok(!/\b(src|href)\s*=/i.test(html.replace(/<script>[\s\S]*?<\/script>/, '')), 'no src/href attributes');
   assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
   const { data, script } = parts(html);
   new vm.Script(script); // compiles
@@ -175,13 +186,7 @@ test('HTML report escapes token text and enforces the size limit', async () => {
     r.inputIds,
     r.tokens.map((t, i) => (i === 1 ? { ...t, text: '</script><img src=x>' } : t)),
     r.scale,
-    r.layers.map((layer) => ({
-      layer,
-      c2c: r.tensor(layer, 'c2c'),
-      c2p: r.tensor(layer, 'c2p'),
-      p2c: r.tensor(layer, 'p2c'),
-      probs: r.tensor(layer, 'probs'),
-    })),
+    r.layers.map((layer) => ({ layer, ...layerOf(r, layer) })),
     '<b>&</b>',
   );
   const html = await toHtmlReport(evil, { layers: [1], kinds: ['probs'], title: 'a <title>' });
@@ -192,52 +197,29 @@ test('HTML report escapes token text and enforces the size limit', async () => {
   await assert.rejects(async () => toHtmlReport(r, { layers: [7] }), isLensError);
 });
 
-test('HTML report script runs against a minimal DOM and shows a readout on hover', async () => {
-  const r = fixtureResult('short5');
-  const { data, script } = parts(await toHtmlReport(r, { initial: { layer: 1, head: 2, kind: 'c2p' } }));
-  type El = Record<string, unknown> & { children: El[]; listeners: Record<string, (e: unknown) => void> };
-  const el = (): El => {
-    const e: El = {
-      children: [],
-      listeners: {},
-      style: {},
-      textContent: '',
-      value: '',
-      width: 0,
-      height: 0,
-      classList: { toggle() {} },
-      appendChild(c: El) {
-        e.children.push(c);
-        return c;
-      },
-      addEventListener(name: string, f: (ev: unknown) => void) {
-        e.listeners[name] = f;
-      },
-      getBoundingClientRect: () => ({ left: 0, top: 0, width: e.width as number, height: e.height as number }),
-      // The report paints as the panel does: one ImageData per matrix (and one for the legend's ramp).
-      getContext: () => ({
-        fillRect() {},
-        fillStyle: '',
-        createImageData: (w: number, h: number) => ({ data: new Uint8ClampedArray(w * h * 4) }),
-        putImageData() {},
-      }),
-    };
-    return e;
-  };
-  const ids = ['layer', 'head', 'kind', 'heat', 'strip', 'readout', 'legend', 'legend-bar', 'lens-data'] as const;
-  const byId = Object.fromEntries(ids.map((id) => [id, el()])) as Record<(typeof ids)[number], El>;
-  byId['lens-data'].textContent = data;
-  const document = { getElementById: (id: string) => byId[id as (typeof ids)[number]], createElement: () => el() };
-  vm.runInNewContext(script, { document, atob, JSON, Math, Float32Array, Uint8Array, String, Number });
-  assert.equal(byId.strip.children.length, r.n);
-  assert.equal(byId.layer.value, '1');
-  assert.equal(byId.kind.value, 'c2p');
-  assert.match(byId.legend.textContent as string, /^c2p \(raw/);
-  const cell = (byId.heat.width as number) / r.n;
-  field(byId.heat.listeners, 'mousemove')({ clientX: 2.5 * cell, clientY: 4.5 * cell });
-  const text = byId.readout.textContent as string;
-  assert.match(text, /query 4 .* key 2 .*δ = 2/);
-  assert.ok(text.includes(`c2p = ${r.value(1, 2, 'c2p', 4, 2).toPrecision(5)}`), text);
+test('HTML report carries the text and offsets the strip lays out, and the panel’s own stylesheet', async () => {
+  const r = fixtureResult('text0');
+  const html = await toHtmlReport(r, { initial: { layer: 1, head: 2, kind: 'c2p' } });
+  const payload = JSON.parse(parts(html).data) as ReportPayload;
+  assert.equal(payload.meta.text, r.text);
+  assert.deepEqual(
+    payload.meta.tokens.map((t) => [t.i, t.start, t.end, t.special]),
+    r.tokens.map((t, i) => [i, t.start, t.end, t.special]),
+  );
+  assert.deepEqual(payload.meta.initial, { layer: 1, head: 2, kind: 'c2p' });
+  // The panel's rules for its token strip and heatmap grid, inlined (no link to a file).
+  assert.match(html, /#tokens \.tok \{/);
+  assert.match(html, /\.heatmap-grid \{/);
+  // A result explained from ids has no text: the pieces, spaced, with offsets into that.
+  const fromIds = new ExplainResult(
+    r.model,
+    r.inputIds,
+    r.tokens,
+    r.scale,
+    r.layers.map((layer) => ({ layer, ...layerOf(r, layer) })),
+  );
+  const meta = (JSON.parse(parts(await toHtmlReport(fromIds, { layers: [1], kinds: ['probs'] })).data) as ReportPayload).meta;
+  for (const t of meta.tokens) if (!t.special) assert.equal(meta.text.slice(t.start, t.end), t.text);
 });
 
 test('reportPlan checks the panel’s choice of layers and kinds before anything is written', async () => {

@@ -12,6 +12,8 @@ import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { errorActions, explainError, ModelOpenError, positionLimited } from '../../src/extension/common/messages';
 import {
   DEFAULT_FLOPS_PER_MS,
+  estimatedLayer,
+  explainPercent,
   explainRunningText,
   explainStartText,
   formatDuration,
@@ -135,9 +137,16 @@ describe('progress lines', () => {
     assert.equal(explainStartText({ tokens: 30, layers: 6, etaMs: 200, measured: true }), 'forward pass, 6 layers, 30 tokens…');
     assert.equal(
       explainRunningText({ tokens: 1952, layers: 12, etaMs: 31_000, elapsedMs: 12_400 }),
-      'forward pass, 12 layers, 1,952 tokens: 12 s so far, about 19 s left',
+      'forward pass, 1,952 tokens: about layer 5 of 12 · 12 s so far · about 19 s left',
     );
-    assert.match(explainRunningText({ tokens: 10, layers: 6, etaMs: 1000, elapsedMs: 4000 }), /longer than estimated/);
+    const late = explainRunningText({ tokens: 10, layers: 6, etaMs: 1000, elapsedMs: 4000 });
+    assert.match(late, /about layer 6 of 6 · 4 s so far · finishing \(longer than estimated\)/);
+    assert.equal(estimatedLayer({ layers: 12, etaMs: 31_000, elapsedMs: 0 }), 1);
+    assert.equal(estimatedLayer({ layers: 12, etaMs: 0, elapsedMs: 500 }), 1);
+    assert.deepEqual(
+      [0, 15_500, 31_000, 60_000].map((elapsedMs) => explainPercent({ etaMs: 31_000, elapsedMs })),
+      [0, 50, 95, 95],
+    );
   });
 
   it('sweeps say the stage, layer i of L, the count and the time left', () => {

@@ -1,4 +1,7 @@
-// A legend's colour ramp: the 256 colours of a lookup table, one pixel each, stretched by CSS.
+// A legend's colour ramp: the 256 colours of a lookup table, one pixel each, stretched by CSS, and the words at
+// its two ends (the lens panel's legend, Compare Heads' and the HTML report's).
+import { formatValue } from '../../src/shared/format';
+import type { Range } from './colors';
 
 export function paintRamp(bar: HTMLCanvasElement, lut: Uint8ClampedArray): void {
   const ctx = bar.getContext('2d');
@@ -6,4 +9,10 @@ export function paintRamp(bar: HTMLCanvasElement, lut: Uint8ClampedArray): void 
   const img = ctx.createImageData(256, 1);
   img.data.set(lut);
   ctx.putImageData(img, 0, 0);
+}
+
+/** The words at either end of a legend's ramp. */
+export function legendEnd(range: Range, end: 'min' | 'max'): string {
+  if (end === 'min') return range.rowLog ? 'row floor' : `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
+  return range.rowLog ? 'row top' : `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
 }

@@ -65,6 +65,15 @@ export function rowLogRange(clipped: number, keys: number): Range {
   return { min: 0, max: 1, signed: false, rows: true, rowLog: { decades: ROW_LOG_DECADES, minTop: ROW_LOG_MIN_TOP, keys, clipped } };
 }
 
+/** The colour-mapping choices a map offers, as [value, label]: 'auto' is effectiveScaling's default. */
+export const SCALING_CHOICES: readonly (readonly [ScalingName | 'auto', string])[] = [
+  ['auto', 'default (probs: each row, log)'],
+  ['row-log', 'each row, log'],
+  ['linear', 'linear, robust limits'],
+  ['log', 'log (probs)'],
+  ['row', 'each row to its max'],
+];
+
 /**
  * The mapping a view uses when the reader picked none (`undefined`): probabilities each row on a log scale,
  * signed terms linear between robust limits. A row-log pick on a signed term is per-row linear (no log of a sign).

@@ -87,11 +87,28 @@ export function explainStartText(e: { tokens: number; layers: number; etaMs: num
   return `forward pass, ${e.layers} layers, ${what}${eta}…`;
 }
 
-/** While the forward pass runs (one call into the runtime: no per-layer news), elapsed time against the estimate. */
+/**
+ * While the forward pass runs: the layer it is about at, elapsed time against the estimate. The pass is one call
+ * into the runtime, which reports nothing until it ends, and a layer costs the same at every depth, so the layer
+ * is the estimate's share of the time (said as such: "about layer 5 of 12").
+ */
 export function explainRunningText(e: { tokens: number; layers: number; etaMs: number; elapsedMs: number }): string {
   const left = e.etaMs - e.elapsedMs;
   const tail = left > 1000 ? `about ${formatDuration(left)} left` : 'finishing (longer than estimated)';
-  return `forward pass, ${e.layers} layers, ${e.tokens.toLocaleString('en-US')} tokens: ${formatDuration(e.elapsedMs)} so far, ${tail}`;
+  const layer = estimatedLayer(e);
+  return `forward pass, ${e.tokens.toLocaleString('en-US')} tokens: about layer ${layer} of ${e.layers} · ${formatDuration(e.elapsedMs)} so far · ${tail}`;
+}
+
+/** The layer (1-based) the pass is at if every layer takes the same time, never past the last. */
+export function estimatedLayer(e: { layers: number; etaMs: number; elapsedMs: number }): number {
+  if (!(e.etaMs > 0) || !(e.layers > 0)) return 1;
+  return Math.min(e.layers, Math.max(1, Math.floor((e.elapsedMs / e.etaMs) * e.layers) + 1));
+}
+
+/** The notification's percent for the pass so far: the estimate's share, held below 95 until the pass ends. */
+export function explainPercent(e: { etaMs: number; elapsedMs: number }): number {
+  if (!(e.etaMs > 0)) return 0;
+  return Math.min(95, (100 * e.elapsedMs) / e.etaMs);
 }
 
 /** Time left from the share done so far (undefined before anything is done). */

@@ -12,7 +12,7 @@ import { paintRamp } from '../../common/legend-bar';
 import { effectiveScaling, mapValues } from '../../common/row-scale';
 import { $, el, themeKind } from '../../common/dom';
 import { refreshHover, setHover, togglePin } from '../state/actions';
-import { legendEnd } from './legend';
+import { legendEnd } from '../../common/legend-bar';
 import { $comparePanes, $hover, $init, $viewState, type ComparePane } from '../state/store';
 import { $comparePicture } from '../state/picture';
 import type { MatrixRequests } from './requests';

@@ -1,15 +1,8 @@
 // The colour legend above the maps (heatmap and head grid alike): the ramp, its limits and what they mean.
 import type { MatrixKind } from '../../../src/shared/kinds';
-import { formatValue } from '../../../src/shared/format';
 import { describeRange, type Range } from '../../common/colors';
 import { $ } from '../../common/dom';
-import { paintRamp } from '../../common/legend-bar';
-
-/** The words at either end of a legend's ramp. */
-export function legendEnd(range: Range, end: 'min' | 'max'): string {
-  if (end === 'min') return range.rowLog ? 'row floor' : `${range.percentile || range.log ? '≤ ' : ''}${formatValue(range.min)}`;
-  return range.rowLog ? 'row top' : `${range.percentile ? '≥ ' : ''}${formatValue(range.max)}`;
-}
+import { legendEnd, paintRamp } from '../../common/legend-bar';
 
 export function renderLegend(range: Range, lut: Uint8ClampedArray, kind: MatrixKind): void {
   paintRamp($<HTMLCanvasElement>('#legend-bar'), lut);

@@ -5,6 +5,7 @@ import { emdQueryText, layerLabel, pickerLayers } from '../../../src/shared/emd-
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type ViewInit } from '../../../src/shared/protocol/lens';
 import { compareModelsButton } from './compare-button';
 import { $, el } from '../../common/dom';
+import { SCALING_CHOICES } from '../../common/row-scale';
 import { VIEW_TITLES } from '../views/view-captions';
 import { $kinds } from '../state/selectors';
 import { exportTitle } from './export';
@@ -116,13 +117,11 @@ export function buildShell(init: ViewInit, parts: ShellParts): void {
     ]),
   ]);
 
-  const scaling = el('select', { id: 'scaling', 'aria-label': 'Colour mapping', title: 'How values map to colours' }, [
-    option('auto', 'default (probs: each row, log)'),
-    option('row-log', 'each row, log'),
-    option('linear', 'linear, robust limits'),
-    option('log', 'log (probs)'),
-    option('row', 'each row to its max'),
-  ]);
+  const scaling = el(
+    'select',
+    { id: 'scaling', 'aria-label': 'Colour mapping', title: 'How values map to colours' },
+    SCALING_CHOICES.map(([v, label]) => option(v, label)),
+  );
   // The legend sits above the maps (heatmap and head grid alike), so it is on screen whenever a map is.
   const legend = el('div', { id: 'legend', class: 'legend' }, [
     el('label', {}, ['Colour ', scaling]),
