@@ -11,7 +11,7 @@ import { SPILL_DIR, spillFilesHeld } from '../../src/engine/runtime/spill';
 import { runtimeMallocEnv } from '../../src/engine/runtime/session';
 import { layerCache } from '../../src/engine/memory/layer-cache';
 import { checkLength } from '../../src/engine/run/input';
-import { headRuns } from '../../src/engine/run/layer';
+import { nextHeadRun } from '../../src/engine/run/layer';
 import { estimateMemory } from '../../src/engine/memory/estimate';
 import { spawn, spawnSync } from 'node:child_process';
 import { FIXTURES, at, rejectsWith } from './helpers';
@@ -185,20 +185,40 @@ describe('runs', () => {
   });
 
   it('computes the head on screen first: loadHead resolves with that head there and the rest still coming, the same numbers', async () => {
-    assert.deepEqual(headRuns(12, 3, 5), [
+    const runs = (H: number, chunk: number, wanted: number[]) => {
+      const done = new Set<number>();
+      const out: [number, number][] = [];
+      for (let next = nextHeadRun(H, done, chunk, wanted); next; next = nextHeadRun(H, done, chunk, wanted)) {
+        out.push(next.heads);
+        for (let h = next.heads[0]; h < next.heads[1]; h++) done.add(h);
+      }
+      return out;
+    };
+    assert.deepEqual(runs(12, 3, [5]), [
       [5, 6],
-      [6, 9],
-      [9, 12],
       [0, 3],
       [3, 5],
+      [6, 9],
+      [9, 12],
     ]);
-    assert.deepEqual(headRuns(12, 3), [
+    assert.deepEqual(runs(12, 3, []), [
       [0, 3],
       [3, 6],
       [6, 9],
       [9, 12],
     ]);
-    assert.deepEqual(headRuns(4, 4, 2), [[0, 4]], 'one run for every head: nothing to put first');
+    assert.deepEqual(
+      runs(6, 4, [4, 1]),
+      [
+        [4, 5],
+        [1, 2],
+        [0, 1],
+        [2, 4],
+        [5, 6],
+      ],
+      'each wanted head alone, then runs between the done ones',
+    );
+    assert.deepEqual(nextHeadRun(4, new Set([0, 1, 2, 3]), 2, [1]), undefined);
     const whole = await openModel(V3, { cacheDir });
     const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
     try {
@@ -220,6 +240,36 @@ describe('runs', () => {
     } finally {
       await whole.dispose();
       await chunked.dispose();
+    }
+  });
+
+  it('runs a head someone waits for ahead of background work: another layer computed ahead, or the rest of its own layer', async () => {
+    const model = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
+    try {
+      const text = 'the quick brown fox jumps over the lazy dog and runs into the woods';
+      const r = await model.explain({ text });
+      const r2 = await model.explain({ text });
+      const last = r.heads - 1;
+      // Two layers computed ahead (in the background), then a view asks for a head: at most one background run is
+      // with the runtime when it is sent, so it comes back after that one (before, one run of each would be).
+      r.prefetch(0);
+      r2.prefetch(0);
+      await r.loadHead(1, last);
+      assert.ok(r.headSlice(1, last, 'probs'), 'the head asked for is there');
+      const ahead = [r, r2].flatMap((x) => Array.from({ length: x.heads }, (_, h) => x.headSlice(0, h, 'probs'))).filter((v) => v);
+      assert.ok(ahead.length <= 1, `${ahead.length} background heads ran before the head asked for`);
+      await r2.load(0);
+      // A view asks for the last head of a layer computed ahead: it is run next, not after the heads before it.
+      r2.release();
+      const r3 = await model.explain({ text });
+      r3.prefetch(1);
+      await r3.loadHead(1, last);
+      assert.equal(r3.headSlice(1, 1, 'probs'), undefined, 'head 1 of the prefetched layer comes after the head asked for');
+      await Promise.all([r.load(0), r.load(1), r3.load(1)]);
+      assert.deepEqual(r3.slice(1, last, 'probs'), r.slice(1, last, 'probs'));
+      assert.deepEqual(r3.slice(1, 1, 'c2p'), r.slice(1, 1, 'c2p'));
+    } finally {
+      await model.dispose();
     }
   });
 

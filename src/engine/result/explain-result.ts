@@ -17,7 +17,12 @@ export interface LayerTensors {
 /** How a layer is computed: `first`, a head to compute before the others; `onHeads`, told each time heads [h0, h1)
  *  are in `t` (its arrays hold every head; the others are filled later). A source may ignore both. */
 export interface LayerComputeOptions {
+  /** A head to compute before the others (someone waits for it); the others then go in the background. */
   first?: number;
+  /** Nobody waits for this layer yet (a prefetch): every run goes in the background. */
+  background?: boolean;
+  /** Heads someone waits for now (asked between runs): each is run next, alone, ahead of the background. */
+  wanted?: () => number[];
   onHeads?: (h0: number, h1: number, t: LayerTensors) => void;
 }
 
@@ -188,8 +193,9 @@ export class ExplainResult implements LayerOwner {
   }
 
   /** One layer's matrices, computed on first use (all heads in one one-layer run), then cached. `first`: a head the
-   *  computation does before the others (loadHead). */
-  load(layer: number, signal?: AbortSignal, first?: number): Promise<LayerTensors> {
+   *  computation does before the others (loadHead); `background`: nobody waits for the layer yet (prefetch). Heads
+   *  loadHead asks for while the layer computes are done next. */
+  load(layer: number, signal?: AbortSignal, first?: number, background = false): Promise<LayerTensors> {
     if (!this.present.includes(layer))
       return Promise.reject(new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`));
     const have = this.loaded.get(layer);
@@ -221,7 +227,8 @@ export class ExplainResult implements LayerOwner {
           part.waiters.delete(h);
         }
       };
-      p = source.compute(layer, signal, { first, onHeads }).then(
+      const wanted = () => [...part.waiters.keys()];
+      p = source.compute(layer, signal, { first, background, onHeads, wanted }).then(
         (t) => {
           this.inflight.delete(layer);
           this.partial.delete(layer);
@@ -249,7 +256,7 @@ export class ExplainResult implements LayerOwner {
   prefetch(layer: number): void {
     if (this.isReleased || !this.source || !this.present.includes(layer) || this.loaded.has(layer) || this.inflight.has(layer)) return;
     if (this.cache && 2 * this.layerBytes > this.cache.limit) return;
-    this.load(layer).catch(() => undefined);
+    this.load(layer, undefined, undefined, true).catch(() => undefined);
   }
 
   /**

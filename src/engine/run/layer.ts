@@ -53,14 +53,26 @@ export class LayerComputation implements LayerSource {
     // A copy, not a view: IPC serialises a view's whole buffer.
     const hidden: FeedTensor = { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] };
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
-    for (const [h0, h1] of headRuns(H, chunk, options.first)) {
+    const small = backgroundChunk(spec, n) >= H && chunk >= H;
+    // A head someone waits for goes alone and first, unless one run holds the whole layer anyway (short inputs).
+    const byHead = (options.first !== undefined || !!options.background) && !small;
+    const done = new Set<number>();
+    for (;;) {
+      const wanted = byHead ? [...(options.first === undefined ? [] : [options.first]), ...(options.wanted?.() ?? [])] : [];
+      const next = nextHeadRun(H, done, byHead ? Math.min(chunk, backgroundChunk(spec, n)) : chunk, wanted);
+      if (!next) break;
+      const [h0, h1] = next.heads;
       const run = layerRun(this.model, n, layer, h0, h1);
-      const done = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept);
+      // Work nobody looks at yet (a layer computed ahead, the heads after the one on screen) goes in the background:
+      // the runtime session holds it back while a run someone waits for is due.
+      const background = !next.wanted && (!!options.background || (options.first !== undefined && !small));
+      const result = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept, background);
       try {
-        readLayerOutputs(this.model, n, H, done.outputs, out, h0);
+        readLayerOutputs(this.model, n, H, result.outputs, out, h0);
       } finally {
-        done.outputs.release();
+        result.outputs.release();
       }
+      for (let h = h0; h < h1; h++) done.add(h);
       options.onHeads?.(h0, h1, out);
     }
     assertFiniteLayer(this.model.checkpoint.dir, out);
@@ -71,12 +83,18 @@ export class LayerComputation implements LayerSource {
    * One layer-graph run. A run that fails because the runtime process was stopped (cancelling another explain
    * kills it) is tried once more in the fresh process: the states it needs are here, not there.
    */
-  private async runLayer(feeds: Record<string, FeedTensor>, fetches: string[], signal: AbortSignal | undefined, kept: KeptFeeds) {
+  private async runLayer(
+    feeds: Record<string, FeedTensor>,
+    fetches: string[],
+    signal: AbortSignal | undefined,
+    kept: KeptFeeds,
+    background: boolean,
+  ) {
     try {
-      return await this.model.session.run('layer', feeds, fetches, signal, kept);
+      return await this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background);
     } catch (e) {
       if (!(isLensError(e) && e.code === 'runtime' && /runtime process stopped/.test(e.message)) || signal?.aborted) throw e;
-      return this.model.session.run('layer', feeds, fetches, signal, kept);
+      return this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background);
     }
   }
 
@@ -121,17 +139,32 @@ export class LayerComputation implements LayerSource {
 }
 
 /**
- * The head ranges a layer runs in, at most `chunk` heads each; with `first`, that head alone before the others
- * (what a view shows comes back after one head's work, not a chunk's).
+ * The next heads of a layer to run, given those `done`: a head someone waits for (`wanted`, in order) alone, so
+ * that it comes back after one head's work; else the next run of at most `chunk` heads not done yet, from the
+ * lowest. Undefined when every head is done.
  */
-export function headRuns(H: number, chunk: number, first?: number): [number, number][] {
-  const runs = (a: number, b: number) => {
-    const out: [number, number][] = [];
-    for (let h0 = a; h0 < b; h0 += chunk) out.push([h0, Math.min(b, h0 + chunk)]);
-    return out;
-  };
-  if (first === undefined || chunk >= H || first < 0 || first >= H) return runs(0, H);
-  return [[first, first + 1], ...runs(first + 1, H), ...runs(0, first)];
+export function nextHeadRun(
+  H: number,
+  done: ReadonlySet<number>,
+  chunk: number,
+  wanted: readonly number[] = [],
+): { heads: [number, number]; wanted: boolean } | undefined {
+  const w = wanted.find((h) => h >= 0 && h < H && !done.has(h));
+  if (w !== undefined) return { heads: [w, w + 1], wanted: true };
+  let h0 = 0;
+  while (h0 < H && done.has(h0)) h0++;
+  if (h0 >= H) return undefined;
+  let h1 = h0 + 1;
+  while (h1 < H && h1 - h0 < chunk && !done.has(h1)) h1++;
+  return { heads: [h0, h1], wanted: false };
+}
+
+/** Bytes of attention arrays one background layer run may hold: at 2,000 tokens of v3-base that is one head. */
+export const BACKGROUND_CHUNK_BYTES = 128 * 2 ** 20;
+
+/** Heads per background layer run (at least one). */
+function backgroundChunk(spec: ModelSpec, n: number): number {
+  return layerChunkHeads(spec, n, BACKGROUND_CHUNK_BYTES);
 }
 
 /** Keys of what the runtime keeps: the relative table, a layer's weights, a layer's position projections. */

@@ -64,6 +64,10 @@ export class RuntimeSession {
   private loading?: Promise<void>;
   private pending: Pending = new Map();
   private nextId = 1;
+  /** Background runs waiting for the runtime to be idle (see run's `background`), first come first served. */
+  private waiting: (() => void)[] = [];
+  /** A background run was let go and has not been sent yet: no second one goes meanwhile. */
+  private granted = false;
   /** Keys of the tensors the current child keeps. */
   private keptKeys = new Set<string>();
   private closed = false;
@@ -125,6 +129,7 @@ export class RuntimeSession {
         } else {
           fail(new LensError(`cannot load the model graph ${Object.values(this.graphs)[0]}: ${m.message}`, 'runtime'));
         }
+        this.pump();
       });
       child.on('error', (e) => fail(new LensError(`cannot start the runtime process: ${e.message}`, 'runtime')));
       child.on('exit', (code, signal) => {
@@ -164,7 +169,9 @@ export class RuntimeSession {
 
   /**
    * Runs one graph (and `then`, a second one on its outputs); the caller reads the outputs it needs and then
-   * releases them (`outputs.release()`).
+   * releases them (`outputs.release()`). A `background` run (work nobody is looking at yet: the rest of a layer
+   * after the head on screen, a layer computed ahead) is held here until the runtime process has nothing else to
+   * do, so a run someone waits for is sent at once and waits behind one background run at most.
    */
   async run(
     graph: GraphName,
@@ -173,10 +180,21 @@ export class RuntimeSession {
     signal?: AbortSignal,
     kept?: KeptFeeds,
     then?: ChainedRunSpec,
+    background = false,
   ): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
-    await this.start();
+    if (background) {
+      await this.idleTurn(signal);
+      try {
+        if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
+        await this.start();
+      } finally {
+        // Sent below (synchronously) or failed: either way the next background run may be let go after this one.
+        this.granted = false;
+        queueMicrotask(() => this.pump());
+      }
+    } else await this.start();
     const child = this.child!;
     const pending = this.pending;
     const id = this.nextId++;
@@ -216,6 +234,32 @@ export class RuntimeSession {
     });
   }
 
+  /** Resolves when a background run may go: the runtime process has no run in flight and none was let go before. */
+  private idleTurn(signal?: AbortSignal): Promise<void> {
+    if (!this.granted && this.pending.size === 0 && this.waiting.length === 0) {
+      this.granted = true;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const go = () => (signal?.removeEventListener('abort', onAbort), resolve());
+      const onAbort = () => {
+        this.waiting = this.waiting.filter((w) => w !== go);
+        reject(new LensError('cancelled', 'cancelled'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(go);
+    });
+  }
+
+  /** Lets the next background run go once the runtime process is idle. */
+  private pump(): void {
+    if (this.granted || this.pending.size > 0) return;
+    const next = this.waiting.shift();
+    if (!next) return;
+    this.granted = true;
+    next();
+  }
+
   /** Stops the runtime process for good: later runs (a result's layers included) fail with a clear message. */
   dispose(): Promise<void> {
     this.closed = true;
@@ -236,5 +280,9 @@ export class RuntimeSession {
   private reset(): void {
     this.child = undefined;
     this.loading = undefined;
+    // The next child has nothing in flight: a held background run may go (it starts that child, as any run would).
+    this.pending = new Map();
+    this.granted = false;
+    queueMicrotask(() => this.pump());
   }
 }
