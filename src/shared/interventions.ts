@@ -68,6 +68,14 @@ export interface DecisionInfo {
   decision?: DecisionView;
   /** Set when nothing can be ranked here: one line saying why and what to do. */
   unrankable?: string;
+  /** Set when the Patching tab has nothing to follow here: one line saying why and what to do. A multiple-choice
+   *  head ranks nothing but patches (the choice on screen), so the two are apart. */
+  unpatchable?: string;
+}
+
+/** A decision nothing can follow (no head, or no answer from the host): the one line for both tabs. */
+export function nothingToFollow(why: string): DecisionInfo {
+  return { task: null, unrankable: why, unpatchable: why };
 }
 
 export interface RankingCell {

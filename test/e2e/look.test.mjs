@@ -2,6 +2,8 @@
 // default heatmap shows structure without touching a control, both axes carry token labels, the canvas does not
 // move under the pointer, and c2p's strongest neighbour raises the score. Screenshots of each view at 30, 130
 // and 500 tokens in both themes go to test-results/e2e/look-*.png (look at them: that is what they are for).
+// E2E_LONG=1 adds 2,000 tokens (the heatmap zoomed and fitted, and the views where length matters); it is left
+// out of CI for its time.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,7 +16,12 @@ import { focusTab, openFile, runCommand, screenshot, selectAll, waitUntil } from
 const PROSE = fs.readFileSync(path.join(import.meta.dirname, 'data', 'prose.txt'), 'utf8');
 // The bundled tokenizer makes ~3.7 characters per token of this prose; cut at a word boundary near the target.
 const cut = (chars) => PROSE.slice(0, PROSE.lastIndexOf(' ', chars));
-const LENGTHS = { 30: cut(110), 130: cut(520), 500: cut(1850) }; // 500 stays under the default 512-token limit
+const LENGTHS = { 30: cut(110), 130: cut(520), 500: cut(1850) };
+const LONG = !!process.env.E2E_LONG;
+// The prose four times over, for 2,000 tokens (the bundled model has relative positions only: no length limit).
+if (LONG) LENGTHS[2000] = (PROSE.trim() + '\n\n').repeat(4).slice(0, (PROSE.trim() + '\n\n').repeat(4).lastIndexOf(' ', 7400));
+/** The views shown at 2,000 tokens: the map, the head grid and the views whose pictures depend on the length. */
+const LONG_VIEWS = new Set(['heads', 'shares', 'distance', 'lines', 'model']);
 const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' };
 /**
  * A cell counts as distinguishable from the page when its CIELAB distance to the page background is ≥ 10
@@ -189,13 +196,13 @@ for (const theme of ['light', 'dark']) {
       return Number(await frame.locator('canvas#heatmap').getAttribute('data-n'));
     }
 
-    test('screenshots of every view at 30, 130 and 500 tokens; the 500-token default map has visible structure and labels', async () => {
+    test(`screenshots of every view at 30, 130 and 500 tokens${LONG ? ' (and 2,000)' : ''}; the 500-token default map has visible structure and labels`, async () => {
       // Findings are collected, so one run still takes every screenshot; the test fails at the end with all of them.
       const problems = [];
       const check = (ok, message) => {
         if (!ok) problems.push(message);
       };
-      for (const target of [30, 130, 500]) {
+      for (const target of LONG ? [30, 130, 500, 2000] : [30, 130, 500]) {
         const n = await explain(target);
         assert.ok(Math.abs(n - target) <= target * 0.3, `${n} tokens for target ${target}`);
         if (target === 30)
@@ -246,7 +253,7 @@ for (const theme of ['light', 'dark']) {
         await screenshot(page, `look-${theme}-${target}-heatmap`);
         if (FIGURES && target !== 130)
           for (const format of ['png', 'svg']) await exportFigure(lens, format, `look-${theme}-${target}-figure`);
-        if (target === 500) {
+        if (target >= 500) {
           // Zoom in until every row has its label (cells ≥ 12 px): a few clicks at 500 tokens.
           await waitUntil(
             async () => {
@@ -257,10 +264,10 @@ for (const theme of ['light', 'dark']) {
             { timeout: 20_000, interval: 50, message: 'every token labelled when zoomed in' },
           );
           await frame.locator('#minimap').waitFor({ state: 'visible' });
-          await screenshot(page, `look-${theme}-500-zoomed`);
+          await screenshot(page, `look-${theme}-${target}-zoomed`);
           await frame.locator('#zoom-fit').click();
         }
-        for (const view of ['heads', ...ANALYSIS]) {
+        for (const view of ['heads', ...ANALYSIS].filter((v) => target < 2000 || LONG_VIEWS.has(v))) {
           await frame.locator(`#view-${view}`).click();
           await frame.locator(`#app[data-view="${view}"]:not([data-busy])`).waitFor({ state: 'attached', timeout: 60_000 });
           const drawn =
@@ -324,7 +331,7 @@ for (const theme of ['light', 'dark']) {
       );
       check(wide.width >= 1.3 * narrow, `a ${wide.panel} px panel draws the map ${Math.round(wide.width)} px wide (narrow: ${narrow})`);
       check(wide.bottom <= wide.fold, `wide: heatmap bottom at ${Math.round(wide.bottom)} px, below the fold at ${wide.fold} px`);
-      await screenshot(page, `look-${theme}-500-wide`);
+      await screenshot(page, `look-${theme}-${LONG ? 2000 : 500}-wide`);
       await runCommand(page, 'View: Toggle Maximize Editor Group');
       await waitUntil(async () => (await frame.locator('#app').getAttribute('data-wide')) === null, {
         timeout: 15_000,

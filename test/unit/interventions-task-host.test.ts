@@ -78,6 +78,7 @@ describe('RunHost on the pair classifier (models/default-pairs)', () => {
     const want = (await model.predict({ text: A, pair: B })).classification!;
     assert.equal(m.decision.task, 'sequence-classification');
     assert.equal(m.decision.unrankable, undefined);
+    assert.equal(m.decision.unpatchable, undefined);
     const d = m.decision.decision;
     assert.ok(d?.kind === 'labels');
     assert.deepEqual(
@@ -223,10 +224,10 @@ describe('RunHost on the other task heads', () => {
     assert.equal(t.decision.decision.answer.text?.trim(), d.decision.decision.answer.text?.trim());
   });
 
-  it('no head, or only RTD: one line saying why nothing can be ranked; the sweep refused with it, no rerun', async () => {
-    for (const [name, line] of [
-      ['v2_tiny', /^Nothing to rank here: v2_tiny has no prediction head/],
-      ['v3_tiny_rtd', /only a replaced-token-detection head/],
+  it('no head, or only RTD: one line saying why nothing can be ranked or patched; the sweep refused with it, no rerun', async () => {
+    for (const [name, line, patchLine] of [
+      ['v2_tiny', /^Nothing to rank or patch here: v2_tiny has no prediction head/, /^Nothing to rank or patch here/],
+      ['v3_tiny_rtd', /only a replaced-token-detection head: a head ranking/, /only a replaced-token-detection head: patching follows/],
     ] as const) {
       const model = await open(path.join(FIXTURES, 'deberta', name));
       const { ask, posted } = await panelOn(model, 'the cat sat on the mat');
@@ -234,6 +235,8 @@ describe('RunHost on the other task heads', () => {
       assert.ok(d.ok && d.decision, name);
       assert.match(d.decision.unrankable ?? '', line, name);
       assert.ok(!d.decision.unrankable!.includes('\n'), name);
+      // The Patching tab's own line: it follows more heads than a ranking does.
+      assert.match(d.decision.unpatchable ?? '', patchLine, name);
       const m = await ask({ type: 'sweep', id: 2, resultId: 3, terms: ['c2p'], mode: 'zero', position: 2 });
       assert.ok(!m.ok && m.error === d.decision.unrankable, name);
       assert.equal(posted.filter((x) => x.type === 'runProgress').length, 0, `${name}: nothing reran`);
@@ -246,6 +249,7 @@ describe('RunHost on the other task heads', () => {
     const d = await ask({ type: 'decision', id: 1, resultId: 3 });
     assert.ok(d.ok && d.decision);
     assert.match(d.decision.unrankable ?? '', /multiple-choice/);
+    assert.equal(d.decision.unpatchable, undefined, 'the Patching tab follows the choice on screen');
     const m = await ask({ type: 'sweep', id: 2, resultId: 3, terms: ['c2p'], mode: 'zero', position: null });
     assert.ok(!m.ok && !m.error.includes('\n'));
     assert.match(m.error, /multiple-choice/);

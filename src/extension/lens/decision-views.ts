@@ -64,6 +64,9 @@ export function spanText(tokens: readonly Token[], start: number, end: number, t
     .trim();
 }
 
+/** Why a multiple-choice head ranks nothing (the Patching tab follows the choice on screen instead). */
+export const MULTIPLE_CHOICE_UNRANKABLE = 'A head ranking on a multiple-choice head is not supported (it would sweep every choice).';
+
 /** What the Head ranking tab can follow on this checkpoint, from what its head predicted on the explained input. */
 export function decisionInfo(p: Pick<PredictResult, 'task' | 'tokens'> & TaskOutput, text?: string): DecisionInfo {
   const task: PanelTask = p.task;
@@ -73,12 +76,15 @@ export function decisionInfo(p: Pick<PredictResult, 'task' | 'tokens'> & TaskOut
       task,
       unrankable:
         'This checkpoint has only a replaced-token-detection head: a head ranking follows a masked token (masked-LM head) or a label (a classifier); choose such a model.',
+      unpatchable:
+        'This checkpoint has only a replaced-token-detection head: patching follows a masked token (masked-LM head), a label, an answer span or a choice; choose such a model.',
     };
   const decision = decisionView(p, p.tokens, text);
-  if (task === 'multiple-choice')
-    return { task, decision, unrankable: 'A head ranking on a multiple-choice head is not supported (it would sweep every choice).' };
-  if (task === 'question-answering' && (!decision || decision.kind !== 'span' || !decision.answer))
-    return { task, decision, unrankable: 'This question-answering model found no answer span in the context: nothing to rank.' };
+  if (task === 'multiple-choice') return { task, decision, unrankable: MULTIPLE_CHOICE_UNRANKABLE };
+  if (task === 'question-answering' && (!decision || decision.kind !== 'span' || !decision.answer)) {
+    const why = 'This question-answering model found no answer span in the context: nothing to follow.';
+    return { task, decision, unrankable: why, unpatchable: why };
+  }
   return { task, decision };
 }
 

@@ -3,9 +3,17 @@
 // the engine's answers for the view. No `vscode` here: the panel passes in how to show a result and save a file.
 import type { AblateResult, ExplainResult, LensModel, SweepResult } from '../../engine';
 import { isLensError } from '../../engine';
-import type { DecisionInfo, InterventionView, RankingView, RunLabel, RunToHost, RunToWebview } from '../../shared/interventions';
+import {
+  nothingToFollow,
+  type DecisionInfo,
+  type InterventionView,
+  type RankingView,
+  type RunLabel,
+  type RunToHost,
+  type RunToWebview,
+} from '../../shared/interventions';
 import { firstWordPosition, rankingCsv, ranksByLabel } from '../../shared/interventions';
-import { decisionInfo, decisionView, rankingTarget } from './decision-views';
+import { decisionInfo, decisionView, MULTIPLE_CHOICE_UNRANKABLE, rankingTarget } from './decision-views';
 import type { TrackWork } from '../common/work-progress';
 import { PatchHost } from './patching';
 
@@ -245,11 +253,8 @@ export class RunHost {
         heads.includes('cls.predictions') || heads.includes('lm_predictions.lm_head')
           ? { task: 'masked-lm' }
           : model.summary.task_head === 'multiple-choice'
-            ? {
-                task: 'multiple-choice',
-                unrankable: 'A head ranking on a multiple-choice head is not supported (it would sweep every choice).',
-              }
-            : { task: null, unrankable: `Nothing to rank here: ${e instanceof Error ? e.message : String(e)}` };
+            ? { task: 'multiple-choice', unrankable: MULTIPLE_CHOICE_UNRANKABLE }
+            : nothingToFollow(`Nothing to rank or patch here: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.decisions.set(base, info);
     return info;

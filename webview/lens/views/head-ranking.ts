@@ -4,7 +4,14 @@
 // predicted label; token classification at one token), with "Why this label?" on top; a QA head its answer span.
 // Progress while it runs, Cancel, a cell click opens that head in the heatmap, export as JSON or CSV.
 import type { TermName } from '../../../src/shared/kinds';
-import { firstWordPosition, ranksByLabel, type DecisionInfo, type RankingView, type RemovalMode } from '../../../src/shared/interventions';
+import {
+  firstWordPosition,
+  nothingToFollow,
+  ranksByLabel,
+  type DecisionInfo,
+  type RankingView,
+  type RemovalMode,
+} from '../../../src/shared/interventions';
 import { colorOf, cssRgb, makeLut, type Range } from '../../common/colors';
 import { el, themeKind } from '../../common/dom';
 import { pieceLabel } from '../../../src/shared/token-layout';
@@ -241,7 +248,7 @@ export function renderRanking(body: HTMLElement, ctx: Pick<ViewContext, 'request
       if (ask) start(isBertModel(m) ? BERT_TERMS : [...m.terms]);
     },
     (e: Error) => {
-      memo.info = { task: null, unrankable: `Could not read what this model decides: ${e.message}` };
+      memo.info = nothingToFollow(`Could not read what this model decides: ${e.message}`);
       if (document.body.contains(target)) paintControls();
     },
   );

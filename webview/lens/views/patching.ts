@@ -3,7 +3,7 @@
 // patched alone (a layer × head grid per term) and the flow (attention edges whose knockout moves the target). The
 // target is picked as in the Head ranking; progress and Cancel while it runs; each trace's last result stays (also
 // across tabs) and exports as JSON / CSV (host) and as a PNG / SVG figure (the toolbar's figure form).
-import { firstWordPosition, ranksByLabel, type DecisionInfo } from '../../../src/shared/interventions';
+import { firstWordPosition, nothingToFollow, ranksByLabel, type DecisionInfo } from '../../../src/shared/interventions';
 import type { PatchTraceName, PatchView } from '../../../src/shared/patching';
 import { el } from '../../common/dom';
 import { $picture } from '../state/picture';
@@ -18,7 +18,7 @@ import { labelOptions } from './why-label-model';
 
 /** Why the tab cannot run here, if it cannot. A multiple-choice head cannot be ranked (that would sweep every choice)
  *  but can be patched: a patch follows the choice on screen. */
-const blocked = (info: DecisionInfo | undefined): string | undefined => (info?.task === 'multiple-choice' ? undefined : info?.unrankable);
+const blocked = (info: DecisionInfo | undefined): string | undefined => info?.unpatchable;
 
 const TRACES: { trace: PatchTraceName; label: string; what: string }[] = [
   { trace: 'resid', label: 'Causal trace', what: 'every layer × position state put back alone' },
@@ -306,7 +306,7 @@ export function renderPatching(body: HTMLElement): void {
       paint();
     },
     (e: Error) => {
-      memo.info = { task: null, unrankable: `Could not read what this model decides: ${e.message}` };
+      memo.info = nothingToFollow(`Could not read what this model decides: ${e.message}`);
       if (document.body.contains(target)) paint();
     },
   );
