@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { loadCheckpoint } from '../../src/engine/checkpoint';
 import { isLensError } from '../../src/engine/errors';
 import { DEFAULT_LOAD_BUDGET, inspectIsolated, openIsolated } from '../../src/engine/model/isolated-load';
+import { OVER_BUDGET, overBudget, startWatchdog, WATCHDOG_ENV } from '../../src/engine/model/load-watchdog';
 import { inspectModel, openModel } from '../../src/engine/model/open-model';
 import { writeTorchBin, writeZip, type TorchTensor } from '../../tools/fixtures/write-torch-bin';
 import { TINY, copyFixture, f32, rejectsLens, tempDir } from './checkpoint-test-utils';
@@ -127,10 +128,25 @@ test('isolated: a heap, memory or time budget hit ends in one line naming the fo
     bomb,
     'more than 1 MB of memory',
   );
+  // The load process's own watch (every platform), with this process's /proc watch off.
+  await rejectsLens(
+    () => inspectIsolated(bomb, { ...DEFAULT_LOAD_BUDGET, rssMb: 1, watchMs: 5, watchFromOutside: false }),
+    'corrupt',
+    bomb,
+    'more than 1 MB of memory',
+  );
   await rejectsLens(
     () => inspectIsolated(TINY('v3'), { ...DEFAULT_LOAD_BUDGET, parseMs: 1 }),
     'corrupt',
     TINY('v3'),
     'took longer than 0.001 s',
   );
+});
+
+test('the load process says why its own watchdog stopped it: the limit, and whether free memory set it', () => {
+  assert.deepEqual(overBudget(`x\n${OVER_BUDGET} 1536 MB\n`), { mb: 1536, machine: false });
+  assert.deepEqual(overBudget(`${OVER_BUDGET} 900 MB machine\n`), { mb: 900, machine: true });
+  assert.equal(overBudget('Reached heap limit'), undefined);
+  assert.equal(startWatchdog({}), undefined, 'no budget given: no watchdog');
+  assert.equal(startWatchdog({ [WATCHDOG_ENV]: '{"rssMb":-1,"perWeightByte":3,"watchMs":100}' }), undefined, 'a nonsense budget: none');
 });

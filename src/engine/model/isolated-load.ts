@@ -10,6 +10,7 @@ import { LensError } from '../errors';
 import { availableMemory } from '../memory/available-memory';
 import type { WireCheckpoint } from './checkpoint-wire';
 import type { FromLoader, ToLoader } from './load-messages';
+import { overBudget, WATCHDOG_ENV, type WatchdogBudget } from './load-watchdog';
 
 const MB = 2 ** 20;
 
@@ -25,8 +26,11 @@ export interface LoadBudget {
   /** Time for the rest (hashing, tokenizer, graph build): this plus the weights' bytes at `bytesPerSecond`. */
   restMs: number;
   bytesPerSecond: number;
-  /** How often the RSS is read (Linux: /proc/PID/status). */
+  /** How often the RSS is read (by this process on Linux, from /proc/PID/status; by the load process itself on
+   *  every platform, load-watchdog.ts). */
   watchMs: number;
+  /** Whether this process reads the load process's RSS too (Linux; off only to test the load process's own watch). */
+  watchFromOutside?: boolean;
 }
 
 export const DEFAULT_LOAD_BUDGET: LoadBudget = {
@@ -66,7 +70,15 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         // Inside Electron (VS Code desktop) execPath is the app itself: run it as plain Node.
-        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        env: {
+          ...process.env,
+          ELECTRON_RUN_AS_NODE: '1',
+          [WATCHDOG_ENV]: JSON.stringify({
+            rssMb: budget.rssMb,
+            perWeightByte: budget.perWeightByte,
+            watchMs: budget.watchMs,
+          } satisfies WatchdogBudget),
+        },
         execArgv: [`--max-old-space-size=${budget.heapMb}`],
       });
     } catch (e) {
@@ -94,7 +106,7 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
     );
     let watching = false;
     const watch = setInterval(() => {
-      if (watching || child.pid === undefined) return;
+      if (watching || child.pid === undefined || budget.watchFromOutside === false) return;
       watching = true;
       void rssOf(child.pid).then((rss) => {
         watching = false;
@@ -137,6 +149,12 @@ function runLoader(dir: string, msg: ToLoader, log: ((line: string) => void) | u
     child.on('close', (code, signal) => {
       if (settled) return;
       // V8 prints "Reached heap limit" / "heap out of memory" before it aborts.
+      // The load process's own watchdog killed it (load-watchdog.ts): the same line as this process's watch.
+      const over = overBudget(stderr);
+      if (over) {
+        const why = over.machine ? 'more than this machine has free: close other programs, or use a smaller model' : ADVICE;
+        return stop(new LensError(`${dir}: reading the model's files took more than ${over.mb} MB of memory; ${why}`, 'corrupt'));
+      }
       if (/heap limit|heap out of memory|Allocation failed/i.test(stderr)) {
         return stop(new LensError(`${dir}: reading the model's files took more than ${budget.heapMb} MB of heap; ${ADVICE}`, 'corrupt'));
       }

@@ -12,21 +12,27 @@ import { toWire } from './checkpoint-wire';
 import type { FromLoader, ToLoader } from './load-messages';
 import { summarize, tryTokenizer } from './model-summary';
 import { openTensorCopies } from './tensor-copies';
+import { startWatchdog } from './load-watchdog';
 
 if (!process.send) throw new Error('the load process must be started with an IPC channel');
+// First, before any file is read: the memory budget this process keeps to, on every platform.
+const watchdog = startWatchdog();
 const post = (m: FromLoader): Promise<void> => new Promise((resolve) => process.send!(m, undefined, undefined, () => resolve()));
 const log = (line: string) => void post({ type: 'log', line });
 
 async function handle(msg: ToLoader): Promise<FromLoader> {
   if (msg.type === 'inspect') {
-    const ck = await loadCheckpoint(msg.dir, { hash: false, onParsed: (weightBytes) => void post({ type: 'parsed', weightBytes }) });
+    const ck = await loadCheckpoint(msg.dir, {
+      hash: false,
+      onParsed: (weightBytes) => (watchdog?.parsed(weightBytes), void post({ type: 'parsed', weightBytes })),
+    });
     const tok = await tryTokenizer(ck.dir, ck);
     await tok?.dispose();
     return { type: 'inspected', summary: summarize(ck, tok) };
   }
   const ck = await loadCheckpoint(msg.dir, {
     hashStore: msg.hashStore || hashStoreOf(msg.cacheDir),
-    onParsed: (weightBytes) => void post({ type: 'parsed', weightBytes }),
+    onParsed: (weightBytes) => (watchdog?.parsed(weightBytes), void post({ type: 'parsed', weightBytes })),
   });
   // The tokenizer is checked here too, so the caller opens only tokenizer files this process read within budget.
   const tok = await tryTokenizer(ck.dir, ck);
