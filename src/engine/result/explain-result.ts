@@ -23,6 +23,9 @@ export interface LayerComputeOptions {
   background?: boolean;
   /** Heads someone waits for now (asked between runs): each is run next, alone, ahead of the background. */
   wanted?: () => number[];
+  /** A promise that settles when a head is next asked for: a computation waiting for a background turn stops
+   *  waiting and runs it. */
+  asked?: () => Promise<void>;
   onHeads?: (h0: number, h1: number, t: LayerTensors) => void;
 }
 
@@ -79,7 +82,15 @@ export class ExplainResult implements LayerOwner {
   private readonly evicted = new Map<number, WeakRef<LayerTensors>>();
   private readonly inflight = new Map<number, Promise<LayerTensors>>();
   /** Layers being computed: the heads already there (a view shows its head before the layer is done). */
-  private readonly partial = new Map<number, { tensors?: LayerTensors; ready: Set<number>; waiters: Map<number, (() => void)[]> }>();
+  private readonly partial = new Map<
+    number,
+    {
+      tensors?: LayerTensors;
+      ready: Set<number>;
+      waiters: Map<number, (() => void)[]>;
+      asked: { promise: Promise<void>; resolve: () => void };
+    }
+  >();
   private readonly scoreCache = new WeakMap<LayerTensors, Float32Array>();
   private readonly source?: LayerSource;
   private readonly cache?: LayerCache;
@@ -176,6 +187,8 @@ export class ExplainResult implements LayerOwner {
     const part = this.partial.get(layer);
     if (!part || part.ready.has(head)) return void (await (part ? Promise.resolve() : full));
     const ready = new Promise<void>((resolve) => part.waiters.set(head, [...(part.waiters.get(head) ?? []), resolve]));
+    // The computation may be waiting for a background turn: it runs this head next instead.
+    part.asked.resolve();
     await Promise.race([full.then(() => undefined), ready]);
   }
 
@@ -215,7 +228,7 @@ export class ExplainResult implements LayerOwner {
     if (!p) {
       const source = this.source;
       this.cache?.reserve(this.layerBytes);
-      const part = { ready: new Set<number>(), waiters: new Map<number, (() => void)[]>() } as NonNullable<
+      const part = { ready: new Set<number>(), waiters: new Map<number, (() => void)[]>(), asked: signalled() } as NonNullable<
         ReturnType<typeof this.partial.get>
       >;
       this.partial.set(layer, part);
@@ -228,7 +241,9 @@ export class ExplainResult implements LayerOwner {
         }
       };
       const wanted = () => [...part.waiters.keys()];
-      p = source.compute(layer, signal, { first, background, onHeads, wanted }).then(
+      /** Settles when a head is asked for after this call (each call gets a fresh one). */
+      const asked = () => (part.asked = signalled()).promise;
+      p = source.compute(layer, signal, { first, background, onHeads, wanted, asked }).then(
         (t) => {
           this.inflight.delete(layer);
           this.partial.delete(layer);
@@ -360,4 +375,11 @@ export class ExplainResult implements LayerOwner {
     this.scoreCache.set(l, s);
     return s;
   }
+}
+
+/** A promise with its resolve. */
+function signalled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }

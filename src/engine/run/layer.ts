@@ -66,6 +66,8 @@ export class LayerComputation implements LayerSource {
       // Work nobody looks at yet (a layer computed ahead, the heads after the one on screen) goes in the background:
       // the runtime session holds it back while a run someone waits for is due.
       const background = !next.wanted && (!!options.background || (options.first !== undefined && !small));
+      // While this waits for its turn, a head asked for ends the wait: the loop then runs that head first.
+      if (background && !(await this.model.session.backgroundTurn(signal, options.asked?.()))) continue;
       const result = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept, background);
       try {
         readLayerOutputs(this.model, n, H, result.outputs, out, h0);
@@ -91,7 +93,7 @@ export class LayerComputation implements LayerSource {
     background: boolean,
   ) {
     try {
-      return await this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background);
+      return await this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background, background);
     } catch (e) {
       if (!(isLensError(e) && e.code === 'runtime' && /runtime process stopped/.test(e.message)) || signal?.aborted) throw e;
       return this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background);

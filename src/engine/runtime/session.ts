@@ -181,11 +181,13 @@ export class RuntimeSession {
     kept?: KeptFeeds,
     then?: ChainedRunSpec,
     background = false,
+    /** The caller already holds the turn (`backgroundTurn` said true). */
+    turnHeld = false,
   ): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
     if (background) {
-      await this.idleTurn(signal);
+      if (!turnHeld) await this.idleTurn(signal);
       try {
         if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
         await this.start();
@@ -232,6 +234,38 @@ export class RuntimeSession {
       });
       child.send(msg);
     });
+  }
+
+  /**
+   * Waits for a background run's turn, unless `interrupt` settles first (someone now waits for other work of the
+   * caller's): true with the turn held (pass `turnHeld` to run at once), false with no turn taken.
+   */
+  async backgroundTurn(signal?: AbortSignal, interrupt?: Promise<unknown>): Promise<boolean> {
+    let go: (() => void) | undefined;
+    const turn = new Promise<void>((resolve, reject) => {
+      if (!this.granted && this.pending.size === 0 && this.waiting.length === 0) {
+        this.granted = true;
+        return resolve();
+      }
+      const onAbort = () => {
+        this.waiting = this.waiting.filter((w) => w !== go);
+        reject(new LensError('cancelled', 'cancelled'));
+      };
+      go = () => (signal?.removeEventListener('abort', onAbort), resolve());
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(go);
+    });
+    if (!interrupt) return turn.then(() => true);
+    const won = await Promise.race([turn.then(() => true), interrupt.then(() => false)]);
+    if (!won) {
+      if (go && this.waiting.includes(go)) this.waiting = this.waiting.filter((w) => w !== go);
+      // Granted in the same moment: hand the turn on.
+      else {
+        this.granted = false;
+        this.pump();
+      }
+    }
+    return won;
   }
 
   /** Resolves when a background run may go: the runtime process has no run in flight and none was let go before. */
