@@ -91,7 +91,8 @@ describe('Issue 26: hostile checkpoints do not exhaust or freeze the extension h
       model: 'default',
       // The workspace settings file exists from the start: the workbench then sees each case's edit of it.
       files: {
-        'sample.txt': 'The quick brown fox jumps over the lazy dog near the river bank.\nShe opened the [MASK] and looked out into the dark night.\n',
+        'sample.txt':
+          'The quick brown fox jumps over the lazy dog near the river bank.\nShe opened the [MASK] and looked out into the dark night.\n',
         '.vscode/settings.json': '{}\n',
       },
       linkExtension: { dir: PROBE, id: 'deberta-lens-e2e.host-probe-0.0.1' },

@@ -51,8 +51,17 @@ test('isolated: heads, tail, sweep and patch graphs are built in a load process,
   for (const b of builds) assert.notEqual(b.pid, process.pid, b.what);
   const what = builds.map((b) => b.what);
   // The open's own load process builds the encoder's graphs; each graph of the first uses comes from one of its own.
-  for (const want of [/^plain head graph$/, /^compare head graph$/, /^graph of layers 1…1$/, /^sweep graph of layers \d…1$/, /^patch graph of layers \d…1$/])
-    assert.ok(what.some((w) => want.test(w)), `built in a load process: ${want.source} (got ${what.join('; ')})`);
+  for (const want of [
+    /^plain head graph$/,
+    /^compare head graph$/,
+    /^graph of layers 1…1$/,
+    /^sweep graph of layers \d…1$/,
+    /^patch graph of layers \d…1$/,
+  ])
+    assert.ok(
+      what.some((w) => want.test(w)),
+      `built in a load process: ${want.source} (got ${what.join('; ')})`,
+    );
   assert.equal(new Set(builds.map((b) => b.pid)).size, builds.length, 'one process per graph');
 
   // Opened again on the same cache: every graph is found there, no process is started.
@@ -79,7 +88,7 @@ test('isolated: a graph build over its budget ends in one line naming the model 
       log: (l) => log.push(l),
     });
     try {
-      await rejectsLens(() => m.predict({ text: MASKED }), 'corrupt', MODEL, words);
+      await rejectsLens(() => m.predict({ text: MASKED }), 'runtime', MODEL, words);
       assert.ok(!log.some((l) => /^built plain head graph/.test(l)), `no head graph was built: ${log.join('\n')}`);
       // The encoder's graphs, which the open's load process built, still run.
       assert.equal((await m.explain({ text: MASKED })).tokens.length > 0, true);

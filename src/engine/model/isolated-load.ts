@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { LoadBudgetSettings, ModelSummary } from '../api';
 import type { GraphRecipe } from '../graph/graph-recipes';
-import { LensError } from '../errors';
+import { LensError, type LensErrorCode } from '../errors';
 import { availableMemory } from '../memory/available-memory';
 import type { WireCheckpoint } from './checkpoint-wire';
 import type { FromLoader, ToLoader } from './load-messages';
@@ -66,6 +66,9 @@ interface Job {
   /** The process ("the process that reads the model"). */
   process: string;
   advice: string;
+  /** The code of a budget hit: a file that takes more than its budget to read is damaged or hostile ('corrupt'); a
+   *  graph of a checkpoint that passed every check, too large for this machine ('runtime'). */
+  code: LensErrorCode;
   /** The log line of a request answered, given the process's peak RSS in MB. */
   done: (peakMb: number, pid: number | undefined) => string;
 }
@@ -75,6 +78,7 @@ const READ_JOB = (dir: string): Job => ({
   weights: "reading the model's weights",
   process: 'the process that reads the model',
   advice: ADVICE,
+  code: 'corrupt',
   done: (peak) => `read ${dir} in a separate process (peak ${peak} MB)`,
 });
 
@@ -84,6 +88,7 @@ const BUILD_JOB = (dir: string, what: string): Job => ({
   weights: `building its ${what}`,
   process: `the process that builds its ${what}`,
   advice: 'close other programs and try again, or use a smaller model (or one in float32, whose weights need no widening).',
+  code: 'runtime',
   done: (peak, pid) => `built the ${what} of ${dir} in a separate process (pid ${pid}, peak ${peak} MB)`,
 });
 
@@ -125,7 +130,7 @@ function runLoader(
     };
     const stop = (e: LensError) => finish(e);
     let timer = setTimeout(
-      () => stop(new LensError(`${dir}: ${job.structure} took longer than ${budget.parseMs / 1000} s; ${job.advice}`, 'corrupt')),
+      () => stop(new LensError(`${dir}: ${job.structure} took longer than ${budget.parseMs / 1000} s; ${job.advice}`, job.code)),
       budget.parseMs,
     );
     let watching = false;
@@ -137,12 +142,7 @@ function runLoader(
         if (rss === undefined || settled) return;
         peak = Math.max(peak, rss);
         if (rss > rssLimit) {
-          stop(
-            new LensError(
-              `${dir}: ${job.structure} took more than ${Math.round(rssLimit / MB)} MB of memory; ${overWhat}`,
-              'corrupt',
-            ),
-          );
+          stop(new LensError(`${dir}: ${job.structure} took more than ${Math.round(rssLimit / MB)} MB of memory; ${overWhat}`, job.code));
         }
       });
     }, budget.watchMs);
@@ -159,8 +159,7 @@ function runLoader(
         overWhat = wanted > room ? 'more than this machine has free: close other programs, or use a smaller model' : job.advice;
         const ms = budget.restMs + (m.weightBytes / budget.bytesPerSecond) * 1000;
         timer = setTimeout(
-          () =>
-            stop(new LensError(`${dir}: ${job.weights} took longer than ${formatSeconds(ms)} s; ${job.advice}`, 'corrupt')),
+          () => stop(new LensError(`${dir}: ${job.weights} took longer than ${formatSeconds(ms)} s; ${job.advice}`, job.code)),
           ms,
         );
         return;
@@ -174,14 +173,9 @@ function runLoader(
       if (settled) return;
       // V8 prints "Reached heap limit" / "heap out of memory" before it aborts.
       if (/heap limit|heap out of memory|Allocation failed/i.test(stderr)) {
-        return stop(new LensError(`${dir}: ${job.structure} took more than ${budget.heapMb} MB of heap; ${job.advice}`, 'corrupt'));
+        return stop(new LensError(`${dir}: ${job.structure} took more than ${budget.heapMb} MB of heap; ${job.advice}`, job.code));
       }
-      stop(
-        new LensError(
-          `${dir}: ${job.process} stopped (${signal ?? `exit code ${code}`}) before it answered; ${job.advice}`,
-          'runtime',
-        ),
-      );
+      stop(new LensError(`${dir}: ${job.process} stopped (${signal ?? `exit code ${code}`}) before it answered; ${job.advice}`, 'runtime'));
     });
     child.send(msg);
   });
