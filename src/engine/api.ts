@@ -31,6 +31,28 @@ export interface EngineOptions {
    * process itself).
    */
   isolate?: boolean;
+  /** With `isolate`: the budget of the processes that build graphs on first use (default: the load process's). */
+  graphBuildBudget?: LoadBudgetSettings;
+}
+
+/** A load process's budget (model/isolated-load.ts, DEFAULT_LOAD_BUDGET); each field left out keeps its default. */
+export interface LoadBudgetSettings {
+  /** V8 heap of the process (--max-old-space-size), MB: parser state (pickle values, JSON) lives there. */
+  heapMb?: number;
+  /** RSS while the files' structure is read, MB; after that, this plus `perWeightByte` × the weights' bytes (a graph
+   *  build widens float16 to float32 in memory). */
+  rssMb?: number;
+  perWeightByte?: number;
+  /** Time to read every file's structure (config, index, headers, pickle), ms. */
+  parseMs?: number;
+  /** Time for the rest (hashing, tokenizer, graph build): this plus the weights' bytes at `bytesPerSecond`, ms. */
+  restMs?: number;
+  bytesPerSecond?: number;
+  /** How often the RSS is read, ms: by the process itself on every platform (model/load-watchdog.ts), and by the
+   *  caller from /proc/PID/status on Linux. */
+  watchMs?: number;
+  /** Whether the caller reads the process's RSS too (Linux; off only to test the process's own watch). */
+  watchFromOutside?: boolean;
 }
 
 export interface ExplainInput {

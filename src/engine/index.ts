@@ -34,6 +34,7 @@ export type {
   EngineOptions,
   ExplainInput,
   LensModel,
+  LoadBudgetSettings,
   ModelSummary,
   OriginalToken,
   PositionPrediction,

@@ -1,5 +1,6 @@
 // Issue 26: an untrusted checkpoint never exhausts or freezes the extension host. In code-server, Explain opens a
-// normal model (the bundled one, a cold graph build) and hostile folders of ≤ 10 MB: a safetensors header
+// normal model (the bundled one, a cold graph build), then explains a [MASK] with it (its fill-mask head graph, built
+// on first use: by a load process too, as the extension's log says) and opens hostile folders of ≤ 10 MB: a safetensors header
 // claiming huge tensors (10 MB of header), a 33 KB .bin whose pickle inflates to 32 MiB of EMPTY_DICT, and a
 // 10 MB config.json. A probe extension in the same extension host (host-probe/) samples the host's main-thread
 // delay and RSS; the host's peak RSS (VmHWM, reset before each case) comes from /proc. Each hostile folder must end
@@ -63,6 +64,13 @@ function procStatus(pid) {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/** The DeBERTa Lens output channel as the extension host logged it (code-server keeps it under user-data/logs). */
+function extensionLog(userData) {
+  const logs = path.join(userData, 'logs');
+  const found = fs.readdirSync(logs, { recursive: true }).filter((f) => /DeBERTa Lens\.log$/.test(String(f)));
+  return found.map((f) => fs.readFileSync(path.join(logs, String(f)), 'utf8')).join('\n');
+}
+
 function probeLines(file) {
   return fs
     .readFileSync(file, 'utf8')
@@ -82,7 +90,11 @@ describe('Issue 26: hostile checkpoints do not exhaust or freeze the extension h
       name: 'isolation',
       model: 'default',
       // The workspace settings file exists from the start: the workbench then sees each case's edit of it.
-      files: { 'sample.txt': 'The quick brown fox jumps over the lazy dog near the river bank.\n', '.vscode/settings.json': '{}\n' },
+      files: {
+        'sample.txt':
+          'The quick brown fox jumps over the lazy dog near the river bank.\nShe opened the [MASK] and looked out into the dark night.\n',
+        '.vscode/settings.json': '{}\n',
+      },
       linkExtension: { dir: PROBE, id: 'deberta-lens-e2e.host-probe-0.0.1' },
     });
     ({ page } = lens);
@@ -101,8 +113,11 @@ describe('Issue 26: hostile checkpoints do not exhaust or freeze the extension h
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  /** Explains line 1 with `modelPath` set; returns the figures of the open, and the error toast's text if any. */
-  async function explainWith(name, modelPath, { expectError }) {
+  /**
+   * Explains line `line` with `modelPath` set (or the one set before, for ''); returns the figures of the open, and
+   * the error toast's text if any. `until`: a selector in the panel to wait for instead of the panel being ready.
+   */
+  async function explainWith(name, modelPath, { expectError, line = 1, until }) {
     // Workspace settings (the setting is machine-overridable): the workbench watches the workspace folder.
     const settingsFile = path.join(lens.server.dirs.workspace, '.vscode', 'settings.json');
     if (modelPath) {
@@ -111,7 +126,7 @@ describe('Issue 26: hostile checkpoints do not exhaust or freeze the extension h
       await page.waitForTimeout(3000); // the workbench reads the changed settings file
     }
     await focusTab(page, 'sample.txt');
-    await selectLines(page, 1, 1);
+    await selectLines(page, line, line);
     await page.waitForTimeout(1000); // quiet before the window opens
     let hwmReset = true;
     try {
@@ -127,7 +142,8 @@ describe('Issue 26: hostile checkpoints do not exhaust or freeze the extension h
       const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: modelPath }).first(); // the error, not the progress toast (which names the folder's base name only)
       await toast.waitFor({ timeout: 60_000 });
       message = (await toast.textContent()) ?? '';
-    } else await waitReady(lens.frame, 120_000);
+    } else if (until) await lens.frame.locator(until).first().waitFor({ state: 'attached', timeout: 120_000 });
+    else await waitReady(lens.frame, 120_000);
     const ms = Date.now() - t0;
     await page.waitForTimeout(500); // the probe's line after a block carries the gap
     const after = procStatus(pid);
@@ -153,6 +169,16 @@ describe('Issue 26: hostile checkpoints do not exhaust or freeze the extension h
   test('a normal model (bundled, cold graph build) opens and explains', async () => {
     const fig = await explainWith('normal', '', { expectError: false });
     assert.ok(fig.samples > 0, 'the probe wrote samples while the model opened');
+  });
+
+  test(`first use of a graph (the fill-mask head, on the first [MASK]): built outside the host; RSS +≤ ${MAX_GROWTH_MB} MB`, async () => {
+    const fig = await explainWith('first-fill-mask', '', { expectError: false, line: 2, until: '#predictions .pred-card' });
+    const log = extensionLog(lens.server.dirs.userData);
+    fig.built_elsewhere = log.match(/^.*built the \S+ head graph of .* in a separate process.*$/m)?.[0] ?? null;
+    assert.ok(fig.built_elsewhere, `the extension's log names the process that built the head graph:\n${log}`);
+    assert.ok(fig.host_rss_growth_mb <= MAX_GROWTH_MB, `host RSS grew by ${fig.host_rss_growth_mb} MB`);
+    // The window holds the explain of the line too (longest_block_ms in the figures file): the 'normal' case shows
+    // what an explain alone blocks; the bundled model's head graph is too small for its build to dominate.
   });
 
   for (const [name, key, words] of [

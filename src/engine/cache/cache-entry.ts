@@ -56,8 +56,9 @@ export function openEntry(
   build: (w: EntryWriter) => void,
   opts: OpenOptions = {},
 ): CacheEntry {
+  const found = findEntry(cacheDir, key, opts);
+  if (found) return found;
   const dir = path.join(graphsOf(cacheDir), key);
-  if (verify(cacheDir, dir, key)) return bounded(cacheDir, entry(cacheDir, dir, key, false, 0), opts);
   const t0 = performance.now();
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
@@ -102,6 +103,12 @@ export function openEntry(
     throw e;
   }
   return bounded(cacheDir, entry(cacheDir, dir, key, true, performance.now() - t0), opts);
+}
+
+/** The valid entry for `key`, opened (held until release()), or undefined: nothing is built. */
+export function findEntry(cacheDir: string, key: string, opts: OpenOptions = {}): CacheEntry | undefined {
+  const dir = path.join(graphsOf(cacheDir), key);
+  return verify(cacheDir, dir, key) ? bounded(cacheDir, entry(cacheDir, dir, key, false, 0), opts) : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
 //                              entry's last use)
 //   <cacheDir>/in-use/<key>.<pid>.<n>   a marker per process that has the entry open
 //   <cacheDir>/hashes/         file hashes remembered per inode state (checkpoint/hash.ts)
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,6 +23,14 @@ export function defaultCacheDir(): string {
 export const hashStoreOf = (cacheDir: string) => path.join(cacheDir, 'hashes');
 export const graphsOf = (cacheDir: string) => path.join(cacheDir, 'graphs');
 export const inUseOf = (cacheDir: string) => path.join(cacheDir, 'in-use');
+
+/**
+ * The folder name of a checkpoint's entry: what it holds (`version`, e.g. a graph's version), the checkpoint's
+ * content hash, and a variant of the same thing (`\nheads/2`), hashed. The one derivation every entry uses.
+ */
+export function entryKey(version: string, checkpointHash: string, variant = ''): string {
+  return createHash('sha256').update(`${version}\n${checkpointHash}${variant}`).digest('hex').slice(0, 20);
+}
 
 /** The checkpoint an entry was built from, as the manifest and `cache list` show it. */
 export interface EntryModel {

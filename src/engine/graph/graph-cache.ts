@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type CacheEntry, openEntry, type OpenOptions } from '../cache/cache-entry';
+import { type CacheEntry, findEntry, openEntry, type OpenOptions } from '../cache/cache-entry';
+import { entryKey } from '../cache/cache-layout';
 import type { Checkpoint } from '../checkpoint';
 import { buildDecompositionGraph } from './bert-decomposition';
-import { buildForwardGraph, buildTailGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
+import { buildForwardGraph, FORWARD_HEAD_GROUP, GRAPH_VERSION, OPSET } from './deberta-graph';
 import { buildLayerGraph, buildPositionsGraph } from './layer-graphs';
 import { GraphBuilder, WEIGHTS_FILE } from './graph-builder';
 import { encodeModel } from './onnx-proto';
@@ -85,34 +85,15 @@ export function ensureGraph(ck: Checkpoint, cacheDir: string, opts: GraphOptions
   };
 }
 
-/** Version of the tail graph (layers from one layer on, with per-head term keep masks), cached on its own. */
-export const TAIL_GRAPH_VERSION = 'deberta-lens-tail-2';
-
-/** The tail graph from layer `start` on, with the same head grouping as the forward graph (so the numbers agree). */
-export function ensureTailGraph(ck: Checkpoint, cacheDir: string, start: number, opts: GraphOptions = {}): CachedModelGraph {
-  const headGroup = opts.headGroup ?? FORWARD_HEAD_GROUP;
-  const kind: GraphKind = {
-    version: TAIL_GRAPH_VERSION,
-    variant: `\nfrom/${start}\nheads/${headGroup}`,
-    what: `graph of layers ${start}…${ck.spec.numLayers - 1}`,
-    build: () => buildTailGraph(ck, start, headGroup),
-  };
-  return ensureGraphOf(ck, cacheDir, kind, opts);
-}
-
 /**
  * One cached graph of a checkpoint. Weights are ONNX external data: float32 tensors are referenced in place in the
  * checkpoint's own files (hard-linked into the cache folder: onnxruntime refuses external data outside the model's
  * folder, symlinks included); other dtypes are widened into weights.bin.
  */
 export function ensureGraphOf(ck: Checkpoint, cacheDir: string, kind: GraphKind, opts: OpenOptions = {}): CachedModelGraph {
-  const key = createHash('sha256')
-    .update(`${kind.version}\n${ck.hash}${kind.variant ?? ''}`)
-    .digest('hex')
-    .slice(0, 20);
   const entry = openEntry(
     cacheDir,
-    key,
+    entryKey(kind.version, ck.hash, kind.variant),
     { name: ck.name, dir: ck.dir, hash: ck.hash },
     ck.hashed,
     (w) => {
@@ -132,4 +113,10 @@ export function ensureGraphOf(ck: Checkpoint, cacheDir: string, kind: GraphKind,
   );
   if (entry.built) opts.log?.(`built ${kind.what} for ${ck.name} in ${entry.buildMs.toFixed(0)} ms → ${entry.dir}`);
   return { ...entry, modelPath: path.join(entry.dir, MODEL_FILE) };
+}
+
+/** The cached graph of `kind`, opened, if a valid entry holds it; undefined otherwise (nothing is built). */
+export function findGraph(ck: Checkpoint, cacheDir: string, kind: GraphKind, opts: OpenOptions = {}): CachedModelGraph | undefined {
+  const entry = findEntry(cacheDir, entryKey(kind.version, ck.hash, kind.variant), opts);
+  return entry && { ...entry, modelPath: path.join(entry.dir, MODEL_FILE) };
 }

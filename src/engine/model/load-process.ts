@@ -1,5 +1,6 @@
 // The load process: reads an untrusted model folder — config.json, the shard index, safetensors headers, the .bin
-// zip and its pickle, the tokenizer files, every weight byte for the hash — and builds its graphs, in a child of
+// zip and its pickle, the tokenizer files, every weight byte for the hash — and builds its graphs (at open, and
+// each graph built on first use later: a 'build' request with a recipe, graph/graph-recipes.ts), in a child of
 // the caller that runs under a heap limit, an RSS watchdog and a deadline (isolated-load.ts). A hostile file that
 // gets past the parsers' own budgets can then exhaust or freeze this process only; the caller receives plain data
 // (a ModelSummary, or the checkpoint as byte ranges: checkpoint-wire.ts) and the one-line error. One request, then
@@ -7,8 +8,9 @@
 import { hashStoreOf } from '../cache/cache-layout';
 import { loadCheckpoint } from '../checkpoint';
 import { isLensError } from '../errors';
-import { ensureGraph } from '../graph/graph-cache';
-import { toWire } from './checkpoint-wire';
+import { ensureGraph, ensureGraphOf } from '../graph/graph-cache';
+import { graphKind } from '../graph/graph-recipes';
+import { fromWire, toWire } from './checkpoint-wire';
 import type { FromLoader, ToLoader } from './load-messages';
 import { summarize, tryTokenizer } from './model-summary';
 import { openTensorCopies } from './tensor-copies';
@@ -21,6 +23,16 @@ const post = (m: FromLoader): Promise<void> => new Promise((resolve) => process.
 const log = (line: string) => void post({ type: 'log', line });
 
 async function handle(msg: ToLoader): Promise<FromLoader> {
+  if (msg.type === 'build') {
+    const ck = fromWire(msg.checkpoint);
+    // Nothing to parse: the budget for reading bytes starts now.
+    const weightBytes = msg.checkpoint.tensors.reduce((a, t) => a + t.byteLength, 0);
+    watchdog?.parsed(weightBytes);
+    await post({ type: 'parsed', weightBytes });
+    const entry = ensureGraphOf(ck, msg.cacheDir, graphKind(ck, msg.recipe), { maxGB: msg.maxGB, log });
+    entry.release();
+    return { type: 'built', built: entry.built, buildMs: entry.buildMs, pid: process.pid };
+  }
   if (msg.type === 'inspect') {
     const ck = await loadCheckpoint(msg.dir, {
       hash: false,

@@ -21,6 +21,7 @@ import { DEFAULT_CACHE_MAX_GB, defaultCacheDir, hashStoreOf } from '../cache/cac
 import { type Checkpoint, loadCheckpoint } from '../checkpoint';
 import type { CacheEntry } from '../cache/cache-entry';
 import { type CachedGraph, ensureGraph } from '../graph/graph-cache';
+import type { GraphRecipe } from '../graph/graph-recipes';
 import type { ExplainResult } from '../result/explain-result';
 import { ablateWith } from '../run/ablate';
 import { explainAblatedWith } from '../run/ablated-run';
@@ -44,8 +45,8 @@ import { defaultThreads } from '../runtime/threads';
 import type { TokenizerHandle } from '../tokenizer/types';
 import type { ExecutionProviderSetting, ModelInfo } from '../types';
 import { resolveModelDir } from './model-dir';
-import { fromWire } from './checkpoint-wire';
-import { inspectIsolated, openIsolated } from './isolated-load';
+import { fromWire, type WireCheckpoint } from './checkpoint-wire';
+import { buildIsolated, inspectIsolated, loadBudget, openIsolated } from './isolated-load';
 import { summarize, tryTokenizer } from './model-summary';
 import { openTensorCopies } from './tensor-copies';
 
@@ -174,6 +175,8 @@ interface Loaded {
   ck: Checkpoint;
   /** The cache entry of the tensors the load process copied (isolated loads only). */
   copies?: CacheEntry;
+  /** Isolated loads: the checkpoint as byte ranges, what a graph built on first use is built from (in a child). */
+  wire?: WireCheckpoint;
   graphBuilt: boolean;
 }
 
@@ -196,11 +199,8 @@ async function loadIsolated(dir: string, graphCache: GraphCacheSettings): Promis
   const ck = fromWire(wire.checkpoint);
   const copies = openTensorCopies(ck, graphCache.dir, false, options);
   // The copies this process reads are the ones it holds open (the path is its own, not the load process's word).
-  return {
-    ck: copies.file ? fromWire({ ...wire.checkpoint, copies: copies.file }) : ck,
-    copies: copies.entry,
-    graphBuilt: wire.graphBuilt,
-  };
+  const held = copies.file ? { ...wire.checkpoint, copies: copies.file } : wire.checkpoint;
+  return { ck: copies.file ? fromWire(held) : ck, copies: copies.entry, graphBuilt: wire.graphBuilt, wire: held };
 }
 
 /** Loads a checkpoint, builds (or reuses) its ONNX graphs and starts a runtime session in a child process. */
@@ -208,11 +208,19 @@ export async function openModel(dirArg: string, opts: EngineOptions = {}): Promi
   const t0 = performance.now();
   const dir = resolveModelDir(dirArg);
   // Every graph of this model (the encoder's, the heads', the reruns') is cached with these settings.
-  const graphCache: GraphCacheSettings = {
-    dir: opts.cacheDir ?? defaultCacheDir(),
-    options: { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup },
-  };
-  const { ck, copies, graphBuilt } = opts.isolate ? await loadIsolated(dir, graphCache) : await loadHere(dir, graphCache);
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  const options = { maxGB: opts.cacheMaxGB ?? DEFAULT_CACHE_MAX_GB, log: opts.log, headGroup: opts.attentionHeadGroup };
+  const { ck, copies, graphBuilt, wire } = opts.isolate
+    ? await loadIsolated(dir, { dir: cacheDir, options })
+    : await loadHere(dir, { dir: cacheDir, options });
+  const budget = loadBudget(opts.graphBuildBudget);
+  // Isolated: graphs built on first use are built by a load process too, from the byte ranges this one holds.
+  const buildElsewhere = wire
+    ? async (recipe: GraphRecipe, what: string): Promise<void> => {
+        await buildIsolated({ checkpoint: wire, recipe, what, cacheDir, maxGB: options.maxGB, log: opts.log }, budget);
+      }
+    : undefined;
+  const graphCache: GraphCacheSettings = { dir: cacheDir, options, ...(buildElsewhere ? { buildElsewhere } : {}) };
   let tokenizer: TokenizerHandle | undefined;
   let graph: CachedGraph;
   try {

@@ -2,10 +2,10 @@
 // gathered from a strided view, byte-swapped), copied once into a cache entry of their own (`tensors.bin`), so
 // that the process that runs the model reads every weight as a plain byte range and never parses the checkpoint
 // itself. The load process writes the entry; the caller only opens it.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type CacheEntry, openEntry, type OpenOptions } from '../cache/cache-entry';
+import { entryKey } from '../cache/cache-layout';
 import type { Checkpoint } from '../checkpoint';
 import { LensError } from '../errors';
 import type { TensorData } from '../types';
@@ -53,7 +53,7 @@ function layout(ck: Checkpoint): { order: TensorData[]; at: Map<string, number> 
 export function openTensorCopies(ck: Checkpoint, cacheDir: string, write: boolean, opts: OpenOptions = {}): TensorCopies {
   const { order, at } = layout(ck);
   if (order.length === 0) return { at };
-  const key = createHash('sha256').update(`${COPIES_VERSION}\n${ck.hash}`).digest('hex').slice(0, 20);
+  const key = entryKey(COPIES_VERSION, ck.hash);
   const entry = openEntry(
     cacheDir,
     key,

@@ -2,23 +2,18 @@
 // process, the compare graph (also KL against a reference state) in a process of its own. Below the verbs.
 import { findHeads, type Heads } from '../checkpoint/heads';
 import { LAST_HIDDEN, layerInputOutput, LayerInput, REL_OUTPUT } from '../graph/deberta-io';
-import { buildEmdEditGraph, buildEmdPassesGraph, EMD_EDIT_GRAPH_VERSION, EMD_PASSES_GRAPH_VERSION, EmdOutput } from '../graph/emd-graph';
+import { EmdOutput } from '../graph/emd-graph';
 import { TailInput } from '../graph/deberta-io';
 import type { TermName } from '../types';
-import { type CachedModelGraph, ensureGraphOf } from '../graph/graph-cache';
+import type { CachedModelGraph } from '../graph/graph-cache';
+import type { GraphRecipe } from '../graph/graph-recipes';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
-import {
-  buildHeadGraph,
-  HEAD_COMPARE_GRAPH_VERSION,
-  HEAD_EMD_GRAPH_VERSION,
-  HEAD_GRAPH_VERSION,
-  HeadInput,
-  HeadOutput,
-} from '../graph/head-graph';
+import { HeadInput, HeadOutput } from '../graph/head-graph';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RunOutput, RuntimeSession } from '../runtime/session';
 import { checkLength, forwardOnly, int64Feeds } from './input';
+import { lazyGraph } from './lazy-graph';
 import type { RunBase } from './run-base';
 
 /**
@@ -39,23 +34,14 @@ export class HeadSession extends GraphSessions<'compare'> {
     this.heads = findHeads(model.checkpoint);
   }
 
-  private graphOf(variant: 'plain' | 'compare' | EmdVariant): () => CachedModelGraph {
-    const { checkpoint: ck, graphCache } = this.model;
-    const heads = this.heads;
+  private graphOf(variant: 'plain' | 'compare' | EmdVariant): () => Promise<CachedModelGraph> {
     // The EMD head graph computes attention in the forward graph's head groups (EngineOptions.attentionHeadGroup).
-    const headGroup = variant === 'emd' ? graphCache.options.headGroup : undefined;
-    const kind =
-      variant === 'emd-passes'
-        ? { version: EMD_PASSES_GRAPH_VERSION, what: 'EMD passes graph', build: () => buildEmdPassesGraph(ck) }
-        : variant === 'emd-edit'
-          ? { version: EMD_EDIT_GRAPH_VERSION, what: 'EMD intervention graph', build: () => buildEmdEditGraph(ck) }
-          : {
-              version: { plain: HEAD_GRAPH_VERSION, compare: HEAD_COMPARE_GRAPH_VERSION, emd: HEAD_EMD_GRAPH_VERSION }[variant],
-              ...(headGroup !== undefined ? { variant: `\nheads/${headGroup}` } : {}),
-              what: `${variant} head graph`,
-              build: () => buildHeadGraph(ck, heads, variant === 'compare', variant === 'emd', headGroup),
-            };
-    return () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+    const headGroup = variant === 'emd' ? this.model.graphCache.options.headGroup : undefined;
+    const recipe: GraphRecipe =
+      variant === 'emd-passes' || variant === 'emd-edit'
+        ? { graph: variant }
+        : { graph: 'head', variant, ...(headGroup !== undefined ? { headGroup } : {}) };
+    return () => lazyGraph(this.model, recipe);
   }
 
   /** An EMD graph, added to the encoder's process on first use (the forward hands it its states there). */
@@ -64,7 +50,7 @@ export class HeadSession extends GraphSessions<'compare'> {
     if (!added) {
       added = (async () => {
         let graph = this.emdGraphs.get(variant);
-        if (!graph) this.emdGraphs.set(variant, (graph = this.graphOf(variant)()));
+        if (!graph) this.emdGraphs.set(variant, (graph = await this.graphOf(variant)()));
         await this.model.session.addGraph(variant, graph.modelPath);
       })().finally(() => this.emdAdded.delete(variant));
       this.emdAdded.set(variant, added);
@@ -76,7 +62,7 @@ export class HeadSession extends GraphSessions<'compare'> {
   async start(variant: 'plain' | 'compare' = 'plain'): Promise<RuntimeSession> {
     if (variant === 'plain') {
       this.plainAdded ??= (async () => {
-        this.plainGraph ??= this.graphOf('plain')();
+        this.plainGraph ??= await this.graphOf('plain')();
         await this.model.session.addGraph('heads', this.plainGraph.modelPath);
       })().finally(() => (this.plainAdded = undefined));
       await this.plainAdded;

@@ -5,14 +5,14 @@ import type { OcclusionMethod } from '../api';
 import { LensError } from '../errors';
 import { FORWARD_HEAD_GROUP } from '../graph/deberta-graph';
 import { InputName, LAST_HIDDEN } from '../graph/deberta-io';
-import { ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
-import { buildOcclusionGraph, OCCLUSION_GRAPH_VERSION, OCCLUSION_ROWS, OcclusionInput } from '../graph/occlusion-graph';
+import { OCCLUSION_ROWS, OcclusionInput } from '../graph/occlusion-graph';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
 import type { ModelSpec } from '../types';
 import { int64Feeds } from './input';
+import { lazyGraph } from './lazy-graph';
 import type { RunBase } from './run-base';
 
 /** One variant: the input with the tokens at `positions` (one token, or a word's pieces) masked or removed; `rows`
@@ -69,16 +69,9 @@ export class OcclusionSessions extends GraphSessions<'occlusion'> {
   }
 
   start(): Promise<RuntimeSession> {
-    const { checkpoint: ck, graphCache } = this.model;
     // Heads in the forward graph's groups (EngineOptions.attentionHeadGroup): a cache variant of its own.
-    const headGroup = graphCache.options.headGroup ?? FORWARD_HEAD_GROUP;
-    const kind = {
-      version: OCCLUSION_GRAPH_VERSION,
-      variant: `\nheads/${headGroup}`,
-      what: 'occlusion graph',
-      build: () => buildOcclusionGraph(ck, headGroup),
-    };
-    const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+    const headGroup = this.model.graphCache.options.headGroup;
+    const graph = () => lazyGraph(this.model, { graph: 'occlusion', headGroup });
     // The encoder's process is idle while the variants run: the same threads.
     return this.session('occlusion', 'tail', graph, this.model.executionProvider, this.model.threads);
   }

@@ -1,15 +1,16 @@
 // How patched reruns run: variants that start at the same layer go through the patch graph (graph/patch-graph.ts)
 // as one batch, in a runtime process of its own per graph, each returning only the followed rows of its final state.
 import { LensError } from '../errors';
-import { ensureGraphOf } from '../graph/graph-cache';
 import { relativeInputs } from '../graph/graph-inputs';
 import { LayerInput } from '../graph/deberta-io';
-import { buildPatchGraph, PATCH_GRAPH_VERSION, PATCH_ROWS, PatchFeed, type PatchGraphOptions } from '../graph/patch-graph';
+import { patchKey } from '../graph/graph-recipes';
+import { PATCH_ROWS, PatchFeed, type PatchGraphOptions } from '../graph/patch-graph';
 import { availableMemory } from '../memory/available-memory';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
 import { int64Feeds } from './input';
+import { lazyGraph } from './lazy-graph';
 import { type PatchPlan, PATCH_SITES } from './patch-spec';
 import type { RunBase } from './run-base';
 import { modelTerms } from './ablation-spec';
@@ -46,7 +47,7 @@ export class PatchSessions extends GraphSessions<string> {
   }
 
   static key(o: PatchGraphOptions): string {
-    return `from/${o.start}/terms/${o.terms ? 1 : 0}/knock/${o.knock ? 1 : 0}`;
+    return patchKey(o);
   }
 
   /** The float32 weights of layers `start`… (what a patch graph's process holds). */
@@ -65,7 +66,6 @@ export class PatchSessions extends GraphSessions<string> {
   }
 
   async start(o: PatchGraphOptions): Promise<RuntimeSession> {
-    const { checkpoint: ck, graphCache } = this.model;
     const key = PatchSessions.key(o);
     const bytes = this.weightBytes(o.start);
     const keep = new Set(this.keep(key, bytes));
@@ -76,13 +76,7 @@ export class PatchSessions extends GraphSessions<string> {
       }
     this.live.delete(key);
     this.live.set(key, bytes);
-    const kind = {
-      version: PATCH_GRAPH_VERSION,
-      variant: `\n${PatchSessions.key(o)}`,
-      what: `patch graph of layers ${o.start}…${ck.spec.numLayers - 1}`,
-      build: () => buildPatchGraph(ck, o),
-    };
-    const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+    const graph = () => lazyGraph(this.model, { graph: 'patch', start: o.start, terms: o.terms, knock: o.knock });
     // The encoder's process is idle while the reruns run: the same threads.
     return this.session(key, 'tail', graph, this.model.executionProvider, this.model.threads);
   }

@@ -3,6 +3,7 @@
 // imports no verb, no helper and not the concrete model (model/open-model.ts implements it).
 import type { Checkpoint } from '../checkpoint';
 import type { GraphOptions } from '../graph/graph-cache';
+import type { GraphRecipe } from '../graph/graph-recipes';
 import type { RuntimeSession } from '../runtime/session';
 import type { TokenizerHandle } from '../tokenizer/types';
 import type { ExecutionProviderSetting, ModelInfo } from '../types';
@@ -11,6 +12,11 @@ import type { ExecutionProviderSetting, ModelInfo } from '../types';
 export interface GraphCacheSettings {
   readonly dir: string;
   readonly options: GraphOptions;
+  /**
+   * Set for models opened with `isolate`: builds a graph not yet cached into `dir` outside this process (a load
+   * process), which then only opens the entry. Unset: graphs are built here.
+   */
+  readonly buildElsewhere?: (recipe: GraphRecipe, what: string) => Promise<void>;
 }
 
 export interface RunBase {

@@ -7,16 +7,16 @@ import type { AblationMode, SweepCell, SweepInput, SweepProgress, SweepResult, S
 import { at, first } from '../../shared/checked';
 import { LensError } from '../errors';
 import { LayerInput, LAST_HIDDEN, layerInputOutput, REL_OUTPUT } from '../graph/deberta-io';
-import { ensureGraphOf } from '../graph/graph-cache';
 import { graphInputs, relativeInputs } from '../graph/graph-inputs';
 import { HeadOutput } from '../graph/head-graph';
-import { buildSweepGraph, SWEEP_GRAPH_VERSION, SWEEP_ROWS, SweepInput as SweepFeed, sweepGraphFits } from '../graph/sweep-graph';
+import { SWEEP_ROWS, SweepInput as SweepFeed, sweepGraphFits } from '../graph/sweep-graph';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
 import type { TermName } from '../types';
 import { type AblationPlan, modelTerms } from './ablation-spec';
 import { checkLength, int64Feeds, type Prepared, prepareInput } from './input';
+import { lazyGraph } from './lazy-graph';
 import { checkSweepTarget, taskFollow } from './sweep-target';
 import { taskWeights } from './task-head-run';
 import { followedPosition, nameTokens, rateTokenInVariants, readPrediction } from './prediction-read';
@@ -48,14 +48,7 @@ class SweepSessions extends GraphSessions<number> {
   }
 
   start(layer: number): Promise<RuntimeSession> {
-    const { checkpoint: ck, graphCache } = this.model;
-    const kind = {
-      version: SWEEP_GRAPH_VERSION,
-      variant: `\nfrom/${layer}`,
-      what: `sweep graph of layers ${layer}…${ck.spec.numLayers - 1}`,
-      build: () => buildSweepGraph(ck, layer),
-    };
-    const graph = () => ensureGraphOf(ck, graphCache.dir, kind, graphCache.options);
+    const graph = () => lazyGraph(this.model, { graph: 'sweep', start: layer });
     return this.session(layer, 'tail', graph, this.model.executionProvider, this.model.threads);
   }
 }

@@ -1,13 +1,13 @@
 // The tail graphs of one open model (layers l…L−1 with per-head term keep masks) as runtime sessions: what an
 // intervention reruns. Below the verbs that intervene (ablate, the intervened run, sweep).
 import { LAST_HIDDEN, LayerInput, layerInputOutput, TailInput } from '../graph/deberta-io';
-import { ensureTailGraph } from '../graph/graph-cache';
 import { relativeInputs } from '../graph/graph-inputs';
 import { GraphSessions } from '../runtime/graph-sessions';
 import type { FeedTensor } from '../runtime/messages';
 import type { RuntimeSession } from '../runtime/session';
 import { type AblationPlan, keepMasks, modelTerms } from './ablation-spec';
 import { int64Feeds } from './input';
+import { lazyGraph } from './lazy-graph';
 import type { RunBase } from './run-base';
 
 /**
@@ -20,8 +20,8 @@ export class TailSessions extends GraphSessions<number> {
   }
 
   start(layer: number): Promise<RuntimeSession> {
-    const { checkpoint: ck, graphCache } = this.model;
-    const graph = () => ensureTailGraph(ck, graphCache.dir, layer, graphCache.options);
+    const headGroup = this.model.graphCache.options.headGroup;
+    const graph = () => lazyGraph(this.model, { graph: 'tail', start: layer, headGroup });
     // The encoder's process is idle while the tail runs: the same threads.
     return this.session(layer, 'tail', graph, this.model.executionProvider, this.model.threads);
   }

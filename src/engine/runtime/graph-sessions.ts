@@ -8,24 +8,33 @@ import type { ExecutionProviderSetting } from '../types';
 
 export class GraphSessions<K> {
   private readonly sessions = new Map<K, RuntimeSession>();
+  /** Sessions whose graph is being built or opened (it may take a load process): one per key, however many ask. */
+  private readonly opening = new Map<K, Promise<RuntimeSession>>();
   private readonly graphs: CachedModelGraph[] = [];
 
-  /** The session under `key`, or a new one on the graph `graph()` returns (built or taken from the cache). */
-  protected async session(
+  /** The session under `key`, or a new one on the graph `graph()` resolves to (built or taken from the cache). */
+  protected session(
     key: K,
     name: GraphName,
-    graph: () => CachedModelGraph,
+    graph: () => Promise<CachedModelGraph>,
     ep: ExecutionProviderSetting | undefined,
     threads: number,
   ): Promise<RuntimeSession> {
     const known = this.sessions.get(key);
-    if (known) return known;
-    const g = graph();
-    this.graphs.push(g);
-    const session = new RuntimeSession({ [name]: g.modelPath }, providerOrder(ep ?? 'auto'), threads);
-    this.sessions.set(key, session);
-    await session.start();
-    return session;
+    if (known) return Promise.resolve(known);
+    let opening = this.opening.get(key);
+    if (!opening) {
+      opening = (async () => {
+        const g = await graph();
+        this.graphs.push(g);
+        const session = new RuntimeSession({ [name]: g.modelPath }, providerOrder(ep ?? 'auto'), threads);
+        this.sessions.set(key, session);
+        await session.start();
+        return session;
+      })().finally(() => this.opening.delete(key));
+      this.opening.set(key, opening);
+    }
+    return opening;
   }
 
   /** Stops the process under `key` (its graph stays cached and held): the next run there starts a fresh one. */
