@@ -19,7 +19,8 @@ const cut = (chars) => PROSE.slice(0, PROSE.lastIndexOf(' ', chars));
 const LENGTHS = { 30: cut(110), 130: cut(520), 500: cut(1850) };
 const LONG = !!process.env.E2E_LONG;
 // The prose four times over, for 2,000 tokens (the bundled model has relative positions only: no length limit).
-if (LONG) LENGTHS[2000] = (PROSE.trim() + '\n\n').repeat(4).slice(0, (PROSE.trim() + '\n\n').repeat(4).lastIndexOf(' ', 7400));
+const PROSE_4 = (PROSE.trim() + '\n\n').repeat(4);
+if (LONG) LENGTHS[2000] = PROSE_4.slice(0, PROSE_4.lastIndexOf(' ', 7400));
 /** The views shown at 2,000 tokens: the map, the head grid and the views whose pictures depend on the length. */
 const LONG_VIEWS = new Set(['heads', 'shares', 'distance', 'lines', 'model']);
 const THEMES = { light: 'Default Light Modern', dark: 'Default Dark Modern' };

@@ -3,18 +3,64 @@
 // matrix export of the panel) and a canvas for PNG (figure-canvas.ts). Pure: no DOM, runs under node for tests.
 import { markupText } from '../../src/shared/markup-text';
 import { formatValue } from '../../src/shared/format';
-import { LUT_SIZE, lutIndex, type Range, type Rgb, type ThemeKind } from './colors';
+import { describeRange, LUT_SIZE, lutIndex, type Range, type Rgb, type ThemeKind } from './colors';
 import { base64, palettePng } from './png-palette';
 import { thinLabels } from './figure-labels';
 
 /** Smallest text in a figure, in points: legible in print. Labels are thinned out rather than set smaller. */
 export const MIN_FONT_PT = 7;
 const LABEL_PT_MAX = 9;
-const TITLE_PT = 9;
-const PAD = 4;
+/** A figure's title size and its margin, in points (every figure: maps, lines). */
+export const TITLE_PT = 9;
+export const PAD = 4;
 const BAR_W = 8;
 /** Average advance of a sans-serif character, as a share of the font size (for widths before any font exists). */
 const CHAR_W = 0.56;
+
+/**
+ * The figure of one token × token map as a view paints it (the panel's heatmap, the HTML report's): `values` as
+ * shown, its range and colours, the legend's line as the caption, the same labels on both axes.
+ */
+export function mapFigure(o: {
+  size: { widthCm: number; dpi: number };
+  theme: ThemeKind;
+  values: Float32Array;
+  n: number;
+  range: Range;
+  lut: Uint8ClampedArray;
+  title: string;
+  kind: string;
+  labels?: readonly string[];
+}): FigureSpec {
+  const { size, n, labels } = o;
+  return {
+    ...size,
+    theme: o.theme,
+    values: o.values,
+    rows: n,
+    cols: n,
+    range: o.range,
+    lut: o.lut,
+    title: o.title,
+    caption: describeRange(o.range, o.kind),
+    rowLabels: labels,
+    colLabels: labels,
+  };
+}
+
+/** A figure's title wrapped to its width, as bold lines from the top-left; `bottom`: the y under the last line. */
+export function titleTexts(title: string, width: number): { texts: FigureText[]; bottom: number } {
+  const lines = wrapText(title, width - 2 * PAD, TITLE_PT);
+  const texts = lines.map((text, k): FigureText => ({
+    x: PAD,
+    y: PAD + TITLE_PT + k * (TITLE_PT + 2),
+    text,
+    size: TITLE_PT,
+    anchor: 'start',
+    bold: true,
+  }));
+  return { texts, bottom: PAD + lines.length * (TITLE_PT + 2) };
+}
 
 /** One map of a figure with several (Compare Heads): its values, rows × cols like the spec's, and its title. */
 export interface FigurePanel {
@@ -155,11 +201,9 @@ export function layoutFigure(spec: FigureSpec): FigureLayout {
   const cellX = mapW / spec.cols;
   const cellY = mapH / spec.rows;
   const texts: FigureText[] = [];
-  const titleLines = wrapText(spec.title, width - 2 * PAD, TITLE_PT);
-  titleLines.forEach((t, k) =>
-    texts.push({ x: PAD, y: PAD + TITLE_PT * (k + 1) + 2 * k, text: t, size: TITLE_PT, anchor: 'start', bold: true }),
-  );
-  const top = PAD + titleLines.length * (TITLE_PT + 2) + 4;
+  const title = titleTexts(spec.title, width);
+  texts.push(...title.texts);
+  const top = title.bottom + 4;
   const rowH = panelTitleH + colH + mapH + PANEL_GAP;
   const maps = panels.map((panel, k) => {
     const x = PAD + rowW + (k % perRow) * (rowW + mapW + PANEL_GAP);

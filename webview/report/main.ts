@@ -10,7 +10,7 @@ import { pieceLabel } from '../../src/shared/token-layout';
 import { describeRange, lutFor, type Range } from '../common/colors';
 import { mapSide } from '../common/axis-ticks';
 import { el, themeKind } from '../common/dom';
-import { figureSvg, type FigureSpec } from '../common/figure';
+import { figureSvg, mapFigure, type FigureSpec } from '../common/figure';
 import { figureCanvas } from '../common/figure-canvas';
 import { wordLabels } from '../common/figure-labels';
 import { Heatmap } from '../common/heatmap';
@@ -160,20 +160,17 @@ function showHover(fromStrip: boolean): void {
 function figure(): FigureSpec {
   const widthCm = Math.min(40, Math.max(4, Number(byId<HTMLInputElement>('fig-width').value) || 8));
   const dpi = Math.min(1200, Math.max(72, Number(byId<HTMLInputElement>('fig-dpi').value) || 300));
-  return {
-    widthCm,
-    dpi,
+  return mapFigure({
+    size: { widthCm, dpi },
     theme: themeKind(),
     values: shown.values,
-    rows: n,
-    cols: n,
+    n,
     range: shown.range,
     lut: shown.lut,
     title: `${meta.model.name} · ${shown.kind} · layer ${shown.layer} · head ${shown.head}`,
-    caption: describeRange(shown.range, shown.kind),
-    rowLabels: words,
-    colLabels: words,
-  };
+    kind: shown.kind,
+    labels: words,
+  });
 }
 
 function download(name: string, href: string): void {

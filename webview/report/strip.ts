@@ -8,6 +8,8 @@ import { el, revealWithin } from '../common/dom';
 
 export class ReportStrip {
   private readonly chips: HTMLElement[] = [];
+  /** What the chips show now: moving along one row of the map leaves them as they are. */
+  private last: { i: number | null; shown?: Float32Array; lut?: Uint8ClampedArray; pinned: number | null } = { i: null, pinned: null };
 
   constructor(
     readonly box: HTMLElement,
@@ -60,6 +62,9 @@ export class ReportStrip {
     reveal: boolean,
   ): void {
     const { shown, n, range, lut } = m;
+    const l = this.last;
+    if (l.i === i && l.shown === shown && l.lut === lut && l.pinned === pinned) return;
+    this.last = { i, shown, lut, pinned };
     this.chips.forEach((chip, j) => {
       if (!chip) return;
       chip.classList.toggle('query', j === i);

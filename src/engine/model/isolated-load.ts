@@ -9,10 +9,9 @@ import * as path from 'node:path';
 import type { LoadBudgetSettings, ModelSummary } from '../api';
 import type { GraphRecipe } from '../graph/graph-recipes';
 import { LensError, type LensErrorCode } from '../errors';
-import { availableMemory } from '../memory/available-memory';
 import type { WireCheckpoint } from './checkpoint-wire';
 import type { FromLoader, ToLoader } from './load-messages';
-import { overBudget, WATCHDOG_ENV, type WatchdogBudget } from './load-watchdog';
+import { limitAfterParse, overBudget, WATCHDOG_ENV, type WatchdogBudget } from './load-watchdog';
 
 const MB = 2 ** 20;
 
@@ -55,6 +54,9 @@ async function rssOf(pid: number): Promise<number | undefined> {
 function formatSeconds(ms: number): number {
   return ms >= 10_000 ? Math.round(ms / 1000) : Number((ms / 1000).toPrecision(2));
 }
+
+/** What a memory budget the machine's free memory set asks of the user. */
+const MACHINE_FULL = 'more than this machine has free: close other programs, or use a smaller model';
 
 const ADVICE =
   'the files are damaged or were not written by Hugging Face or torch — re-download the model or convert it to model.safetensors from a trusted source.';
@@ -162,11 +164,9 @@ function runLoader(
       if (m.type === 'parsed') {
         // The structure is read; what is left is reading bytes, in time and memory proportional to them.
         clearTimeout(timer);
-        // Never more than the machine (or the container's cgroup) has free: a zip entry may claim gigabytes.
-        const wanted = budget.rssMb * MB + budget.perWeightByte * m.weightBytes;
-        const room = budget.rssMb * MB + availableMemory();
-        rssLimit = Math.min(wanted, room);
-        overWhat = wanted > room ? 'more than this machine has free: close other programs, or use a smaller model' : job.advice;
+        const after = limitAfterParse(budget, m.weightBytes);
+        rssLimit = after.bytes;
+        overWhat = after.machine ? MACHINE_FULL : job.advice;
         const ms = budget.restMs + (m.weightBytes / budget.bytesPerSecond) * 1000;
         timer = setTimeout(
           () => stop(new LensError(`${dir}: ${job.weights} took longer than ${formatSeconds(ms)} s; ${job.advice}`, job.code)),
@@ -185,8 +185,8 @@ function runLoader(
       // The load process's own watchdog killed it (load-watchdog.ts): the same line as this process's watch.
       const over = overBudget(stderr);
       if (over) {
-        const why = over.machine ? 'more than this machine has free: close other programs, or use a smaller model' : ADVICE;
-        return stop(new LensError(`${dir}: reading the model's files took more than ${over.mb} MB of memory; ${why}`, 'corrupt'));
+        const why = over.machine ? MACHINE_FULL : job.advice;
+        return stop(new LensError(`${dir}: ${job.structure} took more than ${over.mb} MB of memory; ${why}`, job.code));
       }
       if (/heap limit|heap out of memory|Allocation failed/i.test(stderr)) {
         return stop(new LensError(`${dir}: ${job.structure} took more than ${budget.heapMb} MB of heap; ${job.advice}`, job.code));

@@ -58,12 +58,22 @@ export function startWatchdog(env: NodeJS.ProcessEnv = process.env): Watchdog | 
   worker.unref();
   return {
     parsed(weightBytes) {
-      const wanted = budget.rssMb * MB + budget.perWeightByte * weightBytes;
-      const room = budget.rssMb * MB + availableMemory();
-      limit[1] = wanted > room ? 1 : 0;
-      limit[0] = Math.min(wanted, room);
+      const after = limitAfterParse(budget, weightBytes);
+      limit[1] = after.machine ? 1 : 0;
+      limit[0] = after.bytes;
     },
   };
+}
+
+/**
+ * A load process's RSS limit once the files' structure is read: the budget plus `perWeightByte` × the weights'
+ * bytes, but never more than the machine (or the container's cgroup) has free — a zip entry may claim gigabytes.
+ * `machine`: the free memory set it.
+ */
+export function limitAfterParse(budget: Omit<WatchdogBudget, 'watchMs'>, weightBytes: number): { bytes: number; machine: boolean } {
+  const wanted = budget.rssMb * MB + budget.perWeightByte * weightBytes;
+  const room = budget.rssMb * MB + availableMemory();
+  return { bytes: Math.min(wanted, room), machine: wanted > room };
 }
 
 /** The limit (MB) and whether the machine set it, from a load process's stderr; undefined when it did not say. */

@@ -93,10 +93,11 @@ export class LayerComputation implements LayerSource {
     background: boolean,
   ) {
     try {
-      return await this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background, background);
+      return await this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background);
     } catch (e) {
       if (!(isLensError(e) && e.code === 'runtime' && /runtime process stopped/.test(e.message)) || signal?.aborted) throw e;
-      return this.model.session.run('layer', feeds, fetches, signal, kept, undefined, background);
+      // The turn went with the failed run: the retry goes as a plain run (after a crash, rare).
+      return this.model.session.run('layer', feeds, fetches, signal, kept);
     }
   }
 

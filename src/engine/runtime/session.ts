@@ -64,7 +64,7 @@ export class RuntimeSession {
   private loading?: Promise<void>;
   private pending: Pending = new Map();
   private nextId = 1;
-  /** Background runs waiting for the runtime to be idle (see run's `background`), first come first served. */
+  /** Background runs waiting for their turn (backgroundTurn), first come first served. */
   private waiting: (() => void)[] = [];
   /** A background run was let go and has not been sent yet: no second one goes meanwhile. */
   private granted = false;
@@ -170,8 +170,8 @@ export class RuntimeSession {
   /**
    * Runs one graph (and `then`, a second one on its outputs); the caller reads the outputs it needs and then
    * releases them (`outputs.release()`). A `background` run (work nobody is looking at yet: the rest of a layer
-   * after the head on screen, a layer computed ahead) is held here until the runtime process has nothing else to
-   * do, so a run someone waits for is sent at once and waits behind one background run at most.
+   * after the head on screen, a layer computed ahead) is one the caller got a turn for (`backgroundTurn`): such runs
+   * go one at a time while nothing else is in flight, so a run someone waits for waits behind one of them at most.
    */
   async run(
     graph: GraphName,
@@ -181,22 +181,18 @@ export class RuntimeSession {
     kept?: KeptFeeds,
     then?: ChainedRunSpec,
     background = false,
-    /** The caller already holds the turn (`backgroundTurn` said true). */
-    turnHeld = false,
   ): Promise<RunOutput> {
     if (signal?.aborted) throw new LensError('cancelled', 'cancelled');
     if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
-    if (background) {
-      if (!turnHeld) await this.idleTurn(signal);
-      try {
-        if (this.closed) throw new LensError('the model was closed (a setting changed or the panel moved on); explain again', 'runtime');
-        await this.start();
-      } finally {
-        // Sent below (synchronously) or failed: either way the next background run may be let go after this one.
+    try {
+      await this.start();
+    } finally {
+      // Sent below (synchronously) or failed: either way the turn passes to the next background run after this one.
+      if (background) {
         this.granted = false;
         queueMicrotask(() => this.pump());
       }
-    } else await this.start();
+    }
     const child = this.child!;
     const pending = this.pending;
     const id = this.nextId++;
@@ -238,7 +234,7 @@ export class RuntimeSession {
 
   /**
    * Waits for a background run's turn, unless `interrupt` settles first (someone now waits for other work of the
-   * caller's): true with the turn held (pass `turnHeld` to run at once), false with no turn taken.
+   * caller's): true with the turn held (then `run` with `background`), false with no turn taken.
    */
   async backgroundTurn(signal?: AbortSignal, interrupt?: Promise<unknown>): Promise<boolean> {
     let go: (() => void) | undefined;
@@ -266,23 +262,6 @@ export class RuntimeSession {
       }
     }
     return won;
-  }
-
-  /** Resolves when a background run may go: the runtime process has no run in flight and none was let go before. */
-  private idleTurn(signal?: AbortSignal): Promise<void> {
-    if (!this.granted && this.pending.size === 0 && this.waiting.length === 0) {
-      this.granted = true;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const go = () => (signal?.removeEventListener('abort', onAbort), resolve());
-      const onAbort = () => {
-        this.waiting = this.waiting.filter((w) => w !== go);
-        reject(new LensError('cancelled', 'cancelled'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(go);
-    });
   }
 
   /** Lets the next background run go once the runtime process is idle. */
@@ -314,7 +293,7 @@ export class RuntimeSession {
   private reset(): void {
     this.child = undefined;
     this.loading = undefined;
-    // The next child has nothing in flight: a held background run may go (it starts that child, as any run would).
+    // The next child has nothing in flight: a waiting background run may go (it starts that child, as any run would).
     this.pending = new Map();
     this.granted = false;
     queueMicrotask(() => this.pump());

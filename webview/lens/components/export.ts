@@ -3,7 +3,7 @@
 import type { ExportFormat, FigureSize } from '../../../src/shared/protocol/lens';
 import { describeRange, lutFor } from '../../common/colors';
 import { themeKind } from '../../common/dom';
-import { figureSvg, type FigureSpec } from '../../common/figure';
+import { figureSvg, mapFigure, type FigureSpec } from '../../common/figure';
 import { figureCanvas } from '../../common/figure-canvas';
 import { cleanLabel, wordLabels } from '../../common/figure-labels';
 import type { Heatmap } from '../../common/heatmap';
@@ -96,19 +96,17 @@ export class ViewExport {
     const labels =
       merged && current.n === merged.length ? merged.map((g) => cleanLabel(g.text)) : current.n === init.tokens.length ? words : undefined;
     const head = state.headAgg ? `${state.headAgg} over heads` : `head ${state.head}`;
-    return {
-      ...size,
+    return mapFigure({
+      size,
       theme,
       values: current.shown,
-      rows: current.n,
-      cols: current.n,
+      n: current.n,
       range: current.range,
       lut: lutFor(state.colorScale, current.range, theme),
       title: `${model} · ${state.term} · layer ${state.layer} · ${head}${merged ? ` · merged into ${state.merge ?? 'words'}` : ''}`,
-      caption: describeRange(current.range, state.term),
-      rowLabels: labels,
-      colLabels: labels,
-    };
+      kind: state.term,
+      labels,
+    });
   }
 
   private imagePayload(format: 'png' | 'svg', size: Required<FigureSize>): { dataUrl?: string; svg?: string; name: string } {

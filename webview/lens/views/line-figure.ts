@@ -4,14 +4,12 @@
 // rows on screen), the lines among them as the view draws them, and its caption says which rows it shows.
 // Pure (no DOM): runs under node for tests; ./line-figure-canvas.ts draws the same layout for PNG.
 import { markupText } from '../../../src/shared/markup-text';
-import { MIN_FONT_PT, POINTS_PER_CM, textWidth, wrapText } from '../../common/figure';
+import { MIN_FONT_PT, PAD, POINTS_PER_CM, textWidth, TITLE_PT, titleTexts, wrapText, type FigureText } from '../../common/figure';
 import { clipLabel, levelAlpha, linesPerWord, linesToDraw, type OpacityScale } from './line-view-model';
 
 /** Rows a figure holds: at 7 pt a row, 60 rows fill a page's height at 8 cm width. */
 export const FIGURE_ROWS = 60;
 const ROW_PT = MIN_FONT_PT + 2.5;
-const TITLE_PT = 9;
-const PAD = 4;
 const LABEL_CHARS = 18;
 
 export interface LineFigureSpec {
@@ -36,20 +34,12 @@ interface Stroke {
   alpha: number;
   colour: string;
 }
-interface Label {
-  x: number;
-  y: number;
-  text: string;
-  size: number;
-  anchor: 'start' | 'end';
-  bold?: boolean;
-}
 export interface LineFigureLayout {
   width: number;
   height: number;
   rows: { first: number; last: number };
   strokes: Stroke[];
-  labels: Label[];
+  labels: FigureText[];
 }
 
 /** The rows a figure shows: all, or FIGURE_ROWS of them around the window on screen. */
@@ -63,12 +53,11 @@ export function layoutLineFigure(spec: LineFigureSpec): LineFigureLayout {
   const width = spec.widthCm * POINTS_PER_CM;
   const rows = figureRows(spec.n, spec.window);
   const shown = rows.last - rows.first;
-  const labels: Label[] = [];
-  let y = PAD + TITLE_PT;
-  for (const line of wrapText(spec.title, width - 2 * PAD, TITLE_PT)) {
-    labels.push({ x: PAD, y, text: line, size: TITLE_PT, anchor: 'start', bold: true });
-    y += TITLE_PT + 2;
-  }
+  const labels: FigureText[] = [];
+  const title = titleTexts(spec.title, width);
+  labels.push(...title.texts);
+  // The column heads sit where a next title line would.
+  let y = title.bottom + TITLE_PT;
   labels.push({ x: PAD, y: y + 1, text: 'query', size: MIN_FONT_PT, anchor: 'start', bold: true });
   labels.push({ x: width - PAD, y: y + 1, text: 'key', size: MIN_FONT_PT, anchor: 'end', bold: true });
   const top = y + 5;
