@@ -29,6 +29,60 @@ export function neighbours(row: Float32Array, kind: MatrixKind, k: number, exclu
   return { top, negative };
 }
 
+/**
+ * For every row of `values` (`[n, n]`), the cells `neighbours` would pick (its k strongest, and for a raw term its k
+ * most negative as well), as `m` = k (or 2k) column indices a row (−1: none) and their values. A view that has only
+ * a long input's picture rebuilds each row from them (`sparseRow`) and lights hover neighbours without the host.
+ * Same picks, ties and all, as `neighbours`; one typed pass, as the host makes them for 3.8 M cells.
+ */
+export function rowTops(values: Float32Array, n: number, kind: MatrixKind, k: number): { m: number; idx: Int32Array; val: Float32Array } {
+  const raw = isRawTerm(kind);
+  const m = raw ? 2 * k : k;
+  const idx = new Int32Array(n * m).fill(-1);
+  const val = new Float32Array(n * m);
+  const bestJ = new Int32Array(k);
+  const bestV = new Float64Array(k);
+  // One pass per side: keys v (the top) and, for raw terms, −v over the negative cells.
+  const pick = (base: number, sign: 1 | -1, out: number) => {
+    let count = 0;
+    for (let j = 0; j < n; j++) {
+      const v = values[base + j] ?? NaN;
+      if (!Number.isFinite(v) || (raw && !(sign * v > 0))) continue;
+      const key = sign * v;
+      if (count === k && key <= (bestV[k - 1] ?? 0)) continue;
+      // After every entry at least as strong: ties keep the lower index first.
+      let pos = count < k ? count : k - 1;
+      while (pos > 0 && (bestV[pos - 1] ?? 0) < key) {
+        bestV[pos] = bestV[pos - 1] ?? 0;
+        bestJ[pos] = bestJ[pos - 1] ?? 0;
+        pos--;
+      }
+      bestV[pos] = key;
+      bestJ[pos] = j;
+      if (count < k) count++;
+    }
+    for (let t = 0; t < count; t++) {
+      idx[out + t] = bestJ[t] ?? -1;
+      val[out + t] = sign * (bestV[t] ?? 0);
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    pick(i * n, 1, i * m);
+    if (raw) pick(i * n, -1, i * m + k);
+  }
+  return { m, idx, val };
+}
+
+/** Row i rebuilt from `rowTops`: its picked cells, NaN elsewhere (which `neighbours` skips). */
+export function sparseRow(tops: { m: number; idx: Int32Array; val: Float32Array }, n: number, i: number): Float32Array {
+  const row = new Float32Array(n).fill(NaN);
+  for (let t = i * tops.m; t < (i + 1) * tops.m; t++) {
+    const j = tops.idx[t] ?? -1;
+    if (j >= 0) row[j] = tops.val[t] ?? NaN;
+  }
+  return row;
+}
+
 /** Top-k entries of a row, strongest first (by value, or by |value|); ties keep the lower index first. Skips non-finite values. */
 export function topK(row: Float32Array, k: number, byMagnitude: boolean, exclude?: (j: number) => boolean): Neighbour[] {
   const key = (v: number) => (byMagnitude ? Math.abs(v) : v);

@@ -1,17 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deltaE } from './color-distance';
-import {
-  colorOf,
-  describeRange,
-  lutIndex,
-  LUT_SIZE,
-  makeLut,
-  normaliseRows,
-  paintMatrix,
-  robustRange,
-  valueRange,
-} from '../../webview/common/colors';
+import { colorOf, describeRange, makeLut, paintMatrix } from '../../webview/common/colors';
+import { lutIndex, LUT_SIZE, normaliseRows, robustRange, valueRange } from '../../src/shared/value-range';
 import { formatValue } from '../../src/shared/format';
 import { isSignedKind } from '../../src/shared/kinds';
 

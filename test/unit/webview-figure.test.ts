@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describeRange, lutFor, makeLut } from '../../webview/common/colors';
 import { figureSvg, layoutFigure, MIN_FONT_PT, POINTS_PER_CM, type FigureSpec } from '../../webview/common/figure';
 import { cleanLabel, thinLabels, wordLabels } from '../../webview/common/figure-labels';
-import { mapValues } from '../../webview/common/row-scale';
+import { mapValues } from '../../src/shared/row-scale';
 import type { ProtocolToken } from '../../src/shared/protocol/token';
 import { parseFigureSize } from '../../src/shared/protocol/lens';
 import { assertWellFormedXml } from './xml-check';

@@ -3,8 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deltaE } from './color-distance';
-import { colorOf, describeRange, lutFor, robustRange, type ThemeKind } from '../../webview/common/colors';
-import { effectiveScaling, mapValues, rowLogLimits, rowLogPositions } from '../../webview/common/row-scale';
+import { colorOf, describeRange, lutFor, type ThemeKind } from '../../webview/common/colors';
+import { robustRange } from '../../src/shared/value-range';
+import { effectiveScaling, mapValues, rowLogLimits, rowLogPositions } from '../../src/shared/row-scale';
 
 /** A probability row of n keys: `top` at the front, the rest of the mass spread evenly. */
 function row(n: number, top: number[]): Float32Array {

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { firstSlice } from '../../src/extension/lens/first-slice';
 import { answerRequest } from '../../src/extension/lens/request-dispatch';
 import { parseRequestBody, type SliceResponse } from '../../src/shared/protocol/lens';
-import { paintRequest, prefetchPlan, sliceValues, withExactExtent } from '../../webview/lens/state/slice-fetch';
-import { describeRange, robustRange } from '../../webview/common/colors';
+import { paintRequest, pictureRequests, prefetchPlan, sliceValues } from '../../webview/lens/state/slice-fetch';
+import { describeRange } from '../../webview/common/colors';
+import { robustRange, withExactExtent } from '../../src/shared/value-range';
 import { formatValue } from '../../src/shared/format';
 import { fixtureResult } from './analysis-fixture';
 
@@ -74,7 +75,12 @@ test('fetching ahead: one more step the way the reader moved comes first, then t
   const p = plan({ layer: 0, head: 0, term: 'c2c' }, { layer: 0, head: 7, term: 'c2c' });
   assert.equal(new Set(p).size, p.length, 'no duplicates');
   assert.ok(!p.includes('0/0/c2c'), 'not the matrix on screen');
-  for (const r of prefetchPlan({ layer: 0, head: 0, term: 'c2c' }, undefined, kinds, layers, 8)) assert.equal(r.precision, 'half');
+  for (const r of prefetchPlan({ layer: 0, head: 0, term: 'c2c' }, undefined, kinds, layers, 8))
+    assert.equal(r.type === 'slice' && r.precision, 'half');
+  // A long input's map is fetched ahead as pictures of the same side and scaling.
+  const pictures = prefetchPlan({ layer: 0, head: 0, term: 'probs' }, undefined, kinds, layers, 8, pictureRequests('row-log', 700));
+  assert.deepEqual(pictures[0], { type: 'picture', layer: 0, head: 1, kind: 'probs', scaling: 'row-log', side: 700 });
+  for (const r of pictures) assert.ok(r.type === 'picture' && r.side === 700 && r.scaling === 'row-log');
 });
 
 test('the legend states the float32 extremes: a half slice carries them, and they replace those of the half values', async () => {

@@ -1,7 +1,8 @@
 // Colours of highlighted tokens in the strip: a colour from the heatmap's own scale (so a chip matches its
 // cell), never paler than 30% along the ramp so the weakest listed neighbour still shows, and black or white
 // text, whichever reads on it (dark text on a dark highlight never happens).
-import { LUT_SIZE, type Rgb } from './colors';
+import { type Rgb } from './colors';
+import { LUT_SIZE } from '../../src/shared/value-range';
 
 /** Relative luminance (WCAG) of an sRGB colour. */
 export function luminance([r, g, b]: Rgb): number {

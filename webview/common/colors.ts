@@ -1,28 +1,10 @@
-// Colour scales for the heatmaps as 256-entry RGBA lookup tables, and the limits values are mapped between.
-// Pure: no DOM, runs under node for tests.
-import type { ColorScaleName, ScalingName } from '../../src/shared/protocol/lens';
+// Colour scales for the heatmaps as 256-entry RGBA lookup tables (the steps values map to are in
+// src/shared/value-range.ts), and the legend's words for a range. Pure: no DOM, runs under node for tests.
+import type { ColorScaleName } from '../../src/shared/protocol/lens';
 import { formatValue } from '../../src/shared/format';
+import { LUT_SIZE, lutIndex, type Range } from '../../src/shared/value-range';
 
 export type Rgb = readonly [number, number, number];
-
-/** A value range; `signed` ranges are symmetric around 0 so that 0 sits on the scale's midpoint. */
-export interface Range {
-  min: number;
-  max: number;
-  signed: boolean;
-  /** Colours follow log10(v) between min and max (> 0); values ≤ 0 take the low end. */
-  log?: boolean;
-  /** Set when the limits are a percentile of the data rather than its extremes. */
-  percentile?: number;
-  /** Each row was divided by its own largest |value| before colouring. */
-  rows?: boolean;
-  /** Each row on its own log scale (row-scale.ts): `clipped` is the share of cells at or below their row's floor. */
-  rowLog?: { decades: number; minTop: number; keys: number; clipped: number };
-  /** The data's true extent, when the limits clip it (legend: "data to …"). */
-  exact?: Range;
-}
-
-export const LUT_SIZE = 256;
 
 /** Which way the VS Code theme goes: the low end of sequential ramps matches its background. */
 export type ThemeKind = 'light' | 'dark';
@@ -168,108 +150,6 @@ export function lutFor(scale: ColorScaleName, range: Range, theme: ThemeKind = '
   return makeLut(scale, range.signed, theme, !!range.rowLog);
 }
 
-/** Exact finite min/max of the values; signed ranges become [-m, m] with m = max |v|, probs [0, max]. */
-export function valueRange(values: Float32Array, signed: boolean): Range {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const v of values) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
-    // Masked scores can be -inf or the array empty: fall back to finite values only.
-    lo = Infinity;
-    hi = -Infinity;
-    for (const v of values) {
-      if (Number.isFinite(v)) {
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-      }
-    }
-    if (lo > hi) return signed ? { min: -1, max: 1, signed } : { min: 0, max: 1, signed };
-  }
-  if (signed) {
-    const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
-    return { min: -m, max: m, signed };
-  }
-  return { min: 0, max: hi > 0 ? hi : 1, signed };
-}
-
-/** How values map onto the ramp: linear between robust limits, log10 (probabilities), or each row to its own maximum. */
-export type Scaling = ScalingName;
-/** The percentile the robust limits sit at: the top 1% of cells share the end colour instead of setting it. */
-export const CLIP_PERCENTILE = 99;
-const SAMPLE = 1 << 16;
-
-/** The q-quantile (0..1) of the finite values (of |v| when `abs`), from an even sample of at most 65,536 cells. */
-export function quantile(values: Float32Array, q: number, abs = false, positiveOnly = false): number {
-  const stride = Math.max(1, Math.ceil(values.length / SAMPLE));
-  const sample = new Float32Array(Math.ceil(values.length / stride));
-  let m = 0;
-  for (let k = 0; k < values.length; k += stride) {
-    const x = values[k] ?? NaN;
-    const v = abs ? Math.abs(x) : x;
-    if (Number.isFinite(v) && (!positiveOnly || v > 0)) sample[m++] = v;
-  }
-  if (!m) return NaN;
-  const sorted = sample.subarray(0, m).sort();
-  return sorted[Math.min(m - 1, Math.max(0, Math.round(q * (m - 1))))] ?? NaN;
-}
-
-/**
- * Limits that let the bulk of a matrix use the whole ramp: [0, p99] for probabilities, ±p99(|v|) for signed
- * kinds, and for log scale [p99.9 / 10⁴ or the smallest positive value, p99.9]. Cells beyond the limits take
- * the end colours; `clipped` says how far the data really goes, for the legend.
- */
-export function robustRange(values: Float32Array, signed: boolean, scaling: Scaling = 'linear'): Range {
-  const exact = valueRange(values, signed);
-  if (scaling === 'row') return { min: signed ? -1 : 0, max: 1, signed, rows: true };
-  if (scaling === 'log' && !signed) {
-    const hi = quantile(values, 0.999, false, true);
-    const lo = quantile(values, 0.01, false, true);
-    if (!(hi > 0)) return { ...exact, exact };
-    return { min: Math.max(lo, hi / 1e4), max: hi, signed: false, log: true, percentile: 99.9, exact };
-  }
-  const q = quantile(values, CLIP_PERCENTILE / 100, signed);
-  if (!(q > 0) || q >= exact.max) return { ...exact, exact };
-  return signed
-    ? { min: -q, max: q, signed, percentile: CLIP_PERCENTILE, exact }
-    : { min: 0, max: q, signed, percentile: CLIP_PERCENTILE, exact };
-}
-
-/** Each row divided by its own largest |value| (rows of zeros stay zero): a row's strongest key is always the end colour. */
-export function normaliseRows(values: Float32Array, rows: number, cols: number): Float32Array {
-  const out = new Float32Array(values.length);
-  for (let i = 0; i < rows; i++) {
-    let m = 0;
-    for (let j = 0; j < cols; j++) {
-      const a = Math.abs(values[i * cols + j] ?? 0);
-      if (Number.isFinite(a) && a > m) m = a;
-    }
-    const inv = m > 0 ? 1 / m : 0;
-    for (let j = 0; j < cols; j++) out[i * cols + j] = (values[i * cols + j] ?? NaN) * inv;
-  }
-  return out;
-}
-
-/** Position 0..1 of a value on the ramp (NaN for NaN). */
-export function rampPosition(v: number, range: Range): number {
-  if (range.log) {
-    const lo = Math.log10(range.min);
-    const span = Math.log10(range.max) - lo;
-    return span > 0 ? (Math.log10(v > 0 ? v : range.min) - lo) / span : 0;
-  }
-  const span = range.max - range.min;
-  return span > 0 ? (v - range.min) / span : range.signed ? 0.5 : 0;
-}
-
-/** Index into the LUT for a value (clamped; NaN maps to the midpoint). */
-export function lutIndex(v: number, range: Range): number {
-  if (Number.isNaN(v) || !(range.max > range.min)) return range.signed ? LUT_SIZE >> 1 : 0;
-  const t = rampPosition(v, range);
-  return Math.max(0, Math.min(LUT_SIZE - 1, Math.round(t * (LUT_SIZE - 1))));
-}
-
 export function colorOf(v: number, range: Range, lut: Uint8ClampedArray): Rgb {
   const k = lutIndex(v, range) * 4;
   return [lut[k] ?? 0, lut[k + 1] ?? 0, lut[k + 2] ?? 0];
@@ -304,6 +184,15 @@ export function paintMatrix(values: Float32Array, range: Range, lut: Uint8Clampe
     out[d + 2] = lut[s + 2] ?? 0;
     out[d + 3] = 255;
   }
+}
+
+/** Fills an RGBA pixel buffer from colour-ramp steps (one byte a pixel: a map the host sent as a picture). */
+export function paintSteps(steps: Uint8Array, lut: Uint8ClampedArray, out: Uint8ClampedArray): void {
+  if (out.length < steps.length * 4) throw new RangeError('pixel buffer too small');
+  // One 32-bit write a pixel: the LUT's RGBA entries as words, in the platform's byte order like `out`.
+  const words = new Uint32Array(lut.buffer, lut.byteOffset, lut.length >> 2);
+  const dst = new Uint32Array(out.buffer, out.byteOffset, steps.length);
+  for (let k = 0; k < steps.length; k++) dst[k] = words[steps[k] ?? 0] ?? 0;
 }
 
 /** "82%", "0.4%", "< 0.1%": a share for the legend. */

@@ -3,7 +3,8 @@
 // matrix export of the panel) and a canvas for PNG (figure-canvas.ts). Pure: no DOM, runs under node for tests.
 import { markupText } from '../../src/shared/markup-text';
 import { formatValue } from '../../src/shared/format';
-import { describeRange, LUT_SIZE, lutIndex, type Range, type Rgb, type ThemeKind } from './colors';
+import { describeRange, type Rgb, type ThemeKind } from './colors';
+import { LUT_SIZE, lutIndex, type Range } from '../../src/shared/value-range';
 import { base64, palettePng } from './png-palette';
 import { thinLabels } from './figure-labels';
 

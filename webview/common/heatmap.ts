@@ -1,7 +1,8 @@
 // The single-head heatmap: the matrix in a fixed-size square with token labels on both axes, zoom and pan
 // (wheel, drag, + − 0 keys), a minimap in the corner while zoomed, and the hover overlay. Nothing here changes
 // size on hover, so the cell under a still pointer stays the cell under it.
-import { paintMatrix, type Range } from './colors';
+import { paintMatrix, paintSteps } from './colors';
+import { type Range } from '../../src/shared/value-range';
 import { el } from './dom';
 import { axisTicks } from './axis-ticks';
 import { fitText } from './matrix-axes';
@@ -18,9 +19,25 @@ export interface HeatmapMatrix {
   words?: string[];
 }
 
+/**
+ * A long input's map as colour-ramp steps pooled to `side` pixels a side (src/shared/heatmap-picture.ts): the
+ * view draws those pixels; zoomed in past them, it asks for every cell (`HeatmapEvents.detail`).
+ */
+export interface HeatmapPicture {
+  steps: Uint8Array;
+  side: number;
+  n: number;
+  range: Range;
+  lut: Uint8ClampedArray;
+  labels: string[];
+  words?: string[];
+}
+
 export interface HeatmapEvents {
   hover(i: number | null, j: number | null): void;
   click(): void;
+  /** Zoomed in past a pooled picture's pixels: the view may send the map with every cell (setPicture again). */
+  detail?(): void;
 }
 
 /** Room for the axis labels (px), when a small map needs less than the single head's. */
@@ -58,12 +75,16 @@ export class Heatmap {
   private readonly zoomLabel: HTMLElement;
   /** The whole matrix at one pixel per cell; the view draws a window of it scaled up. */
   private readonly full = document.createElement('canvas');
-  private m: HeatmapMatrix | undefined;
+  private m: Omit<HeatmapMatrix, 'values'> | undefined;
+  /** Pixels a side of `full` (n, or a pooled picture's side). */
+  private px = 0;
   private vp: Viewport = fit(0);
   private size = 0;
   private hover: { i: number | null; j: number | null } = { i: null, j: null };
   private colors = { focus: '#007fd4', fg: '#ffffff', label: '#888888', font: 'monospace' };
   private drag: { x: number; y: number; vp: Viewport; moved: boolean } | undefined;
+  /** The view was asked once for this map's every cell. */
+  private detailAsked = false;
 
   private readonly axisL: number;
   private readonly axisT: number;
@@ -127,22 +148,39 @@ export class Heatmap {
 
   /** Shows a matrix: a new size fits the view, the same size keeps the zoom (switching term, layer or head). */
   set(m: HeatmapMatrix, size: number): void {
+    this.show(m, m.n, (img) => paintMatrix(m.values, m.range, m.lut, img.data), size);
+  }
+
+  /** Shows a map sent as steps (pooled or not): each step's colour from the LUT, one pixel each. */
+  setPicture(p: HeatmapPicture, size: number): void {
+    this.show(p, p.side, (img) => paintSteps(p.steps, p.lut, img.data), size);
+  }
+
+  /** Whether the map on screen is pooled (fewer pixels than cells a side). */
+  get pooled(): boolean {
+    return !!this.m && this.px < this.m.n;
+  }
+
+  private show(m: Omit<HeatmapMatrix, 'values'>, px: number, paint: (img: ImageData) => void, size: number): void {
     const resized = !this.m || this.m.n !== m.n;
     this.m = m;
-    this.full.width = m.n;
-    this.full.height = m.n;
+    this.px = px;
+    this.full.width = px;
+    this.full.height = px;
     const ctx = this.full.getContext('2d');
-    if (ctx && m.n > 0) {
-      const img = ctx.createImageData(m.n, m.n);
-      paintMatrix(m.values, m.range, m.lut, img.data);
+    if (ctx && px > 0) {
+      const img = ctx.createImageData(px, px);
+      paint(img);
       ctx.putImageData(img, 0, 0);
     }
+    this.detailAsked = false;
     if (resized) this.vp = fit(m.n);
     this.size = size;
     this.layout();
     this.draw();
     // A counter the UI bench and tests wait on: one more matrix painted.
     this.canvas.dataset.painted = String(Number(this.canvas.dataset.painted ?? 0) + 1);
+    this.canvas.dataset.pixels = String(px);
     performance.mark('lens-painted');
   }
 
@@ -173,11 +211,6 @@ export class Heatmap {
     return this.root.getBoundingClientRect().top + window.scrollY + zoomRow + this.axisT;
   }
 
-  /** The whole matrix at one pixel per cell (PNG export scales it up). */
-  get bitmap(): HTMLCanvasElement {
-    return this.full;
-  }
-
   get viewport(): Viewport {
     return this.vp;
   }
@@ -193,7 +226,7 @@ export class Heatmap {
     px(this.canvas, this.size, this.size);
     // At least one backing pixel per cell: a map drawn smaller than n pixels would drop whole rows and columns
     // (a one-cell peak could vanish); the browser scales the full map down instead.
-    const n = this.m?.n ?? 0;
+    const n = this.px;
     const down = this.canvas.width < n;
     if (down) this.canvas.width = this.canvas.height = n;
     // Shrinking by nearest neighbour drops cells again: let the browser average them when the map is that small.
@@ -229,9 +262,19 @@ export class Heatmap {
     const { span, r0, c0 } = this.vp;
     ctx.imageSmoothingEnabled = false;
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    if (m.n > 0) ctx.drawImage(this.full, c0, r0, span, span, 0, 0, this.canvas.width, this.canvas.height);
+    // `full` has px pixels for n cells: the window in its pixels.
+    const k = this.px / m.n;
+    if (m.n > 0) ctx.drawImage(this.full, c0 * k, r0 * k, span * k, span * k, 0, 0, this.canvas.width, this.canvas.height);
     const zoomed = span < m.n;
-    this.zoomLabel.textContent = zoomed ? `×${(m.n / span).toFixed(1)} · rows ${r0}–${r0 + span - 1}` : 'fit';
+    const pooled = this.px < m.n ? ` · each pixel: the strongest of ${Math.ceil(m.n / this.px)} × ${Math.ceil(m.n / this.px)} cells` : '';
+    this.zoomLabel.textContent = zoomed
+      ? `×${(m.n / span).toFixed(1)} · rows ${r0}–${r0 + span - 1}${pooled && ' · more detail coming'}`
+      : `fit${pooled}`;
+    // Zoomed past the pooled pixels (the window has fewer of them than the screen has): every cell is asked for once.
+    if (zoomed && this.px < m.n && span * k < this.canvas.width && !this.detailAsked) {
+      this.detailAsked = true;
+      this.events.detail?.();
+    }
     this.corner.hidden = !zoomed;
     this.cornerText.hidden = zoomed;
     this.drawAxes();

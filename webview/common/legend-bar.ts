@@ -1,7 +1,7 @@
 // A legend's colour ramp: the 256 colours of a lookup table, one pixel each, stretched by CSS, and the words at
 // its two ends (the lens panel's legend, Compare Heads' and the HTML report's).
 import { formatValue } from '../../src/shared/format';
-import type { Range } from './colors';
+import type { Range } from '../../src/shared/value-range';
 
 export function paintRamp(bar: HTMLCanvasElement, lut: Uint8ClampedArray): void {
   const ctx = bar.getContext('2d');

@@ -1,7 +1,8 @@
 // A matrix painted into a canvas at one canvas pixel per cell, one putImageData per matrix; CSS scales it up
 // with `image-rendering: pixelated`. The head grid, the side-by-side panes, the analysis views and the HTML
 // report all paint this way, so equal values are equal pixels everywhere.
-import { paintMatrix, type Range } from './colors';
+import { paintMatrix } from './colors';
+import { type Range } from '../../src/shared/value-range';
 
 /** Paints `[rows, cols]` (row-major) into `canvas`, resizing it to `cols` × `rows` pixels. */
 export function paintInto(

@@ -2,7 +2,8 @@
 // subtracted, or why there is nothing to subtract. Painted from the store when its content or the page size
 // changes; the linked hover outlines its row.
 import type { ColorScaleName } from '../../src/shared/protocol/lens';
-import { describeRange, makeLut, robustRange } from '../common/colors';
+import { describeRange, makeLut } from '../common/colors';
+import { robustRange } from '../../src/shared/value-range';
 import { el, themeKind } from '../common/dom';
 import { Heatmap } from '../common/heatmap';
 import { paintRamp } from '../common/legend-bar';

@@ -2,7 +2,8 @@
 // colour bar, its model, term, layer and head in the title) side by side under one title, PNG or SVG. The host
 // asks where to save it. The sides keep their own scales on purpose: two models' scores are not one quantity.
 import type { CompareInit, Side } from '../../src/shared/protocol/compare';
-import { describeRange, makeLut, robustRange, type ThemeKind } from '../common/colors';
+import { describeRange, makeLut, type ThemeKind } from '../common/colors';
+import { robustRange } from '../../src/shared/value-range';
 import type { FigureSpec } from '../common/figure';
 import { wordLabels } from '../common/figure-labels';
 import type { SideMatrix } from './state/store';

@@ -13,7 +13,8 @@ import {
 import type { ColorScaleName } from '../../src/shared/protocol/lens';
 import { pieceLabel } from '../../src/shared/token-layout';
 import { decisionLine } from '../../src/shared/decision';
-import { describeRange, makeLut, robustRange, type Range } from '../common/colors';
+import { describeRange, makeLut } from '../common/colors';
+import { robustRange, type Range } from '../../src/shared/value-range';
 import { el, themeKind } from '../common/dom';
 import { wordLabels } from '../common/figure-labels';
 import { Heatmap } from '../common/heatmap';

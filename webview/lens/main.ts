@@ -44,7 +44,7 @@ listenToHost({
   predictions,
   emdQuery,
   decision,
-  exporter: new ViewExport(heatmap.heatmap),
+  exporter: new ViewExport(() => heatmap.withValues()),
   renderer,
 });
 listenForShortcuts();

@@ -7,7 +7,8 @@ import { isSignedKind, type MatrixKind } from '../../src/shared/kinds';
 import type { ColorScaleName, ScalingName } from '../../src/shared/protocol/lens-names';
 import type { ReportPayload } from '../../src/shared/protocol/report';
 import { pieceLabel } from '../../src/shared/token-layout';
-import { describeRange, lutFor, type Range } from '../common/colors';
+import { describeRange, lutFor } from '../common/colors';
+import { type Range } from '../../src/shared/value-range';
 import { mapSide } from '../common/axis-ticks';
 import { el, themeKind } from '../common/dom';
 import { figureSvg, mapFigure, type FigureSpec } from '../common/figure';
@@ -15,7 +16,7 @@ import { figureCanvas } from '../common/figure-canvas';
 import { wordLabels } from '../common/figure-labels';
 import { Heatmap } from '../common/heatmap';
 import { legendEnd, paintRamp } from '../common/legend-bar';
-import { effectiveScaling, mapValues, SCALING_CHOICES } from '../common/row-scale';
+import { effectiveScaling, mapValues, SCALING_CHOICES } from '../../src/shared/row-scale';
 import { ReportStrip } from './strip';
 
 function byId<T extends HTMLElement>(id: string): T {

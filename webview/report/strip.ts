@@ -3,7 +3,8 @@
 import type { ProtocolToken } from '../../src/shared/protocol/token';
 import { layoutTokens } from '../../src/shared/token-layout';
 import { luminance } from '../common/chip-colours';
-import { colorOf, cssRgb, type Range } from '../common/colors';
+import { colorOf, cssRgb } from '../common/colors';
+import { type Range } from '../../src/shared/value-range';
 import { el, revealWithin } from '../common/dom';
 
 export class ReportStrip {

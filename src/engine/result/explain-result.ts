@@ -26,7 +26,8 @@ export interface LayerComputeOptions {
   /** A promise that settles when a head is next asked for: a computation waiting for a background turn stops
    *  waiting and runs it. */
   asked?: () => Promise<void>;
-  onHeads?: (h0: number, h1: number, t: LayerTensors) => void;
+  /** `alone`: `t` holds just head h0 (`[1, n, n]` arrays), read before the layer's own arrays exist. */
+  onHeads?: (h0: number, h1: number, t: LayerTensors, alone?: boolean) => void;
 }
 
 export interface LayerSource {
@@ -86,6 +87,8 @@ export class ExplainResult implements LayerOwner {
     number,
     {
       tensors?: LayerTensors;
+      /** Heads in arrays of their own (onHeads' `alone`), until they move into `tensors`. */
+      own?: Map<number, LayerTensors>;
       ready: Set<number>;
       waiters: Map<number, (() => void)[]>;
       asked: { promise: Promise<void>; resolve: () => void };
@@ -199,10 +202,13 @@ export class ExplainResult implements LayerOwner {
     const preview = this.previewSlice(layer, head, kind);
     if (preview) return preview;
     const part = this.partial.get(layer);
-    if (!part?.tensors || !part.ready.has(head) || !this.has(kind)) return undefined;
+    if (!part?.ready.has(head) || !this.has(kind)) return undefined;
+    const own = part.own?.get(head);
+    const [t, at] = own ? [own, 0] : [part.tensors, head];
+    if (!t) return undefined;
     const nn = this.n * this.n;
-    if (kind === 'scores') return this.headScores(part.tensors, head);
-    return part.tensors[kind]?.subarray(head * nn, (head + 1) * nn);
+    if (kind === 'scores') return this.headScores(t, at);
+    return t[kind]?.subarray(at * nn, (at + 1) * nn);
   }
 
   /** One layer's matrices, computed on first use (all heads in one one-layer run), then cached. `first`: a head the
@@ -232,8 +238,12 @@ export class ExplainResult implements LayerOwner {
         ReturnType<typeof this.partial.get>
       >;
       this.partial.set(layer, part);
-      const onHeads = (h0: number, h1: number, t: LayerTensors) => {
-        part.tensors = t;
+      const onHeads = (h0: number, h1: number, t: LayerTensors, alone = false) => {
+        if (alone) (part.own ??= new Map()).set(h0, t);
+        else {
+          part.tensors = t;
+          for (let h = h0; h < h1; h++) part.own?.delete(h);
+        }
         for (let h = h0; h < h1; h++) {
           part.ready.add(h);
           for (const resolve of part.waiters.get(h) ?? []) resolve();

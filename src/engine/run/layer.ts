@@ -57,6 +57,8 @@ export class LayerComputation implements LayerSource {
     // A head someone waits for goes alone and first, unless one run holds the whole layer anyway (short inputs).
     const byHead = (options.first !== undefined || !!options.background) && !small;
     const done = new Set<number>();
+    /** Heads read into arrays of their own (see `alone`), until the layer's arrays exist. */
+    const own = new Map<number, LayerTensors>();
     for (;;) {
       const wanted = byHead ? [...(options.first === undefined ? [] : [options.first]), ...(options.wanted?.() ?? [])] : [];
       const next = nextHeadRun(H, done, byHead ? Math.min(chunk, backgroundChunk(spec, n)) : chunk, wanted);
@@ -69,13 +71,30 @@ export class LayerComputation implements LayerSource {
       // While this waits for its turn, a head asked for ends the wait: the loop then runs that head first.
       if (background && !(await this.model.session.backgroundTurn(signal, options.asked?.()))) continue;
       const result = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept, background);
+      // Background outputs are read once nothing someone waits for runs: not beside it on the same cores.
+      if (background) await this.model.session.foregroundIdle();
+      // The head someone waits for, before the layer has its arrays: into arrays of its own. A layer's arrays are
+      // ~1 GB at 2,000 tokens, and allocating them makes V8 collect the host's whole heap (~0.2 s) first.
+      const alone = next.wanted && !out.c2c && h1 - h0 === 1;
       try {
-        readLayerOutputs(this.model, n, H, result.outputs, out, h0);
+        if (alone) own.set(h0, readHeadOutputs(this.model, n, result.outputs));
+        else {
+          readLayerOutputs(this.model, n, H, result.outputs, out, h0);
+          moveOwnHeads(own, out, n, options);
+        }
       } finally {
         result.outputs.release();
       }
       for (let h = h0; h < h1; h++) done.add(h);
-      options.onHeads?.(h0, h1, out);
+      // Reading it took a while (at 2,000 tokens, 60 MB): the quiet time that keeps background work off the cores
+      // while the head's picture is made and sent starts after it.
+      if (!background) this.model.session.keepQuiet();
+      if (alone) options.onHeads?.(h0, h1, own.get(h0)!, true);
+      else options.onHeads?.(h0, h1, out);
+    }
+    if (own.size) {
+      allocateLayer(this.model, n, H, out);
+      moveOwnHeads(own, out, n, options);
     }
     assertFiniteLayer(this.model.checkpoint.dir, out);
     return out;
@@ -208,11 +227,39 @@ export function layerRun(
 /** Reads a layer run's outputs into `out` (`H` heads) from head `h0` on, allocating `out`'s arrays on first use. */
 export function readLayerOutputs(model: RunBase, n: number, H: number, outputs: SpillReader, out: LayerTensors, h0: number): void {
   const nn = n * n;
-  const kinds = layerKinds(model);
+  allocateLayer(model, n, H, out);
+  for (const kind of layerKinds(model)) outputs.read(layerOutput(kind), out[kind], h0 * nn);
+}
+
+/** `out`'s arrays for `H` heads, where it has none yet. */
+function allocateLayer(model: RunBase, n: number, H: number, out: LayerTensors): void {
+  const nn = n * n;
   // Allocated once the first run is back, by when a layer the cache evicted for this one has been collected.
-  // Not zero-filled: every element is read from the runtime's output (all heads, every kind).
-  for (const kind of kinds) out[kind] ??= new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
-  for (const kind of kinds) outputs.read(layerOutput(kind), out[kind], h0 * nn);
+  // Not zero-filled: every element is read from the runtime's output (all heads, every kind) or copied in.
+  for (const kind of layerKinds(model)) out[kind] ??= new Float32Array(Buffer.allocUnsafeSlow(H * nn * 4).buffer, 0, H * nn);
+}
+
+/**
+ * One head's run outputs in arrays of their own (`[1, n, n]` each). Shared-memory buffers: V8 does not count
+ * them as external memory growth, so reading a head (60 MB at 2,000 tokens) does not first make it collect the
+ * host's whole heap, as new ArrayBuffers that size do (~0.2 s on the extension host). They are copied into the
+ * layer's arrays and dropped when those exist (`moveOwnHeads`), and freed with the next collection.
+ */
+function readHeadOutputs(model: RunBase, n: number, outputs: SpillReader): LayerTensors {
+  const t = {} as LayerTensors;
+  for (const kind of layerKinds(model)) t[kind] = outputs.read(layerOutput(kind), new Float32Array(new SharedArrayBuffer(n * n * 4)));
+  return t;
+}
+
+/** Copies heads read on their own into the layer's arrays, and tells `onHeads` they are there now. */
+function moveOwnHeads(own: Map<number, LayerTensors>, out: LayerTensors, n: number, options: LayerComputeOptions): void {
+  const nn = n * n;
+  for (const [h, t] of own) {
+    for (const [kind, a] of Object.entries(t) as [keyof LayerTensors, unknown][])
+      if (a instanceof Float32Array) (out[kind] as Float32Array).set(a, h * nn);
+    options.onHeads?.(h, h + 1, out);
+  }
+  own.clear();
 }
 
 function readWeights(model: RunBase, layer: number): Record<string, FeedTensor> {

@@ -51,6 +51,13 @@ export interface KeptFeeds {
 }
 
 /** A chained run (see ChainedRun) whose kept feeds are given as for a run: their sources go once per process. */
+/**
+ * How long background work (a layer computed ahead, the heads after the one on screen) waits after a run someone
+ * waited for: a reader stepping through layers asks for the next within moments, and on two cores a background
+ * head run (and reading its 60 MB) beside theirs doubles what they wait.
+ */
+export const QUIET_AFTER_FOREGROUND_MS = 250;
+
 export type ChainedRunSpec = Omit<ChainedRun, 'derive' | 'kept'> & { kept?: KeptFeeds };
 
 /**
@@ -68,6 +75,13 @@ export class RuntimeSession {
   private waiting: (() => void)[] = [];
   /** A background run was let go and has not been sent yet: no second one goes meanwhile. */
   private granted = false;
+  /** Runs someone waits for (not background) now in flight, and those waiting for there to be none. */
+  private foreground = 0;
+  private foregroundWaiters: (() => void)[] = [];
+  /** When the last run someone waited for came back (performance.now()). */
+  private foregroundEnded = -Infinity;
+  private quietTimer?: NodeJS.Timeout;
+  private pumpTimer?: NodeJS.Timeout;
   /** Keys of the tensors the current child keeps. */
   private keptKeys = new Set<string>();
   private closed = false;
@@ -215,7 +229,7 @@ export class RuntimeSession {
       msg.kept = kept.feeds;
     }
     const spill = (msg.spill = takeSpillPath());
-    return new Promise<RunOutput>((resolve, reject) => {
+    const out = new Promise<RunOutput>((resolve, reject) => {
       const onAbort = () => {
         pending.delete(id);
         discardSpill(spill);
@@ -230,6 +244,55 @@ export class RuntimeSession {
       });
       child.send(msg);
     });
+    if (background) return out;
+    this.foreground++;
+    const settled = () => {
+      if (--this.foreground > 0) return;
+      this.foregroundEnded = performance.now();
+      this.wakeAfterQuiet();
+      this.pump();
+    };
+    out.then(settled, settled);
+    return out;
+  }
+
+  /**
+   * Resolves once no run someone waits for has been in flight for the quiet time: background work does its own
+   * host-side part (reading a head's 60 MB of outputs at 2,000 tokens) then, not beside such a run or its answer.
+   */
+  foregroundIdle(): Promise<void> {
+    if (this.quiet()) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.foregroundWaiters.push(resolve);
+      this.wakeAfterQuiet();
+    });
+  }
+
+  /** The caller of a run someone waited for is still working on its outputs: the quiet time starts again now. */
+  keepQuiet(): void {
+    this.foregroundEnded = Math.max(this.foregroundEnded, performance.now());
+  }
+
+  /** No run someone waits for is in flight, nor came back within the quiet time. */
+  private quiet(): boolean {
+    return this.foreground === 0 && performance.now() >= this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS;
+  }
+
+  /** Wakes foregroundIdle's waiters once no foreground run has been in flight for the quiet time. */
+  private wakeAfterQuiet(): void {
+    if (this.quietTimer || !this.foregroundWaiters.length) return;
+    const wait = this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS - performance.now();
+    this.quietTimer = setTimeout(
+      () => {
+        this.quietTimer = undefined;
+        if (this.foreground > 0) return;
+        if (performance.now() < this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS) return this.wakeAfterQuiet();
+        const waiters = this.foregroundWaiters;
+        this.foregroundWaiters = [];
+        for (const w of waiters) w();
+      },
+      Math.max(0, wait),
+    );
   }
 
   /**
@@ -239,7 +302,7 @@ export class RuntimeSession {
   async backgroundTurn(signal?: AbortSignal, interrupt?: Promise<unknown>): Promise<boolean> {
     let go: (() => void) | undefined;
     const turn = new Promise<void>((resolve, reject) => {
-      if (!this.granted && this.pending.size === 0 && this.waiting.length === 0) {
+      if (!this.granted && this.pending.size === 0 && this.waiting.length === 0 && this.quiet()) {
         this.granted = true;
         return resolve();
       }
@@ -250,6 +313,8 @@ export class RuntimeSession {
       go = () => (signal?.removeEventListener('abort', onAbort), resolve());
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(go);
+      // Not quiet yet: the turn comes when it is.
+      this.pump();
     });
     if (!interrupt) return turn.then(() => true);
     const won = await Promise.race([turn.then(() => true), interrupt.then(() => false)]);
@@ -267,6 +332,18 @@ export class RuntimeSession {
   /** Lets the next background run go once the runtime process is idle. */
   private pump(): void {
     if (this.granted || this.pending.size > 0) return;
+    // Someone stepping through layers asks again within moments: the cores stay theirs until they pause.
+    if (this.foreground > 0 || !this.waiting.length) return;
+    if (!this.quiet()) {
+      this.pumpTimer ??= setTimeout(
+        () => {
+          this.pumpTimer = undefined;
+          this.pump();
+        },
+        this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS - performance.now(),
+      );
+      return;
+    }
     const next = this.waiting.shift();
     if (!next) return;
     this.granted = true;

@@ -1,9 +1,23 @@
 // Responses built from one layer's matrices (slice, heads grid, hover row) and the layer × head overview, which
 // streams over the layers and keeps one number per head.
 import type { ExplainResult, MatrixKind } from '../../engine';
-import { toBuffer, type HeadsResponse, type OverviewResponse, type RowResponse, type SliceResponse } from '../../shared/protocol/lens';
+import {
+  toBuffer,
+  type PictureRequest,
+  type PictureResponse,
+  type TopsRequest,
+  type TopsResponse,
+  type HeadsResponse,
+  type OverviewResponse,
+  type RowResponse,
+  type SliceResponse,
+} from '../../shared/protocol/lens';
 import { downsampleInto, meanAbs, meanRowEntropy } from './matrix-math';
 import { encodeHalf } from '../../shared/half';
+import { finiteExtent } from '../../shared/value-range';
+import { pooledSteps } from '../../shared/heatmap-picture';
+import { rowTops } from '../../shared/hover';
+import { isSignedKind } from '../../shared/kinds';
 import { memo } from './result-memo';
 import { availableKinds, check } from '../common/result-shape';
 
@@ -21,6 +35,27 @@ export async function slice(
   const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
   if (precision === 'half') return halfSlice(layer, head, kind, result.n, values);
   return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
+}
+
+/** One head's map as steps pooled to the screen's side (the heatmap of a long input: see heatmap-picture.ts). */
+export async function picture(result: ExplainResult, body: PictureRequest): Promise<PictureResponse> {
+  const { layer, head, kind, scaling } = body;
+  check(result, layer, head, kind);
+  await result.loadHead(layer, head);
+  const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
+  const n = result.n;
+  const { side, steps, range } = pooledSteps(values, n, isSignedKind(kind), scaling, Math.min(n, body.side));
+  return { type: 'picture', layer, head, kind, n, side, data: steps.buffer as ArrayBuffer, range };
+}
+
+/** Each query row's hover neighbours in one head, for a view that shows the head as a picture. */
+export async function tops(result: ExplainResult, body: TopsRequest): Promise<TopsResponse> {
+  const { layer, head, kind } = body;
+  check(result, layer, head, kind);
+  await result.loadHead(layer, head);
+  const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
+  const { m, idx, val } = rowTops(values, result.n, kind, body.k);
+  return { type: 'tops', layer, head, kind, n: result.n, m, idx: idx.buffer as ArrayBuffer, val: val.buffer as ArrayBuffer };
 }
 
 /** A slice response in half precision, with the finite extent of the full-precision values. */
@@ -72,15 +107,4 @@ export async function row(result: ExplainResult, layer: number, head: number, i:
     rows[kind] = toBuffer(values.subarray(i * n, (i + 1) * n));
   }
   return { type: 'row', layer, head, i, n, rows };
-}
-
-/** Finite minimum and maximum ([0, 0] when there is no finite value). */
-function finiteExtent(values: Float32Array): [number, number] {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const v of values) {
-    if (v < lo && v > -Infinity) lo = v;
-    if (v > hi && v < Infinity) hi = v;
-  }
-  return lo <= hi ? [lo, hi] : [0, 0];
 }

@@ -6,7 +6,7 @@ import type { PositionSpec } from '../../analysis';
 import { dispatchRequest, type RequestHandlers } from '../../shared/messaging/message-handler';
 import type { LensRequests, RequestBody, ResponseBody } from '../../shared/protocol/lens';
 import { ablation, aggregated, buckets, diff, distance, rollout, shares, words } from './analysis-requests';
-import { heads, overview, row, slice } from './layer-requests';
+import { heads, overview, picture, row, slice, tops } from './layer-requests';
 import { emdQuery, type EmdView } from './emd-passes';
 
 /** What the host knows beside the result: the model's relative-position geometry (for the bucket lens). */
@@ -52,6 +52,8 @@ function answersFrom(result: ExplainResult, ctx: AnswerContext): RequestHandlers
     buckets: () => buckets(result, ctx.positions),
     rollout: (body) => rollout(result, body.preset),
     slice: (body) => slice(result, body.layer, body.head, body.kind, body.precision),
+    picture: (body) => picture(result, body),
+    tops: (body) => tops(result, body),
     heads: (body) => heads(result, body.layer, body.kind, body.maxSize),
     overview: (body) => overview(result, body.kind),
     row: (body) => row(result, body.layer, body.head, body.i),

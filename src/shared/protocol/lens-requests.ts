@@ -2,7 +2,7 @@
 // body is untrusted input. What each answers with is in ./lens-responses.ts; the pairs are LensRequests (./lens.ts).
 import { isMatrixKind, type MatrixKind } from '../kinds';
 import { isInt, isOneOf } from './checks';
-import { ABLATION_PRESETS, type AblationPresetName, type HeadPick, type MergeModeName } from './lens-names';
+import { ABLATION_PRESETS, SCALINGS, type AblationPresetName, type HeadPick, type MergeModeName, type ScalingName } from './lens-names';
 
 /** One head's `[n, n]` matrix. */
 export interface SliceRequest {
@@ -12,6 +12,26 @@ export interface SliceRequest {
   kind: MatrixKind;
   /** 'half': binary16, for a matrix that is only painted (half the bytes); numbers shown come from float32. */
   precision?: 'half';
+}
+/**
+ * One head's map as colour-ramp steps pooled to `side` pixels a side (heatmap-picture.ts): what a long input's
+ * heatmap shows, at the size the screen draws it, under `scaling` (the view's effective choice).
+ */
+export interface PictureRequest {
+  type: 'picture';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+  scaling: ScalingName;
+  side: number;
+}
+/** Each query row's hover neighbours in one head (hover.ts rowTops): a long input's picture has no values. */
+export interface TopsRequest {
+  type: 'tops';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+  k: number;
 }
 /** Every head of a layer, block-averaged down to at most `maxSize` × `maxSize` each: `[heads, m, m]`. */
 export interface HeadsRequest {
@@ -98,6 +118,8 @@ export type RequestBody =
   | WordsRequest
   | DiffRequest
   | SliceRequest
+  | PictureRequest
+  | TopsRequest
   | HeadsRequest
   | OverviewRequest
   | RowRequest
@@ -109,6 +131,9 @@ export type RequestBody =
   | RolloutRequest;
 
 const isPreset = isOneOf(ABLATION_PRESETS);
+const isScaling = isOneOf(SCALINGS);
+/** The largest picture a view may ask for (px a side): a 4K screen's height at twice its pixels. */
+export const MAX_PICTURE_SIDE = 8192;
 
 /** Validates a request body coming from the webview (it is untrusted input for the host). */
 export function parseRequestBody(x: unknown): RequestBody | undefined {
@@ -126,6 +151,20 @@ export function parseRequestBody(x: unknown): RequestBody | undefined {
     case 'slice':
       return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind)
         ? { type: 'slice', layer: b.layer, head: b.head, kind: b.kind, ...(b.precision === 'half' ? { precision: 'half' as const } : {}) }
+        : undefined;
+    case 'picture':
+      return isInt(b.layer) &&
+        isInt(b.head) &&
+        isMatrixKind(b.kind) &&
+        isScaling(b.scaling) &&
+        isInt(b.side) &&
+        b.side > 0 &&
+        b.side <= MAX_PICTURE_SIDE
+        ? { type: 'picture', layer: b.layer, head: b.head, kind: b.kind, scaling: b.scaling, side: b.side }
+        : undefined;
+    case 'tops':
+      return isInt(b.layer) && isInt(b.head) && isMatrixKind(b.kind) && isInt(b.k) && b.k > 0 && b.k <= 64
+        ? { type: 'tops', layer: b.layer, head: b.head, kind: b.kind, k: b.k }
         : undefined;
     case 'heads':
       return isInt(b.layer) && isMatrixKind(b.kind) && isInt(b.maxSize) && b.maxSize > 0

@@ -2,6 +2,7 @@
 // (./matrix-buffer.ts), with the sizes that read them back beside them.
 import type { MatrixKind, TermName } from '../kinds';
 import type { AblationPresetName, HeadPick, MergeModeName } from './lens-names';
+import type { Range } from '../value-range';
 
 export interface SliceResponse {
   type: 'slice';
@@ -13,6 +14,28 @@ export interface SliceResponse {
   encoding?: 'half';
   /** With 'half': the float32 matrix's finite minimum and maximum, for the numbers the legend states. */
   extent?: [number, number];
+}
+/** A PictureRequest's answer: `side` × `side` steps (uint8, row-major) of an `n` × `n` map, and what they mean. */
+export interface PictureResponse {
+  type: 'picture';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+  n: number;
+  side: number;
+  data: ArrayBuffer;
+  range: Range;
+}
+/** A TopsRequest's answer: `m` picks a row, int32 column indices (−1: none) and float32 values, `[n, m]` each. */
+export interface TopsResponse {
+  type: 'tops';
+  layer: number;
+  head: number;
+  kind: MatrixKind;
+  n: number;
+  m: number;
+  idx: ArrayBuffer;
+  val: ArrayBuffer;
 }
 /** Per query token of the EMD's first pass: float32 [n] each (queryPositionShare in ../emd-layers.ts). */
 export interface EmdQueryResponse {
@@ -171,6 +194,8 @@ export type ResponseBody =
   | WordsResponse
   | DiffResponse
   | SliceResponse
+  | PictureResponse
+  | TopsResponse
   | HeadsResponse
   | OverviewResponse
   | RowResponse

@@ -33,6 +33,8 @@ import {
   type RowRequest,
   type SharesRequest,
   type SliceRequest,
+  type PictureRequest,
+  type TopsRequest,
   type WordsRequest,
 } from './lens-requests';
 import type {
@@ -49,6 +51,8 @@ import type {
   RowResponse,
   SharesResponse,
   SliceResponse,
+  PictureResponse,
+  TopsResponse,
   WordsResponse,
 } from './lens-responses';
 import type { ViewInit } from './lens-view';
@@ -67,6 +71,8 @@ export const PROTOCOL_VERSION = 1;
 /** Each request the view makes, by name: [its body, the host's answer]. */
 export type LensRequests = {
   slice: [SliceRequest, SliceResponse];
+  picture: [PictureRequest, PictureResponse];
+  tops: [TopsRequest, TopsResponse];
   heads: [HeadsRequest, HeadsResponse];
   overview: [OverviewRequest, OverviewResponse];
   row: [RowRequest, RowResponse];

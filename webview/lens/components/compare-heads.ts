@@ -9,7 +9,7 @@ import { columnsFor, mapSide } from '../../common/axis-ticks';
 import { wordLabels } from '../../common/figure-labels';
 import { Heatmap } from '../../common/heatmap';
 import { paintRamp } from '../../common/legend-bar';
-import { effectiveScaling, mapValues } from '../../common/row-scale';
+import { effectiveScaling, mapValues } from '../../../src/shared/row-scale';
 import { $, el, themeKind } from '../../common/dom';
 import { refreshHover, setHover, togglePin } from '../state/actions';
 import { legendEnd } from '../../common/legend-bar';

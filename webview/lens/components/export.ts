@@ -6,7 +6,6 @@ import { themeKind } from '../../common/dom';
 import { figureSvg, mapFigure, type FigureSpec } from '../../common/figure';
 import { figureCanvas } from '../../common/figure-canvas';
 import { cleanLabel, wordLabels } from '../../common/figure-labels';
-import type { Heatmap } from '../../common/heatmap';
 import { isAnalysis } from '../state/selectors';
 import { $comparePicture, $picture } from '../state/picture';
 import { $current, $init, $merged, $viewState } from '../state/store';
@@ -38,8 +37,8 @@ export function exportTitle(f: ExportFormat): string {
 }
 
 export class ViewExport {
-  // The heatmap is kept for the panel's wiring; the figure is drawn from the values, not from its canvas.
-  constructor(readonly heatmap: Heatmap) {}
+  /** `withValues`: fetches the values of a heatmap on screen that came as a picture (a figure draws every cell). */
+  constructor(private readonly withValues: () => Promise<void>) {}
 
   /** What is on screen as a figure: the analysis view's main map, or the heatmap. */
   private figure(size: Required<FigureSize>): FigureSpec | undefined {
@@ -91,7 +90,7 @@ export class ViewExport {
         colLabels: labels,
       };
     }
-    if (state.view !== 'heatmap' || !current) return undefined;
+    if (state.view !== 'heatmap' || !current?.shown) return undefined;
     const merged = $merged.get();
     const labels =
       merged && current.n === merged.length ? merged.map((g) => cleanLabel(g.text)) : current.n === init.tokens.length ? words : undefined;
@@ -128,6 +127,22 @@ export class ViewExport {
 
   /** Sends the export to the host (`requestId`: the host's own Export command asked for it, maybe with a size). */
   send(format: ExportFormat, requestId?: number, size: FigureSize = {}): void {
+    const state = $viewState.get();
+    if ((format === 'png' || format === 'svg') && state?.view === 'heatmap' && $current.get() && !$current.get()?.shown) {
+      // A long input's map on screen is a pooled picture: the figure waits for every cell of it.
+      void this.withValues().then(
+        () => this.sendNow(format, requestId, size),
+        (e: unknown) => {
+          reportError(e);
+          if (requestId !== undefined) post({ type: 'export', format, requestId });
+        },
+      );
+      return;
+    }
+    this.sendNow(format, requestId, size);
+  }
+
+  private sendNow(format: ExportFormat, requestId?: number, size: FigureSize = {}): void {
     try {
       if (format === 'png' || format === 'svg') {
         const chosen = {

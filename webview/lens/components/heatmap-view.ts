@@ -2,20 +2,26 @@
 // its hover overlay and keyboard cursor.
 import { layerLabel } from '../../../src/shared/emd-layers';
 import { isSignedKind } from '../../../src/shared/kinds';
-import { fromBuffer, type WordsResponse } from '../../../src/shared/protocol/lens';
+import { fromBuffer, type PictureResponse, type WordsResponse } from '../../../src/shared/protocol/lens';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { lutFor } from '../../common/colors';
-import { effectiveScaling, mapValues } from '../../common/row-scale';
+import { effectiveScaling, mapValues } from '../../../src/shared/row-scale';
 import { $, themeKind } from '../../common/dom';
 import { Heatmap } from '../../common/heatmap';
 import { mapSide } from '../../common/axis-ticks';
 import { wordLabels } from '../../common/figure-labels';
-import { paintRequest, sliceValues, withExactExtent } from '../state/slice-fetch';
+import { paintRequest, pictureRequests, sliceValues } from '../state/slice-fetch';
+import { pictureSide } from '../../../src/shared/heatmap-picture';
+import { HOVER_TOP_K } from './hover';
+import { withExactExtent, type Range } from '../../../src/shared/value-range';
 import { mergeCaption } from '../views/view-captions';
 import { pin, setHover, togglePin } from '../state/actions';
 import { $current, $hover, $init, $merged, $viewState } from '../state/store';
 import { appendLegendLabel, renderLegend } from './legend';
 import type { MatrixRequests } from './requests';
+
+/** ms on a picture before its rows' hover neighbours are asked for. */
+const TOPS_AFTER_MS = 250;
 
 /** px of panel from which the text and readout sit beside the map instead of above it. */
 const WIDE_PANEL = 900;
@@ -30,6 +36,7 @@ export class HeatmapView {
         const { i, j } = $hover.get();
         if (i !== null) togglePin(i, j);
       },
+      detail: () => this.detail(),
     });
     this.heatmap.canvas.addEventListener('keydown', (e) => this.key(e));
     this.followResize();
@@ -112,6 +119,9 @@ export class HeatmapView {
       values = fromBuffer(r.data, r.n * r.n);
       aggKey = `|${pick}|${discount}`;
     } else {
+      // More cells than the screen has pixels: the host sends the map pooled to the screen's side.
+      const side = this.pictureSide(init.tokens.length);
+      if (side < init.tokens.length) return this.renderPicture(isCurrent, side);
       const r = await this.requests.request(paintRequest(layer, head, term));
       values = sliceValues(r);
       extent = r.extent;
@@ -125,13 +135,109 @@ export class HeatmapView {
     const range = withExactExtent(mapped.range, extent);
     const lut = lutFor(state.colorScale, range, themeKind());
     $current.set({ values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` });
-    const mergeCap = $('#merge-caption');
-    mergeCap.hidden = !words;
-    mergeCap.textContent = words ? mergeCaption(term, words.mode, words.columns, words.n, init.tokens.length) : '';
     const labels = words ? words.groups.map((g) => g.text) : init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
     this.heatmap.readTheme();
     const wordsShown = words ? labels : this.wordsOf(init.text, init.tokens);
     this.heatmap.set({ values: shown, n, range, lut, labels, words: wordsShown }, this.px(n));
+    this.described(n, range, lut, words, aggKey);
+    if (!aggKey) this.requests.prefetchAround(layer, head, term);
+  }
+
+  /** Pixels a side the map's canvas has (CSS px × the device's pixel ratio): a map of more cells comes pooled. */
+  private pictureSide(n: number): number {
+    return pictureSide(n, this.px(n) * (window.devicePixelRatio || 1));
+  }
+
+  /** The single head of a long input: its map as steps pooled to the screen (heatmap-picture.ts). */
+  private async renderPicture(isCurrent: () => boolean, side: number): Promise<void> {
+    const state = $viewState.get();
+    const init = $init.get();
+    if (!state || !init) return;
+    const { layer, head, term } = state;
+    const make = pictureRequests(effectiveScaling(state.scaling, isSignedKind(term)), side);
+    // Zoomed in already (a switch keeps the zoom): every cell at once.
+    const vp = this.heatmap.viewport;
+    const zoomed = vp.n === init.tokens.length && vp.span < vp.n;
+    const r = await this.requests.request(zoomed ? { ...make(layer, head, term), side: init.tokens.length } : make(layer, head, term));
+    if (!isCurrent()) return;
+    $merged.set(undefined);
+    this.paintPicture(r);
+    this.requests.prefetchAround(layer, head, term, make);
+  }
+
+  private paintPicture(r: PictureResponse): void {
+    const state = $viewState.get();
+    const init = $init.get();
+    if (!state || !init) return;
+    const n = r.n;
+    const lut = lutFor(state.colorScale, r.range, themeKind());
+    $current.set({ range: r.range, n, key: `${r.layer}/${r.head}/${r.kind}` });
+    const labels = init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
+    this.heatmap.readTheme();
+    this.heatmap.setPicture(
+      { steps: new Uint8Array(r.data), side: r.side, n, range: r.range, lut, labels, words: this.wordsOf(init.text, init.tokens) },
+      this.px(n),
+    );
+    this.described(n, r.range, lut, undefined, '');
+    // Hover neighbours of every row, once the reader stays on the picture a moment (someone stepping through
+    // layers would wait for them): the strip then lights at once without the matrix.
+    const key = `${r.layer}/${r.head}/${r.kind}`;
+    clearTimeout(this.topsTimer);
+    this.topsTimer = setTimeout(() => {
+      const now = $viewState.get();
+      // The reader has moved on (the next picture is on its way): not now.
+      if ($current.get()?.key !== key || !now || `${now.layer}/${now.head}/${now.term}` !== key) return;
+      void this.requests
+        .request({ type: 'tops', layer: r.layer, head: r.head, kind: r.kind, k: HOVER_TOP_K })
+        .then((t) => {
+          const cur = $current.get();
+          if (cur?.key === key && !cur.values)
+            $current.set({ ...cur, tops: { m: t.m, idx: new Int32Array(t.idx), val: new Float32Array(t.val) } });
+        })
+        .catch(() => undefined);
+    }, TOPS_AFTER_MS);
+  }
+
+  private topsTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The values of the map on screen when it came as a picture (a figure draws every cell): its half slice. */
+  async withValues(): Promise<void> {
+    const cur = $current.get();
+    const state = $viewState.get();
+    if (!cur || cur.shown || !state) return;
+    const r = await this.requests.request(paintRequest(state.layer, state.head, state.term));
+    const values = sliceValues(r);
+    const signed = isSignedKind(state.term);
+    const mapped = mapValues(values, r.n, r.n, signed, effectiveScaling(state.scaling, signed));
+    if ($current.get() === cur) $current.set({ ...cur, values, shown: mapped.shown, range: withExactExtent(mapped.range, r.extent) });
+  }
+
+  /** Zoomed in past a pooled map's pixels: the same map with every cell, once. */
+  private detail(): void {
+    const state = $viewState.get();
+    const init = $init.get();
+    const cur = $current.get();
+    if (!state || !init || !cur || cur.key !== `${state.layer}/${state.head}/${state.term}`) return;
+    const n = init.tokens.length;
+    const body = pictureRequests(effectiveScaling(state.scaling, isSignedKind(state.term)), n)(state.layer, state.head, state.term);
+    void this.requests
+      .request(body)
+      .then((r) => {
+        const now = $viewState.get();
+        if (now && `${now.layer}/${now.head}/${now.term}` === cur.key && $current.get()?.key === cur.key) this.paintPicture(r);
+      })
+      .catch(() => undefined);
+  }
+
+  /** The caption, the canvas's description and the legend of the map just painted; then what to fetch ahead. */
+  private described(n: number, range: Range, lut: Uint8ClampedArray, words: WordsResponse | undefined, aggKey: string): void {
+    const state = $viewState.get();
+    const init = $init.get();
+    if (!state || !init) return;
+    const { layer, head, term } = state;
+    const mergeCap = $('#merge-caption');
+    mergeCap.hidden = !words;
+    mergeCap.textContent = words ? mergeCaption(term, words.mode, words.columns, words.n, init.tokens.length) : '';
     const what = `${state.headAgg ? `${state.headAgg} over heads` : `head ${head}`}${aggKey.endsWith('true') ? ', specials discounted' : ''}${words ? `, merged into ${words.mode}` : ''}`;
     this.heatmap.canvas.setAttribute(
       'aria-label',
@@ -139,6 +245,5 @@ export class HeatmapView {
     );
     renderLegend(range, lut, term);
     if (aggKey) appendLegendLabel(` · ${what}`);
-    if (!aggKey) this.requests.prefetchAround(layer, head, term);
   }
 }

@@ -2,6 +2,7 @@
 // readout. The query's row comes from the matrix on screen at once, then exactly from the host.
 import { neighbours } from '../../../src/shared/hover';
 import { $aggregated } from '../state/selectors';
+import { sparseRow } from '../../../src/shared/hover';
 import { $current, $hover, $init, $merged, $viewState, type Rows } from '../state/store';
 import { post } from './host';
 import { renderReadout, renderReadoutIdle } from './readout-view';
@@ -10,7 +11,8 @@ import { reportError } from './status';
 import type { TokenStrip } from './token-strip';
 
 /** Keys listed per query. */
-const TOP_K = 8;
+/** Neighbours the strip lights for a hovered token. */
+export const HOVER_TOP_K = 8;
 
 export class HoverView {
   /** The latest hover: a row that arrives after the pointer moved on is dropped. */
@@ -58,7 +60,7 @@ export class HoverView {
       if (seq !== this.seq || !$init.get()) return;
       const row = rows[term];
       if (!row) return;
-      const nbs = neighbours(row, term, TOP_K);
+      const nbs = neighbours(row, term, HOVER_TOP_K);
       // Moving along one row only moves the key marker: the strip's neighbours stay as they are. The exact row
       // relights them once more: their titles give numbers, which the half-precision slice only approximates.
       this.strip.light(`${msg}|${$viewState.get()?.colorScale}|${exact}`, i, nbs);
@@ -66,7 +68,13 @@ export class HoverView {
       if (exact) renderReadout(i, j, nbs, rows);
     };
     const current = $current.get();
-    const onScreen = (): Rows => (current ? { [term]: current.values.subarray(i * current.n, (i + 1) * current.n) } : {});
+    // A long input's map came as a picture: the strip lights from each row's neighbours the host sent after it.
+    const onScreen = (): Rows =>
+      current?.values
+        ? { [term]: current.values.subarray(i * current.n, (i + 1) * current.n) }
+        : current?.tops
+          ? { [term]: sparseRow(current.tops, current.n, i) }
+          : {};
     if ($aggregated.get()) {
       // The host's row request is per head: an aggregated map answers hover from the matrix on screen.
       if (current && current.n > i) show(onScreen(), true);

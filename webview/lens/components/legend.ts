@@ -1,6 +1,7 @@
 // The colour legend above the maps (heatmap and head grid alike): the ramp, its limits and what they mean.
 import type { MatrixKind } from '../../../src/shared/kinds';
-import { describeRange, type Range } from '../../common/colors';
+import { describeRange } from '../../common/colors';
+import { type Range } from '../../../src/shared/value-range';
 import { $ } from '../../common/dom';
 import { legendEnd, paintRamp } from '../../common/legend-bar';
 

@@ -13,7 +13,7 @@ import {
   type ViewInit,
 } from '../../../src/shared/protocol/lens';
 import { LruCache } from '../../common/cache';
-import { paintRequest, prefetchPlan, type At } from '../state/slice-fetch';
+import { paintRequest, prefetchPlan, type At, type MatrixRequestMaker } from '../state/slice-fetch';
 import { $init, type BucketRows, type Rows } from '../state/store';
 import { $kinds } from '../state/selectors';
 import { post } from './host';
@@ -103,11 +103,11 @@ export class MatrixRequests {
    * a round trip. The pause keeps prefetches out of the way of someone stepping quickly (the host answers one
    * request at a time, so a prefetch in flight would delay the next real one).
    */
-  prefetchAround(layer: number, head: number, term: MatrixKind): void {
+  prefetchAround(layer: number, head: number, term: MatrixKind, make: MatrixRequestMaker = paintRequest): void {
     const init = $init.get();
     if (!init) return;
     const at = { layer, head, term };
-    const next = prefetchPlan(at, this.lastPainted, $kinds.get(), init.model.layers, init.model.heads);
+    const next = prefetchPlan(at, this.lastPainted, $kinds.get(), init.model.layers, init.model.heads, make);
     this.lastPainted = at;
     // Only the latest paint fetches ahead: chains around matrices a quick reader has left would hold up the host.
     const gen = ++this.prefetchGen;

@@ -5,7 +5,7 @@ import { emdQueryText, layerLabel, pickerLayers } from '../../../src/shared/emd-
 import { ANALYSIS_VIEWS, EXPORT_FORMATS, type ViewInit } from '../../../src/shared/protocol/lens';
 import { compareModelsButton } from './compare-button';
 import { $, el } from '../../common/dom';
-import { SCALING_CHOICES } from '../../common/row-scale';
+import { SCALING_CHOICES } from '../../../src/shared/row-scale';
 import { VIEW_TITLES } from '../views/view-captions';
 import { $kinds } from '../state/selectors';
 import { exportTitle } from './export';

@@ -3,7 +3,7 @@ import { isSignedKind, type MatrixKind } from '../../../src/shared/kinds';
 import type { ColorScaleName, PersistedState, ViewName } from '../../../src/shared/protocol/lens';
 import { ABLATION_PRESETS, PROTOCOL_VERSION, SCALINGS } from '../../../src/shared/protocol/lens';
 import { openingView } from '../../../src/shared/opening-view';
-import { effectiveScaling } from '../../common/row-scale';
+import { effectiveScaling } from '../../../src/shared/row-scale';
 
 export type ViewState = PersistedState;
 

@@ -2,7 +2,7 @@
 // store.ts because it holds a canvas, and store.ts also compiles under node (the store's unit test) without the DOM.
 import { atom, keepMount } from 'nanostores';
 import type { MatrixKind } from '../../../src/shared/kinds';
-import type { Range } from '../../common/colors';
+import type { Range } from '../../../src/shared/value-range';
 
 /** The view's main canvas and the values and colours it shows. */
 export interface Picture {

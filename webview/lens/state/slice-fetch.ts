@@ -3,29 +3,30 @@
 // reader is most likely to step to next is fetched as soon as the current one is painted. Pure: no DOM.
 import { decodeHalf } from '../../../src/shared/half';
 import type { MatrixKind } from '../../../src/shared/kinds';
-import { fromBuffer, type SliceRequest, type SliceResponse } from '../../../src/shared/protocol/lens';
-import type { Range } from '../../common/colors';
+import {
+  fromBuffer,
+  type PictureRequest,
+  type ScalingName,
+  type SliceRequest,
+  type SliceResponse,
+} from '../../../src/shared/protocol/lens';
 
 /** A heatmap's matrix: half precision. (Compare Heads' panes show numbers and ask for float32.) */
 export function paintRequest(layer: number, head: number, kind: MatrixKind): SliceRequest {
   return { type: 'slice', layer, head, kind, precision: 'half' };
 }
 
+/** What a view fetches for one (layer, head, kind): a half slice, or a picture at a chosen side and scaling. */
+export type MatrixRequestMaker = (layer: number, head: number, kind: MatrixKind) => SliceRequest | PictureRequest;
+
+/** Pictures of `side` pixels under `scaling`: the heatmap of a long input, fetched ahead the same way. */
+export function pictureRequests(scaling: ScalingName, side: number): (layer: number, head: number, kind: MatrixKind) => PictureRequest {
+  return (layer, head, kind) => ({ type: 'picture', layer, head, kind, scaling, side });
+}
+
 /** The float values of a slice response, whichever encoding it came in. */
 export function sliceValues(r: SliceResponse): Float32Array {
   return r.encoding === 'half' ? decodeHalf(r.data, r.n * r.n) : fromBuffer(r.data, r.n * r.n);
-}
-
-/**
- * The legend's data extremes from the float32 matrix (the host measured them) instead of the half values; where
- * the limits are the extremes themselves, those too. Percentile and log limits stay what the colours use.
- */
-export function withExactExtent(range: Range, extent: readonly [number, number] | undefined): Range {
-  if (!extent || range.rows) return range;
-  const [lo, hi] = extent;
-  const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
-  const exact: Range = range.signed ? { min: -m, max: m, signed: true } : { min: 0, max: hi > 0 ? hi : 1, signed: false };
-  return range.percentile || range.log ? { ...range, exact } : { ...exact, exact };
 }
 
 export interface At {
@@ -45,20 +46,21 @@ export function prefetchPlan(
   kinds: readonly MatrixKind[],
   layers: readonly number[],
   heads: number,
-): SliceRequest[] {
+  make: MatrixRequestMaker = paintRequest,
+): (SliceRequest | PictureRequest)[] {
   const wrap = (k: number, n: number) => ((k % n) + n) % n;
   const li = layers.indexOf(at.layer);
   const ti = kinds.indexOf(at.term);
-  const head = (d: number) => paintRequest(at.layer, wrap(at.head + d, heads), at.term);
+  const head = (d: number) => make(at.layer, wrap(at.head + d, heads), at.term);
   const term = (d: number) => {
     const kind = ti >= 0 ? kinds[wrap(ti + d, kinds.length)] : undefined;
-    return kind === undefined ? undefined : paintRequest(at.layer, at.head, kind);
+    return kind === undefined ? undefined : make(at.layer, at.head, kind);
   };
   const layer = (d: number) => {
     const l = li >= 0 ? layers[wrap(li + d, layers.length)] : undefined;
-    return l === undefined ? undefined : paintRequest(l, at.head, at.term);
+    return l === undefined ? undefined : make(l, at.head, at.term);
   };
-  const plan: (SliceRequest | undefined)[] = [];
+  const plan: (SliceRequest | PictureRequest | undefined)[] = [];
   if (prev) {
     const dir = (a: number, b: number, n: number) => (wrap(a - b, n) === 1 ? 1 : wrap(b - a, n) === 1 ? -1 : a > b ? 1 : -1);
     if (prev.head !== at.head && prev.layer === at.layer && prev.term === at.term) plan.push(head(dir(at.head, prev.head, heads)));
@@ -68,8 +70,8 @@ export function prefetchPlan(
       plan.push(layer(dir(li, layers.indexOf(prev.layer), layers.length)));
   }
   plan.push(head(1), term(1), head(-1), layer(1));
-  const seen = new Set([JSON.stringify(paintRequest(at.layer, at.head, at.term))]);
-  const out: SliceRequest[] = [];
+  const seen = new Set([JSON.stringify(make(at.layer, at.head, at.term))]);
+  const out: (SliceRequest | PictureRequest)[] = [];
   for (const r of plan) {
     if (!r) continue;
     const k = JSON.stringify(r);

@@ -8,7 +8,7 @@ import type { Decision } from '../../../src/shared/decision';
 import type { MatrixKind } from '../../../src/shared/kinds';
 import type { Attribution, OcclusionMethodName } from '../../../src/shared/occlusion';
 import type { ViewInit, WordGroupInfo } from '../../../src/shared/protocol/lens';
-import type { Range } from '../../common/colors';
+import type { Range } from '../../../src/shared/value-range';
 import type { ViewState } from './nav';
 
 /** The result on screen (tokens, model shape, defaults); undefined before the first one and after `empty`. */
@@ -43,8 +43,11 @@ export const $hover = atom<Hover>({ i: null, j: null, fromStrip: false });
 
 /** The heatmap on screen: raw `values` (hover, readout) and the `shown` ones the colours come from (row-scaled or not). */
 export interface ShownMatrix {
-  values: Float32Array;
-  shown: Float32Array;
+  /** The matrix and its mapped values; absent for a long input's map, which comes as a picture (heatmap-picture.ts). */
+  values?: Float32Array;
+  shown?: Float32Array;
+  /** With a picture: each row's hover neighbours (rowTops), once they came. */
+  tops?: { m: number; idx: Int32Array; val: Float32Array };
   range: Range;
   n: number;
   key: string;

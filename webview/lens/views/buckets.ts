@@ -1,7 +1,7 @@
 // The Buckets tab: every (query, key) pair coloured by whether it sees its exact relative distance, shares a log
 // bucket with other distances, or is clamped at the span's edge; the readout names the table row it reads.
 import { fromBuffer } from '../../../src/shared/protocol/lens';
-import type { Range } from '../../common/colors';
+import type { Range } from '../../../src/shared/value-range';
 import { el } from '../../common/dom';
 import { $picture } from '../state/picture';
 import { $init } from '../state/store';

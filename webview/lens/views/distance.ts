@@ -3,7 +3,8 @@
 // hovered query token alone, which follows the hover in the lens store.
 import { formatValue } from '../../../src/shared/format';
 import { fromBuffer, type DistanceResponse } from '../../../src/shared/protocol/lens';
-import { makeLut, valueRange } from '../../common/colors';
+import { makeLut } from '../../common/colors';
+import { valueRange } from '../../../src/shared/value-range';
 import { el } from '../../common/dom';
 import { onScreen } from '../state/selectors';
 import { $picture } from '../state/picture';

@@ -12,7 +12,8 @@ import {
   type RankingView,
   type RemovalMode,
 } from '../../../src/shared/interventions';
-import { colorOf, cssRgb, makeLut, type Range } from '../../common/colors';
+import { colorOf, cssRgb, makeLut } from '../../common/colors';
+import { type Range } from '../../../src/shared/value-range';
 import { el, themeKind } from '../../common/dom';
 import { pieceLabel } from '../../../src/shared/token-layout';
 import { formatProb } from '../../../src/shared/predictions';

@@ -2,7 +2,7 @@
 // offscreen strip, a grey square where a layer is still loading, the labels, the current head outlined and
 // the hovered one marked. Returns the time it took in ms.
 import { cssPixelContext } from '../../common/paint-canvas';
-import type { Range } from '../../common/colors';
+import type { Range } from '../../../src/shared/value-range';
 import { thumbOrigin, visibleLayers, type GridGeometry } from './model-view-model';
 
 /** One fetched layer, painted once: heads' m × m maps stacked vertically ([heads · m, m]). */

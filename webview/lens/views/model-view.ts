@@ -4,10 +4,11 @@
 // fetched layer is painted once into an offscreen strip; a repaint copies the visible rows' strips.
 import { isSignedKind } from '../../../src/shared/kinds';
 import { fromBuffer } from '../../../src/shared/protocol/lens';
-import { lutFor, rampPosition, type Range } from '../../common/colors';
+import { lutFor } from '../../common/colors';
+import { rampPosition, type Range } from '../../../src/shared/value-range';
 import { el, themeKind } from '../../common/dom';
 import { paintInto } from '../../common/paint-canvas';
-import { effectiveScaling, mapValues } from '../../common/row-scale';
+import { effectiveScaling, mapValues } from '../../../src/shared/row-scale';
 import { LruCache } from '../../common/cache';
 import { openHead } from '../state/actions';
 import { $picture } from '../state/picture';

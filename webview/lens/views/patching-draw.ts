@@ -3,7 +3,8 @@
 // click opens the heatmap at that layer (and head), the row pinned.
 import type { TermName } from '../../../src/shared/kinds';
 import type { PatchView } from '../../../src/shared/patching';
-import { makeLut, type Range } from '../../common/colors';
+import { makeLut } from '../../common/colors';
+import { type Range } from '../../../src/shared/value-range';
 import { el, themeKind } from '../../common/dom';
 import { pin, update } from '../state/actions';
 import { openedKind } from '../state/nav';

@@ -3,7 +3,8 @@
 // rows), and what a figure export of each trace holds. No DOM: runs under node for the unit tests.
 import type { TermName } from '../../../src/shared/kinds';
 import type { PatchFlowEdge, PatchGridView, PatchView } from '../../../src/shared/patching';
-import { colorOf, cssRgb, type Range, type Rgb } from '../../common/colors';
+import { colorOf, cssRgb, type Rgb } from '../../common/colors';
+import { type Range } from '../../../src/shared/value-range';
 
 /** Restored fractions as a Float32Array (NaN where clean and corrupt give the same value: nothing to restore). */
 export function restoredValues(rows: readonly (readonly (number | null)[])[]): Float32Array {

@@ -1,8 +1,8 @@
 // The default colour mapping of attention probabilities: each row on a log scale from its own floor to its own
 // top, so that brightness ranks the keys of a row at every length. A global scale cannot: at 500 tokens the
 // 99th percentile is ~0.015, so weights of 0.30, 0.18 and 0.12 all take the end colour. Pure: runs under node.
-import type { ScalingName } from '../../src/shared/protocol/lens-names';
-import { normaliseRows, robustRange, type Range } from './colors';
+import type { ScalingName } from './protocol/lens-names';
+import { normaliseRows, robustRange, type Range } from './value-range';
 
 /** Decades between a row's top and its floor: a 1.5× step is then ≥ log10(1.5)/1.5 ≈ 12% of the ramp (ΔE ≥ 13 light). */
 export const ROW_LOG_DECADES = 1.5;
@@ -99,6 +99,7 @@ export function mapValues(
     const { positions, clipped } = rowLogPositions(values, rows, cols, keys);
     return { shown: positions, range: rowLogRange(clipped, keys) };
   }
-  const shown = scaling === 'row' ? normaliseRows(values, rows, cols) : values;
+  // Each row to its max: also a row-log pick on a signed term (no log of a sign; see effectiveScaling).
+  const shown = scaling === 'row' || scaling === 'row-log' ? normaliseRows(values, rows, cols) : values;
   return { shown, range: robustRange(shown, signed, scaling === 'row-log' ? 'row' : scaling) };
 }
