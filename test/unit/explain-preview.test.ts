@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openModel, type OpenModel } from '../../src/engine/model/open-model';
 import { firstSlice, firstViewAt } from '../../src/extension/lens/first-slice';
+import { PICTURE_FROM_TOKENS } from '../../src/shared/heatmap-picture';
 import { viewKinds } from '../../src/shared/kinds';
 import { halfSlice } from '../../src/extension/lens/layer-requests';
 import { answerRequest, prefetchAround } from '../../src/extension/lens/request-dispatch';
@@ -150,6 +151,11 @@ describe('explain with a preview', () => {
       firstViewAt({ type: model.info.type, layers: [0, 1], heads: 4, terms: model.info.terms }, at, { ...defaults, view: 'heads' }),
       undefined,
     );
+    // Past 1,024 tokens the view asks for a picture of its own size: no half slice rides with the init.
+    const ids = [1, ...Array.from({ length: PICTURE_FROM_TOKENS }, (_, k) => 5 + (k % 150)), 2];
+    const long = await model.explain({ ids, preview: { layer: want.layer, head: want.head } });
+    assert.ok(long.previewSlice(1, 3, 'probs'), 'the preview is there');
+    assert.equal(await firstSlice(long, at, defaults), undefined);
   });
 
   it("guesses only matrices the view offers: BERT's pickers have scores and probs, so a c2c or c2p view falls back", () => {

@@ -6,6 +6,7 @@ import type { ExplainResult, MatrixKind, TermName } from '../../engine';
 import { openingShape, openingView } from '../../shared/opening-view';
 import type { SliceResponse, ViewDefaults } from '../../shared/protocol/lens';
 import { halfSlice, slice } from './layer-requests';
+import { PICTURE_FROM_TOKENS } from '../../shared/heatmap-picture';
 
 /** Where the view was last: its layer, head and term. */
 export interface ViewAt {
@@ -49,7 +50,8 @@ export function loadFirstLayer(result: ExplainResult, viewLoaded: boolean): void
 
 /**
  * The half-precision slice the view's heatmap will ask for first, or undefined when there is none to guess
- * (another view opens first, the matrix is neither in the result's preview nor ready within `waitMs`).
+ * (another view opens first, the matrix is neither in the result's preview nor ready within `waitMs`, or the input
+ * is long enough that the view asks for a picture).
  */
 export async function firstSlice(
   result: ExplainResult,
@@ -57,6 +59,9 @@ export async function firstSlice(
   defaults: ViewDefaults,
   waitMs = FIRST_SLICE_WAIT_MS,
 ): Promise<SliceResponse | undefined> {
+  // A long input's map is asked for as a picture at the canvas's size (heatmap-picture.ts): 7.7 MB of half slice
+  // at 2,000 tokens would only hold up the init.
+  if (result.n > PICTURE_FROM_TOKENS) return undefined;
   const want = firstViewAt({ type: result.model.type, layers: result.layers, heads: result.heads, terms: result.terms }, at, defaults);
   if (!want) return undefined;
   const preview = result.previewSlice(want.layer, want.head, want.kind);

@@ -209,7 +209,9 @@ export class HeatmapView {
     const values = sliceValues(r);
     const signed = isSignedKind(state.term);
     const mapped = mapValues(values, r.n, r.n, signed, effectiveScaling(state.scaling, signed));
-    if ($current.get() === cur) $current.set({ ...cur, values, shown: mapped.shown, range: withExactExtent(mapped.range, r.extent) });
+    // The same map may have gained its rows' neighbours meanwhile (a new object, the same key).
+    const now = $current.get();
+    if (now?.key === cur.key) $current.set({ ...now, values, shown: mapped.shown, range: withExactExtent(mapped.range, r.extent) });
   }
 
   /** Zoomed in past a pooled map's pixels: the same map with every cell, once. */
