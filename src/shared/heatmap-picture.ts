@@ -1,8 +1,10 @@
 // A heatmap as its colour-ramp steps (one byte a pixel), pooled to the side the screen shows. At 2,000 tokens a
 // head is 3.8 M cells (7.7 MB in half precision) for a map drawn ~900 px wide: the host sends the ~0.8 MB the
-// screen can show instead, and the view looks the steps up in its theme's colours. Each pixel takes its block's
-// strongest cell (for signed terms, the step farthest from 0, the positive one of a tie), so a one-cell peak never averages away. The steps
-// equal what the view's own mapping paints (mapValues, then lutIndex) cell for cell when nothing is pooled.
+// screen can show instead, and the view looks the steps up in its theme's colours. A pixel never averages a
+// one-cell peak away: attention weights on a per-row scale (the default) are summed along the keys, the weight a
+// query puts on that key group, and the pixel takes the largest of its queries; other maps take their block's
+// strongest cell (for signed terms, the step farthest from 0, the positive one of a tie). Unpooled, the steps
+// equal what the view's own mapping paints (mapValues, then paintMatrix) cell for cell.
 // Pure: no DOM, no Node.
 import { rowLogLimits, rowLogRange } from './row-scale';
 import type { ScalingName } from './protocol/lens-names';
@@ -15,7 +17,13 @@ export interface PooledSteps {
   steps: Uint8Array;
   /** What the steps mean: the range the view's legend describes. */
   range: Range;
+  /** How a pixel pools its block: 'sum', the largest of its queries' weight on its keys together (each query row
+   *  then on its own scale over the key groups: `range` describes that); 'max', its strongest cell (signed:
+   *  farthest from 0). */
+  pooling: Pooling;
 }
+
+export type Pooling = 'sum' | 'max';
 
 const TOP = LUT_SIZE - 1;
 const MID = LUT_SIZE >> 1;
@@ -66,119 +74,136 @@ export function pooledSteps(values: Float32Array, n: number, signed: boolean, sc
   const rowLog = scaling === 'row-log' && !signed;
   // A row-log pick on a signed term is each row to its max (as mapValues).
   const perRow = rowLog || scaling === 'row' || scaling === 'row-log';
-  // Global limits come from the whole matrix; per-row ones are set row by row below.
-  const global = perRow ? undefined : robustRange(values, signed, scaling);
-  const mid = signed ? MID : 0;
   const edges = Int32Array.from({ length: side + 1 }, (_, b) => Math.floor((b * n) / side));
   const rowBlock = blockOf(n, side);
   const rowSteps = new Int16Array(side);
   const out = new Uint8Array(side * side);
   const seen = new Uint8Array(side);
-  let mode = Mode.Linear;
-  let a = 0,
-    b = 0,
-    c = 1;
-  if (global?.log) {
-    mode = Mode.Log;
-    a = Math.log10(global.min);
-    b = global.max > global.min ? Math.log10(global.max) - a : 0;
-    c = global.min;
-  } else if (global) {
-    const span = global.max - global.min;
-    a = global.min;
-    b = span > 0 ? TOP / span : 0;
-    // c = 1: fround(v) is v, a float32 already.
-  } else if (rowLog) mode = Mode.RowLog;
-  let below = 0;
-  let nonFinite = 0;
-  for (let i = 0; i < n; i++) {
-    const base = i * n;
-    if (rowLog) {
-      // The row's top sets its scale (rowLogLimits); its cells at or below the floor are the legend's clipped share.
+  const mid = signed ? MID : 0;
+  let range: Range;
+  let pooling: Pooling;
+  if (!signed && perRow) {
+    // Attention weights on a per-row scale: each query row over `side` key groups, a group's weight the sum of its
+    // keys' (float32, as a mapped matrix holds it), mapped on that row's own scale over the groups (`keys` = side:
+    // a row spread evenly is 1/side a group, as 1/n a key). A key group below the row's floor stays the page; a
+    // one-key peak keeps at least its own weight.
+    const sums = new Float32Array(side);
+    let below = 0;
+    let finite = 0;
+    for (let i = 0; i < n; i++) {
+      const base = i * n;
       let top = 0;
-      for (let j = 0; j < n; j++) {
-        const v = values[base + j] ?? NaN;
-        if (v > top) top = v;
-        // v − v is 0 for a finite v, NaN otherwise; −∞ is also at or below the floor, counted in the block pass.
-        if (v - v !== 0) {
-          nonFinite++;
-          if (v === -Infinity) below--;
-        }
-      }
-      const lim = rowLogLimits(top, n);
-      a = lim.lo;
-      c = Math.log(lim.hi / lim.lo);
-    } else if (perRow) {
       let m = 0;
-      for (let j = 0; j < n; j++) {
-        const x = Math.abs(values[base + j] ?? 0);
+      for (let k = 0; k < side; k++) {
+        let sum = 0;
+        let any = false;
+        const end = base + (edges[k + 1] ?? n);
+        for (let j = base + (edges[k] ?? 0); j < end; j++) {
+          const v = values[j] ?? NaN;
+          if (v === v) {
+            sum += v;
+            any = true;
+          }
+        }
+        sums[k] = any ? sum : NaN;
+        const g = sums[k] ?? NaN;
+        if (g > top) top = g;
+        const x = Math.abs(g);
         if (x > m && x < Infinity) m = x;
       }
-      c = m > 0 ? 1 / m : 0;
-      a = signed ? -1 : 0;
-      b = TOP / (1 - a);
-    }
-    // Each block's extremes along the row: every mapping is monotone in the value, so the block's strongest step
-    // is the step of its largest value (or, signed, of its largest or smallest). Unsigned, a block with no value
-    // above −∞ (NaN or −∞ only) is the low end, which is where both of those map.
-    for (let k = 0; k < side; k++) {
-      let h = -Infinity;
-      const end = base + (edges[k + 1] ?? n);
-      const start = base + (edges[k] ?? 0);
       if (rowLog) {
-        // The cells at or below the row's floor: the share the legend states.
-        for (let j = start; j < end; j++) {
-          const v = values[j] ?? NaN;
-          if (v > h) h = v;
-          if (v <= a) below++;
+        const lim = rowLogLimits(top, side);
+        const decades = Math.log(lim.hi / lim.lo);
+        for (let k = 0; k < side; k++) {
+          const g = sums[k] ?? NaN;
+          if (Number.isFinite(g)) {
+            finite++;
+            if (!(g > lim.lo)) below++;
+          }
+          rowSteps[k] = stepOf(Mode.RowLog, g, lim.lo, 0, decades, 0);
         }
-        rowSteps[k] = h > -Infinity ? stepOf(mode, h, a, b, c, mid) : 0;
-        continue;
+      } else {
+        const scale = m > 0 ? 1 / m : 0;
+        for (let k = 0; k < side; k++) rowSteps[k] = stepOf(Mode.Linear, sums[k] ?? NaN, 0, TOP, scale, 0);
       }
-      if (!signed) {
-        for (let j = start; j < end; j++) {
-          const v = values[j] ?? NaN;
-          if (v > h) h = v;
-        }
-        rowSteps[k] = h > -Infinity ? stepOf(mode, h, a, b, c, mid) : 0;
-        continue;
-      }
-      let l = Infinity;
-      for (let j = start; j < end; j++) {
-        const v = values[j] ?? NaN;
-        if (v > h) h = v;
-        if (v < l) l = v;
-      }
-      if (h === -Infinity && l === Infinity) rowSteps[k] = mid;
-      else {
-        const up = stepOf(mode, h > -Infinity ? h : l, a, b, c, mid);
-        const down = stepOf(mode, l < Infinity ? l : h, a, b, c, mid);
-        rowSteps[k] = Math.abs(up - TOP / 2) >= Math.abs(down - TOP / 2) ? up : down;
-      }
+      poolRow(out, rowBlock[i] ?? 0, side, rowSteps, seen, false);
     }
-    // Into the pixel row: the strongest of the rows the block holds.
-    const pr = rowBlock[i] ?? 0;
-    const o = pr * side;
-    if (!seen[pr]) {
-      seen[pr] = 1;
-      for (let b = 0; b < side; b++) out[o + b] = rowSteps[b] ?? mid;
-    } else if (!signed) {
-      for (let b = 0; b < side; b++) if ((rowSteps[b] ?? 0) > (out[o + b] ?? 0)) out[o + b] = rowSteps[b] ?? 0;
-    } else {
-      for (let b = 0; b < side; b++) {
-        const s = rowSteps[b] ?? MID;
-        const cur = out[o + b] ?? MID;
-        // Farthest from 0 wins; of two as far, the positive one (as within a row).
-        const d = Math.abs(s - TOP / 2) - Math.abs(cur - TOP / 2);
-        if (d > 0 || (d === 0 && s > cur)) out[o + b] = s;
+    range = rowLog ? rowLogRange(finite ? below / finite : 0, side) : { min: 0, max: 1, signed: false, rows: true };
+    pooling = 'sum';
+  } else {
+    // Every other map: each block's strongest cell. Every mapping is monotone in the value, so that is the step of
+    // the block's largest value (or, signed, of its largest or smallest, whichever is farther from 0). Unsigned,
+    // a block with no value above −∞ (NaN or −∞ only) is the low end, where both of those map.
+    const global = perRow ? undefined : robustRange(values, signed, scaling);
+    let mode = Mode.Linear;
+    let a = 0,
+      b = 0,
+      c = 1;
+    if (global?.log) {
+      mode = Mode.Log;
+      a = Math.log10(global.min);
+      b = global.max > global.min ? Math.log10(global.max) - a : 0;
+      c = global.min;
+    } else if (global) {
+      const span = global.max - global.min;
+      a = global.min;
+      b = span > 0 ? TOP / span : 0;
+      // c = 1: fround(v) is v, a float32 already.
+    }
+    for (let i = 0; i < n; i++) {
+      const base = i * n;
+      if (perRow) {
+        // Signed, each row to its largest |value|.
+        let m = 0;
+        for (let j = 0; j < n; j++) {
+          const x = Math.abs(values[base + j] ?? 0);
+          if (x > m && x < Infinity) m = x;
+        }
+        c = m > 0 ? 1 / m : 0;
+        a = -1;
+        b = TOP / 2;
       }
+      for (let k = 0; k < side; k++) {
+        let h = -Infinity;
+        let l = Infinity;
+        const end = base + (edges[k + 1] ?? n);
+        for (let j = base + (edges[k] ?? 0); j < end; j++) {
+          const v = values[j] ?? NaN;
+          if (v > h) h = v;
+          if (v < l) l = v;
+        }
+        if (!signed) rowSteps[k] = h > -Infinity ? stepOf(mode, h, a, b, c, mid) : 0;
+        else if (h === -Infinity && l === Infinity) rowSteps[k] = mid;
+        else {
+          const up = stepOf(mode, h > -Infinity ? h : l, a, b, c, mid);
+          const down = stepOf(mode, l < Infinity ? l : h, a, b, c, mid);
+          rowSteps[k] = Math.abs(up - TOP / 2) >= Math.abs(down - TOP / 2) ? up : down;
+        }
+      }
+      poolRow(out, rowBlock[i] ?? 0, side, rowSteps, seen, signed);
+    }
+    range = perRow ? { min: -1, max: 1, signed: true, rows: true } : withExactExtent(global!, finiteExtent(values));
+    pooling = 'max';
+  }
+  return { side, steps: out, range, pooling };
+}
+
+/** Folds one query row's steps into its pixel row: the strongest (signed: farthest from 0; a tie, the positive). */
+function poolRow(out: Uint8Array, pr: number, side: number, rowSteps: Int16Array, seen: Uint8Array, signed: boolean): void {
+  const o = pr * side;
+  if (!seen[pr]) {
+    seen[pr] = 1;
+    for (let b = 0; b < side; b++) out[o + b] = rowSteps[b] ?? 0;
+  } else if (!signed) {
+    for (let b = 0; b < side; b++) if ((rowSteps[b] ?? 0) > (out[o + b] ?? 0)) out[o + b] = rowSteps[b] ?? 0;
+  } else {
+    for (let b = 0; b < side; b++) {
+      const s = rowSteps[b] ?? MID;
+      const cur = out[o + b] ?? MID;
+      const d = Math.abs(s - TOP / 2) - Math.abs(cur - TOP / 2);
+      if (d > 0 || (d === 0 && s > cur)) out[o + b] = s;
     }
   }
-  let range: Range;
-  if (rowLog) range = rowLogRange(n * n > nonFinite ? below / (n * n - nonFinite) : 0, n);
-  else if (perRow) range = { min: signed ? -1 : 0, max: 1, signed, rows: true };
-  else range = withExactExtent(global!, finiteExtent(values));
-  return { side, steps: out, range };
 }
 
 /**

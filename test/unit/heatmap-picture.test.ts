@@ -78,12 +78,46 @@ for (const c of cases)
       const { range } = mapValues(c.values, c.n, c.n, c.signed, scaling);
       assert.deepEqual(got.range, withExactExtent(range, finiteExtent(c.values)));
     });
-    test(`${c.name}, ${scaling}: pooled, each pixel is its block's strongest cell`, () => {
+    const summed = !c.signed && (scaling === 'row' || scaling === 'row-log');
+    test(`${c.name}, ${scaling}: pooled, ${summed ? "the largest of a pixel's query rows, each summed over its keys" : "each pixel is its block's strongest cell"}`, () => {
       const full = viewSteps(c.values, c.n, c.signed, scaling);
       for (const side of [1, 2, Math.floor(c.n / 3), c.n - 1]) {
         if (side < 1) continue;
         const got = pooledSteps(c.values, c.n, c.signed, scaling, side);
-        assert.deepEqual([...got.steps], [...poolByHand(full, c.n, side, c.signed)], `side ${side}`);
+        if (!summed) {
+          assert.deepEqual([...got.steps], [...poolByHand(full, c.n, side, c.signed)], `side ${side}`);
+          assert.equal(got.pooling, 'max');
+          continue;
+        }
+        // Each query row over `side` key groups (sums of its keys' weights), mapped by the view's own code with
+        // `keys` = side; then the pixel row takes the largest of its queries.
+        const cols = blockOf(c.n, side);
+        const groups = new Float32Array(c.n * side);
+        // Sums in float64 as the keys come, stored as float32: the same as the host's.
+        for (let i = 0; i < c.n; i++)
+          for (let k = 0; k < side; k++) {
+            let sum = 0;
+            let seen = false;
+            for (let j = 0; j < c.n; j++)
+              if (cols[j] === k && !Number.isNaN(c.values[i * c.n + j] ?? NaN)) {
+                sum += c.values[i * c.n + j] ?? 0;
+                seen = true;
+              }
+            groups[i * side + k] = seen ? sum : NaN;
+          }
+        const { shown, range } = mapValues(groups, c.n, side, false, scaling, side);
+        const rgba = new Uint8ClampedArray(c.n * side * 4);
+        paintMatrix(shown, range, STEP_LUT, rgba);
+        const rows = blockOf(c.n, side);
+        const want = new Uint8Array(side * side);
+        for (let i = 0; i < c.n; i++)
+          for (let k = 0; k < side; k++) {
+            const at = (rows[i] ?? 0) * side + k;
+            want[at] = Math.max(want[at] ?? 0, rgba[(i * side + k) * 4] ?? 0);
+          }
+        assert.deepEqual([...got.steps], [...want], `side ${side}`);
+        assert.deepEqual(got.range, range, `side ${side}: the legend describes the key groups`);
+        assert.equal(got.pooling, 'sum');
       }
     });
   }

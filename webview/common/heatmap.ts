@@ -2,6 +2,7 @@
 // (wheel, drag, + − 0 keys), a minimap in the corner while zoomed, and the hover overlay. Nothing here changes
 // size on hover, so the cell under a still pointer stays the cell under it.
 import { paintMatrix, paintSteps } from './colors';
+import type { Pooling } from '../../src/shared/heatmap-picture';
 import { type Range } from '../../src/shared/value-range';
 import { el } from './dom';
 import { axisTicks } from './axis-ticks';
@@ -28,6 +29,7 @@ export interface HeatmapPicture {
   side: number;
   n: number;
   range: Range;
+  pooling: Pooling;
   lut: Uint8ClampedArray;
   labels: string[];
   words?: string[];
@@ -153,8 +155,12 @@ export class Heatmap {
 
   /** Shows a map sent as steps (pooled or not): each step's colour from the LUT, one pixel each. */
   setPicture(p: HeatmapPicture, size: number): void {
+    this.pooling = p.pooling;
     this.show(p, p.side, (img) => paintSteps(p.steps, p.lut, img.data), size);
   }
+
+  /** How the picture on screen pools its cells (for the zoom label). */
+  private pooling: Pooling = 'max';
 
   /** Whether the map on screen is pooled (fewer pixels than cells a side). */
   get pooled(): boolean {
@@ -266,7 +272,13 @@ export class Heatmap {
     const k = this.px / m.n;
     if (m.n > 0) ctx.drawImage(this.full, c0 * k, r0 * k, span * k, span * k, 0, 0, this.canvas.width, this.canvas.height);
     const zoomed = span < m.n;
-    const pooled = this.px < m.n ? ` · each pixel: the strongest of ${Math.ceil(m.n / this.px)} × ${Math.ceil(m.n / this.px)} cells` : '';
+    const k2 = Math.ceil(m.n / this.px);
+    const pooled =
+      this.px >= m.n
+        ? ''
+        : this.pooling === 'sum'
+          ? ` · each pixel: the largest of ${k2} queries' weight on ${k2} keys together`
+          : ` · each pixel: the strongest of ${k2} × ${k2} cells`;
     this.zoomLabel.textContent = zoomed
       ? `×${(m.n / span).toFixed(1)} · rows ${r0}–${r0 + span - 1}${pooled && ' · more detail coming'}`
       : `fit${pooled}`;

@@ -44,8 +44,8 @@ export async function picture(result: ExplainResult, body: PictureRequest): Prom
   await result.loadHead(layer, head);
   const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
   const n = result.n;
-  const { side, steps, range } = pooledSteps(values, n, isSignedKind(kind), scaling, Math.min(n, body.side));
-  return { type: 'picture', layer, head, kind, n, side, data: steps.buffer as ArrayBuffer, range };
+  const { side, steps, range, pooling } = pooledSteps(values, n, isSignedKind(kind), scaling, Math.min(n, body.side));
+  return { type: 'picture', layer, head, kind, n, side, data: steps.buffer as ArrayBuffer, range, pooling };
 }
 
 /** Each query row's hover neighbours in one head, for a view that shows the head as a picture. */

@@ -3,6 +3,7 @@
 import type { MatrixKind, TermName } from '../kinds';
 import type { AblationPresetName, HeadPick, MergeModeName } from './lens-names';
 import type { Range } from '../value-range';
+import type { Pooling } from '../heatmap-picture';
 
 export interface SliceResponse {
   type: 'slice';
@@ -25,6 +26,7 @@ export interface PictureResponse {
   side: number;
   data: ArrayBuffer;
   range: Range;
+  pooling: Pooling;
 }
 /** A TopsRequest's answer: `m` picks a row, int32 column indices (−1: none) and float32 values, `[n, m]` each. */
 export interface TopsResponse {

@@ -175,7 +175,16 @@ export class HeatmapView {
     const labels = init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
     this.heatmap.readTheme();
     this.heatmap.setPicture(
-      { steps: new Uint8Array(r.data), side: r.side, n, range: r.range, lut, labels, words: this.wordsOf(init.text, init.tokens) },
+      {
+        steps: new Uint8Array(r.data),
+        side: r.side,
+        n,
+        range: r.range,
+        pooling: r.pooling,
+        lut,
+        labels,
+        words: this.wordsOf(init.text, init.tokens),
+      },
       this.px(n),
     );
     this.described(n, r.range, lut, undefined, '');
