@@ -129,6 +129,8 @@ export function pooledSteps(values: Float32Array, n: number, signed: boolean, sc
       poolRow(out, rowBlock[i] ?? 0, side, rowSteps, seen, false);
     }
     range = rowLog ? rowLogRange(finite ? below / finite : 0, side) : { min: 0, max: 1, signed: false, rows: true };
+    // The legend then speaks of key groups, not keys.
+    if (range.rowLog && side < n) range.rowLog.pooledFrom = n;
     pooling = 'sum';
   } else {
     // Every other map: each block's strongest cell. Every mapping is monotone in the value, so that is the step of

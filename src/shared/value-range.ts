@@ -15,7 +15,14 @@ export interface Range {
   /** Each row was divided by its own largest |value| before colouring. */
   rows?: boolean;
   /** Each row on its own log scale (row-scale.ts): `clipped` is the share of cells at or below their row's floor. */
-  rowLog?: { decades: number; minTop: number; keys: number; clipped: number };
+  rowLog?: {
+    decades: number;
+    minTop: number;
+    keys: number;
+    clipped: number;
+    /** A pooled picture's rows are over `keys` groups of this many tokens' keys (heatmap-picture.ts). */
+    pooledFrom?: number;
+  };
   /** The data's true extent, when the limits clip it (legend: "data to …"). */
   exact?: Range;
 }

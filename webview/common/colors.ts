@@ -218,6 +218,8 @@ export function describeRange(range: Range, kind: string): string {
     return `${kind}, log scale: ${formatValue(range.min)} (and below) … ${formatValue(range.max)} (${range.percentile}th percentile)${beyond}`;
   if (range.rowLog) {
     const r = range.rowLog;
+    if (r.pooledFrom)
+      return `${kind} summed over ${r.keys} groups of the ${r.pooledFrom} keys, each row on a log scale: its strongest group (at least ${r.minTop}/${r.keys} = ${formatValue(r.minTop / r.keys)}) … ${Math.round(10 ** r.decades)}× less (at least 1/${r.keys} = ${formatValue(1 / r.keys)}); ${formatPercent(r.clipped)} of groups at or below their row's floor share the low end; zoom in for every cell`;
     return `${kind}, each row on a log scale: its strongest key (at least ${r.minTop}/n = ${formatValue(r.minTop / r.keys)}) … ${Math.round(10 ** r.decades)}× less (at least 1/n = ${formatValue(1 / r.keys)}); ${formatPercent(r.clipped)} of cells at or below their row's floor share the low end`;
   }
   if (range.rows) return range.signed ? `${kind}, each row ÷ its largest |value| (−1 … 0 … +1)` : `${kind}, each row ÷ its maximum (0 … 1)`;

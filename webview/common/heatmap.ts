@@ -277,11 +277,16 @@ export class Heatmap {
       this.px >= m.n
         ? ''
         : this.pooling === 'sum'
-          ? ` · each pixel: the largest of ${k2} queries' weight on ${k2} keys together`
-          : ` · each pixel: the strongest of ${k2} × ${k2} cells`;
+          ? ` · 1 px = ${k2} × ${k2} cells: keys summed, top query`
+          : ` · 1 px = ${k2} × ${k2} cells: the strongest`;
     this.zoomLabel.textContent = zoomed
       ? `×${(m.n / span).toFixed(1)} · rows ${r0}–${r0 + span - 1}${pooled && ' · more detail coming'}`
       : `fit${pooled}`;
+    this.zoomLabel.title = !pooled
+      ? ''
+      : this.pooling === 'sum'
+        ? `Each pixel pools ${k2} × ${k2} cells: each query's weights summed over the ${k2} keys (its attention to that key group, on its row's scale over the groups), and the largest of the ${k2} queries. Zoom in for every cell.`
+        : `Each pixel shows the strongest of its ${k2} × ${k2} cells (signed terms: the farthest from 0). Zoom in for every cell.`;
     // Zoomed past the pooled pixels (the window has fewer of them than the screen has): every cell is asked for once.
     if (zoomed && this.px < m.n && span * k < this.canvas.width && !this.detailAsked) {
       this.detailAsked = true;
