@@ -70,14 +70,19 @@ export class LayerComputation implements LayerSource {
       const background = !next.wanted && (!!options.background || (options.first !== undefined && !small));
       // While this waits for its turn, a head asked for ends the wait: the loop then runs that head first.
       if (background && !(await this.model.session.backgroundTurn(signal, options.asked?.()))) continue;
-      const result = await this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept, background);
-      // Background outputs are read once nothing someone waits for runs: not beside it on the same cores.
-      if (background) await this.model.session.foregroundIdle();
       // The head someone waits for, before the layer has its arrays: into arrays of its own. A layer's arrays are
       // ~1 GB at 2,000 tokens, and allocating them makes V8 collect the host's whole heap (~0.2 s) first.
       const alone = next.wanted && !out.c2c && h1 - h0 === 1;
+      const running = this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept, background);
+      // The head someone waits for gets arrays of its own, made ready while the runtime computes it (once the run is
+      // sent): reading 60 MB into fresh memory is mostly page faults, ~0.1 s on these machines.
+      const ownArrays = alone ? new Promise<LayerTensors>((resolve) => setImmediate(() => resolve(headArrays(this.model, n)))) : undefined;
+      const result = await running;
+      // Background outputs are read once nothing someone waits for runs: not beside it on the same cores.
+      if (background) await this.model.session.foregroundIdle();
+      const mine = await ownArrays;
       try {
-        if (alone) own.set(h0, readHeadOutputs(this.model, n, result.outputs));
+        if (mine) own.set(h0, readHeadOutputs(this.model, result.outputs, mine));
         else {
           readLayerOutputs(this.model, n, H, result.outputs, out, h0);
           moveOwnHeads(own, out, n, options);
@@ -240,15 +245,26 @@ function allocateLayer(model: RunBase, n: number, H: number, out: LayerTensors):
 }
 
 /**
- * One head's run outputs in arrays of their own (`[1, n, n]` each). Shared-memory buffers: V8 does not count
- * them as external memory growth, so reading a head (60 MB at 2,000 tokens) does not first make it collect the
- * host's whole heap, as new ArrayBuffers that size do (~0.2 s on the extension host). They are copied into the
+ * Arrays for one head's run outputs (`[1, n, n]` each), their pages touched. Shared-memory buffers: V8 does not
+ * count them as external memory growth, so taking a head (60 MB at 2,000 tokens) does not first make it collect
+ * the host's whole heap, as new ArrayBuffers that size do (~0.2 s on the extension host). They are copied into the
  * layer's arrays and dropped when those exist (`moveOwnHeads`), and freed with the next collection.
  */
-function readHeadOutputs(model: RunBase, n: number, outputs: SpillReader): LayerTensors {
+function headArrays(model: RunBase, n: number): LayerTensors {
   const t = {} as LayerTensors;
-  for (const kind of layerKinds(model)) t[kind] = outputs.read(layerOutput(kind), new Float32Array(new SharedArrayBuffer(n * n * 4)));
+  for (const kind of layerKinds(model)) {
+    const a = new Int32Array(new SharedArrayBuffer(n * n * 4));
+    // One write a page: the faults happen now, while the runtime computes, not while the outputs are read.
+    for (let k = 0; k < a.length; k += 1024) a[k] = 0;
+    t[kind] = new Float32Array(a.buffer);
+  }
   return t;
+}
+
+/** One head's run outputs into `into` (from headArrays). */
+function readHeadOutputs(model: RunBase, outputs: SpillReader, into: LayerTensors): LayerTensors {
+  for (const kind of layerKinds(model)) outputs.read(layerOutput(kind), into[kind]);
+  return into;
 }
 
 /** Copies heads read on their own into the layer's arrays, and tells `onHeads` they are there now. */

@@ -192,10 +192,12 @@ export class HeatmapView {
     // layers would wait for them): the strip then lights at once without the matrix.
     const key = `${r.layer}/${r.head}/${r.kind}`;
     clearTimeout(this.topsTimer);
-    this.topsTimer = setTimeout(() => {
+    const ask = () => {
       const now = $viewState.get();
       // The reader has moved on (the next picture is on its way): not now.
       if ($current.get()?.key !== key || !now || `${now.layer}/${now.head}/${now.term}` !== key) return;
+      // Behind nothing: a matrix being fetched (one the reader steps to next, most likely) goes first.
+      if (this.requests.busy) return void (this.topsTimer = setTimeout(ask, TOPS_AFTER_MS));
       void this.requests
         .request({ type: 'tops', layer: r.layer, head: r.head, kind: r.kind, k: HOVER_TOP_K })
         .then((t) => {
@@ -204,7 +206,8 @@ export class HeatmapView {
             $current.set({ ...cur, tops: { m: t.m, idx: new Int32Array(t.idx), val: new Float32Array(t.val) } });
         })
         .catch(() => undefined);
-    }, TOPS_AFTER_MS);
+    };
+    this.topsTimer = setTimeout(ask, TOPS_AFTER_MS);
   }
 
   private topsTimer: ReturnType<typeof setTimeout> | undefined;

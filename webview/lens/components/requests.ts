@@ -45,6 +45,11 @@ export class MatrixRequests {
     if (next.first) this.cache.set(keyOf(paintRequest(next.first.layer, next.first.head, next.first.kind)), next.first);
   }
 
+  /** Whether a request is waiting for the host's answer. */
+  get busy(): boolean {
+    return this.inflight.size > 0;
+  }
+
   /** The host's reply to one of the requests (for the result on screen). */
   receive(m: LensResponseMessage): void {
     this.messages.receive(m);
