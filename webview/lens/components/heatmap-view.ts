@@ -196,16 +196,9 @@ export class HeatmapView {
       const now = $viewState.get();
       // The reader has moved on (the next picture is on its way): not now.
       if ($current.get()?.key !== key || !now || `${now.layer}/${now.head}/${now.term}` !== key) return;
-      // Behind nothing: a matrix being fetched (one the reader steps to next, most likely) goes first.
+      // Behind what the view waits for (its matrices fetched ahead may wait: they are a head's run each, ~0.3 s).
       if (this.requests.busy) return void (this.topsTimer = setTimeout(ask, TOPS_AFTER_MS));
-      void this.requests
-        .request({ type: 'tops', layer: r.layer, head: r.head, kind: r.kind, k: HOVER_TOP_K })
-        .then((t) => {
-          const cur = $current.get();
-          if (cur?.key === key && !cur.values)
-            $current.set({ ...cur, tops: { m: t.m, idx: new Int32Array(t.idx), val: new Float32Array(t.val) } });
-        })
-        .catch(() => undefined);
+      this.requests.hoverTops(r.layer, r.head, r.kind, HOVER_TOP_K);
     };
     this.topsTimer = setTimeout(ask, TOPS_AFTER_MS);
   }

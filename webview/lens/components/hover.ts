@@ -80,6 +80,9 @@ export class HoverView {
       if (current && current.n > i) show(onScreen(), true);
       return;
     }
+    // A picture whose rows' neighbours have not come yet: ask for them now (the next hover lights at once).
+    if (current && current.key === `${layer}/${head}/${term}` && !current.values && !current.tops)
+      this.requests.hoverTops(layer, head, term, HOVER_TOP_K);
     const cached = this.requests.cachedRow(layer, head, i);
     if (cached) return show(cached, true);
     // The strip can light up at once from the slice on screen; the exact readout follows the host's row.

@@ -14,7 +14,7 @@ import {
 } from '../../../src/shared/protocol/lens';
 import { LruCache } from '../../common/cache';
 import { paintRequest, prefetchPlan, type At, type MatrixRequestMaker } from '../state/slice-fetch';
-import { $init, type BucketRows, type Rows } from '../state/store';
+import { $current, $init, type BucketRows, type Rows } from '../state/store';
 import { $kinds } from '../state/selectors';
 import { post } from './host';
 
@@ -45,9 +45,38 @@ export class MatrixRequests {
     if (next.first) this.cache.set(keyOf(paintRequest(next.first.layer, next.first.head, next.first.kind)), next.first);
   }
 
-  /** Whether a request is waiting for the host's answer. */
+  /** Whether a request other than a fetch ahead is waiting for the host's answer. */
   get busy(): boolean {
-    return this.inflight.size > 0;
+    for (const k of this.inflight.keys()) if (!this.fetchingAhead.has(k)) return true;
+    return false;
+  }
+
+  /**
+   * Each row's hover neighbours for the picture on screen (`key` = layer/head/term), kept with it in $current once
+   * they come: the strip then lights without the matrix. Asked once per picture (the answer is cached).
+   */
+  hoverTops(layer: number, head: number, kind: MatrixKind, k: number): void {
+    const key = `${layer}/${head}/${kind}`;
+    void this.request({ type: 'tops', layer, head, kind, k })
+      .then((t) => {
+        const cur = $current.get();
+        if (cur?.key === key && !cur.values && !cur.tops)
+          $current.set({ ...cur, tops: { m: t.m, idx: new Int32Array(t.idx), val: new Float32Array(t.val) } });
+      })
+      .catch(() => undefined);
+  }
+
+  /** Keys of the requests in flight that fetch ahead (prefetchAround), not for something on screen. */
+  private readonly fetchingAhead = new Set<string>();
+
+  /** `request`, marked as a fetch ahead while it is in flight. */
+  private requestAhead(body: RequestBody): Promise<ResponseBody> {
+    const k = keyOf(body);
+    this.fetchingAhead.add(k);
+    const p = this.request(body);
+    const done = () => void this.fetchingAhead.delete(k);
+    p.then(done, done);
+    return p;
   }
 
   /** The host's reply to one of the requests (for the result on screen). */
@@ -123,10 +152,10 @@ export class MatrixRequests {
       if (gen !== this.prefetchGen || $init.get() !== init || body === undefined) return;
       if (this.inflight.size > 0) return void setTimeout(step, PREFETCH_AFTER_MS);
       k++;
-      void this.request(body).then(step, () => undefined);
+      void this.requestAhead(body).then(step, () => undefined);
     };
     // One more step the way the reader is going, at once (their next request then shares it); the rest when idle.
-    const first = ahead ? this.request(ahead) : Promise.resolve();
+    const first = ahead ? this.requestAhead(ahead) : Promise.resolve();
     first.then(
       () => setTimeout(step, PREFETCH_AFTER_MS),
       () => undefined,
