@@ -42,8 +42,8 @@ export function valueRange(values: Float32Array, signed: boolean): Range {
   }
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
     // Masked scores can be -inf or the array empty: fall back to finite values only.
-    [lo, hi] = finiteExtent(values);
-    if (lo === 0 && hi === 0 && !values.some(Number.isFinite)) return signed ? { min: -1, max: 1, signed } : { min: 0, max: 1, signed };
+    [lo, hi] = finiteBounds(values);
+    if (lo > hi) return signed ? { min: -1, max: 1, signed } : { min: 0, max: 1, signed };
   }
   if (signed) {
     const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
@@ -141,6 +141,12 @@ export function withExactExtent(range: Range, extent: readonly [number, number] 
 
 /** Finite minimum and maximum ([0, 0] when there is no finite value). */
 export function finiteExtent(values: Float32Array): [number, number] {
+  const [lo, hi] = finiteBounds(values);
+  return lo <= hi ? [lo, hi] : [0, 0];
+}
+
+/** Finite minimum and maximum; [∞, −∞] when there is no finite value. */
+function finiteBounds(values: Float32Array): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
   for (let k = 0; k < values.length; k++) {
@@ -148,5 +154,5 @@ export function finiteExtent(values: Float32Array): [number, number] {
     if (v < lo && v > -Infinity) lo = v;
     if (v > hi && v < Infinity) hi = v;
   }
-  return lo <= hi ? [lo, hi] : [0, 0];
+  return [lo, hi];
 }

@@ -87,6 +87,8 @@ export class Heatmap {
   private drag: { x: number; y: number; vp: Viewport; moved: boolean } | undefined;
   /** The view was asked once for this map's every cell. */
   private detailAsked = false;
+  /** How the picture on screen pools its cells (for the zoom label). */
+  private pooling: Pooling = 'max';
 
   private readonly axisL: number;
   private readonly axisT: number;
@@ -158,9 +160,6 @@ export class Heatmap {
     this.pooling = p.pooling;
     this.show(p, p.side, (img) => paintSteps(p.steps, p.lut, img.data), size);
   }
-
-  /** How the picture on screen pools its cells (for the zoom label). */
-  private pooling: Pooling = 'max';
 
   /** Whether the map on screen is pooled (fewer pixels than cells a side). */
   get pooled(): boolean {

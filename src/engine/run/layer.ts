@@ -85,7 +85,7 @@ export class LayerComputation implements LayerSource {
         if (mine) own.set(h0, readHeadOutputs(this.model, result.outputs, mine));
         else {
           readLayerOutputs(this.model, n, H, result.outputs, out, h0);
-          moveOwnHeads(own, out, n, options);
+          moveOwnHeads(this.model, own, out, n, options);
         }
       } finally {
         result.outputs.release();
@@ -99,7 +99,7 @@ export class LayerComputation implements LayerSource {
     }
     if (own.size) {
       allocateLayer(this.model, n, H, out);
-      moveOwnHeads(own, out, n, options);
+      moveOwnHeads(this.model, own, out, n, options);
     }
     assertFiniteLayer(this.model.checkpoint.dir, out);
     return out;
@@ -268,11 +268,12 @@ function readHeadOutputs(model: RunBase, outputs: SpillReader, into: LayerTensor
 }
 
 /** Copies heads read on their own into the layer's arrays, and tells `onHeads` they are there now. */
-function moveOwnHeads(own: Map<number, LayerTensors>, out: LayerTensors, n: number, options: LayerComputeOptions): void {
-  const nn = n * n;
+function moveOwnHeads(model: RunBase, own: Map<number, LayerTensors>, out: LayerTensors, n: number, options: LayerComputeOptions): void {
   for (const [h, t] of own) {
-    for (const [kind, a] of Object.entries(t) as [keyof LayerTensors, unknown][])
-      if (a instanceof Float32Array) (out[kind] as Float32Array).set(a, h * nn);
+    for (const kind of layerKinds(model)) {
+      const a = t[kind];
+      if (a) out[kind]?.set(a, h * n * n);
+    }
     options.onHeads?.(h, h + 1, out);
   }
   own.clear();

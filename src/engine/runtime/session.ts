@@ -50,7 +50,6 @@ export interface KeptFeeds {
   feeds: Record<string, KeptSlice>;
 }
 
-/** A chained run (see ChainedRun) whose kept feeds are given as for a run: their sources go once per process. */
 /**
  * How long background work (a layer computed ahead, the heads after the one on screen) waits after a run someone
  * waited for: a reader stepping through layers asks for the next within moments, and on two cores a background
@@ -58,6 +57,7 @@ export interface KeptFeeds {
  */
 export const QUIET_AFTER_FOREGROUND_MS = 250;
 
+/** A chained run (see ChainedRun) whose kept feeds are given as for a run: their sources go once per process. */
 export type ChainedRunSpec = Omit<ChainedRun, 'derive' | 'kept'> & { kept?: KeptFeeds };
 
 /**
@@ -80,8 +80,8 @@ export class RuntimeSession {
   private foregroundWaiters: (() => void)[] = [];
   /** When the last run someone waited for came back (performance.now()). */
   private foregroundEnded = -Infinity;
+  /** Set while background work waits for the quiet time to pass. */
   private quietTimer?: NodeJS.Timeout;
-  private pumpTimer?: NodeJS.Timeout;
   /** Keys of the tensors the current child keeps. */
   private keptKeys = new Set<string>();
   private closed = false;
@@ -249,8 +249,7 @@ export class RuntimeSession {
     const settled = () => {
       if (--this.foreground > 0) return;
       this.foregroundEnded = performance.now();
-      this.wakeAfterQuiet();
-      this.pump();
+      this.afterQuiet();
     };
     out.then(settled, settled);
     return out;
@@ -264,7 +263,7 @@ export class RuntimeSession {
     if (this.quiet()) return Promise.resolve();
     return new Promise((resolve) => {
       this.foregroundWaiters.push(resolve);
-      this.wakeAfterQuiet();
+      this.afterQuiet();
     });
   }
 
@@ -278,20 +277,25 @@ export class RuntimeSession {
     return this.foreground === 0 && performance.now() >= this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS;
   }
 
-  /** Wakes foregroundIdle's waiters once no foreground run has been in flight for the quiet time. */
-  private wakeAfterQuiet(): void {
-    if (this.quietTimer || !this.foregroundWaiters.length) return;
-    const wait = this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS - performance.now();
+  /**
+   * Once the quiet time has passed with no run someone waits for: wakes foregroundIdle's waiters and lets the next
+   * background run go. One timer for both; a run someone waits for in between starts the wait again when it ends.
+   */
+  private afterQuiet(): void {
+    if (this.quiet()) {
+      const waiters = this.foregroundWaiters;
+      this.foregroundWaiters = [];
+      for (const w of waiters) w();
+      this.pump();
+      return;
+    }
+    if (this.quietTimer || this.foreground > 0 || (!this.foregroundWaiters.length && !this.waiting.length)) return;
     this.quietTimer = setTimeout(
       () => {
         this.quietTimer = undefined;
-        if (this.foreground > 0) return;
-        if (performance.now() < this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS) return this.wakeAfterQuiet();
-        const waiters = this.foregroundWaiters;
-        this.foregroundWaiters = [];
-        for (const w of waiters) w();
+        this.afterQuiet();
       },
-      Math.max(0, wait),
+      this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS - performance.now(),
     );
   }
 
@@ -333,17 +337,8 @@ export class RuntimeSession {
   private pump(): void {
     if (this.granted || this.pending.size > 0) return;
     // Someone stepping through layers asks again within moments: the cores stay theirs until they pause.
-    if (this.foreground > 0 || !this.waiting.length) return;
-    if (!this.quiet()) {
-      this.pumpTimer ??= setTimeout(
-        () => {
-          this.pumpTimer = undefined;
-          this.pump();
-        },
-        this.foregroundEnded + QUIET_AFTER_FOREGROUND_MS - performance.now(),
-      );
-      return;
-    }
+    if (!this.waiting.length) return;
+    if (!this.quiet()) return this.afterQuiet();
     const next = this.waiting.shift();
     if (!next) return;
     this.granted = true;

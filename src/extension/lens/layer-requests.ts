@@ -28,21 +28,26 @@ export async function slice(
   kind: MatrixKind,
   precision?: 'half',
 ): Promise<SliceResponse> {
-  check(result, layer, head, kind);
-  // The head on screen first: a layer not yet computed sends this head as soon as it is there (or the preview the
-  // explain computed with its forward pass); the other heads follow into the cache.
-  await result.loadHead(layer, head);
-  const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
+  const values = await headValues(result, layer, head, kind);
   if (precision === 'half') return halfSlice(layer, head, kind, result.n, values);
   return { type: 'slice', layer, head, kind, n: result.n, data: toBuffer(values) };
+}
+
+/**
+ * One head's `[n, n]` matrix of `kind`, checked. The head on screen first: a layer not yet computed gives this head
+ * as soon as it is there (or the preview the explain computed with its forward pass); the other heads follow into
+ * the cache.
+ */
+async function headValues(result: ExplainResult, layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
+  check(result, layer, head, kind);
+  await result.loadHead(layer, head);
+  return result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
 }
 
 /** One head's map as steps pooled to the screen's side (the heatmap of a long input: see heatmap-picture.ts). */
 export async function picture(result: ExplainResult, body: PictureRequest): Promise<PictureResponse> {
   const { layer, head, kind, scaling } = body;
-  check(result, layer, head, kind);
-  await result.loadHead(layer, head);
-  const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
+  const values = await headValues(result, layer, head, kind);
   const n = result.n;
   const { side, steps, range, pooling } = pooledSteps(values, n, isSignedKind(kind), scaling, Math.min(n, body.side));
   return { type: 'picture', layer, head, kind, n, side, data: steps.buffer as ArrayBuffer, range, pooling };
@@ -51,9 +56,7 @@ export async function picture(result: ExplainResult, body: PictureRequest): Prom
 /** Each query row's hover neighbours in one head, for a view that shows the head as a picture. */
 export async function tops(result: ExplainResult, body: TopsRequest): Promise<TopsResponse> {
   const { layer, head, kind } = body;
-  check(result, layer, head, kind);
-  await result.loadHead(layer, head);
-  const values = result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
+  const values = await headValues(result, layer, head, kind);
   const { m, idx, val } = rowTops(values, result.n, kind, body.k);
   return { type: 'tops', layer, head, kind, n: result.n, m, idx: idx.buffer as ArrayBuffer, val: val.buffer as ArrayBuffer };
 }

@@ -133,7 +133,7 @@ export type RequestBody =
 const isPreset = isOneOf(ABLATION_PRESETS);
 const isScaling = isOneOf(SCALINGS);
 /** The largest picture a view may ask for (px a side): a 4K screen's height at twice its pixels. */
-export const MAX_PICTURE_SIDE = 8192;
+const MAX_PICTURE_SIDE = 8192;
 
 /** Validates a request body coming from the webview (it is untrusted input for the host). */
 export function parseRequestBody(x: unknown): RequestBody | undefined {

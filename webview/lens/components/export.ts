@@ -127,8 +127,8 @@ export class ViewExport {
 
   /** Sends the export to the host (`requestId`: the host's own Export command asked for it, maybe with a size). */
   send(format: ExportFormat, requestId?: number, size: FigureSize = {}): void {
-    const state = $viewState.get();
-    if ((format === 'png' || format === 'svg') && state?.view === 'heatmap' && $current.get() && !$current.get()?.shown) {
+    const current = $current.get();
+    if ((format === 'png' || format === 'svg') && $viewState.get()?.view === 'heatmap' && current && !current.shown) {
       // A long input's map on screen is a pooled picture: the figure waits for every cell of it.
       void this.withValues().then(
         () => this.sendNow(format, requestId, size),

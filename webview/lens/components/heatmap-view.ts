@@ -16,7 +16,7 @@ import { HOVER_TOP_K } from './hover';
 import { withExactExtent, type Range } from '../../../src/shared/value-range';
 import { mergeCaption } from '../views/view-captions';
 import { pin, setHover, togglePin } from '../state/actions';
-import { $current, $hover, $init, $merged, $viewState } from '../state/store';
+import { $current, $hover, $init, $merged, $viewState, shownKey } from '../state/store';
 import { appendLegendLabel, renderLegend } from './legend';
 import type { MatrixRequests } from './requests';
 
@@ -91,12 +91,13 @@ export class HeatmapView {
     });
   }
 
-  private words: { tokens: object; labels: string[] } | undefined;
+  private axes: { tokens: object; pieces: string[]; words: string[] } | undefined;
 
-  /** Each token's word on its first piece ('' on the others), kept for the result shown. */
-  private wordsOf(text: string, tokens: Parameters<typeof wordLabels>[1]): string[] {
-    if (this.words?.tokens !== tokens) this.words = { tokens, labels: wordLabels(text, tokens) };
-    return this.words.labels;
+  /** The axis labels of the result shown: each token's piece, and its word on its first piece ('' on the others). */
+  private axesOf(text: string, tokens: Parameters<typeof wordLabels>[1]): { pieces: string[]; words: string[] } {
+    if (this.axes?.tokens !== tokens)
+      this.axes = { tokens, pieces: tokens.map((t) => (t.special ? t.text : pieceLabel(t.text))), words: wordLabels(text, tokens) };
+    return this.axes;
   }
 
   async render(isCurrent: () => boolean): Promise<void> {
@@ -120,7 +121,7 @@ export class HeatmapView {
       aggKey = `|${pick}|${discount}`;
     } else {
       // More cells than the screen has pixels: the host sends the map pooled to the screen's side.
-      const side = this.pictureSide(init.tokens.length);
+      const side = this.sideFor(init.tokens.length);
       if (side < init.tokens.length) return this.renderPicture(isCurrent, side);
       const r = await this.requests.request(paintRequest(layer, head, term));
       values = sliceValues(r);
@@ -134,17 +135,18 @@ export class HeatmapView {
     const shown = mapped.shown;
     const range = withExactExtent(mapped.range, extent);
     const lut = lutFor(state.colorScale, range, themeKind());
-    $current.set({ values, shown, range, n, key: `${layer}/${head}/${term}${aggKey}` });
-    const labels = words ? words.groups.map((g) => g.text) : init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
+    $current.set({ values, shown, range, n, key: `${shownKey(layer, head, term)}${aggKey}` });
+    const axes = this.axesOf(init.text, init.tokens);
+    const labels = words ? words.groups.map((g) => g.text) : axes.pieces;
     this.heatmap.readTheme();
-    const wordsShown = words ? labels : this.wordsOf(init.text, init.tokens);
+    const wordsShown = words ? labels : axes.words;
     this.heatmap.set({ values: shown, n, range, lut, labels, words: wordsShown }, this.px(n));
     this.described(n, range, lut, words, aggKey);
     if (!aggKey) this.requests.prefetchAround(layer, head, term);
   }
 
   /** Pixels a side the map's canvas has (CSS px × the device's pixel ratio): a map of more cells comes pooled. */
-  private pictureSide(n: number): number {
+  private sideFor(n: number): number {
     return pictureSide(n, this.px(n) * (window.devicePixelRatio || 1));
   }
 
@@ -171,8 +173,9 @@ export class HeatmapView {
     if (!state || !init) return;
     const n = r.n;
     const lut = lutFor(state.colorScale, r.range, themeKind());
-    $current.set({ range: r.range, n, key: `${r.layer}/${r.head}/${r.kind}` });
-    const labels = init.tokens.map((t) => (t.special ? t.text : pieceLabel(t.text)));
+    const key = shownKey(r.layer, r.head, r.kind);
+    $current.set({ range: r.range, n, key });
+    const axes = this.axesOf(init.text, init.tokens);
     this.heatmap.readTheme();
     this.heatmap.setPicture(
       {
@@ -182,20 +185,19 @@ export class HeatmapView {
         range: r.range,
         pooling: r.pooling,
         lut,
-        labels,
-        words: this.wordsOf(init.text, init.tokens),
+        labels: axes.pieces,
+        words: axes.words,
       },
       this.px(n),
     );
     this.described(n, r.range, lut, undefined, '');
     // Hover neighbours of every row, once the reader stays on the picture a moment (someone stepping through
     // layers would wait for them): the strip then lights at once without the matrix.
-    const key = `${r.layer}/${r.head}/${r.kind}`;
     clearTimeout(this.topsTimer);
     const ask = () => {
       const now = $viewState.get();
       // The reader has moved on (the next picture is on its way): not now.
-      if ($current.get()?.key !== key || !now || `${now.layer}/${now.head}/${now.term}` !== key) return;
+      if ($current.get()?.key !== key || !now || shownKey(now.layer, now.head, now.term) !== key) return;
       // Behind what the view waits for (its matrices fetched ahead may wait: they are a head's run each, ~0.3 s).
       if (this.requests.busy) return void (this.topsTimer = setTimeout(ask, TOPS_AFTER_MS));
       this.requests.hoverTops(r.layer, r.head, r.kind, HOVER_TOP_K);
@@ -224,19 +226,19 @@ export class HeatmapView {
     const state = $viewState.get();
     const init = $init.get();
     const cur = $current.get();
-    if (!state || !init || !cur || cur.key !== `${state.layer}/${state.head}/${state.term}`) return;
+    if (!state || !init || !cur || cur.key !== shownKey(state.layer, state.head, state.term)) return;
     const n = init.tokens.length;
     const body = pictureRequests(effectiveScaling(state.scaling, isSignedKind(state.term)), n)(state.layer, state.head, state.term);
     void this.requests
       .request(body)
       .then((r) => {
         const now = $viewState.get();
-        if (now && `${now.layer}/${now.head}/${now.term}` === cur.key && $current.get()?.key === cur.key) this.paintPicture(r);
+        if (now && shownKey(now.layer, now.head, now.term) === cur.key && $current.get()?.key === cur.key) this.paintPicture(r);
       })
       .catch(() => undefined);
   }
 
-  /** The caption, the canvas's description and the legend of the map just painted; then what to fetch ahead. */
+  /** The caption, the canvas's description and the legend of the map just painted. */
   private described(n: number, range: Range, lut: Uint8ClampedArray, words: WordsResponse | undefined, aggKey: string): void {
     const state = $viewState.get();
     const init = $init.get();

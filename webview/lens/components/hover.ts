@@ -3,7 +3,7 @@
 import { neighbours } from '../../../src/shared/hover';
 import { $aggregated } from '../state/selectors';
 import { sparseRow } from '../../../src/shared/hover';
-import { $current, $hover, $init, $merged, $viewState, type Rows } from '../state/store';
+import { $current, $hover, $init, $merged, $viewState, shownKey, type Rows } from '../state/store';
 import { post } from './host';
 import { renderReadout, renderReadoutIdle } from './readout-view';
 import type { MatrixRequests } from './requests';
@@ -81,12 +81,12 @@ export class HoverView {
       return;
     }
     // A picture whose rows' neighbours have not come yet: ask for them now (the next hover lights at once).
-    if (current && current.key === `${layer}/${head}/${term}` && !current.values && !current.tops)
-      this.requests.hoverTops(layer, head, term, HOVER_TOP_K);
+    const onScreenKey = current?.key === shownKey(layer, head, term);
+    if (current && onScreenKey && !current.values && !current.tops) this.requests.hoverTops(layer, head, term, HOVER_TOP_K);
     const cached = this.requests.cachedRow(layer, head, i);
     if (cached) return show(cached, true);
     // The strip can light up at once from the slice on screen; the exact readout follows the host's row.
-    if (current && current.key === `${layer}/${head}/${term}`) show(onScreen(), false);
+    if (onScreenKey) show(onScreen(), false);
     void this.requests
       .row(layer, head, i)
       .then((rows) => show(rows, true))

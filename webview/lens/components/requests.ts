@@ -14,7 +14,7 @@ import {
 } from '../../../src/shared/protocol/lens';
 import { LruCache } from '../../common/cache';
 import { paintRequest, prefetchPlan, type At, type MatrixRequestMaker } from '../state/slice-fetch';
-import { $current, $init, type BucketRows, type Rows } from '../state/store';
+import { $current, $init, shownKey, type BucketRows, type Rows } from '../state/store';
 import { $kinds } from '../state/selectors';
 import { post } from './host';
 
@@ -56,7 +56,7 @@ export class MatrixRequests {
    * they come: the strip then lights without the matrix. Asked once per picture (the answer is cached).
    */
   hoverTops(layer: number, head: number, kind: MatrixKind, k: number): void {
-    const key = `${layer}/${head}/${kind}`;
+    const key = shownKey(layer, head, kind);
     void this.request({ type: 'tops', layer, head, kind, k })
       .then((t) => {
         const cur = $current.get();

@@ -41,6 +41,11 @@ export interface Hover {
 }
 export const $hover = atom<Hover>({ i: null, j: null, fromStrip: false });
 
+/** The key of one head's map on screen (ShownMatrix.key): layer/head/term. */
+export function shownKey(layer: number, head: number, term: string): string {
+  return `${layer}/${head}/${term}`;
+}
+
 /** The heatmap on screen: raw `values` (hover, readout) and the `shown` ones the colours come from (row-scaled or not). */
 export interface ShownMatrix {
   /** The matrix and its mapped values; absent for a long input's map, which comes as a picture (heatmap-picture.ts). */
