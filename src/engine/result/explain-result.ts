@@ -19,6 +19,8 @@ export interface LayerTensors {
 export interface LayerComputeOptions {
   /** A head to compute before the others (someone waits for it); the others then go in the background. */
   first?: number;
+  /** The kinds of `first` someone waits for: that head's first run may return only those (it runs whole later). */
+  kinds?: (TermName | 'probs')[];
   /** Nobody waits for this layer yet (a prefetch): every run goes in the background. */
   background?: boolean;
   /** Heads someone waits for now (asked between runs): each is run next, alone, ahead of the background. */
@@ -26,7 +28,8 @@ export interface LayerComputeOptions {
   /** A promise that settles when a head is next asked for: a computation waiting for a background turn stops
    *  waiting and runs it. */
   asked?: () => Promise<void>;
-  /** `alone`: `t` holds just head h0 (`[1, n, n]` arrays), read before the layer's own arrays exist. */
+  /** `alone`: `t` holds just head h0 (`[1, n, n]` arrays), read before the layer's own arrays exist; perhaps only
+   *  the kinds asked for (`kinds`), the others undefined. */
   onHeads?: (h0: number, h1: number, t: LayerTensors, alone?: boolean) => void;
 }
 
@@ -181,18 +184,30 @@ export class ExplainResult implements LayerOwner {
   /**
    * Resolves once one head of a layer can be read with `headSlice` — before the rest of the layer when the layer
    * is computed now: that head goes first (at 2,000 tokens a layer of v3-base is 12 heads × 4 matrices of 16 MB).
-   * The whole layer is still loaded, and cached, after it.
+   * The whole layer is still loaded, and cached, after it. With `kind`, only that kind of the head need be there:
+   * the head's first run then returns just that kind (a quarter of the outputs), and the head runs whole later.
    */
-  async loadHead(layer: number, head: number, signal?: AbortSignal): Promise<void> {
+  async loadHead(layer: number, head: number, signal?: AbortSignal, kind?: MatrixKind): Promise<void> {
     if (head < 0 || head >= this.heads) throw new RangeError(`head ${head} out of range 0..${this.heads - 1}`);
     if (this.loaded.has(layer) || this.previewSlice(layer, head, 'c2c')) return;
-    const full = this.load(layer, signal, head);
+    const full = this.load(layer, signal, head, false, kind);
     const part = this.partial.get(layer);
-    if (!part || part.ready.has(head)) return void (await (part ? Promise.resolve() : full));
-    const ready = new Promise<void>((resolve) => part.waiters.set(head, [...(part.waiters.get(head) ?? []), resolve]));
-    // The computation may be waiting for a background turn: it runs this head next instead.
-    part.asked.resolve();
-    await Promise.race([full.then(() => undefined), ready]);
+    if (!part) return void (await full);
+    // Ready, with the kind asked for (every kind when none is): a head read first may hold only the kinds its first
+    // asker wanted.
+    const kinds: MatrixKind[] = kind === undefined ? ['c2c', ...this.model.terms, 'probs'] : [kind];
+    const ready = () => part.ready.has(head) && kinds.every((k) => this.headSlice(layer, head, k) !== undefined);
+    let done = false;
+    void full.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    while (!ready() && !done) {
+      const there = new Promise<void>((resolve) => part.waiters.set(head, [...(part.waiters.get(head) ?? []), resolve]));
+      // The computation may be waiting for a background turn: it runs this head next instead.
+      part.asked.resolve();
+      await Promise.race([full.then(() => undefined), there]);
+    }
   }
 
   /** `[n, n]` for one head of a layer that is loaded, or being loaded with that head already there; undefined if
@@ -207,14 +222,14 @@ export class ExplainResult implements LayerOwner {
     const [t, at] = own ? [own, 0] : [part.tensors, head];
     if (!t) return undefined;
     const nn = this.n * this.n;
-    if (kind === 'scores') return this.headScores(t, at);
+    if (kind === 'scores') return t.c2c ? this.headScores(t, at) : undefined;
     return t[kind]?.subarray(at * nn, (at + 1) * nn);
   }
 
   /** One layer's matrices, computed on first use (all heads in one one-layer run), then cached. `first`: a head the
    *  computation does before the others (loadHead); `background`: nobody waits for the layer yet (prefetch). Heads
    *  loadHead asks for while the layer computes are done next. */
-  load(layer: number, signal?: AbortSignal, first?: number, background = false): Promise<LayerTensors> {
+  load(layer: number, signal?: AbortSignal, first?: number, background = false, kind?: MatrixKind): Promise<LayerTensors> {
     if (!this.present.includes(layer))
       return Promise.reject(new RangeError(`layer ${layer} is not in this result (have ${this.present.join(',')})`));
     const have = this.loaded.get(layer);
@@ -253,7 +268,13 @@ export class ExplainResult implements LayerOwner {
       const wanted = () => [...part.waiters.keys()];
       /** Settles when a head is asked for after this call (each call gets a fresh one). */
       const asked = () => (part.asked = signalled()).promise;
-      p = source.compute(layer, signal, { first, background, onHeads, wanted, asked }).then(
+      const kinds =
+        kind === undefined
+          ? undefined
+          : kind === 'scores'
+            ? (['c2c', ...this.model.terms.filter((t) => t !== 'c2c')] as TermName[])
+            : [kind];
+      p = source.compute(layer, signal, { first, kinds, background, onHeads, wanted, asked }).then(
         (t) => {
           this.inflight.delete(layer);
           this.partial.delete(layer);

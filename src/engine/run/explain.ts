@@ -7,10 +7,10 @@ import { EMBEDDING_PARTS } from '../graph/bert-decomposition';
 import { LAST_HIDDEN, LayerInput, layerInputOutput, REL_OUTPUT, scaleOf } from '../graph/deberta-io';
 import { graphInputs } from '../graph/graph-inputs';
 import { ExplainResult, type LayerPreview, type LayerTensors } from '../result/explain-result';
-import type { ChainedRunSpec } from '../runtime/session';
+import type { ChainedRunSpec, KeptFeeds } from '../runtime/session';
 import { assertFiniteForward, assertFiniteLayer } from './finite-outputs';
 import { checkLength, int64Feeds, prepareInput } from './input';
-import { LayerComputation, layerRun, readLayerOutputs } from './layer';
+import { keptStates, LayerComputation, layerRun, readLayerOutputs, statesPrefix } from './layer';
 import type { RunContext } from './run-context';
 
 /** The requested layers, validated. */
@@ -46,12 +46,15 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
   const partNames = Object.values(EMBEDDING_PARTS);
   if (decomposable) fetches.push(...partNames);
   const along = input.preview ? previewRun(model, n, layers, input.preview) : undefined;
+  // The runtime process keeps the layers' input states too: a layer computed later reads its state there.
+  const statesAt = statesPrefix();
+  const kept: KeptFeeds = { sources: [], feeds: {}, outputs: keptStates(spec, statesAt, layers, n) };
   const { outputs, ms, spillMs, thenMs } = await model.session.run(
     'forward',
     int64Feeds(graphInputs(spec, ids, tokenTypes)),
     fetches,
     signal,
-    undefined,
+    kept,
     along?.run,
   );
   let states: Float32Array, rel: Float32Array | undefined, parts: Float32Array[] | undefined, lastState: Float32Array;
@@ -75,10 +78,13 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
       const spillShare = spillMs * (previewFloats / (previewFloats + fetches.length * n * D));
       previewMs = (thenMs ?? 0) + spillShare + (performance.now() - t2);
     }
+  } catch (e) {
+    model.session.drop(kept.outputs!.map((o) => o.key));
+    throw e;
   } finally {
     outputs.release();
   }
-  const source = new LayerComputation(model, n, layers, states, parts);
+  const source = new LayerComputation(model, n, layers, states, parts, statesAt);
   // The last hidden state is kept (n·D floats): fill-mask on this result then needs the heads only.
   if (after === LAST_HIDDEN) source.lastHidden = lastState;
   const info = { ...model.info, execution_provider: model.session.provider };

@@ -5,7 +5,15 @@ import { assertUnchanged, requireWeight } from '../checkpoint';
 import { at } from '../../shared/checked';
 import { isLensError, LensError } from '../errors';
 import { DECOMPOSITION_TERMS, DecompositionInput, type DecompositionTerm } from '../graph/bert-decomposition';
-import { contentWeightFeeds, LayerInput, layerOutput, layerWeights, PositionsInput, positionWeightFeeds } from '../graph/deberta-io';
+import {
+  contentWeightFeeds,
+  LayerInput,
+  layerInputOutput,
+  layerOutput,
+  layerWeights,
+  PositionsInput,
+  positionWeightFeeds,
+} from '../graph/deberta-io';
 import { toFloat32 } from '../graph/float32';
 import { relativeInputs } from '../graph/graph-inputs';
 import { layerChunkHeads } from '../memory/estimate';
@@ -32,10 +40,12 @@ export class LayerComputation implements LayerSource {
   constructor(
     private readonly model: RunBase,
     private readonly n: number,
-    layers: number[],
+    private readonly layers: number[],
     states: Float32Array,
     /** BERT with layer 0 kept: content, position and rest parts of the embedding output, each [n, D]. */
     private parts?: Float32Array[],
+    /** Where the runtime keeps the layers' input states (see keptStates): the forward may have kept them there. */
+    private readonly statesAt = statesPrefix(),
   ) {
     this.states = states;
     this.index = new Map(layers.map((l, k) => [l, k]));
@@ -50,8 +60,16 @@ export class LayerComputation implements LayerSource {
       D = spec.hiddenSize;
     const k = this.index.get(layer)!;
     const out = { layer } as LayerTensors;
-    // A copy, not a view: IPC serialises a view's whole buffer.
-    const hidden: FeedTensor = { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] };
+    // The layer's input state, kept in the runtime process: sent with the layer's first run unless the forward pass
+    // kept it there (or again, to a runtime process started after a cancel). A copy, not a view: IPC serialises a
+    // view's whole buffer.
+    const state = {
+      key: stateKey(this.statesAt, layer),
+      tensors: (): Record<string, FeedTensor> => ({
+        [LayerInput.hidden]: { type: 'float32', data: states.slice(k * n * D, (k + 1) * n * D), dims: [n, D] },
+      }),
+      bytes: n * D * 4,
+    };
     const chunk = layerChunkHeads(spec, n, this.model.layerChunkBytes);
     const small = backgroundChunk(spec, n) >= H && chunk >= H;
     // A head someone waits for goes alone and first, unless one run holds the whole layer anyway (short inputs).
@@ -59,8 +77,11 @@ export class LayerComputation implements LayerSource {
     const done = new Set<number>();
     /** Heads read into arrays of their own (see `alone`), until the layer's arrays exist. */
     const own = new Map<number, LayerTensors>();
+    // The head on screen first, and of it only the kinds on screen (`options.kinds`): a quarter of the outputs to
+    // copy, write and read (15 MB of 60 at 2,000 tokens). The head is computed whole again with the others.
+    let firstAsked = options.first !== undefined;
     for (;;) {
-      const wanted = byHead ? [...(options.first === undefined ? [] : [options.first]), ...(options.wanted?.() ?? [])] : [];
+      const wanted = byHead ? [...(firstAsked ? [options.first!] : []), ...(options.wanted?.() ?? [])] : [];
       const next = nextHeadRun(H, done, byHead ? Math.min(chunk, backgroundChunk(spec, n)) : chunk, wanted);
       if (!next) break;
       const [h0, h1] = next.heads;
@@ -73,33 +94,44 @@ export class LayerComputation implements LayerSource {
       // The head someone waits for, before the layer has its arrays: into arrays of its own. A layer's arrays are
       // ~1 GB at 2,000 tokens, and allocating them makes V8 collect the host's whole heap (~0.2 s) first.
       const alone = next.wanted && !out.c2c && h1 - h0 === 1;
-      const running = this.runLayer({ ...run.feeds, [LayerInput.hidden]: hidden }, run.fetches, signal, run.kept, background);
-      // The head someone waits for gets arrays of its own, made ready while the runtime computes it (once the run is
-      // sent): reading 60 MB into fresh memory is mostly page faults, ~0.1 s on these machines.
-      const ownArrays = alone ? new Promise<LayerTensors>((resolve) => setImmediate(() => resolve(headArrays(this.model, n)))) : undefined;
+      const kinds = alone && firstAsked && h0 === options.first && options.kinds?.length ? options.kinds : layerKinds(this.model);
+      const partial = kinds.length < layerKinds(this.model).length;
+      if (h0 === options.first) firstAsked = false;
+      run.kept.sources.push(state);
+      run.kept.feeds[LayerInput.hidden] = { key: state.key };
+      const running = this.runLayer(run.feeds, partial ? kinds.map(layerOutput) : run.fetches, signal, run.kept, background);
+      // The head someone waits for gets arrays of its own, made ready while the runtime computes it: reading into
+      // fresh memory is mostly page faults.
+      const ownArrays = alone ? new Promise<LayerTensors>((resolve) => setImmediate(() => resolve(headArrays(n, kinds)))) : undefined;
       const result = await running;
       // Background outputs are read once nothing someone waits for runs: not beside it on the same cores.
       if (background) await this.model.session.foregroundIdle();
       const mine = await ownArrays;
       try {
-        if (mine) own.set(h0, readHeadOutputs(this.model, result.outputs, mine));
+        if (mine) readHeadOutputs(result.outputs, mine, kinds);
         else {
           readLayerOutputs(this.model, n, H, result.outputs, out, h0);
-          moveOwnHeads(this.model, own, out, n, options);
+          // One held head a run: copying into the layer's fresh arrays is page faults too (60 MB a head at 2,000
+          // tokens, ~0.25 s in VS Code's extension host on these machines), and the host answers nothing meanwhile.
+          moveOwnHeads(this.model, own, out, n, options, 1);
         }
       } finally {
         result.outputs.release();
       }
-      for (let h = h0; h < h1; h++) done.add(h);
+      // A head with some kinds only is not done: it stays out of the layer's arrays until its whole run.
+      if (mine && !partial) own.set(h0, mine);
+      if (!partial) for (let h = h0; h < h1; h++) done.add(h);
       // Reading it took a while (at 2,000 tokens, 60 MB): the quiet time that keeps background work off the cores
       // while the head's picture is made and sent starts after it.
       if (!background) this.model.session.keepQuiet();
-      if (alone) options.onHeads?.(h0, h1, own.get(h0)!, true);
+      if (mine) options.onHeads?.(h0, h1, mine, true);
       else options.onHeads?.(h0, h1, out);
     }
-    if (own.size) {
-      allocateLayer(this.model, n, H, out);
-      moveOwnHeads(this.model, own, out, n, options);
+    if (own.size) allocateLayer(this.model, n, H, out);
+    while (own.size) {
+      // The rest one at a time, each when nothing someone waits for runs (see above).
+      await this.model.session.foregroundIdle();
+      moveOwnHeads(this.model, own, out, n, options, 1);
     }
     assertFiniteLayer(this.model.checkpoint.dir, out);
     return out;
@@ -159,6 +191,7 @@ export class LayerComputation implements LayerSource {
   }
 
   release(): void {
+    if (this.states) this.model.session.drop(this.layers.map((l) => stateKey(this.statesAt, l)));
     this.states = undefined;
     this.lastHidden = undefined;
     this.parts = undefined;
@@ -197,6 +230,27 @@ function backgroundChunk(spec: ModelSpec, n: number): number {
 /** Keys of what the runtime keeps: the relative table, a layer's weights, a layer's position projections. */
 const TABLE_KEY = 'table';
 const weightsKey = (layer: number) => `layer${layer}`;
+
+/** Each result's input states go under keys of their own (two results of one model may both be open). */
+let nextStates = 1;
+export function statesPrefix(): string {
+  return `states${nextStates++}`;
+}
+const stateKey = (prefix: string, layer: number) => `${prefix}/${layer}`;
+
+/**
+ * The forward outputs the runtime process keeps for a LayerComputation with keys `prefix` (`KeptFeeds.outputs`):
+ * each layer's input state stays where the layer's runs read it, instead of coming back with every run (6 MB a
+ * run at 2,000 tokens of v3-base).
+ */
+export function keptStates(spec: ModelSpec, prefix: string, layers: number[], n: number): NonNullable<KeptFeeds['outputs']> {
+  return layers.map((l) => ({
+    output: layerInputOutput(l),
+    key: stateKey(prefix, l),
+    as: LayerInput.hidden,
+    bytes: n * spec.hiddenSize * 4,
+  }));
+}
 
 /** The matrices a layer run returns, c2c first and probs last. */
 function layerKinds(model: RunBase): (TermName | 'probs')[] {
@@ -245,14 +299,14 @@ function allocateLayer(model: RunBase, n: number, H: number, out: LayerTensors):
 }
 
 /**
- * Arrays for one head's run outputs (`[1, n, n]` each), their pages touched. Shared-memory buffers: V8 does not
- * count them as external memory growth, so taking a head (60 MB at 2,000 tokens) does not first make it collect
- * the host's whole heap, as new ArrayBuffers that size do (~0.2 s on the extension host). They are copied into the
- * layer's arrays and dropped when those exist (`moveOwnHeads`), and freed with the next collection.
+ * Arrays for one head's run outputs of `kinds` (`[1, n, n]` each), their pages touched. Shared-memory buffers: V8
+ * does not count them as external memory growth, so taking a head (60 MB at 2,000 tokens) does not first make it
+ * collect the host's whole heap, as new ArrayBuffers that size do (~0.2 s on the extension host). They are copied
+ * into the layer's arrays and dropped when those exist (`moveOwnHeads`), and freed with the next collection.
  */
-function headArrays(model: RunBase, n: number): LayerTensors {
+function headArrays(n: number, kinds: readonly (TermName | 'probs')[]): LayerTensors {
   const t = {} as LayerTensors;
-  for (const kind of layerKinds(model)) {
+  for (const kind of kinds) {
     const a = new Int32Array(new SharedArrayBuffer(n * n * 4));
     // One write a page: the faults happen now, while the runtime computes, not while the outputs are read.
     for (let k = 0; k < a.length; k += 1024) a[k] = 0;
@@ -261,22 +315,28 @@ function headArrays(model: RunBase, n: number): LayerTensors {
   return t;
 }
 
-/** One head's run outputs into `into` (from headArrays). */
-function readHeadOutputs(model: RunBase, outputs: SpillReader, into: LayerTensors): LayerTensors {
-  for (const kind of layerKinds(model)) outputs.read(layerOutput(kind), into[kind]);
-  return into;
+/** One head's run outputs of `kinds` into `into` (from headArrays). */
+function readHeadOutputs(outputs: SpillReader, into: LayerTensors, kinds: readonly (TermName | 'probs')[]): void {
+  for (const kind of kinds) outputs.read(layerOutput(kind), into[kind]);
 }
 
-/** Copies heads read on their own into the layer's arrays, and tells `onHeads` they are there now. */
-function moveOwnHeads(model: RunBase, own: Map<number, LayerTensors>, out: LayerTensors, n: number, options: LayerComputeOptions): void {
-  for (const [h, t] of own) {
+/** Copies heads read on their own (`most` of them) into the layer's arrays, and tells `onHeads` they are there now. */
+function moveOwnHeads(
+  model: RunBase,
+  own: Map<number, LayerTensors>,
+  out: LayerTensors,
+  n: number,
+  options: LayerComputeOptions,
+  most: number,
+): void {
+  for (const [h, t] of [...own].slice(0, most)) {
     for (const kind of layerKinds(model)) {
       const a = t[kind];
       if (a) out[kind]?.set(a, h * n * n);
     }
+    own.delete(h);
     options.onHeads?.(h, h + 1, out);
   }
-  own.clear();
 }
 
 function readWeights(model: RunBase, layer: number): Record<string, FeedTensor> {

@@ -29,6 +29,16 @@ export interface KeptSlice {
 }
 
 /**
+ * An output of a run that the runtime keeps under `key`, as the tensor named `as` (a layer's input state from the
+ * forward pass: the layer's later runs read it there instead of receiving it with each run).
+ */
+export interface KeptOutput {
+  output: string;
+  key: string;
+  as: string;
+}
+
+/**
  * Tensors the runtime computes from kept tensors and keeps itself (a layer's position projections, which do not
  * depend on the text): when it holds nothing under `key`, it runs `graph` with `feeds` before the run and keeps
  * the outputs `fetches` under `key`.
@@ -74,8 +84,12 @@ export type ToWorker =
       derive?: DerivedTensors[];
       /** Feeds taken from kept tensors: feed name → which rows of the tensor of that name kept under `key`. */
       kept?: Record<string, KeptSlice>;
+      /** Outputs of the (first) run to keep for later runs, fetched or not. */
+      keepOutputs?: KeptOutput[];
       then?: ChainedRun;
-    };
+    }
+  /** Forget kept tensors (a released result's states); answered by nothing. */
+  | { type: 'drop'; keys: string[] };
 
 export type FromWorker =
   | { type: 'loaded'; provider: string; tried: { provider: string; error: string }[]; ms: number }

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LensError } from '../errors';
-import type { ChainedRun, DerivedTensors, FeedTensor, FromWorker, GraphName, KeptSlice, ToWorker } from './messages';
+import type { ChainedRun, DerivedTensors, FeedTensor, FromWorker, GraphName, KeptOutput, KeptSlice, ToWorker } from './messages';
 import { discardSpill, SpillReader, takeSpillPath } from './spill';
 
 export interface RunOutput {
@@ -42,13 +42,25 @@ type Pending = Map<number, { resolve: (r: RunOutput | null) => void; reject: (e:
 
 /** Extra inputs of a run that come from tensors the runtime keeps (a layer's weights, sent once per process). */
 export interface KeptFeeds {
-  /** Tensors to keep by key; `tensors` is read only when this runtime process does not hold `key` yet. */
-  sources: { key: string; tensors: () => Record<string, FeedTensor> }[];
+  /**
+   * Tensors to keep by key; `tensors` is read only when this runtime process does not hold `key` yet. With `bytes`,
+   * the tensors belong to one result (a layer's input state): they count against KEPT_STATES_BYTES, and the least
+   * recently used go when that is full (sent again if a run needs them after all).
+   */
+  sources: { key: string; tensors: () => Record<string, FeedTensor>; bytes?: number }[];
   /** Tensors the runtime computes from kept ones when it lacks them (see DerivedTensors). */
   derive?: DerivedTensors[];
   /** Feed name → the kept tensor of that name (which key, which rows). */
   feeds: Record<string, KeptSlice>;
+  /** Outputs of this run the runtime keeps, once it succeeds, for later runs (counted as sources with `bytes`). */
+  outputs?: (KeptOutput & { bytes: number })[];
 }
+
+/**
+ * Bytes of results' tensors (their layers' input states) a runtime process keeps at most: at 2,000 tokens a state
+ * is 6 MB (v3-base) to 8 MB (v3-large), so this holds every layer of two or three long results.
+ */
+export const KEPT_STATES_BYTES = 512 * 2 ** 20;
 
 /**
  * How long background work (a layer computed ahead, the heads after the one on screen) waits after a run someone
@@ -84,7 +96,11 @@ export class RuntimeSession {
   private quietTimer?: NodeJS.Timeout;
   /** Keys of the tensors the current child keeps. */
   private keptKeys = new Set<string>();
+  /** Of those, the ones that belong to a result (see KeptFeeds.sources): their bytes, least recently used first. */
+  private keptStates = new Map<string, number>();
   private closed = false;
+  /** Bytes of results' tensors the runtime process may keep (tests lower it). */
+  keptStatesLimit = KEPT_STATES_BYTES;
   provider = 'none';
   providerErrors: { provider: string; error: string }[] = [];
   loadMs = 0;
@@ -111,6 +127,7 @@ export class RuntimeSession {
       });
       this.child = child;
       this.keptKeys = new Set();
+      this.keptStates = new Map();
       // Each child has its own pending runs, so a killed child's exit cannot fail its successor's runs.
       const pending: Pending = (this.pending = new Map() as Pending);
       let stderr = '';
@@ -208,6 +225,40 @@ export class RuntimeSession {
       }
     }
     const child = this.child!;
+    const held = this.send(child, graph, feeds, fetches, signal, kept, then);
+    // The outputs it kept are held once it succeeded, by this process (a later one does not have them).
+    const out = kept?.outputs?.length
+      ? held.then((r) => {
+          if (this.child !== child) return r;
+          for (const o of kept.outputs!) {
+            this.keptKeys.add(o.key);
+            this.useState(o.key, o.bytes);
+          }
+          this.dropOldStates(child, new Set(kept.outputs!.map((o) => o.key)));
+          return r;
+        })
+      : held;
+    if (background) return out;
+    this.foreground++;
+    const settled = () => {
+      if (--this.foreground > 0) return;
+      this.foregroundEnded = performance.now();
+      this.afterQuiet();
+    };
+    out.then(settled, settled);
+    return out;
+  }
+
+  /** Builds one run's message (the kept tensors this process lacks go with it) and sends it. */
+  private send(
+    child: ChildProcess,
+    graph: GraphName,
+    feeds: Record<string, FeedTensor>,
+    fetches: string[],
+    signal: AbortSignal | undefined,
+    kept: KeptFeeds | undefined,
+    then: ChainedRunSpec | undefined,
+  ): Promise<RunOutput> {
     const pending = this.pending;
     const id = this.nextId++;
     const msg: ToWorker = { type: 'run', id, graph, feeds, fetches, spill: '' };
@@ -219,17 +270,22 @@ export class RuntimeSession {
     if (sources.length) {
       msg.keep = [];
       for (const k of sources) {
-        if (this.keptKeys.has(k.key)) continue;
-        msg.keep.push({ key: k.key, tensors: k.tensors() });
-        this.keptKeys.add(k.key);
+        if (!this.keptKeys.has(k.key)) {
+          msg.keep.push({ key: k.key, tensors: k.tensors() });
+          this.keptKeys.add(k.key);
+        }
+        if (k.bytes !== undefined) this.useState(k.key, k.bytes);
       }
+      // Room for this run's states: the least recently used of other results' go (before this message, in order).
+      this.dropOldStates(child, new Set(sources.map((k) => k.key)));
     }
     if (kept) {
       msg.derive = kept.derive;
       msg.kept = kept.feeds;
+      if (kept.outputs?.length) msg.keepOutputs = kept.outputs.map(({ output, key, as }) => ({ output, key, as }));
     }
     const spill = (msg.spill = takeSpillPath());
-    const out = new Promise<RunOutput>((resolve, reject) => {
+    return new Promise<RunOutput>((resolve, reject) => {
       const onAbort = () => {
         pending.delete(id);
         discardSpill(spill);
@@ -244,15 +300,55 @@ export class RuntimeSession {
       });
       child.send(msg);
     });
-    if (background) return out;
-    this.foreground++;
-    const settled = () => {
-      if (--this.foreground > 0) return;
-      this.foregroundEnded = performance.now();
-      this.afterQuiet();
-    };
-    out.then(settled, settled);
-    return out;
+  }
+
+  /** A result's kept tensor was used (or is kept now): it becomes the most recently used. */
+  private useState(key: string, bytes: number): void {
+    this.keptStates.delete(key);
+    this.keptStates.set(key, bytes);
+  }
+
+  /** Drops the least recently used result tensors (not those in `keep`) until they fit KEPT_STATES_BYTES. */
+  private dropOldStates(child: ChildProcess, keep: ReadonlySet<string>): void {
+    let total = this.keptStateBytes;
+    const drop: string[] = [];
+    for (const [key, bytes] of this.keptStates) {
+      if (total <= this.keptStatesLimit) break;
+      if (keep.has(key)) continue;
+      drop.push(key);
+      total -= bytes;
+    }
+    if (drop.length) this.dropFrom(child, drop);
+  }
+
+  /** Bytes of results' tensors the runtime process keeps now. */
+  get keptStateBytes(): number {
+    let total = 0;
+    for (const b of this.keptStates.values()) total += b;
+    return total;
+  }
+
+  /** Keys of the results' tensors the runtime process keeps now, least recently used first. */
+  keptStateKeys(): string[] {
+    return [...this.keptStates.keys()];
+  }
+
+  /** Forget kept tensors of a result (released, or no longer needed): the runtime frees them. */
+  drop(keys: string[]): void {
+    const child = this.child;
+    if (child && keys.some((k) => this.keptKeys.has(k)))
+      this.dropFrom(
+        child,
+        keys.filter((k) => this.keptKeys.has(k)),
+      );
+  }
+
+  private dropFrom(child: ChildProcess, keys: string[]): void {
+    for (const key of keys) {
+      this.keptKeys.delete(key);
+      this.keptStates.delete(key);
+    }
+    if (child.connected) child.send({ type: 'drop', keys } satisfies ToWorker);
   }
 
   /**

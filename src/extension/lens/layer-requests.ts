@@ -40,7 +40,7 @@ export async function slice(
  */
 async function headValues(result: ExplainResult, layer: number, head: number, kind: MatrixKind): Promise<Float32Array> {
   check(result, layer, head, kind);
-  await result.loadHead(layer, head);
+  await result.loadHead(layer, head, undefined, kind);
   return result.headSlice(layer, head, kind) ?? (await result.load(layer), result.slice(layer, head, kind));
 }
 
