@@ -219,6 +219,10 @@ describe('runs', () => {
       'each wanted head alone, then runs between the done ones',
     );
     assert.deepEqual(nextHeadRun(4, new Set([0, 1, 2, 3]), 2, [1]), undefined);
+    // The head on screen, come with some kinds only, goes first of the rest: alone, not as a wanted one.
+    assert.deepEqual(nextHeadRun(12, new Set(), 3, [], 7), { heads: [7, 8], wanted: false });
+    assert.deepEqual(nextHeadRun(12, new Set(), 3, [2], 7), { heads: [2, 3], wanted: true });
+    assert.deepEqual(nextHeadRun(12, new Set([7]), 3, [], 7), { heads: [0, 3], wanted: false });
     const whole = await openModel(V3, { cacheDir });
     const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
     try {

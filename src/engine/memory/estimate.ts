@@ -7,7 +7,7 @@ import type { ModelSpec } from '../types';
 export interface MemoryEstimate {
   /** The forward pass in the runtime process beyond the weights: one group of heads' attention at a time, plus states. */
   forward: number;
-  /** What the result keeps: every layer's input states. */
+  /** What the result keeps: every layer's input states (the runtime process keeps them too, for the layer runs). */
   states: number;
   /** One layer's matrices for all heads (what opening a layer's view computes), with the working memory. */
   layer: number;
@@ -32,7 +32,8 @@ export function estimateMemory(s: ModelSpec, n: number): MemoryEstimate {
   const extra = s.architecture === 'bert' ? 5 : 0;
   const layer =
     (kinds + extra) * s.numHeads * nn * F32 + Math.min(s.numHeads, layerChunkHeads(s, n)) * ATTENTION_ARRAYS_PER_HEAD * nn * F32;
-  return { forward, states, layer, total: Math.max(forward, layer) + states };
+  // After the forward pass both processes hold the states: the result's, and the runtime's copy the layer runs read.
+  return { forward, states, layer, total: Math.max(forward, layer + states) + states };
 }
 
 /** Working memory one layer-graph run may use: heads are computed in chunks that fit. */

@@ -193,21 +193,20 @@ export class ExplainResult implements LayerOwner {
     const full = this.load(layer, signal, head, false, kind);
     const part = this.partial.get(layer);
     if (!part) return void (await full);
-    // Ready, with the kind asked for (every kind when none is): a head read first may hold only the kinds its first
-    // asker wanted.
-    const kinds: MatrixKind[] = kind === undefined ? ['c2c', ...this.model.terms, 'probs'] : [kind];
-    const ready = () => part.ready.has(head) && kinds.every((k) => this.headSlice(layer, head, k) !== undefined);
-    let done = false;
-    void full.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    while (!ready() && !done) {
+    // Ready with the kinds asked for: a head read first may hold only the kinds its first asker wanted.
+    const kinds = this.kindsOf(kind);
+    while (!(part.ready.has(head) && kinds.every((k) => this.headSlice(layer, head, k) !== undefined))) {
       const there = new Promise<void>((resolve) => part.waiters.set(head, [...(part.waiters.get(head) ?? []), resolve]));
       // The computation may be waiting for a background turn: it runs this head next instead.
       part.asked.resolve();
-      await Promise.race([full.then(() => undefined), there]);
+      if (await Promise.race([full.then(() => true), there.then(() => false)])) return;
     }
+  }
+
+  /** The matrices a layer run returns that `kind` is read from (every one when undefined). */
+  private kindsOf(kind?: MatrixKind): (TermName | 'probs')[] {
+    const terms: TermName[] = ['c2c', ...this.model.terms.filter((t) => t !== 'c2c')];
+    return kind === undefined ? [...terms, 'probs'] : kind === 'scores' ? terms : [kind];
   }
 
   /** `[n, n]` for one head of a layer that is loaded, or being loaded with that head already there; undefined if
@@ -268,12 +267,7 @@ export class ExplainResult implements LayerOwner {
       const wanted = () => [...part.waiters.keys()];
       /** Settles when a head is asked for after this call (each call gets a fresh one). */
       const asked = () => (part.asked = signalled()).promise;
-      const kinds =
-        kind === undefined
-          ? undefined
-          : kind === 'scores'
-            ? (['c2c', ...this.model.terms.filter((t) => t !== 'c2c')] as TermName[])
-            : [kind];
+      const kinds = kind === undefined ? undefined : this.kindsOf(kind);
       p = source.compute(layer, signal, { first, kinds, background, onHeads, wanted, asked }).then(
         (t) => {
           this.inflight.delete(layer);

@@ -80,9 +80,11 @@ export class LayerComputation implements LayerSource {
     // The head on screen first, and of it only the kinds on screen (`options.kinds`): a quarter of the outputs to
     // copy, write and read (15 MB of 60 at 2,000 tokens). The head is computed whole again with the others.
     let firstAsked = options.first !== undefined;
+    /** That head, once it came with some kinds only: the first of the others (a term switch then finds it whole). */
+    let soon: number | undefined;
     for (;;) {
       const wanted = byHead ? [...(firstAsked ? [options.first!] : []), ...(options.wanted?.() ?? [])] : [];
-      const next = nextHeadRun(H, done, byHead ? Math.min(chunk, backgroundChunk(spec, n)) : chunk, wanted);
+      const next = nextHeadRun(H, done, byHead ? Math.min(chunk, backgroundChunk(spec, n)) : chunk, wanted, soon);
       if (!next) break;
       const [h0, h1] = next.heads;
       const run = layerRun(this.model, n, layer, h0, h1);
@@ -120,6 +122,7 @@ export class LayerComputation implements LayerSource {
       }
       // A head with some kinds only is not done: it stays out of the layer's arrays until its whole run.
       if (mine && !partial) own.set(h0, mine);
+      if (partial) soon = h0;
       if (!partial) for (let h = h0; h < h1; h++) done.add(h);
       // Reading it took a while (at 2,000 tokens, 60 MB): the quiet time that keeps background work off the cores
       // while the head's picture is made and sent starts after it.
@@ -200,17 +203,20 @@ export class LayerComputation implements LayerSource {
 
 /**
  * The next heads of a layer to run, given those `done`: a head someone waits for (`wanted`, in order) alone, so
- * that it comes back after one head's work; else the next run of at most `chunk` heads not done yet, from the
- * lowest. Undefined when every head is done.
+ * that it comes back after one head's work; else `soon` alone (the head on screen, when its first run returned only
+ * the kinds on screen); else the next run of at most `chunk` heads not done yet, from the lowest. Undefined when
+ * every head is done.
  */
 export function nextHeadRun(
   H: number,
   done: ReadonlySet<number>,
   chunk: number,
   wanted: readonly number[] = [],
+  soon?: number,
 ): { heads: [number, number]; wanted: boolean } | undefined {
   const w = wanted.find((h) => h >= 0 && h < H && !done.has(h));
   if (w !== undefined) return { heads: [w, w + 1], wanted: true };
+  if (soon !== undefined && soon >= 0 && soon < H && !done.has(soon)) return { heads: [soon, soon + 1], wanted: false };
   let h0 = 0;
   while (h0 < H && done.has(h0)) h0++;
   if (h0 >= H) return undefined;
