@@ -25,11 +25,13 @@ export interface LayerComputeOptions {
   background?: boolean;
   /** Heads someone waits for now (asked between runs): each is run next, alone, ahead of the background. */
   wanted?: () => number[];
+  /** The kinds someone waits for of a wanted head (undefined: every kind): its run may return only those. */
+  kindsOf?: (head: number) => (TermName | 'probs')[] | undefined;
   /** A promise that settles when a head is next asked for: a computation waiting for a background turn stops
    *  waiting and runs it. */
   asked?: () => Promise<void>;
-  /** `alone`: `t` holds just head h0 (`[1, n, n]` arrays), read before the layer's own arrays exist; perhaps only
-   *  the kinds asked for (`kinds`), the others undefined. */
+  /** `alone`: `t` holds just head h0 (`[1, n, n]` arrays), read on its own because someone waits for it; perhaps
+   *  only the kinds they wait for (`kinds`, `kindsOf`), the others undefined. */
   onHeads?: (h0: number, h1: number, t: LayerTensors, alone?: boolean) => void;
 }
 
@@ -42,6 +44,8 @@ export interface LayerSource {
   readonly lastHidden?: Float32Array;
   /** Frees what the source keeps (the layers' input states). */
   release(): void;
+  /** Someone is working with the result now: work nobody waits for holds back for a while (see `busy`). */
+  keepQuiet?(): void;
 }
 
 /** The five parts of BERT's layer-0 score; their sum is the score. */
@@ -94,6 +98,8 @@ export class ExplainResult implements LayerOwner {
       own?: Map<number, LayerTensors>;
       ready: Set<number>;
       waiters: Map<number, (() => void)[]>;
+      /** What the waiters of a head wait for: its run need return only these. */
+      kinds: Map<number, Set<TermName | 'probs'>>;
       asked: { promise: Promise<void>; resolve: () => void };
     }
   >();
@@ -185,7 +191,7 @@ export class ExplainResult implements LayerOwner {
    * Resolves once one head of a layer can be read with `headSlice` — before the rest of the layer when the layer
    * is computed now: that head goes first (at 2,000 tokens a layer of v3-base is 12 heads × 4 matrices of 16 MB).
    * The whole layer is still loaded, and cached, after it. With `kind`, only that kind of the head need be there:
-   * the head's first run then returns just that kind (a quarter of the outputs), and the head runs whole later.
+   * the head's run then returns just that kind (a quarter of the outputs), and the head runs whole later.
    */
   async loadHead(layer: number, head: number, signal?: AbortSignal, kind?: MatrixKind): Promise<void> {
     if (head < 0 || head >= this.heads) throw new RangeError(`head ${head} out of range 0..${this.heads - 1}`);
@@ -197,6 +203,7 @@ export class ExplainResult implements LayerOwner {
     const kinds = this.kindsOf(kind);
     while (!(part.ready.has(head) && kinds.every((k) => this.headSlice(layer, head, k) !== undefined))) {
       const there = new Promise<void>((resolve) => part.waiters.set(head, [...(part.waiters.get(head) ?? []), resolve]));
+      part.kinds.set(head, new Set([...(part.kinds.get(head) ?? []), ...kinds]));
       // The computation may be waiting for a background turn: it runs this head next instead.
       part.asked.resolve();
       if (await Promise.race([full.then(() => true), there.then(() => false)])) return;
@@ -248,7 +255,7 @@ export class ExplainResult implements LayerOwner {
     if (!p) {
       const source = this.source;
       this.cache?.reserve(this.layerBytes);
-      const part = { ready: new Set<number>(), waiters: new Map<number, (() => void)[]>(), asked: signalled() } as NonNullable<
+      const part = { ready: new Set<number>(), waiters: new Map(), kinds: new Map(), asked: signalled() } as NonNullable<
         ReturnType<typeof this.partial.get>
       >;
       this.partial.set(layer, part);
@@ -262,13 +269,18 @@ export class ExplainResult implements LayerOwner {
           part.ready.add(h);
           for (const resolve of part.waiters.get(h) ?? []) resolve();
           part.waiters.delete(h);
+          part.kinds.delete(h);
         }
       };
       const wanted = () => [...part.waiters.keys()];
+      const kindsOf = (h: number) => {
+        const k = part.kinds.get(h);
+        return k && [...k];
+      };
       /** Settles when a head is asked for after this call (each call gets a fresh one). */
       const asked = () => (part.asked = signalled()).promise;
       const kinds = kind === undefined ? undefined : this.kindsOf(kind);
-      p = source.compute(layer, signal, { first, kinds, background, onHeads, wanted, asked }).then(
+      p = source.compute(layer, signal, { first, kinds, background, onHeads, wanted, kindsOf, asked }).then(
         (t) => {
           this.inflight.delete(layer);
           this.partial.delete(layer);
@@ -318,6 +330,15 @@ export class ExplainResult implements LayerOwner {
     if (!this.source || !t) return;
     this.loaded.delete(layer);
     this.evicted.set(layer, new WeakRef(t));
+  }
+
+  /**
+   * Someone is working with the result now (a view's request): the rest of a layer and the layers computed ahead,
+   * and reading their outputs (60 MB a head at 2,000 tokens), wait until they have paused, as after a run someone
+   * waited for. A view's answer made from what is there (a term switch) then does not wait behind them.
+   */
+  busy(): void {
+    this.source?.keepQuiet?.();
   }
 
   /** Frees the kept states and every computed layer; loading a layer afterwards fails. */

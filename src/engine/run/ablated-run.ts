@@ -36,6 +36,10 @@ class EditedLayers implements LayerSource {
   release(): void {
     this.base.release();
   }
+
+  keepQuiet(): void {
+    this.base.keepQuiet();
+  }
 }
 
 /** Replaces the removed terms of the chosen heads (0, or each query row's mean) and recomputes those heads' probs. */

@@ -74,16 +74,19 @@ export class LayerComputation implements LayerSource {
     const small = backgroundChunk(spec, n) >= H && chunk >= H;
     // A head someone waits for goes alone and first, unless one run holds the whole layer anyway (short inputs).
     const byHead = (options.first !== undefined || !!options.background) && !small;
+    /** Heads whole in `out` or in `own`. */
     const done = new Set<number>();
-    /** Heads read into arrays of their own (see `alone`), until the layer's arrays exist. */
+    /**
+     * Heads someone waited for, read into arrays of their own (`alone`): whole, until `out` takes them, or with the
+     * kinds someone waited for only (15 MB of 60 at 2,000 tokens: the view on screen needs one), until the head's
+     * whole run (in the background, before the other heads: `soon`) or a wait for another of its kinds.
+     */
     const own = new Map<number, LayerTensors>();
-    // The head on screen first, and of it only the kinds on screen (`options.kinds`): a quarter of the outputs to
-    // copy, write and read (15 MB of 60 at 2,000 tokens). The head is computed whole again with the others.
+    const all = layerKinds(this.model);
     let firstAsked = options.first !== undefined;
-    /** That head, once it came with some kinds only: the first of the others (a term switch then finds it whole). */
-    let soon: number | undefined;
     for (;;) {
       const wanted = byHead ? [...(firstAsked ? [options.first!] : []), ...(options.wanted?.() ?? [])] : [];
+      const soon = [...own.keys()].find((h) => !done.has(h));
       const next = nextHeadRun(H, done, byHead ? Math.min(chunk, backgroundChunk(spec, n)) : chunk, wanted, soon);
       if (!next) break;
       const [h0, h1] = next.heads;
@@ -93,17 +96,27 @@ export class LayerComputation implements LayerSource {
       const background = !next.wanted && (!!options.background || (options.first !== undefined && !small));
       // While this waits for its turn, a head asked for ends the wait: the loop then runs that head first.
       if (background && !(await this.model.session.backgroundTurn(signal, options.asked?.()))) continue;
-      // The head someone waits for, before the layer has its arrays: into arrays of its own. A layer's arrays are
-      // ~1 GB at 2,000 tokens, and allocating them makes V8 collect the host's whole heap (~0.2 s) first.
-      const alone = next.wanted && !out.c2c && h1 - h0 === 1;
-      const kinds = alone && firstAsked && h0 === options.first && options.kinds?.length ? options.kinds : layerKinds(this.model);
-      const partial = kinds.length < layerKinds(this.model).length;
+      // A head someone waits for: alone, into arrays of its own, with the kinds they wait for that it lacks. Not into
+      // the layer's arrays, even once they exist: those are fresh memory, and these are made ready while the runtime
+      // computes. Before they exist, allocating them (~1 GB at 2,000 tokens) would make V8 collect the host's whole
+      // heap (~0.2 s) first.
+      const alone = next.wanted && h1 - h0 === 1;
+      const had = alone ? own.get(h0) : undefined;
+      const waitedFor = alone ? ((firstAsked && h0 === options.first ? options.kinds : options.kindsOf?.(h0)) ?? all) : all;
+      // Another kind of a head that came with some: the reader is going through its kinds, so all it lacks come now
+      // (the first switch costs the same one run, the next ones none).
+      const kinds = all.filter((k) => (had || waitedFor.includes(k)) && !had?.[k]);
       if (h0 === options.first) firstAsked = false;
+      if (!kinds.length) {
+        // What they wait for came with an earlier run (asked for twice): no run, only the news.
+        options.onHeads?.(h0, h1, had!, true);
+        continue;
+      }
       run.kept.sources.push(state);
       run.kept.feeds[LayerInput.hidden] = { key: state.key };
-      const running = this.runLayer(run.feeds, partial ? kinds.map(layerOutput) : run.fetches, signal, run.kept, background);
-      // The head someone waits for gets arrays of its own, made ready while the runtime computes it: reading into
-      // fresh memory is mostly page faults.
+      const fetches = kinds.length < all.length ? kinds.map(layerOutput) : run.fetches;
+      const running = this.runLayer(run.feeds, fetches, signal, run.kept, background);
+      // Arrays touched while the runtime computes: reading into fresh memory is mostly page faults.
       const ownArrays = alone ? new Promise<LayerTensors>((resolve) => setImmediate(() => resolve(headArrays(n, kinds)))) : undefined;
       const result = await running;
       // Background outputs are read once nothing someone waits for runs: not beside it on the same cores.
@@ -113,28 +126,29 @@ export class LayerComputation implements LayerSource {
         if (mine) readHeadOutputs(result.outputs, mine, kinds);
         else {
           readLayerOutputs(this.model, n, H, result.outputs, out, h0);
+          // Heads this run wrote whole: any kinds of them held on their own are not needed any more.
+          for (let h = h0; h < h1; h++) own.delete(h);
           // One held head a run: copying into the layer's fresh arrays is page faults too (60 MB a head at 2,000
           // tokens, ~0.25 s in VS Code's extension host on these machines), and the host answers nothing meanwhile.
-          moveOwnHeads(this.model, own, out, n, options, 1);
+          moveOwnHeads(this.model, own, done, out, n, options, 1);
         }
       } finally {
         result.outputs.release();
       }
-      // A head with some kinds only is not done: it stays out of the layer's arrays until its whole run.
-      if (mine && !partial) own.set(h0, mine);
-      if (partial) soon = h0;
-      if (!partial) for (let h = h0; h < h1; h++) done.add(h);
+      const held: LayerTensors | undefined = mine ? { ...had, ...mine } : undefined;
+      if (held) own.set(h0, held);
+      for (let h = h0; h < h1; h++) if (!held || all.every((k) => held[k])) done.add(h);
       // Reading it took a while (at 2,000 tokens, 60 MB): the quiet time that keeps background work off the cores
       // while the head's picture is made and sent starts after it.
       if (!background) this.model.session.keepQuiet();
-      if (mine) options.onHeads?.(h0, h1, mine, true);
+      if (held) options.onHeads?.(h0, h1, held, true);
       else options.onHeads?.(h0, h1, out);
     }
     if (own.size) allocateLayer(this.model, n, H, out);
-    while (own.size) {
+    while ([...own.keys()].some((h) => done.has(h))) {
       // The rest one at a time, each when nothing someone waits for runs (see above).
       await this.model.session.foregroundIdle();
-      moveOwnHeads(this.model, own, out, n, options, 1);
+      moveOwnHeads(this.model, own, done, out, n, options, 1);
     }
     assertFiniteLayer(this.model.checkpoint.dir, out);
     return out;
@@ -191,6 +205,10 @@ export class LayerComputation implements LayerSource {
       }
     }
     return out;
+  }
+
+  keepQuiet(): void {
+    this.model.session.keepQuiet();
   }
 
   release(): void {
@@ -326,16 +344,21 @@ function readHeadOutputs(outputs: SpillReader, into: LayerTensors, kinds: readon
   for (const kind of kinds) outputs.read(layerOutput(kind), into[kind]);
 }
 
-/** Copies heads read on their own (`most` of them) into the layer's arrays, and tells `onHeads` they are there now. */
+/**
+ * Copies whole heads read on their own (`most` of them; those `done`) into the layer's arrays, once it has them, and
+ * tells `onHeads` they are there now.
+ */
 function moveOwnHeads(
   model: RunBase,
   own: Map<number, LayerTensors>,
+  done: ReadonlySet<number>,
   out: LayerTensors,
   n: number,
   options: LayerComputeOptions,
   most: number,
 ): void {
-  for (const [h, t] of [...own].slice(0, most)) {
+  if (!out.c2c) return;
+  for (const [h, t] of [...own].filter(([h]) => done.has(h)).slice(0, most)) {
     for (const kind of layerKinds(model)) {
       const a = t[kind];
       if (a) out[kind]?.set(a, h * n * n);

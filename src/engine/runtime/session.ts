@@ -363,7 +363,7 @@ export class RuntimeSession {
     });
   }
 
-  /** The caller of a run someone waited for is still working on its outputs: the quiet time starts again now. */
+  /** Someone is still working (on a run's outputs, or with a result in a view): the quiet time starts again now. */
   keepQuiet(): void {
     this.foregroundEnded = Math.max(this.foregroundEnded, performance.now());
   }

@@ -66,6 +66,7 @@ function answersFrom(result: ExplainResult, ctx: AnswerContext): RequestHandlers
 
 /** Rejects with a one-line Error for a request the result cannot answer (the webview shows it). */
 export async function answerRequest(result: ExplainResult, body: RequestBody, ctx: AnswerContext = {}): Promise<ResponseBody> {
+  result.busy();
   // A layer of the EMD's passes: the same answers, from the passes' own result (its layers are their picker ids).
   const layer = layerOf(body);
   if (layer !== undefined && ctx.emd?.layers.includes(layer)) {
