@@ -13,6 +13,7 @@ import { layerCache } from '../../src/engine/memory/layer-cache';
 import { checkLength } from '../../src/engine/run/input';
 import { nextHeadRun } from '../../src/engine/run/layer';
 import { estimateMemory } from '../../src/engine/memory/estimate';
+import type { ExplainResult } from '../../src/engine/result/explain-result';
 import { spawn, spawnSync } from 'node:child_process';
 import { FIXTURES, at, rejectsWith } from './helpers';
 
@@ -21,6 +22,22 @@ const V2 = path.join(FIXTURES, 'deberta', 'v2_tiny');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lens-runtime-'));
 const cacheDir = path.join(tmp, 'cache');
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/**
+ * The same text explained by a model computing each layer in one run (`a`) and one computing a head a run (`b`),
+ * for `body`; both models are closed after it.
+ */
+async function wholeAndChunked(body: (a: ExplainResult, b: ExplainResult) => Promise<void>): Promise<void> {
+  const whole = await openModel(V3, { cacheDir });
+  const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
+  try {
+    const text = 'the quick brown fox jumps over the lazy dog';
+    await body(await whole.explain({ text }), await chunked.explain({ text }));
+  } finally {
+    await whole.dispose();
+    await chunked.dispose();
+  }
+}
 
 describe('execution providers', () => {
   it('orders the preferred provider first and always ends with CPU', () => {
@@ -167,21 +184,13 @@ describe('runs', () => {
   });
 
   it('computes a layer on demand, in head chunks when asked to, with exactly the same numbers', async () => {
-    const whole = await openModel(V3, { cacheDir });
-    const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
-    try {
-      const text = 'the quick brown fox jumps over the lazy dog';
-      const a = await whole.explain({ text });
-      const b = await chunked.explain({ text });
+    await wholeAndChunked(async (a, b) => {
       for (const l of a.layers) {
         assert.equal(a.isLoaded(l), false);
         const [ta, tb] = [await a.load(l), await b.load(l)];
         for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) assert.deepEqual(tb[kind], ta[kind], `layer ${l} ${kind}`);
       }
-    } finally {
-      await whole.dispose();
-      await chunked.dispose();
-    }
+    });
   });
 
   it('computes the head on screen first: loadHead resolves with that head there and the rest still coming, the same numbers', async () => {
@@ -223,12 +232,7 @@ describe('runs', () => {
     assert.deepEqual(nextHeadRun(12, new Set(), 3, [], 7), { heads: [7, 8], wanted: false });
     assert.deepEqual(nextHeadRun(12, new Set(), 3, [2], 7), { heads: [2, 3], wanted: true });
     assert.deepEqual(nextHeadRun(12, new Set([7]), 3, [], 7), { heads: [0, 3], wanted: false });
-    const whole = await openModel(V3, { cacheDir });
-    const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
-    try {
-      const text = 'the quick brown fox jumps over the lazy dog';
-      const a = await whole.explain({ text });
-      const b = await chunked.explain({ text });
+    await wholeAndChunked(async (a, b) => {
       const last = b.heads - 1;
       await b.loadHead(1, last);
       const early = b.headSlice(1, last, 'c2p');
@@ -241,19 +245,11 @@ describe('runs', () => {
       assert.deepEqual(scores, a.slice(1, last, 'scores'));
       await b.load(1);
       assert.deepEqual(b.slice(1, 0, 'probs'), a.slice(1, 0, 'probs'));
-    } finally {
-      await whole.dispose();
-      await chunked.dispose();
-    }
+    });
   });
 
   it('a head asked for with one kind comes with that kind only; another kind of it brings the rest, next; the same numbers', async () => {
-    const whole = await openModel(V3, { cacheDir });
-    const chunked = await openModel(V3, { cacheDir, layerChunkBytes: 1 }); // one head per one-layer run
-    try {
-      const text = 'the quick brown fox jumps over the lazy dog';
-      const a = await whole.explain({ text });
-      const b = await chunked.explain({ text });
+    await wholeAndChunked(async (a, b) => {
       await a.load(1);
       const last = b.heads - 1;
       await b.loadHead(1, last, undefined, 'probs');
@@ -276,10 +272,7 @@ describe('runs', () => {
       for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) assert.ok(b.headSlice(0, 2, kind), kind);
       await b.load(1);
       for (const kind of ['c2c', 'c2p', 'p2c', 'probs'] as const) assert.deepEqual(b.tensor(1, kind), a.tensor(1, kind), kind);
-    } finally {
-      await whole.dispose();
-      await chunked.dispose();
-    }
+    });
   });
 
   it('holds the rest of a layer back while someone works with the result (busy), and computes it once they pause', async () => {
