@@ -19,19 +19,18 @@ export interface LayerTensors {
 export interface LayerComputeOptions {
   /** A head to compute before the others (someone waits for it); the others then go in the background. */
   first?: number;
-  /** The kinds of `first` someone waits for: that head's first run may return only those (it runs whole later). */
-  kinds?: (TermName | 'probs')[];
   /** Nobody waits for this layer yet (a prefetch): every run goes in the background. */
   background?: boolean;
   /** Heads someone waits for now (asked between runs): each is run next, alone, ahead of the background. */
   wanted?: () => number[];
-  /** The kinds someone waits for of a wanted head (undefined: every kind): its run may return only those. */
+  /** The kinds someone waits for of a wanted head, `first` included (undefined: every kind): its run may return only
+   *  those. */
   kindsOf?: (head: number) => (TermName | 'probs')[] | undefined;
   /** A promise that settles when a head is next asked for: a computation waiting for a background turn stops
    *  waiting and runs it. */
   asked?: () => Promise<void>;
   /** `alone`: `t` holds just head h0 (`[1, n, n]` arrays), read on its own because someone waits for it; perhaps
-   *  only the kinds they wait for (`kinds`, `kindsOf`), the others undefined. */
+   *  only the kinds they wait for (`kindsOf`), the others undefined. */
   onHeads?: (h0: number, h1: number, t: LayerTensors, alone?: boolean) => void;
 }
 
@@ -200,7 +199,7 @@ export class ExplainResult implements LayerOwner {
     const part = this.partial.get(layer);
     if (!part) return void (await full);
     // Ready with the kinds asked for: a head read first may hold only the kinds its first asker wanted.
-    const kinds = this.kindsOf(kind);
+    const kinds = this.matricesOf(kind);
     while (!(part.ready.has(head) && kinds.every((k) => this.headSlice(layer, head, k) !== undefined))) {
       const there = new Promise<void>((resolve) => part.waiters.set(head, [...(part.waiters.get(head) ?? []), resolve]));
       part.kinds.set(head, new Set([...(part.kinds.get(head) ?? []), ...kinds]));
@@ -211,7 +210,7 @@ export class ExplainResult implements LayerOwner {
   }
 
   /** The matrices a layer run returns that `kind` is read from (every one when undefined). */
-  private kindsOf(kind?: MatrixKind): (TermName | 'probs')[] {
+  private matricesOf(kind?: MatrixKind): (TermName | 'probs')[] {
     const terms: TermName[] = ['c2c', ...this.model.terms.filter((t) => t !== 'c2c')];
     return kind === undefined ? [...terms, 'probs'] : kind === 'scores' ? terms : [kind];
   }
@@ -259,6 +258,8 @@ export class ExplainResult implements LayerOwner {
         ReturnType<typeof this.partial.get>
       >;
       this.partial.set(layer, part);
+      // The head asked for first needs only the kinds asked for, as a head asked for later.
+      if (first !== undefined && kind !== undefined) part.kinds.set(first, new Set(this.matricesOf(kind)));
       const onHeads = (h0: number, h1: number, t: LayerTensors, alone = false) => {
         if (alone) (part.own ??= new Map()).set(h0, t);
         else {
@@ -279,8 +280,7 @@ export class ExplainResult implements LayerOwner {
       };
       /** Settles when a head is asked for after this call (each call gets a fresh one). */
       const asked = () => (part.asked = signalled()).promise;
-      const kinds = kind === undefined ? undefined : this.kindsOf(kind);
-      p = source.compute(layer, signal, { first, kinds, background, onHeads, wanted, kindsOf, asked }).then(
+      p = source.compute(layer, signal, { first, background, onHeads, wanted, kindsOf, asked }).then(
         (t) => {
           this.inflight.delete(layer);
           this.partial.delete(layer);

@@ -48,7 +48,8 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
   const along = input.preview ? previewRun(model, n, layers, input.preview) : undefined;
   // The runtime process keeps the layers' input states too: a layer computed later reads its state there.
   const statesAt = statesPrefix();
-  const kept: KeptFeeds = { sources: [], feeds: {}, outputs: keptStates(spec, statesAt, layers, n) };
+  const keptOutputs = keptStates(spec, statesAt, layers, n);
+  const kept: KeptFeeds = { sources: [], feeds: {}, outputs: keptOutputs };
   const { outputs, ms, spillMs, thenMs } = await model.session.run(
     'forward',
     int64Feeds(graphInputs(spec, ids, tokenTypes)),
@@ -79,7 +80,7 @@ export async function explainWith(model: RunContext, input: ExplainInput, signal
       previewMs = (thenMs ?? 0) + spillShare + (performance.now() - t2);
     }
   } catch (e) {
-    model.session.drop(kept.outputs!.map((o) => o.key));
+    model.session.drop(keptOutputs.map((o) => o.key));
     throw e;
   } finally {
     outputs.release();

@@ -102,10 +102,10 @@ export class LayerComputation implements LayerSource {
       // heap (~0.2 s) first.
       const alone = next.wanted && h1 - h0 === 1;
       const had = alone ? own.get(h0) : undefined;
-      const waitedFor = alone ? ((firstAsked && h0 === options.first ? options.kinds : options.kindsOf?.(h0)) ?? all) : all;
+      const waitedFor = (alone && options.kindsOf?.(h0)) || all;
       // Another kind of a head that came with some: the reader is going through its kinds, so all it lacks come now
       // (the first switch costs the same one run, the next ones none).
-      const kinds = all.filter((k) => (had || waitedFor.includes(k)) && !had?.[k]);
+      const kinds = all.filter((kind) => (had || waitedFor.includes(kind)) && !had?.[kind]);
       if (h0 === options.first) firstAsked = false;
       if (!kinds.length) {
         // What they wait for came with an earlier run (asked for twice): no run, only the news.

@@ -232,7 +232,7 @@ export class RuntimeSession {
           if (this.child !== child) return r;
           for (const o of kept.outputs!) {
             this.keptKeys.add(o.key);
-            this.useState(o.key, o.bytes);
+            this.touchState(o.key, o.bytes);
           }
           this.dropOldStates(child, new Set(kept.outputs!.map((o) => o.key)));
           return r;
@@ -274,7 +274,7 @@ export class RuntimeSession {
           msg.keep.push({ key: k.key, tensors: k.tensors() });
           this.keptKeys.add(k.key);
         }
-        if (k.bytes !== undefined) this.useState(k.key, k.bytes);
+        if (k.bytes !== undefined) this.touchState(k.key, k.bytes);
       }
       // Room for this run's states: the least recently used of other results' go (before this message, in order).
       this.dropOldStates(child, new Set(sources.map((k) => k.key)));
@@ -303,7 +303,7 @@ export class RuntimeSession {
   }
 
   /** A result's kept tensor was used (or is kept now): it becomes the most recently used. */
-  private useState(key: string, bytes: number): void {
+  private touchState(key: string, bytes: number): void {
     this.keptStates.delete(key);
     this.keptStates.set(key, bytes);
   }
@@ -335,12 +335,8 @@ export class RuntimeSession {
 
   /** Forget kept tensors of a result (released, or no longer needed): the runtime frees them. */
   drop(keys: string[]): void {
-    const child = this.child;
-    if (child && keys.some((k) => this.keptKeys.has(k)))
-      this.dropFrom(
-        child,
-        keys.filter((k) => this.keptKeys.has(k)),
-      );
+    const held = keys.filter((k) => this.keptKeys.has(k));
+    if (this.child && held.length) this.dropFrom(this.child, held);
   }
 
   private dropFrom(child: ChildProcess, keys: string[]): void {

@@ -52,8 +52,8 @@ export class MatrixRequests {
   }
 
   /**
-   * Each row's hover neighbours for the picture on screen (`key` = layer/head/term), kept with it in $current once
-   * they come: the strip then lights without the matrix. Asked once per picture (the answer is cached).
+   * Each row's hover neighbours for the picture on screen (layer, head, kind), kept with it in $current once they
+   * come: the strip then lights without the matrix. Asked once per picture (the answer is cached).
    */
   hoverTops(layer: number, head: number, kind: MatrixKind, k: number): void {
     const key = shownKey(layer, head, kind);
